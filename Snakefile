@@ -1,0 +1,17 @@
+# simgold: word-similarity gold standards and embedding evaluation. See README.md.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/clean.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets(),

@@ -1,0 +1,268 @@
+"""The configuration contract: JSON-schema validation, defaults, and checks a schema cannot express.
+
+The schema (``schemas/config.schema.yaml``) is the single source of the keys and their defaults.
+Every error names the dataset (or model) and the key, e.g. ``datasets.dsd-da.sources[0].raters``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .errors import ConfigError, InputError
+from .readers import detect_format, resolve_path
+
+SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
+
+# ISO 639-1 (all 183 two-letter codes in the standard).
+ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
+    de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz
+    ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln
+    lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi
+    pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti
+    tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu""".split())
+
+# Which column keys each (kind, layout) reads; anything else given is a mistake worth stopping for.
+_WORDS = {"words", "attributes"}
+_LAYOUT_KEYS = {
+    ("ratings", "wide"): _WORDS | {"raters", "rater_names", "mean", "sd", "n"},
+    ("ratings", "ragged"): _WORDS | {"raters", "mean", "sd", "n"},
+    ("ratings", "long"): _WORDS | {"rater", "score"},
+    ("means", "wide"): _WORDS | {"mean", "sd", "n"},
+    ("contexts", "wide"): _WORDS | {"contexts"},
+    ("contexts", "long"): _WORDS | {"context", "context_text", "rater", "score"},
+    ("rankings", "wide"): {"target", "candidate", "category", "raters", "rater_names", "attributes"},
+    ("rankings", "long"): {"target", "candidate", "category", "rater", "score", "attributes"},
+}
+_REQUIRED = {
+    ("ratings", "wide"): {"words", "raters"},
+    ("ratings", "ragged"): {"words", "raters"},
+    ("ratings", "long"): {"words", "rater", "score"},
+    ("means", "wide"): {"words", "mean"},
+    ("contexts", "wide"): {"words", "contexts"},
+    ("contexts", "long"): {"words", "context", "rater", "score"},
+    ("rankings", "wide"): {"target", "candidate", "raters"},
+    ("rankings", "long"): {"target", "candidate", "rater", "score"},
+}
+_COLUMN_KEYS = {
+    "rater_names",
+    "words",
+    "raters",
+    "rater",
+    "score",
+    "mean",
+    "sd",
+    "n",
+    "context",
+    "context_text",
+    "contexts",
+    "target",
+    "candidate",
+    "category",
+    "attributes",
+}
+
+
+@lru_cache(maxsize=1)
+def load_schema() -> dict:
+    with open(SCHEMA_PATH, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def load_config(path: str | Path) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh) or {}
+
+
+def validate_schema(config: dict) -> None:
+    """Validate against the JSON schema; raise :class:`ConfigError` naming the key path."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(load_schema())
+    errors = sorted(
+        validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path)))
+    )
+    if not errors:
+        return
+    err = jsonschema.exceptions.best_match(errors)
+    where = _path_text(err.absolute_path)
+    if err.validator == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        extra = sorted(set(err.instance) - set(allowed))
+        raise ConfigError(where, f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else ""))
+    if err.validator == "required":
+        raise ConfigError(where, err.message.replace("is a required property", "is required"))
+    if err.validator == "propertyNames":
+        raise ConfigError(where, f"name {err.instance!r} is not allowed ({err.message})")
+    raise ConfigError(where, err.message)
+
+
+def _path_text(parts) -> str:
+    text = ""
+    for p in parts:
+        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
+    return text or "(top level)"
+
+
+def _defaults(node: dict) -> dict:
+    return {k: v["default"] for k, v in node.get("properties", {}).items() if "default" in v}
+
+
+def resolve_dataset(spec: dict) -> dict:
+    """A dataset spec with every default filled in (a new dict; the input is not changed)."""
+    defs = load_schema()["$defs"]
+    out = {**_defaults(defs["dataset"]), **copy.deepcopy(spec)}
+    out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
+    return out
+
+
+def check_config(config: dict, base_dir: str | Path = ".") -> dict:
+    """Validate a whole config; return it with every dataset resolved (defaults applied).
+
+    Raises :class:`ConfigError` naming the dataset and key on the first problem found.
+    """
+    validate_schema(config)
+    resolved = {"datasets": {}, "models": copy.deepcopy(config.get("models", {}))}
+    for name, spec in config["datasets"].items():
+        resolved["datasets"][name] = check_dataset(name, spec, base_dir)
+    for name, model in resolved["models"].items():
+        _check_model(name, model, base_dir)
+    return resolved
+
+
+def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
+    where = f"datasets.{name}"
+    ds = resolve_dataset(spec)
+    if ds["language"] not in ISO_639_1:
+        raise ConfigError(f"{where}.language", f"{ds['language']!r} is not an ISO 639-1 language code")
+    kind = ds["kind"]
+    if kind == "comparisons":
+        raise ConfigError(
+            f"{where}.kind",
+            "kind 'comparisons' (ag-evaluation files) is not read by this version of simgold; "
+            "use ratings, rankings, contexts or means",
+        )
+    if kind in ("ratings", "contexts", "means"):
+        if "scale" not in ds:
+            raise ConfigError(f"{where}.scale", f"is required for kind {kind!r} (e.g. scale: [0, 6])")
+        lo, hi = ds["scale"]
+        if not lo < hi:
+            raise ConfigError(f"{where}.scale", f"[{lo}, {hi}] is not a scale: the minimum must be below the maximum")
+    if "min_answered" in ds:
+        m = ds["min_answered"]
+        if m >= 1 and m != int(m):
+            raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
+    for i, src in enumerate(ds["sources"]):
+        _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
+    return ds
+
+
+def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
+    layout = src["layout"]
+    if (kind, layout) not in _LAYOUT_KEYS:
+        allowed = sorted(lay for k, lay in _LAYOUT_KEYS if k == kind)
+        raise ConfigError(
+            f"{where}.layout", f"layout {layout!r} is not possible for kind {kind!r} (use {' or '.join(allowed)})"
+        )
+    given = {k for k in src if k in _COLUMN_KEYS}
+    missing = _REQUIRED[(kind, layout)] - given
+    if missing:
+        raise ConfigError(f"{where}.{min(missing)}", f"is required for kind {kind!r} with layout {layout!r}")
+    extra = given - _LAYOUT_KEYS[(kind, layout)]
+    if extra:
+        raise ConfigError(f"{where}.{min(extra)}", f"is not used for kind {kind!r} with layout {layout!r}")
+    if layout == "ragged" and not isinstance(src["raters"], dict):
+        raise ConfigError(f"{where}.raters", "a ragged layout takes its ratings from a position on: raters: {from: N}")
+    for key in ("raters",):
+        if isinstance(src.get(key), str):
+            _check_regex(f"{where}.{key}", src[key])
+    for j, ctx in enumerate(src.get("contexts", [])):
+        if ("raters" in ctx) == ("mean" in ctx):
+            raise ConfigError(
+                f"{where}.contexts[{j}]", "needs either raters (per-rater ratings) or mean (aggregated), not both"
+            )
+        if isinstance(ctx.get("raters"), str):
+            _check_regex(f"{where}.contexts[{j}].raters", ctx["raters"])
+    if len({c["context"] for c in src.get("contexts", [])}) != len(src.get("contexts", [])):
+        raise ConfigError(f"{where}.contexts", "each context number may appear once")
+    if not src["header"]:
+        for key, ref in _column_refs(src):
+            if isinstance(ref, str):
+                raise ConfigError(
+                    f"{where}.{key}", f"{ref!r} is a column name, but header: false; use a 1-based position"
+                )
+    import codecs
+
+    try:
+        codecs.lookup(src["encoding"])
+    except LookupError:
+        raise ConfigError(
+            f"{where}.encoding", f"{src['encoding']!r} is not an encoding Python knows (e.g. utf-8, cp1252)"
+        ) from None
+    paths = src["path"] if isinstance(src["path"], list) else [src["path"]]
+    for k, p in enumerate(paths):
+        key = f"{where}.path" + (f"[{k}]" if isinstance(src["path"], list) else "")
+        try:
+            real = resolve_path(p, base_dir)
+            fmt = detect_format(p, src["format"])
+        except InputError as err:  # an uninstalled package, an .xls file
+            raise ConfigError(key, str(err)) from None
+        if not real.is_file():
+            raise ConfigError(key, f"file {p!r} does not exist (looked for {real})")
+        if fmt == "text" and "sheet" in src and src["sheet"] != 0:
+            raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
+
+
+def _column_refs(src: dict):
+    for key in ("words", "raters"):
+        val = src.get(key)
+        if isinstance(val, list):
+            for v in val:
+                yield key, v
+        elif isinstance(val, str) and key == "raters":
+            yield key, val
+    for key in ("rater", "score", "mean", "sd", "n", "context", "context_text", "target", "candidate", "category"):
+        if key in src:
+            yield key, src[key]
+    for name, att in src.get("attributes", {}).items():
+        yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
+    for j, ctx in enumerate(src.get("contexts", [])):
+        for key in ("text", "mean", "sd", "n"):
+            if key in ctx:
+                yield f"contexts[{j}].{key}", ctx[key]
+
+
+def _check_regex(where: str, pattern: str) -> None:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as err:
+        raise ConfigError(where, f"{pattern!r} is not a valid regular expression: {err}") from None
+    if compiled.groups > 1:
+        raise ConfigError(
+            where, f"{pattern!r} has {compiled.groups} capture groups; at most one (the rater id) is allowed"
+        )
+
+
+def _check_model(name: str, model: dict, base_dir) -> None:
+    where = f"models.{name}"
+    langs = model["language"] if isinstance(model["language"], list) else [model["language"]]
+    for lang in langs:
+        if lang not in ISO_639_1:
+            raise ConfigError(f"{where}.language", f"{lang!r} is not an ISO 639-1 language code")
+    if ("package" in model) == ("path" in model):
+        raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
+    if "path" in model and not resolve_path(model["path"], base_dir).is_file():
+        raise ConfigError(f"{where}.path", f"file {model['path']!r} does not exist")
+
+
+def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
+    """Every raw file a dataset reads, as paths Snakemake can track (packaged files resolved)."""
+    files = []
+    for src in ds["sources"]:
+        for p in src["path"] if isinstance(src["path"], list) else [src["path"]]:
+            files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
+    return files

@@ -1,0 +1,46 @@
+"""Errors that tell the user exactly where the problem is and what was expected."""
+
+from __future__ import annotations
+
+
+class SimgoldError(Exception):
+    """Base class of every error simgold raises on purpose."""
+
+
+class ConfigError(SimgoldError):
+    """The configuration is invalid; the message names the dataset (or model) and the key."""
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        super().__init__(f"config {where}: {message}")
+
+
+class InputError(SimgoldError):
+    """A raw input file cannot be read as configured.
+
+    The message names the file and, where they are known, the 1-based row and column (as an
+    editor or spreadsheet shows them), the offending value, and what was expected.
+    """
+
+    def __init__(
+        self,
+        file: str,
+        message: str,
+        *,
+        row: int | None = None,
+        column: str | int | None = None,
+        value: object = None,
+        expected: str | None = None,
+    ):
+        self.file, self.row, self.column, self.value = file, row, column, value
+        parts = [str(file)]
+        if row is not None:
+            parts.append(f"row {row}")
+        if column is not None:
+            parts.append(f"column {column!r}" if isinstance(column, str) else f"column {column}")
+        text = ", ".join(parts) + f": {message}"
+        if value is not None:
+            text += f" (value {value!r})"
+        if expected:
+            text += f"; expected {expected}"
+        super().__init__(text)

@@ -1,0 +1,164 @@
+"""Canonical tables (METHODS.md section 0) written as deterministic Parquet.
+
+Each table has a fixed Arrow schema and a documented sort key. The writer sorts, casts, and stores
+provenance as key-value metadata (no timestamps, no host names), so identical inputs give
+byte-identical files. Files are written to a temporary name and renamed, so a failed job never
+leaves a half-written table behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCHEMA_VERSION = "1"
+
+S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()
+
+#: column -> Arrow type, in column order; and the sort key (None: keep the given order)
+TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
+    "items": (
+        {
+            "dataset": S,
+            "item_id": S,
+            "language": S,
+            "word1": S,
+            "word2": S,
+            "context": pa.int8(),
+            "context_text": S,
+            "pos": S,
+            "relation": S,
+            "source_item_id": S,
+            "occurrence": pa.int32(),
+            "source_file": S,
+            "source_row": I,
+        },
+        ["dataset", "item_id"],
+    ),
+    "ratings": (
+        {"dataset": S, "item_id": S, "rater": S, "score": F, "source_file": S, "source_row": I},
+        ["dataset", "item_id", "rater"],
+    ),
+    "means": (
+        {"dataset": S, "item_id": S, "mean": F, "sd": F, "n": F, "source_file": S, "source_row": I},
+        ["dataset", "item_id"],
+    ),
+    "rankings": (
+        {
+            "dataset": S,
+            "target": S,
+            "rater": S,
+            "candidate": S,
+            "category": S,
+            "rank": I,
+            "source_file": S,
+            "source_row": I,
+        },
+        ["dataset", "target", "rater", "candidate"],
+    ),
+    # the ledger is kept in file order: source, row, column position (the cleaner sorts it)
+    "rejects": (
+        {"dataset": S, "source_file": S, "source_row": I, "column": S, "raw_value": S, "reason": S, "detail": S},
+        None,
+    ),
+}
+
+
+def arrow_type_for(values: pd.Series) -> pa.DataType:
+    """Type of an extra (attribute) column: string unless every non-null value is numeric or boolean."""
+    present = [v for v in values.tolist() if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if present and all(isinstance(v, bool) for v in present):
+        return B
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return I
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return F
+    return S
+
+
+def sort_canonical(df: pd.DataFrame, table: str) -> pd.DataFrame:
+    """Rows in the documented order of ``table`` (a fresh 0..n-1 index)."""
+    key = TABLES[table][1] if table in TABLES else None
+    return (df.sort_values(key, kind="stable") if key else df).reset_index(drop=True)
+
+
+def to_arrow(df: pd.DataFrame, table: str | None = None) -> pa.Table:
+    """Sort and cast a DataFrame to its canonical schema (extra columns typed by their values)."""
+    fixed = TABLES[table][0] if table in TABLES else {}
+    missing = [c for c in fixed if c not in df.columns]
+    if missing:
+        raise ValueError(f"table {table}: missing columns {missing}")
+    df = sort_canonical(df, table)
+    arrays, fields = [], []
+    for col in df.columns:
+        typ = fixed.get(col) or arrow_type_for(df[col])
+        values = [
+            None if (v is None or (isinstance(v, float) and math.isnan(v) and typ != F) or v is pd.NA) else v
+            for v in df[col].tolist()
+        ]
+        arrays.append(pa.array(values, type=typ))
+        fields.append(pa.field(col, typ))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def write_parquet(df: pd.DataFrame, path: str | Path, table: str | None = None, provenance: dict | None = None) -> None:
+    arrow = to_arrow(df, table)
+    meta = {"simgold": json.dumps({"table": table, **(provenance or {})}, sort_keys=True, ensure_ascii=False)}
+    arrow = arrow.replace_schema_metadata(meta)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(arrow, tmp, compression="zstd", write_statistics=True, use_dictionary=True)
+    os.replace(tmp, path)
+
+
+def read_parquet(path: str | Path) -> pd.DataFrame:
+    return pq.read_table(path).to_pandas()
+
+
+def read_provenance(path: str | Path) -> dict:
+    meta = pq.read_schema(path).metadata or {}
+    return json.loads(meta.get(b"simgold", b"{}"))
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+LIBRARIES = ("simgold", "pandas", "pyarrow", "numpy", "scipy")
+
+
+def provenance(rule: str, wildcards: dict, params: dict, inputs: dict[str, str] | list[str]) -> dict:
+    """Provenance for Parquet metadata (METHODS.md section 10): no timestamps, no host names.
+
+    ``inputs`` maps a label (the path as configured, never an absolute host path) to the file to hash.
+    """
+    if not isinstance(inputs, dict):
+        inputs = {str(p): str(p) for p in inputs}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "rule": rule,
+        "wildcards": dict(sorted(wildcards.items())),
+        "params": params,
+        "inputs": {label: sha256_file(inputs[label]) for label in sorted(inputs)},
+        "versions": {lib: _version(lib) for lib in LIBRARIES},
+    }
+
+
+def _version(lib: str) -> str:
+    try:
+        return metadata.version(lib)
+    except metadata.PackageNotFoundError:
+        return "unknown"

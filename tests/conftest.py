@@ -1,0 +1,67 @@
+"""Shared fixtures.
+
+Real third-party data lives beside the checkout in ``../shared`` (or where ``SIMGOLD_SHARED``
+points). Tests that need it skip with a reason when it is absent, unless ``SIMGOLD_REQUIRE_SHARED=1``
+(set by CI in ``.ci/run``), in which case they fail.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared")).resolve()
+REQUIRE_SHARED = os.environ.get("SIMGOLD_REQUIRE_SHARED", "") not in ("", "0", "false", "no")
+SHARED_CONFIG = ROOT / "config" / "examples" / "shared-data.yaml"
+
+
+def _shared_available() -> bool:
+    return (SHARED / "data").is_dir() and (SHARED / "METHODS.md").is_file()
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The ../shared directory; skip (or fail, when required) if it is missing."""
+    if not _shared_available():
+        message = f"third-party data not found at {SHARED} (set SIMGOLD_SHARED to its location)"
+        if REQUIRE_SHARED:
+            pytest.fail(message + "; SIMGOLD_REQUIRE_SHARED is set, so this is an error")
+        pytest.skip(message)
+    return SHARED
+
+
+def _rebase(path: str) -> str:
+    return str(SHARED / path[len("../shared/") :]) if path.startswith("../shared/") else path
+
+
+@pytest.fixture(scope="session")
+def shared_specs(shared) -> dict:
+    """The dataset specs of config/examples/shared-data.yaml, with paths pointing at SHARED."""
+    config = yaml.safe_load(SHARED_CONFIG.read_text(encoding="utf-8"))
+    specs = copy.deepcopy(config["datasets"])
+    for spec in specs.values():
+        for src in spec["sources"]:
+            src["path"] = [_rebase(p) for p in src["path"]] if isinstance(src["path"], list) else _rebase(src["path"])
+    return specs
+
+
+@pytest.fixture(scope="session")
+def cleaned(shared_specs):
+    """Clean a shared dataset once per session (memoised by name)."""
+    from simgold.clean import clean_dataset
+
+    cache: dict = {}
+
+    def get(name: str, **override):
+        key = (name, tuple(sorted(override.items())))
+        if key not in cache:
+            spec = {**copy.deepcopy(shared_specs[name]), **override}
+            cache[key] = clean_dataset(name, spec)
+        return cache[key]
+
+    return get

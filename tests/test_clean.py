@@ -1,0 +1,414 @@
+"""Cleaning: every layout, every duplicate policy, every reject reason, on small hand-made sheets."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simgold.clean import clean_dataset, parse_value
+from simgold.errors import InputError
+
+MISSING = frozenset(["", "nan", "NA", "-"])
+
+
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("5", 5.0),
+        (" 4.5 ", 4.5),
+        ("+1", 1.0),
+        (".5", 0.5),
+        ("6.", 6.0),
+        ("1e0", 1.0),
+        (3, 3.0),
+        (2.5, 2.5),
+    ],
+)
+def test_parse_accepts_plain_numbers(raw, expected):
+    assert parse_value(raw, missing=MISSING, low=0, high=6) == (expected, None, "")
+
+
+@pytest.mark.parametrize(
+    "raw,reason",
+    [
+        ("nan", "missing"),
+        ("", "missing"),
+        ("  ", "missing"),
+        ("-", "missing"),
+        (float("nan"), "missing"),
+        (None, "short_row"),
+        ("NaN", "non_numeric"),  # not in the configured markers: rejected, not guessed
+        ("five", "non_numeric"),
+        ("1_000", "non_numeric"),  # Python's float() would accept this
+        ("0x5", "non_numeric"),
+        ("inf", "non_numeric"),
+        ("1e999", "non_finite"),
+        (True, "non_numeric"),
+        ("7", "out_of_scale"),
+        ("-0.5", "out_of_scale"),
+        ("6.01", "out_of_scale"),
+        ("3,5", "non_numeric"),
+    ],
+)
+def test_parse_rejects(raw, reason):
+    value, got, detail = parse_value(raw, missing=MISSING, low=0, high=6)
+    assert value is None and got == reason and detail
+
+
+def test_scale_bounds_are_inclusive_and_never_clipped():
+    assert parse_value("0", missing=MISSING, low=0, high=6)[0] == 0.0
+    assert parse_value("6", missing=MISSING, low=0, high=6)[0] == 6.0
+    assert parse_value("60", missing=MISSING, low=0, high=6)[1] == "out_of_scale"
+
+
+def test_decimal_comma():
+    assert parse_value("7,5", missing=MISSING, decimal=",", low=0, high=10)[0] == 7.5
+    assert parse_value("7.5", missing=MISSING, decimal=",", low=0, high=10)[1] == "non_numeric"
+    assert "decimal" in parse_value("7,5", missing=MISSING, low=0, high=10)[2]
+
+
+def write(tmp_path, name, text, encoding="utf-8"):
+    (tmp_path / name).write_bytes(text.encode(encoding))
+    return name
+
+
+def ds(sources, kind="ratings", scale=(0, 6), **kw):
+    return {"language": "en", "kind": kind, "scale": list(scale), "sources": sources, **kw}
+
+
+def run(tmp_path, spec, name="t"):
+    return clean_dataset(name, spec, base_dir=str(tmp_path))
+
+
+def rejects(t):
+    return [(r.source_row, r.column, r.raw_value, r.reason) for r in t["rejects"].itertuples()]
+
+
+def ratings(t):
+    items = t["items"].set_index("item_id")
+    return sorted(
+        (items.loc[r.item_id, "word1"], items.loc[r.item_id, "word2"], r.rater, r.score)
+        for r in t["ratings"].itertuples()
+    )
+
+
+# -------------------------------------------------------------------------------- wide
+
+
+def test_wide_sheet_every_cell_accounted_for(tmp_path):
+    f = write(tmp_path, "w.tsv", "w1\tw2\tr1\tr2\tnote\nCat\tdog\t3\tnan\tok\nsun \t moon\t7\tx\t\nsea\tlake\t2\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r\\d$"}]))
+    assert t["items"][["item_id", "word1", "word2", "source_row"]].values.tolist() == [
+        ["t:000001", "Cat", "dog", 2],
+        ["t:000002", "sun", "moon", 3],
+        ["t:000003", "sea", "lake", 4],
+    ]
+    assert ratings(t) == [("Cat", "dog", "r1", 3.0), ("sea", "lake", "r1", 2.0)]
+    assert rejects(t) == [
+        (2, "r2", "nan", "missing"),
+        (3, "r1", "7", "out_of_scale"),
+        (3, "r2", "x", "non_numeric"),
+        (4, "r2", "", "short_row"),
+    ]
+    s = t["summary"].iloc[0]
+    assert (s.raw_cells, s.n_ratings, s.n_rejects, bool(s.ledger_balanced)) == (6, 2, 4, True)
+    assert t["ratings"]["source_file"].unique().tolist() == ["w.tsv"]
+
+
+def test_values_in_unnamed_extra_columns_are_ledgered(tmp_path):
+    f = write(tmp_path, "w.csv", "w1,w2,r1\na,b,1\nc,d,2,5\ne,f,3,\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}]))
+    assert rejects(t) == [(3, "#4", "5", "unnamed_column")]
+    assert len(t["ratings"]) == 3
+
+
+def test_rater_capture_group_and_rater_names(tmp_path):
+    f = write(tmp_path, "w.csv", "w1,w2,Deltager 01,Deltager 02\na,b,1,2\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^Deltager (\\d+)$"}]))
+    assert sorted(t["ratings"]["rater"]) == ["01", "02"]
+    t = run(tmp_path, ds([{"path": f, "words": [1, 2], "raters": [3], "rater_names": {"Deltager 01": "anna"}}]))
+    assert t["ratings"]["rater"].tolist() == ["anna"]
+
+
+def test_same_rater_twice_is_an_error(tmp_path):
+    f = write(tmp_path, "w.csv", "w1,w2,r1,r1\na,b,1,2\n")
+    with pytest.raises(InputError, match="rater 'r1' has two columns"):
+        run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}]))
+
+
+def test_headerless_positions_and_joined_files(tmp_path):
+    write(tmp_path, "d.tsv", "a\tb\t2.0\nc\td\t1.5\n")
+    write(tmp_path, "s.tsv", "2\t2\nx\t1\n")
+    t = run(
+        tmp_path, ds([{"path": ["d.tsv", "s.tsv"], "header": False, "words": [1, 2], "mean": 3, "raters": {"from": 4}}])
+    )
+    assert ratings(t) == [("a", "b", "r1", 2.0), ("a", "b", "r2", 2.0), ("c", "d", "r2", 1.0)]
+    assert rejects(t) == [(2, "#1", "x", "non_numeric")]
+    assert t["rejects"]["source_file"].tolist() == ["s.tsv"]
+    assert t["means"][["mean", "source_file"]].values.tolist() == [[2.0, "d.tsv"], [1.5, "d.tsv"]]
+
+
+def test_ragged_rows(tmp_path):
+    f = write(tmp_path, "rw.txt", "a\tb\t5\t4\t6\nc\td\t3\t3\ne\tf\t1\t0\t2\t2\t-\n")
+    t = run(
+        tmp_path,
+        ds([{"path": f, "layout": "ragged", "header": False, "words": [1, 2], "raters": {"from": 3}}], scale=(0, 10)),
+    )
+    per_item = t["ratings"].groupby("item_id").size().tolist()
+    assert per_item == [3, 2, 4]
+    assert rejects(t) == [(3, "#7", "-", "missing")]
+
+
+def test_word_normalisation(tmp_path):
+    # "e\u0301" (e + combining acute) becomes "é" (NFC); surrounding spaces go; casefold on request
+    f = write(tmp_path, "w.csv", "w1,w2,r1\n Cafe\u0301 ,Tea,1\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}]))
+    assert t["items"][["word1", "word2"]].values.tolist() == [["Café", "Tea"]]
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}], casefold=True))
+    assert t["items"][["word1", "word2"]].values.tolist() == [["café", "tea"]]
+
+
+def test_empty_word_rejects_the_row(tmp_path):
+    f = write(tmp_path, "w.csv", "w1,w2,r1,r2\na,,1,2\nb,c,3,nan\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}]))
+    assert len(t["items"]) == 1
+    assert rejects(t) == [(2, "r1", "1", "bad_item"), (2, "r2", "2", "bad_item"), (3, "r2", "nan", "missing")]
+
+
+def test_attributes_typed(tmp_path):
+    f = write(tmp_path, "w.csv", "w1,w2,POS,conc,flag,r1\na,b,N,2.5,1,3\nc,d,V,,,4\n")
+    src = {"path": f, "words": ["w1", "w2"], "raters": ["r1"]}
+    src["attributes"] = {
+        "pos": "POS",
+        "conc": {"column": "conc", "type": "float"},
+        "flag": {"column": "flag", "type": "int"},
+    }
+    t = run(tmp_path, ds([src]))
+    items = t["items"]
+    assert items["pos"].tolist() == ["N", "V"]
+    assert items["conc"].tolist()[0] == 2.5 and math.isnan(items["conc"].tolist()[1])
+    assert items["flag"].tolist()[0] == 1
+    bad = write(tmp_path, "b.csv", "w1,w2,conc,r1\na,b,high,3\n")
+    with pytest.raises(InputError, match=r"b.csv, row 2, column 'conc'.*'high'"):
+        run(tmp_path, ds([{**src, "path": bad, "attributes": {"conc": {"column": "conc", "type": "float"}}}]))
+
+
+# -------------------------------------------------------------------------------- duplicates
+
+SHEET = "w1,w2,r1,r2\nmoney,cash,9,8\nbank,money,8,7\nmoney,cash,10,nan\nmoney,bank,6,5\n"
+
+
+def _dup(tmp_path, policy, **kw):
+    f = write(tmp_path, "d.csv", SHEET)
+    return run(
+        tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}], scale=(0, 10), duplicates=policy, **kw)
+    )
+
+
+def test_duplicates_reject(tmp_path):
+    t = _dup(tmp_path, "reject")
+    assert len(t["items"]) == 2 and t["ratings"].empty is False
+    # r2 has only one accepted answer for money/cash (row 4 is missing), so it is not a duplicate
+    assert ratings(t) == [("money", "cash", "r2", 8.0)]
+    reasons = [(row, col, reason) for row, col, _, reason in rejects(t)]
+    assert reasons == [
+        (2, "r1", "duplicate"),
+        (3, "r1", "duplicate"),
+        (3, "r2", "duplicate"),
+        (4, "r1", "duplicate"),
+        (4, "r2", "missing"),
+        (5, "r1", "duplicate"),
+        (5, "r2", "duplicate"),
+    ]
+    assert (
+        t["rejects"]["detail"].iloc[0]
+        == "rater 'r1' has 2 values for money/cash (d.csv row 2, d.csv row 4); duplicates: reject"
+    )
+
+
+@pytest.mark.parametrize(
+    "policy,money_cash_r1,bank_money",
+    [("first", 9.0, (8.0, 7.0)), ("last", 10.0, (6.0, 5.0)), ("mean", 9.5, (7.0, 6.0))],
+)
+def test_duplicates_first_last_mean(tmp_path, policy, money_cash_r1, bank_money):
+    t = _dup(tmp_path, policy)
+    got = {(w1, w2, r): s for w1, w2, r, s in ratings(t)}
+    assert got[("money", "cash", "r1")] == money_cash_r1
+    assert got[("money", "cash", "r2")] == 8.0
+    assert (got[("bank", "money", "r1")], got[("bank", "money", "r2")]) == bank_money
+    expected = {"first": "duplicate_superseded", "last": "duplicate_superseded", "mean": "duplicate_merged"}[policy]
+    assert sorted(r for *_, r in rejects(t)) == sorted([expected] * 3 + ["missing"])
+    assert t["summary"]["ledger_balanced"].iloc[0]
+
+
+def test_duplicates_all_keeps_each_repetition(tmp_path):
+    t = _dup(tmp_path, "all")
+    assert t["items"][["word1", "word2", "occurrence"]].values.tolist() == [
+        ["money", "cash", 1],
+        ["bank", "money", 1],
+        ["money", "cash", 2],
+        ["money", "bank", 2],
+    ]
+    assert len(t["ratings"]) == 7
+
+
+def test_ordered_pairs_when_not_symmetric(tmp_path):
+    t = _dup(tmp_path, "reject", symmetric=False)
+    assert len(t["items"]) == 3
+    assert ("money", "bank", "r1", 6.0) in ratings(t) and ("bank", "money", "r1", 8.0) in ratings(t)
+
+
+def test_long_layout_repeated_calibration_question(tmp_path):
+    """Danish design: a rater meets the same pair twice; keep: last keeps the second answer."""
+    text = "rater;w1;w2;s\nA;hund;kat;2\nA;sol;måne;4\nA;sol;måne;3\nB;hund;kat;1\nB;sol;måne;5\n;sol;måne;5\n"
+    f = write(tmp_path, "l.csv", text)
+    spec = ds([{"path": f, "layout": "long", "words": ["w1", "w2"], "rater": "rater", "score": "s"}], duplicates="last")
+    t = run(tmp_path, spec)
+    assert ratings(t) == [
+        ("hund", "kat", "A", 2.0),
+        ("hund", "kat", "B", 1.0),
+        ("sol", "måne", "A", 3.0),
+        ("sol", "måne", "B", 5.0),
+    ]
+    assert rejects(t) == [(3, "s", "4", "duplicate_superseded"), (7, "s", "5", "bad_rater")]
+    all_spec = {**spec, "duplicates": "all"}
+    t = run(tmp_path, all_spec)
+    assert t["items"]["occurrence"].tolist() == [1, 1, 2]
+
+
+# -------------------------------------------------------------------------------- raters
+
+
+def test_min_answered(tmp_path):
+    rows = "\n".join(f"p{i},q{i},{i % 5},{i % 4}," + ("3" if i < 2 else "") for i in range(6))
+    f = write(tmp_path, "m.csv", "w1,w2,r1,r2,r3\n" + rows + "\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}], min_answered=3))
+    assert set(t["ratings"]["rater"]) == {"r1", "r2"}
+    inc = t["rejects"][t["rejects"]["reason"] == "rater_incomplete"]
+    assert len(inc) == 2 and "answered 2 items, fewer than min_answered 3" in inc["detail"].iloc[0]
+    # a share: 0.5 of 6 items = 3
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}], min_answered=0.5))
+    assert set(t["ratings"]["rater"]) == {"r1", "r2"}
+
+
+# -------------------------------------------------------------------------------- contexts, means
+
+
+def test_two_context_sheet_per_rater(tmp_path):
+    f = write(
+        tmp_path, "c.tsv", "w1\tw2\tc1\tc2\tc1_a1\tc1_a2\tc2_b1\nbank\tshore\tby the river\tat the bank\t8\t7\t1\n"
+    )
+    src = {
+        "path": f,
+        "words": ["w1", "w2"],
+        "contexts": [
+            {"context": 1, "text": "c1", "raters": "^c1_(a\\d)$"},
+            {"context": 2, "text": "c2", "raters": "^c2_(b\\d)$"},
+        ],
+    }
+    t = run(tmp_path, ds([src], kind="contexts", scale=(0, 10)))
+    assert t["items"][["item_id", "context", "context_text"]].values.tolist() == [
+        ["t:000001", 1, "by the river"],
+        ["t:000002", 2, "at the bank"],
+    ]
+    assert t["ratings"][["item_id", "rater", "score"]].values.tolist() == [
+        ["t:000001", "a1", 8.0],
+        ["t:000001", "a2", 7.0],
+        ["t:000002", "b1", 1.0],
+    ]
+
+
+def test_long_contexts(tmp_path):
+    f = write(tmp_path, "c.csv", "w1,w2,ctx,rater,s\nbank,shore,1,a,8\nbank,shore,2,a,2\nbank,shore,3,a,2\n")
+    src = {"path": f, "layout": "long", "words": ["w1", "w2"], "context": "ctx", "rater": "rater", "score": "s"}
+    t = run(tmp_path, ds([src], kind="contexts", scale=(0, 10)))
+    assert t["items"]["context"].tolist() == [1, 2]
+    assert rejects(t) == [(4, "s", "2", "bad_item")]
+
+
+def test_means_with_sd_and_n(tmp_path):
+    f = write(tmp_path, "m.csv", "a,b,mean,sd,n\nx,y,3.5,1.2,10\nz,w,11,-1,ten\n")
+    t = run(
+        tmp_path,
+        ds([{"path": f, "words": ["a", "b"], "mean": "mean", "sd": "sd", "n": "n"}], kind="means", scale=(0, 10)),
+    )
+    assert t["means"][["mean", "sd", "n"]].values.tolist()[0] == [3.5, 1.2, 10.0]
+    assert [(c, reason) for _, c, _, reason in rejects(t)] == [
+        ("mean", "out_of_scale"),
+        ("sd", "out_of_scale"),
+        ("n", "non_numeric"),
+    ]
+    assert "negative standard deviation" in t["rejects"]["detail"].iloc[1]
+
+
+# -------------------------------------------------------------------------------- rankings
+
+
+def test_rankings_wide(tmp_path):
+    text = (
+        "target,candidate,category,r1,r2,r3\n"
+        "apple,pear,positive,1,2,1\n"
+        "apple,plum,positive,2,1,2\n"
+        "apple,car,random,3,3,2\n"
+        "dog,wolf,positive,1,,1\n"
+        "dog,bone,Distractor,2,,3\n"
+    )
+    f = write(tmp_path, "r.csv", text)
+    src = {"path": f, "target": "target", "candidate": "candidate", "category": "category", "raters": "^r\\d$"}
+    t = run(tmp_path, {"language": "en", "kind": "rankings", "sources": [src]})
+    assert t["items"][["word1", "word2", "category"]].values.tolist() == [
+        ["apple", "pear", "positive"],
+        ["apple", "plum", "positive"],
+        ["apple", "car", "random"],
+        ["dog", "wolf", "positive"],
+        ["dog", "bone", "distractor"],
+    ]
+    ranks = t["rankings"]
+    assert ranks[ranks["rater"] == "r1"][["target", "candidate", "rank"]].values.tolist() == [
+        ["apple", "car", 3],
+        ["apple", "pear", 1],
+        ["apple", "plum", 2],
+        ["dog", "bone", 2],
+        ["dog", "wolf", 1],
+    ]
+    # r3 ranked apple [1, 2, 2]; r3 ranked dog [1, 3] for 2 candidates; r2 skipped dog entirely
+    reasons = {(row, col): reason for row, col, _, reason in rejects(t)}
+    assert reasons == {
+        (2, "r3"): "invalid_ranking",
+        (3, "r3"): "invalid_ranking",
+        (4, "r3"): "invalid_ranking",
+        (5, "r2"): "missing",
+        (5, "r3"): "invalid_ranking",
+        (6, "r2"): "missing",
+        (6, "r3"): "invalid_ranking",
+    }
+    assert t["summary"]["ledger_balanced"].iloc[0]
+
+
+def test_unknown_category_rejects_the_row(tmp_path):
+    f = write(tmp_path, "r.csv", "t,c,cat,r1\napple,pear,hyponym,1\n")
+    src = {"path": f, "target": "t", "candidate": "c", "category": "cat", "raters": ["r1"]}
+    t = run(tmp_path, {"language": "en", "kind": "rankings", "sources": [src]})
+    assert rejects(t) == [(2, "r1", "1", "bad_item")]
+    assert "hyponym" in t["rejects"]["detail"].iloc[0]
+
+
+# -------------------------------------------------------------------------------- several sources
+
+
+def test_sources_of_one_dataset_share_items_and_raters(tmp_path):
+    a = write(tmp_path, "part1.csv", "w1,w2,r1,r2\nsun,moon,2,3\nsea,lake,3,3\n")
+    b = write(tmp_path, "part2.csv", "w1,w2,r1,r2\nmoon,sun,1,2\ncat,dog,3,4\n")
+    t = run(
+        tmp_path,
+        ds(
+            [{"path": a, "words": ["w1", "w2"], "raters": "^r"}, {"path": b, "words": ["w1", "w2"], "raters": "^r"}],
+            duplicates="last",
+        ),
+    )
+    assert t["items"]["word1"].tolist() == ["sun", "sea", "cat"]
+    got = {(w1, r): s for w1, _, r, s in ratings(t)}
+    assert got[("sun", "r1")] == 1.0 and got[("sun", "r2")] == 2.0
+    superseded = t["rejects"][t["rejects"]["reason"] == "duplicate_superseded"]
+    assert superseded["source_file"].tolist() == ["part1.csv", "part1.csv"]

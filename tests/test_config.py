@@ -1,0 +1,205 @@
+"""The config contract: the schema and the semantic checks name the dataset and the key."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from simgold.config import check_config, load_schema, resolve_dataset
+from simgold.errors import ConfigError
+
+from .conftest import ROOT
+
+
+@pytest.fixture
+def base(tmp_path):
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "da.tsv").write_text("word1\tword2\tr1\nhund\tkat\t3\n")
+    config = {
+        "datasets": {
+            "dsd-da": {
+                "language": "da",
+                "kind": "ratings",
+                "scale": [0, 6],
+                "sources": [{"path": "raw/da.tsv", "words": ["word1", "word2"], "raters": "^r\\d+$"}],
+            }
+        },
+        "models": {"my-vectors": {"language": "da", "path": "raw/da.tsv"}},
+    }
+    return tmp_path, config
+
+
+def check(base, edit):
+    tmp_path, config = base
+    config = copy.deepcopy(config)
+    edit(config)
+    return check_config(config, base_dir=tmp_path)
+
+
+def fails(base, edit, where, text):
+    with pytest.raises(ConfigError) as err:
+        check(base, edit)
+    message = str(err.value)
+    assert f"config {where}" in message, message
+    assert text in message, message
+    return message
+
+
+def test_valid_config_gets_defaults(base):
+    resolved = check(base, lambda c: None)
+    ds = resolved["datasets"]["dsd-da"]
+    assert ds["duplicates"] == "reject" and ds["symmetric"] is True and ds["unicode"] == "NFC"
+    src = ds["sources"][0]
+    assert src["layout"] == "wide" and src["missing"] == ["", "nan", "NA", "-"] and src["encoding"] == "utf-8"
+
+
+def test_unknown_dataset_key(base):
+    fails(base, lambda c: c["datasets"]["dsd-da"].update(scael=[0, 6]), "datasets.dsd-da", "unknown key 'scael'")
+
+
+def test_unknown_source_key(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["seperator"] = ";"
+
+    fails(base, edit, "datasets.dsd-da.sources[0]", "unknown key 'seperator'")
+
+
+def test_unknown_top_level_key(base):
+    fails(base, lambda c: c.update(dataset={}), "(top level)", "unknown key 'dataset'")
+
+
+def test_missing_file(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["path"] = "raw/nope.csv"
+
+    fails(base, edit, "datasets.dsd-da.sources[0].path", "'raw/nope.csv' does not exist")
+
+
+@pytest.mark.parametrize("scale", [[6, 0], [3, 3]])
+def test_bad_scale_order(base, scale):
+    fails(base, lambda c: c["datasets"]["dsd-da"].update(scale=scale), "datasets.dsd-da.scale", "not a scale")
+
+
+@pytest.mark.parametrize("scale", [[0], [0, "6"], "0-6"])
+def test_bad_scale_shape(base, scale):
+    fails(base, lambda c: c["datasets"]["dsd-da"].update(scale=scale), "datasets.dsd-da.scale", "")
+
+
+def test_scale_required_for_ratings(base):
+    fails(base, lambda c: c["datasets"]["dsd-da"].pop("scale"), "datasets.dsd-da.scale", "required")
+
+
+def test_unknown_language(base):
+    fails(
+        base,
+        lambda c: c["datasets"]["dsd-da"].update(language="dk"),
+        "datasets.dsd-da.language",
+        "'dk' is not an ISO 639-1",
+    )
+
+
+def test_bad_dataset_name(base):
+    fails(base, lambda c: c["datasets"].update(DSD_da=c["datasets"]["dsd-da"]), "datasets", "'DSD_da'")
+
+
+def test_long_layout_needs_rater_and_score(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0] = {"path": "raw/da.tsv", "layout": "long", "words": [1, 2], "score": 3}
+
+    fails(base, edit, "datasets.dsd-da.sources[0].rater", "required for kind 'ratings' with layout 'long'")
+
+
+def test_key_not_used_by_layout(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0].update(layout="long", rater=1, score=3)
+
+    fails(base, edit, "datasets.dsd-da.sources[0].raters", "not used for kind 'ratings' with layout 'long'")
+
+
+def test_column_names_without_header(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["header"] = False
+
+    fails(base, edit, "datasets.dsd-da.sources[0].words", "use a 1-based position")
+
+
+def test_bad_regex(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["raters"] = "^r(\\d+"
+
+    fails(base, edit, "datasets.dsd-da.sources[0].raters", "not a valid regular expression")
+
+
+def test_unknown_encoding(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["encoding"] = "latin-9000"
+
+    fails(base, edit, "datasets.dsd-da.sources[0].encoding", "latin-9000")
+
+
+def test_ragged_needs_a_start_position(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["layout"] = "ragged"
+
+    fails(base, edit, "datasets.dsd-da.sources[0].raters", "{from: N}")
+
+
+def test_context_needs_raters_or_mean(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["kind"] = "contexts"
+        c["datasets"]["dsd-da"]["sources"][0] = {
+            "path": "raw/da.tsv",
+            "words": ["word1", "word2"],
+            "contexts": [{"context": 1, "text": "r1"}],
+        }
+
+    fails(base, edit, "datasets.dsd-da.sources[0].contexts[0]", "either raters")
+
+
+def test_comparisons_kind_is_refused_clearly(base):
+    fails(
+        base,
+        lambda c: c["datasets"]["dsd-da"].update(kind="comparisons"),
+        "datasets.dsd-da.kind",
+        "not read by this version",
+    )
+
+
+def test_model_needs_package_or_path(base):
+    fails(base, lambda c: c["models"]["my-vectors"].update(package="x"), "models.my-vectors", "exactly one of")
+
+
+def test_model_language_checked(base):
+    fails(base, lambda c: c["models"]["my-vectors"].update(language=["da", "xx"]), "models.my-vectors.language", "'xx'")
+
+
+def test_missing_package_file(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["path"] = "pkg:no_such_package_here/x.tsv"
+
+    fails(base, edit, "datasets.dsd-da.sources[0].path", "not installed")
+
+
+def test_resolve_does_not_change_the_input():
+    spec = {"language": "en", "kind": "means", "scale": [0, 1], "sources": [{"path": "x"}]}
+    before = copy.deepcopy(spec)
+    resolved = resolve_dataset(spec)
+    assert spec == before and resolved["sources"][0]["header"] is True
+
+
+def test_default_config_is_valid():
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
+    resolved = check_config(config, base_dir=ROOT)
+    assert len(resolved["datasets"]) >= 7
+    languages = {ds["language"] for ds in resolved["datasets"].values()}
+    assert len(languages) >= 3
+
+
+def test_schema_documents_every_dataset_key_in_readme():
+    readme = (ROOT / "config" / "README.md").read_text(encoding="utf-8")
+    schema = load_schema()["$defs"]
+    for part in ("dataset", "source", "context"):
+        for key in schema[part]["properties"]:
+            assert f"`{key}`" in readme, f"config/README.md does not explain {part} key {key!r}"

@@ -1,0 +1,250 @@
+"""Readers: encodings, line endings, separators, headers, spreadsheets, and their error messages."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import openpyxl
+import pytest
+
+from simgold.demo import ods_bytes, xlsx_bytes
+from simgold.errors import InputError
+from simgold.readers import ABSENT, read_source_table
+
+
+def read(tmp_path, data: bytes | str, name="f.txt", **src):
+    path = tmp_path / name
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return read_source_table({"path": name, **src}, base_dir=tmp_path)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_line_endings(tmp_path, newline):
+    t = read(tmp_path, newline.join(["a\tb\tr1", "x\ty\t1", "z\tw\t2"]) + newline)
+    assert t.header == ["a", "b", "r1"]
+    assert t.rows == [["x", "y", "1"], ["z", "w", "2"]]
+    assert t.lines == [[2, 3]]
+
+
+def test_no_final_newline_and_blank_lines_keep_row_numbers(tmp_path):
+    t = read(tmp_path, "a,b,r1\n\nx,y,1\n   \nz,w,2")
+    assert t.rows == [["x", "y", "1"], ["z", "w", "2"]]
+    assert t.lines == [[3, 5]]
+
+
+def test_utf8_bom_is_dropped(tmp_path):
+    t = read(tmp_path, b"\xef\xbb\xbfword1;word2;s\r\nhelppo;vaikea;0,5\r\n")
+    assert t.header == ["word1", "word2", "s"] and t.separator == ";"
+
+
+def test_cp1252(tmp_path):
+    data = "Wort 1;Wort 2;Bewertung\r\nStraße;Weg;7,5\r\n".encode("cp1252")
+    t = read(tmp_path, data, encoding="cp1252")
+    assert t.rows == [["Straße", "Weg", "7,5"]]
+
+
+def test_cp1252_declared_as_utf8_names_line_and_byte(tmp_path):
+    data = "a;b;s\r\nok;fine;1\r\nStraße;Weg;7\r\n".encode("cp1252")
+    with pytest.raises(InputError) as err:
+        read(tmp_path, data)
+    msg = str(err.value)
+    assert "f.txt" in msg and "row 3" in msg and "0xdf" in msg and "cp1252" in msg
+
+
+def test_utf16_without_declaration(tmp_path):
+    with pytest.raises(InputError, match="UTF-16"):
+        read(tmp_path, "a,b\n".encode("utf-16"))
+
+
+@pytest.mark.parametrize(
+    "text,sep",
+    [
+        ("a\tb,c\tr\nx\ty,z\t1\n", "\t"),  # tabs win even with commas inside fields (CoSimLex)
+        ("a;b;r\nx;y;1,5\n", ";"),
+        ("a,b,r\nx,y,1\n", ","),
+        ("a|b|r\nx|y|1\n", "|"),
+        ("a b r\nx y 1\n", "whitespace"),
+    ],
+)
+def test_separator_sniffing(tmp_path, text, sep):
+    assert read(tmp_path, text).separator == sep
+
+
+def test_tsv_extension_means_tab_even_with_other_candidates(tmp_path):
+    assert read(tmp_path, "a;x\tb\nc;d\te\n", name="f.tsv").separator == "\t"
+
+
+def test_unsniffable_separator_asks_for_sep(tmp_path):
+    with pytest.raises(InputError, match="sep"):
+        read(tmp_path, "a b\nx y z\n")
+
+
+def test_whitespace_separator_strips_tabs_and_nbsp(tmp_path):
+    t = read(tmp_path, "word1 word2 score\nhamster party 1\t\nfeline whiskers 6\u00a0\n", sep="whitespace")
+    assert t.rows == [["hamster", "party", "1"], ["feline", "whiskers", "6"]]
+
+
+def test_quoted_fields(tmp_path):
+    t = read(tmp_path, 'a,b,c\n"x, y",z,"say ""hi"""\n')
+    assert t.rows == [["x, y", "z", 'say "hi"']]
+
+
+def test_unbalanced_quote_is_an_error_with_row(tmp_path):
+    with pytest.raises(InputError, match="row 2"):
+        read(tmp_path, 'a,b,c\nx,"y,1\n', sep=",")
+
+
+def test_quoting_none_keeps_quotes(tmp_path):
+    t = read(tmp_path, 'a\tb\n"x\ty\n', quoting="none")
+    assert t.rows == [['"x', "y"]]
+
+
+def test_skip_rows_comment_and_headerless(tmp_path):
+    t = read(tmp_path, "# comment\n# Word 1\tWord 2\tmean\nlove\tsex\t6.77\n", comment="#", header=False)
+    assert t.header is None and t.rows == [["love", "sex", "6.77"]] and t.lines == [[3]]
+    t = read(tmp_path, "word 1\tword 2\tscore\nskroman posramljen 1.67\n", skip_rows=1, header=False, sep="whitespace")
+    assert t.rows == [["skroman", "posramljen", "1.67"]]
+
+
+def test_short_rows_are_absent_not_empty(tmp_path):
+    t = read(tmp_path, "a\tb\tr1\tr2\nx\ty\t1\n")
+    assert t.cell(0, 2) == "1" and t.cell(0, 3) is ABSENT
+
+
+def test_column_lookup_errors(tmp_path):
+    t = read(tmp_path, "w;w;s\nx;y;1\n")
+    with pytest.raises(InputError, match="ambiguous"):
+        t.column("w", "words")
+    with pytest.raises(InputError, match="no column named 'v'"):
+        t.column("v", "words")
+    with pytest.raises(InputError, match="position 9"):
+        t.column(9, "words")
+    assert t.column(2, "words") == 1
+
+
+def test_joined_files_must_align(tmp_path):
+    (tmp_path / "a.tsv").write_text("x\ty\n")
+    (tmp_path / "b.tsv").write_text("1\t2\n3\t4\n")
+    with pytest.raises(InputError, match="same number of data rows"):
+        read_source_table({"path": ["a.tsv", "b.tsv"], "header": False}, base_dir=tmp_path)
+
+
+def test_joined_files_keep_each_cells_origin(tmp_path):
+    (tmp_path / "a.tsv").write_text("x\ty\t3\nu\tv\t1\n")
+    (tmp_path / "b.tsv").write_text("1\t2\n\n0\t1\n")
+    t = read_source_table({"path": ["a.tsv", "b.tsv"], "header": False}, base_dir=tmp_path)
+    assert t.rows[1] == ["u", "v", "1", "0", "1"]
+    assert t.where(1, 4) == ("b.tsv", 3, "#2")
+    assert t.where(1, 0) == ("a.tsv", 2, "#1")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="file not found"):
+        read_source_table({"path": "nope.csv"}, base_dir=tmp_path)
+
+
+def test_empty_file(tmp_path):
+    with pytest.raises(InputError, match="no data"):
+        read(tmp_path, b"")
+
+
+def test_xlsx_declared_as_text(tmp_path):
+    with pytest.raises(InputError, match="format: xlsx"):
+        read(tmp_path, xlsx_bytes([["a", "b"]], "s"), name="f.csv")
+
+
+# -------------------------------------------------------------------------------- spreadsheets
+
+
+def test_xlsx_written_by_openpyxl(tmp_path):
+    """A workbook as Excel-like tools write it (shared strings, numbers, a date, empty cells)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Svar"
+    ws.append(["Survey title"])
+    ws.append(["Ord 1", "Ord 2", "r1", "r2", "r3"])
+    ws.append(["stor", "enorm", 5, None, 4.5])
+    ws.append([])
+    ws.append(["glad", "lykkelig", dt.datetime(2026, 3, 1), "nan", True])
+    wb.save(tmp_path / "s.xlsx")
+    t = read_source_table({"path": "s.xlsx", "skip_rows": 1, "sheet": "Svar"}, base_dir=tmp_path)
+    assert t.header == ["Ord 1", "Ord 2", "r1", "r2", "r3"]
+    assert t.lines == [[3, 5]]
+    assert t.rows[0] == ["stor", "enorm", 5, "", 4.5]
+    assert t.rows[1][2] == dt.datetime(2026, 3, 1) and t.rows[1][3:] == ["nan", True]
+
+
+def test_xlsx_unknown_sheet(tmp_path):
+    (tmp_path / "s.xlsx").write_bytes(xlsx_bytes([["a", "b"], ["x", "y"]], "Ark1"))
+    with pytest.raises(InputError, match="no sheet named 'Svar'"):
+        read_source_table({"path": "s.xlsx", "sheet": "Svar"}, base_dir=tmp_path)
+
+
+def test_truncated_xlsx(tmp_path):
+    data = xlsx_bytes([["a", "b", "r"], ["x", "y", 1]], "s")
+    (tmp_path / "s.xlsx").write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="s.xlsx.*truncated"):
+        read_source_table({"path": "s.xlsx"}, base_dir=tmp_path)
+
+
+def test_old_xls_is_refused_with_advice(tmp_path):
+    (tmp_path / "s.xls").write_bytes(b"\xd0\xcf\x11\xe0")
+    with pytest.raises(InputError, match=r"\.xlsx or \.ods"):
+        read_source_table({"path": "s.xls"}, base_dir=tmp_path)
+
+
+def test_ods(tmp_path):
+    rows = [
+        ["word1", "word2", "context1", "a1"],
+        ["bank", "shore", "on the bank", 7],
+        [None],
+        ["bat", "club", "x", 2.5],
+    ]
+    (tmp_path / "c.ods").write_bytes(ods_bytes(rows, "ratings"))
+    t = read_source_table({"path": "c.ods"}, base_dir=tmp_path)
+    assert t.header == ["word1", "word2", "context1", "a1"]
+    assert t.rows == [["bank", "shore", "on the bank", 7], ["bat", "club", "x", 2.5]]
+    assert t.lines == [[2, 4]]
+
+
+def test_ods_with_repeated_cells_and_rows(tmp_path):
+    """LibreOffice compresses runs of equal cells and rows; each repetition is a real cell."""
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+        '<office:body><office:spreadsheet><table:table table:name="S">'
+        "<table:table-row>"
+        '<table:table-cell office:value-type="string"><text:p>w1</text:p></table:table-cell>'
+        '<table:table-cell office:value-type="string"><text:p>w2</text:p></table:table-cell>'
+        '<table:table-cell office:value-type="string"><text:p>r1</text:p></table:table-cell>'
+        '<table:table-cell office:value-type="string"><text:p>r2</text:p></table:table-cell>'
+        "</table:table-row>"
+        '<table:table-row table:number-rows-repeated="2">'
+        '<table:table-cell office:value-type="string" table:number-columns-repeated="2"><text:p>x</text:p></table:table-cell>'
+        '<table:table-cell office:value-type="float" office:value="3" table:number-columns-repeated="2"><text:p>3</text:p></table:table-cell>'
+        "</table:table-row>"
+        '<table:table-row table:number-rows-repeated="1000"><table:table-cell table:number-columns-repeated="1024"/></table:table-row>'
+        "</table:table></office:spreadsheet></office:body></office:document-content>"
+    )
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        zf.writestr(
+            "META-INF/manifest.xml",
+            '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+            'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+            '<manifest:file-entry manifest:full-path="/" '
+            'manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
+            '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+            "</manifest:manifest>",
+        )
+        zf.writestr("content.xml", content)
+    (tmp_path / "r.ods").write_bytes(buf.getvalue())
+    t = read_source_table({"path": "r.ods"}, base_dir=tmp_path)
+    assert t.rows == [["x", "x", 3, 3], ["x", "x", 3, 3]]
+    assert t.lines == [[2, 3]]

@@ -1,0 +1,182 @@
+"""The workflow end to end, as a user runs it: on a fresh copy of the repository."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from simgold.tables import read_provenance
+
+from .conftest import ROOT, SHARED
+
+pytestmark = pytest.mark.workflow
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+LOCAL_ONLY = {".git", ".venv", ".snakemake", "results", "logs", ".pytest_cache", ".hypothesis", "__pycache__"}
+
+
+def _repository_files() -> list[str]:
+    """The files a clone has: tracked, or new and not ignored (a plain tree walk outside git)."""
+    proc = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True
+    )
+    if proc.returncode == 0:
+        return [rel for rel in proc.stdout.decode().split("\0") if rel]
+    return [
+        p.relative_to(ROOT).as_posix()
+        for p in ROOT.rglob("*")
+        if (p.is_file() or p.is_symlink())
+        and not LOCAL_ONLY & set(p.relative_to(ROOT).parts)
+        and not any(part.endswith(".egg-info") for part in p.parts)
+    ]
+
+
+def fresh_copy(dest: Path) -> Path:
+    """A copy of the repository as a fresh clone has it."""
+    for rel in _repository_files():
+        src = ROOT / rel
+        if not src.exists() and not src.is_symlink():
+            continue  # deleted in the working tree
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_symlink():
+            target.symlink_to(src.readlink())
+        else:
+            shutil.copy2(src, target)
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(SNAKEMAKE + list(args), cwd=cwd, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def parquet_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "results").rglob("*.parquet"))}
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    project = fresh_copy(tmp_path_factory.mktemp("clone") / "simgold")
+    snakemake(project, "--cores", "2")
+    return project
+
+
+def test_default_config_builds_every_target(default_run):
+    config = yaml.safe_load((default_run / "config" / "config.yaml").read_text(encoding="utf-8"))
+    for dataset in config["datasets"]:
+        for table in ("items", "ratings", "means", "rankings", "rejects", "summary"):
+            assert (default_run / "results" / "clean" / dataset / f"{table}.parquet").is_file()
+        assert (default_run / "logs" / "clean" / f"{dataset}.log").is_file()
+    summary = pd.read_parquet(default_run / "results" / "clean" / "summary.parquet")
+    assert sorted(summary["dataset"]) == sorted(config["datasets"])
+    assert summary["ledger_balanced"].all()
+    # the gensim-shipped means are read through pkg: paths
+    counts = summary.set_index("dataset")
+    assert counts.loc["ws353", "n_means"] == 353 and counts.loc["simlex999", "n_means"] == 999
+
+
+def test_parquet_is_deterministic_and_carries_provenance(default_run, tmp_path):
+    other = fresh_copy(tmp_path / "simgold")
+    snakemake(other, "--cores", "1")
+    first, second = parquet_bytes(default_run), parquet_bytes(other)
+    assert first.keys() == second.keys() and len(first) > 30
+    differ = [name for name in first if first[name] != second[name]]
+    assert not differ, f"not byte-identical between two runs: {differ}"
+    path = default_run / "results" / "clean" / "demo-da" / "ratings.parquet"
+    prov = read_provenance(path)
+    assert prov["rule"] == "clean_dataset" and prov["wildcards"] == {"dataset": "demo-da"}
+    assert prov["inputs"] == {"raw/demo/da/sporgeskema.xlsx": prov["inputs"]["raw/demo/da/sporgeskema.xlsx"]}
+    assert len(prov["inputs"]["raw/demo/da/sporgeskema.xlsx"]) == 64
+    assert prov["params"]["spec"]["duplicates"] == "last"
+    assert str(default_run) not in str(prov) and "/tmp" not in str(prov)
+    ws = read_provenance(default_run / "results" / "clean" / "ws353" / "means.parquet")
+    assert list(ws["inputs"]) == ["pkg:gensim/test/test_data/wordsim353.tsv"]
+    # no pandas index column, canonical column order
+    assert pq.read_schema(path).names == ["dataset", "item_id", "rater", "score", "source_file", "source_row"]
+
+
+def test_rerun_has_nothing_to_do(default_run):
+    proc = snakemake(default_run, "--cores", "1", "-n")
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_changed_params_rerun_only_that_dataset(default_run, tmp_path):
+    project = fresh_copy(tmp_path / "simgold")
+    snakemake(project, "--cores", "2")
+    config = (project / "config" / "config.yaml").read_text(encoding="utf-8")
+    (project / "config" / "config.yaml").write_text(config.replace("min_answered: 16", "min_answered: 20"))
+    proc = snakemake(project, "--cores", "1", "-n")
+    planned = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if "wildcards: dataset=" in line]
+    assert planned == ["wildcards: dataset=demo-de"]
+
+
+def test_lint_is_clean():
+    proc = snakemake(ROOT, "--lint", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Congratulations" in proc.stdout + proc.stderr
+
+
+def test_snakefmt_is_clean():
+    files = ["Snakefile", *map(str, sorted((ROOT / "workflow" / "rules").glob("*.smk")))]
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", *files], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    "edit,expected",
+    [
+        (lambda c: c["datasets"]["demo-da"].update(scael=[0, 6]), ["'scael' was unexpected", "demo-da"]),
+        (lambda c: c["datasets"]["demo-hr"].update(scale=[6, 0]), ["datasets.demo-hr.scale", "not a scale"]),
+        (
+            lambda c: c["datasets"]["demo-de"]["sources"][0].update(path="raw/demo/de/missing.csv"),
+            ["datasets.demo-de.sources[0].path", "missing.csv", "does not exist"],
+        ),
+        (lambda c: c["datasets"]["demo-he-rank"].update(language="iw"), ["datasets.demo-he-rank.language", "'iw'"]),
+    ],
+)
+def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
+    project = fresh_copy(tmp_path / "simgold")
+    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
+    edit(config)
+    (project / "config" / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    proc = snakemake(project, "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    for text in expected:
+        assert text in out, out[-2000:]
+    assert not (project / "results").exists()
+
+
+def test_bad_input_fails_the_job_with_a_clear_message(tmp_path):
+    project = fresh_copy(tmp_path / "simgold")
+    sheet = project / "raw" / "demo" / "hr" / "ocjene.tsv"
+    sheet.write_bytes(sheet.read_bytes().replace("mačka".encode(), "mačka".encode("cp1250")))
+    proc = snakemake(project, "--cores", "1", "results/clean/demo-hr/items.parquet", check=False)
+    assert proc.returncode != 0
+    log = (project / "logs" / "clean" / "demo-hr.log").read_text()
+    assert "raw/demo/hr/ocjene.tsv, row 2: byte 0xe8" in log and "cp1250" in log
+    assert not (project / "results" / "clean" / "demo-hr" / "items.parquet").exists()
+
+
+@pytest.mark.shared
+def test_shared_data_config_runs(shared, tmp_path):
+    project = fresh_copy(tmp_path / "work" / "simgold")
+    (tmp_path / "work" / "shared").symlink_to(shared)
+    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-data.yaml")
+    summary = pd.read_parquet(project / "results" / "clean" / "summary.parquet").set_index("dataset")
+    assert summary["ledger_balanced"].all()
+    assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
+    assert SHARED.name  # the run read ../shared through the symlink, as a user's checkout would

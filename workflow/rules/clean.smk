@@ -1,0 +1,37 @@
+# Stage 1, cleaning (METHODS.md section 1): raw sheets -> canonical tables and the rejects ledger.
+
+
+rule clean_dataset:
+    input:
+        dataset_sources,
+    output:
+        expand("results/clean/{{dataset}}/{table}.parquet", table=CLEAN_TABLES),
+    log:
+        "logs/clean/{dataset}.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        spec=dataset_spec,
+    script:
+        "../scripts/clean_dataset.py"
+
+
+rule clean_summary:
+    input:
+        expand("results/clean/{dataset}/summary.parquet", dataset=DATASETS),
+    output:
+        "results/clean/summary.parquet",
+    log:
+        "logs/clean/summary.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/clean_summary.py"
