@@ -155,3 +155,40 @@ def test_hebrew_rankings_with_one_invalid_group(clean):
     # positives are ranked above the random candidate by every rater
     random_rank = ranks[ranks["category"] == "random"]["rank"]
     assert (random_rank >= 5).mean() > 0.95
+
+
+def _independent_raw_cells() -> dict[str, int]:
+    """Rating/rank/mean cells of every dataset of the default config, counted without simgold."""
+    import importlib.util
+    from pathlib import Path
+
+    da = pd.read_excel(DEMO / "da" / "sporgeskema.xlsx", sheet_name="Svar", header=1)
+    hr = pd.read_csv(DEMO / "hr" / "ocjene.tsv", sep="\t", dtype=str, keep_default_na=False)
+    de = pd.read_csv(DEMO / "de" / "bewertungen.csv", sep=";", encoding="cp1252", dtype=str, keep_default_na=False)
+    en = pd.read_excel(DEMO / "en" / "contexts.ods", engine="odf")
+    he = pd.read_csv(DEMO / "he" / "rankings.csv", encoding="utf-8-sig")
+    gensim_data = Path(next(iter(importlib.util.find_spec("gensim").submodule_search_locations))) / "test" / "test_data"
+
+    def data_lines(name):
+        return sum(
+            1 for line in (gensim_data / name).read_text(encoding="utf-8").splitlines() if line and line[0] != "#"
+        )
+
+    return {
+        "demo-da": da.filter(like="Deltager").size,
+        "demo-hr": hr.filter(like="ocjena_").size,
+        "demo-de": len(de),
+        "demo-en-context": en.filter(regex="^c[12]_").size,
+        "demo-he-rank": he.filter(like="rater_").size,
+        "ws353": data_lines("wordsim353.tsv"),
+        "simlex999": data_lines("simlex999.txt"),
+    }
+
+
+def test_ledger_invariant_for_every_shipped_dataset(config, clean):
+    raw = _independent_raw_cells()
+    assert set(raw) == set(config["datasets"])
+    for name, cells in raw.items():
+        t = clean(name)
+        accepted = len(t["ratings"]) + len(t["rankings"]) + int(t["means"][["mean", "sd", "n"]].notna().sum().sum())
+        assert accepted + len(t["rejects"]) == cells, name

@@ -323,7 +323,7 @@ def extract_source(table: RawTable, src: dict, ds: dict, s_idx: int, out: Extrac
         _flag_unnamed(table, referenced, out, s_idx)
         return
 
-    w1, w2 = (col_ref for col_ref in (table.column(r, "words") for r in src["words"]))
+    w1, w2 = (table.column(ref, "words") for ref in src["words"])
     referenced.update((w1, w2))
     if layout in ("wide", "ragged") and kind != "contexts":
         raters = []
