@@ -61,8 +61,10 @@ def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.Completed
     return proc
 
 
-def parquet_bytes(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "results").rglob("*.parquet"))}
+def output_bytes(root: Path) -> dict[str, bytes]:
+    """Every table and figure under results/."""
+    files = [*(root / "results").rglob("*.parquet"), *(root / "results").rglob("*.png")]
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(files)}
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +80,13 @@ def test_default_config_builds_every_target(default_run):
         for table in ("items", "ratings", "means", "rankings", "rejects", "summary"):
             assert (default_run / "results" / "clean" / dataset / f"{table}.parquet").is_file()
         assert (default_run / "logs" / "clean" / f"{dataset}.log").is_file()
+    for dataset in config["datasets"]:
+        for name in ("gold.parquet", "distribution.parquet", "distribution.png"):
+            assert (default_run / "results" / "gold" / dataset / name).is_file()
+    for dataset in ("demo-da", "demo-hr", "demo-de", "demo-en-context", "demo-he-rank"):
+        for name in ("agreement.parquet", "raters.parquet", "raters.png"):
+            assert (default_run / "results" / "agreement" / dataset / name).is_file()
+    assert not (default_run / "results" / "agreement" / "ws353").exists()  # means only: no raters
     summary = pd.read_parquet(default_run / "results" / "clean" / "summary.parquet")
     assert sorted(summary["dataset"]) == sorted(config["datasets"])
     assert summary["ledger_balanced"].all()
@@ -86,11 +95,27 @@ def test_default_config_builds_every_target(default_run):
     assert counts.loc["ws353", "n_means"] == 353 and counts.loc["simlex999", "n_means"] == 999
 
 
+def test_pipeline_finds_the_planted_raters(default_run):
+    raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
+    calibrated = raters[raters["stage"] == "calibrated"].set_index("rater")
+    assert sorted(calibrated.index[calibrated["calib_shift"] != 0]) == ["Deltager 05", "Deltager 11"]
+    assert sorted(calibrated.index[calibrated["excluded"]]) == ["Deltager 08", "Deltager 14"]
+    shifted = pd.read_parquet(default_run / "results" / "calibrate" / "demo-da" / "ratings.parquet")
+    moved = shifted[shifted["score"] != shifted["raw_score"]]
+    assert set(moved["rater"]) == {"Deltager 05", "Deltager 11"}
+    assert (moved["raw_score"] - moved["score"] == 1).all() and not moved["raw_score"].isin([0, 6]).any()
+    gold = pd.read_parquet(default_run / "results" / "gold" / "demo-da" / "gold.parquet")
+    filtered = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "ratings.parquet")
+    assert gold["n"].max() == 20 and filtered["rater"].nunique() == 20
+    means = pd.read_parquet(default_run / "results" / "gold" / "ws353" / "gold.parquet")
+    assert len(means) == 353 and (means["basis"] == "shipped means").all()
+
+
 def test_parquet_is_deterministic_and_carries_provenance(default_run, tmp_path):
     other = fresh_copy(tmp_path / "simgold")
     snakemake(other, "--cores", "1")
-    first, second = parquet_bytes(default_run), parquet_bytes(other)
-    assert first.keys() == second.keys() and len(first) > 30
+    first, second = output_bytes(default_run), output_bytes(other)
+    assert first.keys() == second.keys() and len(first) > 60
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"not byte-identical between two runs: {differ}"
     path = default_run / "results" / "clean" / "demo-da" / "ratings.parquet"
@@ -118,7 +143,7 @@ def test_changed_params_rerun_only_that_dataset(default_run, tmp_path):
     (project / "config" / "config.yaml").write_text(config.replace("min_answered: 16", "min_answered: 20"))
     proc = snakemake(project, "--cores", "1", "-n")
     planned = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if "wildcards: dataset=" in line]
-    assert planned == ["wildcards: dataset=demo-de"]
+    assert set(planned) == {"wildcards: dataset=demo-de"} and len(planned) == 4  # clean, calibrate, agreement, gold
 
 
 def test_lint_is_clean():
@@ -175,8 +200,11 @@ def test_bad_input_fails_the_job_with_a_clear_message(tmp_path):
 def test_shared_data_config_runs(shared, tmp_path):
     project = fresh_copy(tmp_path / "work" / "simgold")
     (tmp_path / "work" / "shared").symlink_to(shared)
-    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-data.yaml")
+    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-data.yaml", "--replace-workflow-config")
     summary = pd.read_parquet(project / "results" / "clean" / "summary.parquet").set_index("dataset")
-    assert summary["ledger_balanced"].all()
+    assert summary["ledger_balanced"].all() and len(summary) == 25  # the demo datasets are not merged in
     assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
+    agreement = pd.read_parquet(project / "results" / "agreement" / "dsd-da" / "agreement.parquet")
+    raw = agreement.set_index(["stage", "subset"]).loc[("raw", "all")]
+    assert round(raw["pairwise"], 3) == 0.678 and round(raw["vs_rest"], 3) == 0.813
     assert SHARED.name  # the run read ../shared through the symlink, as a user's checkout would

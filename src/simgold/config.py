@@ -116,8 +116,34 @@ def resolve_dataset(spec: dict) -> dict:
     """A dataset spec with every default filled in (a new dict; the input is not changed)."""
     defs = load_schema()["$defs"]
     out = {**_defaults(defs["dataset"]), **copy.deepcopy(spec)}
+    for key, node in defs["dataset"]["properties"].items():
+        if node.get("type") == "object" and "properties" in node:  # calibration, outliers, ...
+            out[key] = {**_defaults(node), **out.get(key, {})}
     out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
     return out
+
+
+def has_ratings(ds: dict) -> bool:
+    """Whether a dataset carries per-rater scores (and so goes through calibration and agreement)."""
+    if ds["kind"] == "ratings":
+        return True
+    if ds["kind"] == "contexts":
+        return any(
+            src["layout"] == "long" or any("raters" in c for c in src.get("contexts", [])) for src in ds["sources"]
+        )
+    return False
+
+
+def item_columns(ds: dict) -> set[str]:
+    """Columns of the dataset's items table that can define agreement subsets."""
+    cols = {"pos", "relation", "context"}
+    for src in ds["sources"]:
+        cols |= set(src.get("attributes", {}))
+        for ctx in src.get("contexts", []):
+            cols |= set(ctx.get("attributes", {}))
+    if ds["kind"] == "rankings":
+        cols.add("category")
+    return cols
 
 
 def check_config(config: dict, base_dir: str | Path = ".") -> dict:
@@ -158,7 +184,32 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
             raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
     for i, src in enumerate(ds["sources"]):
         _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
+    _check_stages(where, ds)
     return ds
+
+
+def _check_stages(where: str, ds: dict) -> None:
+    """Calibration, outliers and agreement settings that fit the dataset."""
+    calibration, outliers = ds["calibration"]["method"], ds["outliers"]["method"]
+    per_rater = has_ratings(ds) or ds["kind"] == "rankings"
+    if calibration != "none" and (ds["kind"] == "rankings" or not has_ratings(ds)):
+        raise ConfigError(f"{where}.calibration.method", f"{calibration!r} needs per-rater ratings (not {ds['kind']})")
+    if outliers != "none" and not per_rater:
+        raise ConfigError(f"{where}.outliers.method", f"{outliers!r} needs per-rater data")
+    if not ds["persistent_raters"]:
+        for key, method in (("calibration", calibration), ("outliers", outliers)):
+            if method != "none":
+                raise ConfigError(
+                    f"{where}.{key}.method", f"{method!r} needs persistent raters (persistent_raters is false)"
+                )
+    if outliers == "vs_rest_min" and "threshold" not in ds["outliers"]:
+        raise ConfigError(f"{where}.outliers.threshold", "is required for method 'vs_rest_min' (e.g. threshold: 0.3)")
+    if outliers == "pairwise_sd" and "threshold" in ds["outliers"]:
+        raise ConfigError(f"{where}.outliers.threshold", "is for method 'vs_rest_min'; pairwise_sd takes k")
+    known = item_columns(ds)
+    for name in ds["agreement"]["subsets"]:
+        if name not in known:
+            raise ConfigError(f"{where}.agreement.subsets", f"{name!r} is not an item column (one of {sorted(known)})")
 
 
 def _check_source(where: str, kind: str, src: dict, base_dir) -> None:

@@ -330,9 +330,10 @@ def danish_sheet(sim: Sim):
             else:
                 bias = 1.5 if r in biased else 0.0
                 cells.append(_clip_round(latent + leniency[r] + bias + sim.normal(0.7), 0, 6))
-        rows.append([w1, w2] + cells)
+        word_class = "adj" if idx < 10 else "verb" if idx < 20 else "sub"  # as ordered in DANISH
+        rows.append([w1, w2, word_class] + cells)
     title = ["Ordpar-undersøgelse (simulerede svar, se raw/README.md)"]
-    return [title, ["Ord 1", "Ord 2"] + raters] + rows
+    return [title, ["Ord 1", "Ord 2", "Ordklasse"] + raters] + rows
 
 
 def croatian_sheet(sim: Sim) -> str:

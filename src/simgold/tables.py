@@ -64,6 +64,86 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
         },
         ["dataset", "target", "rater", "candidate"],
     ),
+    "calibration": (
+        {"dataset": S, "rater": S, "n_items": I, "mean_score": F, "calib_diff": F, "calib_shift": F, "n_changed": I},
+        ["dataset", "rater"],
+    ),
+    # agreement rows in stage order (raw, calibrated, filtered), "all" first, then subsets by name
+    "agreement": (
+        {
+            "dataset": S,
+            "stage": S,
+            "subset": S,
+            "n_raters": I,
+            "n_items": I,
+            "n_ratings": I,
+            "mean_score": F,
+            "n_pairs": I,
+            "n_pairs_few_items": I,
+            "n_pairs_constant": I,
+            "pairwise": F,
+            "pairwise_min": F,
+            "pairwise_max": F,
+            "consistency": F,
+            "vs_mean": F,
+            "vs_mean_min": F,
+            "vs_mean_max": F,
+            "vs_rest": F,
+            "vs_rest_min": F,
+            "vs_rest_max": F,
+            "alpha_interval": F,
+            "note": S,
+        },
+        None,
+    ),
+    # raters in stage order, then by rater id
+    "raters": (
+        {
+            "dataset": S,
+            "stage": S,
+            "rater": S,
+            "n_items": I,
+            "mean_score": F,
+            "calib_diff": F,
+            "calib_shift": F,
+            "avg_pairwise": F,
+            "vs_mean": F,
+            "vs_rest": F,
+            "excluded": B,
+            "exclusion_reason": S,
+        },
+        None,
+    ),
+    "gold": (
+        {
+            "dataset": S,
+            "item_id": S,
+            "n": I,
+            "mean": F,
+            "sd": F,
+            "median": F,
+            "rsd": F,
+            "mean_unit": F,
+            "mean_minmax": F,
+            "rank": F,
+            "basis": S,
+            "released_mean": F,
+        },
+        ["dataset", "item_id"],
+    ),
+    "distribution": (
+        {
+            "dataset": S,
+            "bin_low": F,
+            "bin_high": F,
+            "n_items": I,
+            "share": F,
+            "mean_of_means": F,
+            "mean_sd": F,
+            "mean_rsd": F,
+        },
+        ["dataset", "bin_low"],
+    ),
     # the ledger is kept in file order: source, row, column position (the cleaner sorts it)
     "rejects": (
         {"dataset": S, "source_file": S, "source_row": I, "column": S, "raw_value": S, "reason": S, "detail": S},
@@ -74,7 +154,7 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
 
 def arrow_type_for(values: pd.Series) -> pa.DataType:
     """Type of an extra (attribute) column: string unless every non-null value is numeric or boolean."""
-    present = [v for v in values.tolist() if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    present = [v for v in values.tolist() if not _is_null(v)]
     if present and all(isinstance(v, bool) for v in present):
         return B
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
@@ -100,13 +180,16 @@ def to_arrow(df: pd.DataFrame, table: str | None = None) -> pa.Table:
     arrays, fields = [], []
     for col in df.columns:
         typ = fixed.get(col) or arrow_type_for(df[col])
-        values = [
-            None if (v is None or (isinstance(v, float) and math.isnan(v) and typ != F) or v is pd.NA) else v
-            for v in df[col].tolist()
-        ]
+        values = [None if _is_null(v) else v for v in df[col].tolist()]
         arrays.append(pa.array(values, type=typ))
         fields.append(pa.field(col, typ))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _is_null(v) -> bool:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    return isinstance(v, float) and math.isnan(v)  # an undefined statistic is stored as null, not NaN
 
 
 def write_parquet(df: pd.DataFrame, path: str | Path, table: str | None = None, provenance: dict | None = None) -> None:

@@ -1,0 +1,304 @@
+"""The agreement stage: agreement per stage (raw, calibrated, filtered) and per subset, the per-rater
+table, and outlier filtering (METHODS.md section 4).
+
+Outlier filtering is decided once, on the calibrated ratings of the whole dataset, and not
+iterated: ``pairwise_sd`` excludes raters whose average pairwise Spearman lies more than ``k`` SDs
+(ddof=1) below the mean of the raters' averages; ``vs_rest_min`` excludes raters whose
+leave-one-out Spearman with the other raters' means is below ``threshold``.
+
+Rankings (Avraham & Goldberg design) get the same treatment with rankings in place of scores: the
+agreement of two raters is the mean, over the target groups both ranked, of the Spearman between
+their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
+ranks; alpha treats each (target, candidate) as a unit.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .agreement import (
+    AgreementStats,
+    PairResult,
+    RatingMatrix,
+    agreement,
+    krippendorff_alpha_interval,
+    pairwise_spearman,
+    restrict_pairs,
+    vs_reference,
+)
+
+STAGES = ("raw", "calibrated", "filtered")
+AGREEMENT_COLUMNS = (
+    "dataset",
+    "stage",
+    "subset",
+    "n_raters",
+    "n_items",
+    "n_ratings",
+    "mean_score",
+    "n_pairs",
+    "n_pairs_few_items",
+    "n_pairs_constant",
+    "pairwise",
+    "pairwise_min",
+    "pairwise_max",
+    "consistency",
+    "vs_mean",
+    "vs_mean_min",
+    "vs_mean_max",
+    "vs_rest",
+    "vs_rest_min",
+    "vs_rest_max",
+    "alpha_interval",
+    "note",
+)
+RATER_COLUMNS = (
+    "dataset",
+    "stage",
+    "rater",
+    "n_items",
+    "mean_score",
+    "calib_diff",
+    "calib_shift",
+    "avg_pairwise",
+    "vs_mean",
+    "vs_rest",
+    "excluded",
+    "exclusion_reason",
+)
+
+
+def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:
+    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows."""
+    out = [("all", np.ones(len(items), dtype=bool))]
+    for name in names:
+        if name not in items.columns:
+            raise KeyError(f"agreement subset attribute {name!r} is not an item column ({list(items.columns)})")
+        values = items[name]
+        for value in sorted(values.dropna().unique(), key=str):
+            out.append((f"{name}={_label(value)}", (values == value).to_numpy()))
+    return out
+
+
+def _label(value) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshold: float | None = None):
+    """(excluded mask over stats.raters, reasons); decided once, not iterated."""
+    R = len(stats.raters)
+    excluded = np.zeros(R, dtype=bool)
+    reasons = np.array([""] * R, dtype=object)
+    if method == "pairwise_sd":
+        avg = stats.avg_pairwise
+        valid = avg[~np.isnan(avg)]
+        if len(valid) >= 2:
+            mu, sd = valid.mean(), valid.std(ddof=1)
+            cut = mu - k * sd
+            excluded = ~np.isnan(avg) & (avg < cut)
+            for j in np.flatnonzero(excluded):
+                reasons[j] = f"pairwise_sd: avg_pairwise {avg[j]:.3f} < mean {mu:.3f} - {k:g} x sd {sd:.3f} = {cut:.3f}"
+    elif method == "vs_rest_min":
+        v = stats.vs_rest
+        excluded = ~np.isnan(v) & (v < threshold)
+        for j in np.flatnonzero(excluded):
+            reasons[j] = f"vs_rest_min: vs_rest {v[j]:.3f} < {threshold:g}"
+    elif method != "none":
+        raise ValueError(f"unknown outlier method {method!r}")
+    return excluded, reasons
+
+
+def _note(stats_summary: dict, n_raters: int) -> str:
+    if n_raters < 2:
+        return f"{n_raters} rater(s): agreement between raters is not defined"
+    if stats_summary["n_pairs"] == 0:
+        return "no two raters share enough items (min_overlap) with varying scores: no pairwise value"
+    return ""
+
+
+def _row(dataset, stage, subset, summary, note) -> dict:
+    return {"dataset": dataset, "stage": stage, "subset": subset, **summary, "note": note}
+
+
+def agreement_report(
+    dataset: str,
+    items: pd.DataFrame,
+    raw: pd.DataFrame,
+    calibrated: pd.DataFrame,
+    calibration: pd.DataFrame,
+    *,
+    min_overlap: int = 5,
+    subset_names: list[str] | None = None,
+    outliers: dict | None = None,
+    persistent_raters: bool = True,
+    log=None,
+) -> dict[str, pd.DataFrame]:
+    """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered ``ratings``."""
+    outliers = outliers or {"method": "none"}
+    item_ids = items["item_id"].to_numpy()
+    masks = subsets(items, subset_names or [])
+    if not persistent_raters:
+        return _anonymous_report(dataset, item_ids, raw, calibrated, masks)
+
+    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
+    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    rows, per_stage = [], {}
+    excluded = reasons = None
+    for label, mask in masks:
+        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
+        raw_pairs = pairwise_spearman(raw_s.X, min_overlap)
+        cal_pairs = pairwise_spearman(cal_s.X, min_overlap, previous=(raw_s.X, raw_pairs))
+        stats = {
+            "raw": agreement(raw_s, min_overlap, raw_pairs),
+            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
+        }
+        if excluded is None:  # decided on the calibrated ratings of the whole dataset ("all" comes first)
+            excluded, reasons = select_outliers(
+                stats["calibrated"], outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
+            )
+            if log and excluded.any():
+                log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
+        keep = ~excluded
+        kept = RatingMatrix(cal_s.X[:, keep], cal_s.items, cal_s.raters[keep])
+        stats["filtered"] = agreement(kept, min_overlap, restrict_pairs(cal_pairs, keep))
+        for stage in STAGES:
+            summary = stats[stage].summary()
+            rows.append(_row(dataset, stage, label, summary, _note(summary, summary["n_raters"])))
+        if label == "all":
+            per_stage = stats
+
+    raters = _rater_table(dataset, per_stage, calibration, excluded, reasons, cal_m.raters)
+    dropped = set(cal_m.raters[excluded])
+    filtered = calibrated[~calibrated["rater"].isin(dropped)].reset_index(drop=True)
+    return {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "ratings": filtered}
+
+
+def _rater_table(dataset, per_stage, calibration, excluded, reasons, all_raters) -> pd.DataFrame:
+    calib = calibration.set_index("rater") if len(calibration) else pd.DataFrame(columns=["calib_diff", "calib_shift"])
+    status = pd.DataFrame({"excluded": excluded, "exclusion_reason": reasons}, index=all_raters)
+    frames = []
+    for stage in STAGES:
+        s = per_stage[stage]
+        frame = pd.DataFrame(
+            {
+                "dataset": dataset,
+                "stage": stage,
+                "rater": s.raters,
+                "n_items": s.n_items_per_rater,
+                "mean_score": s.mean_score_per_rater,
+                "avg_pairwise": s.avg_pairwise,
+                "vs_mean": s.vs_mean,
+                "vs_rest": s.vs_rest,
+            }
+        )
+        frame["calib_diff"] = frame["rater"].map(calib["calib_diff"]).astype(float)
+        frame["calib_shift"] = frame["rater"].map(calib["calib_shift"]).astype(float)
+        frame["excluded"] = frame["rater"].map(status["excluded"]).astype(bool)
+        frame["exclusion_reason"] = frame["rater"].map(status["exclusion_reason"])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)[list(RATER_COLUMNS)]
+
+
+def _anonymous_report(dataset, item_ids, raw, calibrated, masks) -> dict[str, pd.DataFrame]:
+    """Rating columns that are slots, not people (Rare Words): only alpha is defined."""
+    rows = []
+    note = "raters are not persistent (rating slots): pairwise and per-rater figures are not defined; alpha only"
+    for label, mask in masks:
+        for stage, frame in (("raw", raw), ("calibrated", calibrated), ("filtered", calibrated)):
+            m = RatingMatrix.from_ratings(frame, items=item_ids).subset(mask)
+            present = ~np.isnan(m.X)
+            summary = {c: np.nan for c in AGREEMENT_COLUMNS[3:-1]}
+            summary.update(
+                n_raters=0,
+                n_items=int(present.any(axis=1).sum()),
+                n_ratings=int(present.sum()),
+                mean_score=float(np.nanmean(m.X)) if present.any() else np.nan,
+                n_pairs=0,
+                n_pairs_few_items=0,
+                n_pairs_constant=0,
+                alpha_interval=krippendorff_alpha_interval(m.X),
+            )
+            rows.append(_row(dataset, stage, label, summary, note))
+    return {
+        "agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)),
+        "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),
+        "ratings": calibrated.reset_index(drop=True),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# rankings
+
+
+def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> AgreementStats:
+    """Agreement of target-group rankings: per-target Spearman, averaged over targets."""
+    raters = np.array(sorted(rankings["rater"].unique()))
+    R = len(raters)
+    rho_sum, rho_n = np.zeros((R, R)), np.zeros((R, R))
+    vm_sum, vm_n, vr_sum, vr_n = np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R)
+    unit_rows = []
+    col = {r: j for j, r in enumerate(raters)}
+    for _, group in rankings.groupby("target", sort=True):
+        wide = group.pivot(index="candidate", columns="rater", values="rank")
+        X = np.full((len(wide), R), np.nan)
+        X[:, [col[r] for r in wide.columns]] = wide.to_numpy(float)
+        unit_rows.append(X)
+        rho = pairwise_spearman(X, min_overlap).rho
+        has = ~np.isnan(rho)
+        rho_sum[has] += rho[has]
+        rho_n += has
+        vm, vr = vs_reference(X, min_overlap)
+        for total, count, v in ((vm_sum, vm_n, vm), (vr_sum, vr_n, vr)):
+            ok = ~np.isnan(v)
+            total[ok] += v[ok]
+            count[ok] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(rho_n > 0, rho_sum / np.maximum(rho_n, 1), np.nan)
+        vs_mean = np.where(vm_n > 0, vm_sum / np.maximum(vm_n, 1), np.nan)
+        vs_rest = np.where(vr_n > 0, vr_sum / np.maximum(vr_n, 1), np.nan)
+    np.fill_diagonal(rho, np.nan)
+    upper = np.triu(np.ones((R, R), dtype=bool), k=1)
+    n_pairs = int((upper & ~np.isnan(rho)).sum())
+    pairs = PairResult(rho, rho_n.astype(np.int64), n_pairs, int(upper.sum()) - n_pairs, 0, min_overlap)
+    X_all = np.vstack(unit_rows) if unit_rows else np.zeros((0, R))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        avg = np.nanmean(rho, axis=1) if R else np.array([])
+    n_per = rankings.groupby("rater")["target"].nunique().reindex(raters).to_numpy()
+    return AgreementStats(
+        raters=raters,
+        n_items_per_rater=n_per,
+        mean_score_per_rater=rankings.groupby("rater")["rank"].mean().reindex(raters).to_numpy(),
+        avg_pairwise=avg,
+        vs_mean=vs_mean,
+        vs_rest=vs_rest,
+        pairs=pairs,
+        alpha=krippendorff_alpha_interval(X_all),
+        n_items=int(rankings["target"].nunique()),
+        mean_score=float(rankings["rank"].mean()) if len(rankings) else np.nan,
+    )
+
+
+def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | None = None, log=None) -> dict:
+    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks)."""
+    outliers = outliers or {"method": "none"}
+    stats = ranking_agreement(rankings)
+    excluded, reasons = select_outliers(stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold"))
+    if log and excluded.any():
+        log(f"excluded raters: {', '.join(map(str, stats.raters[excluded]))}")
+    dropped = set(stats.raters[excluded])
+    filtered = rankings[~rankings["rater"].isin(dropped)].reset_index(drop=True)
+    per_stage = {"raw": stats, "calibrated": stats, "filtered": ranking_agreement(filtered)}
+    rows = []
+    for stage in STAGES:
+        summary = per_stage[stage].summary()
+        summary["n_items"] = per_stage[stage].n_items  # target groups
+        note = _note(summary, summary["n_raters"]) or "rankings: items are target groups; n_ratings counts ranks"
+        rows.append(_row(dataset, stage, "all", summary, note))
+    empty = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
+    raters = _rater_table(dataset, per_stage, empty, excluded, reasons, stats.raters)
+    raters = raters[(raters["stage"] != "filtered") | ~raters["excluded"]].reset_index(drop=True)
+    return {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "rankings": filtered}

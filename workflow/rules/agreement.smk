@@ -1,0 +1,54 @@
+# Stage 4, inter-rater agreement and outlier filtering (METHODS.md section 4).
+
+
+rule agreement:
+    input:
+        item_table="results/clean/{dataset}/items.parquet",
+        raw="results/clean/{dataset}/ratings.parquet",
+        calibrated="results/calibrate/{dataset}/ratings.parquet",
+        calibration="results/calibrate/{dataset}/raters.parquet",
+    output:
+        agreement="results/agreement/{dataset}/agreement.parquet",
+        raters="results/agreement/{dataset}/raters.parquet",
+        ratings="results/agreement/{dataset}/ratings.parquet",
+        figure="results/agreement/{dataset}/raters.png",
+    log:
+        "logs/agreement/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(RATED),
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        agreement=dataset_param("agreement"),
+        outliers=dataset_param("outliers"),
+        persistent_raters=dataset_param("persistent_raters"),
+    script:
+        "../scripts/agreement.py"
+
+
+rule ranking_agreement:
+    input:
+        rankings="results/clean/{dataset}/rankings.parquet",
+    output:
+        agreement="results/agreement/{dataset}/agreement.parquet",
+        raters="results/agreement/{dataset}/raters.parquet",
+        rankings="results/agreement/{dataset}/rankings.parquet",
+        figure="results/agreement/{dataset}/raters.png",
+    log:
+        "logs/agreement/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(RANKED),
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        outliers=dataset_param("outliers"),
+    script:
+        "../scripts/ranking_agreement.py"

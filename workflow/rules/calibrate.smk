@@ -1,0 +1,24 @@
+# Stage 3, rater calibration (METHODS.md section 3): per-rater shift or z-score.
+
+
+rule calibrate:
+    input:
+        ratings="results/clean/{dataset}/ratings.parquet",
+    output:
+        ratings="results/calibrate/{dataset}/ratings.parquet",
+        raters="results/calibrate/{dataset}/raters.parquet",
+    log:
+        "logs/calibrate/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(RATED),
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        scale=dataset_param("scale"),
+        calibration=dataset_param("calibration"),
+    script:
+        "../scripts/calibrate.py"

@@ -1,0 +1,24 @@
+# Stage 5, gold standard (METHODS.md section 5) and the score distribution.
+
+
+rule gold:
+    input:
+        unpack(gold_inputs),
+    output:
+        gold="results/gold/{dataset}/gold.parquet",
+        distribution="results/gold/{dataset}/distribution.parquet",
+        figure="results/gold/{dataset}/distribution.png",
+    log:
+        "logs/gold/{dataset}.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        kind=dataset_param("kind"),
+        scale=dataset_param("scale"),
+        gold=dataset_param("gold"),
+    script:
+        "../scripts/gold.py"

@@ -1,0 +1,27 @@
+"""Calibrate one dataset's raters (shift or z-score), recording each rater's shift."""
+
+from simgold.calibrate import calibrate
+from simgold.tables import read_parquet, write_parquet
+from simgold.workflow import provenance_for, run
+
+
+def main(snakemake, log):
+    settings = snakemake.params.calibration
+    ratings = read_parquet(snakemake.input.ratings)
+    calibrated, raters = calibrate(ratings, snakemake.params.scale, **settings)
+    moved = raters[raters["calib_shift"] != 0]
+    log.info("calibration %s: %d of %d raters moved", settings["method"], len(moved), len(raters))
+    for r in moved.itertuples():
+        log.info(
+            "  %s: mean differs by %+.3f, shifted %+g (%d scores changed)",
+            r.rater,
+            r.calib_diff,
+            r.calib_shift,
+            r.n_changed,
+        )
+    prov = provenance_for(snakemake)
+    write_parquet(calibrated, snakemake.output.ratings, table="ratings", provenance=prov)
+    write_parquet(raters, snakemake.output.raters, table="calibration", provenance=prov)
+
+
+run(snakemake, main)

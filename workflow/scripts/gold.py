@@ -1,0 +1,30 @@
+"""Gold standard per item and the score distribution, from ratings, rankings or shipped means."""
+
+from simgold.figures import distribution_figure
+from simgold.gold import gold_from_means, gold_from_rankings, gold_from_ratings, score_distribution
+from simgold.tables import read_parquet, write_parquet
+from simgold.workflow import provenance_for, run
+
+
+def main(snakemake, log):
+    name, scale = snakemake.wildcards.dataset, snakemake.params.scale
+    items = read_parquet(snakemake.input.item_table)
+    released = read_parquet(snakemake.input.means)
+    if "ratings" in snakemake.input.keys():
+        gold = gold_from_ratings(name, items, read_parquet(snakemake.input.ratings), scale, released)
+    elif "rankings" in snakemake.input.keys():
+        gold = gold_from_rankings(name, items, read_parquet(snakemake.input.rankings))
+    else:
+        gold = gold_from_means(name, items, released, scale)
+    if scale is None:  # rankings: bins over the rank range
+        scale = [1, max(2.0, float(gold["mean"].max()))]
+    distribution = score_distribution(name, gold, scale, snakemake.params.gold["bin_width"])
+    log.info("%s: %d items, gold from %s", name, len(gold), gold["basis"].iloc[0] if len(gold) else "nothing")
+    log.info("\n%s", distribution.to_string(index=False))
+    prov = provenance_for(snakemake)
+    write_parquet(gold, snakemake.output.gold, table="gold", provenance=prov)
+    write_parquet(distribution, snakemake.output.distribution, table="distribution", provenance=prov)
+    distribution_figure(gold, distribution, snakemake.output.figure, f"{name}: gold scores")
+
+
+run(snakemake, main)
