@@ -300,5 +300,4 @@ def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | Non
         rows.append(_row(dataset, stage, "all", summary, note))
     empty = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
     raters = _rater_table(dataset, per_stage, empty, excluded, reasons, stats.raters)
-    raters = raters[(raters["stage"] != "filtered") | ~raters["excluded"]].reset_index(drop=True)
     return {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "rankings": filtered}
