@@ -9,6 +9,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/clean.smk"
+include: "workflow/rules/translate.smk"
 include: "workflow/rules/calibrate.smk"
 include: "workflow/rules/agreement.smk"
 include: "workflow/rules/gold.smk"

@@ -163,6 +163,7 @@ RAW_CELLS = {  # rating cells + released-mean cells, from the shapes documented 
     "men-experts": 3000 + 3000,
     "simverb-ratings": 3298 * 10 + 202 * 11,
     "simlex999": 999 * 2,
+    "ws353": 353,
     "simverb": 3500,
     "men": 3000,
     "rg65": 66,

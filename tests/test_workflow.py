@@ -87,6 +87,12 @@ def test_default_config_builds_every_target(default_run):
         for name in ("agreement.parquet", "raters.parquet", "raters.png"):
             assert (default_run / "results" / "agreement" / dataset / name).is_file()
     assert not (default_run / "results" / "agreement" / "ws353").exists()  # means only: no raters
+    linked = pd.read_parquet(default_run / "results" / "translate" / "demo-hr" / "items.parquet")
+    assert linked["source_item_id"].str.startswith("demo-da:").all() and len(linked) == 30
+    corr = pd.read_parquet(default_run / "results" / "translate" / "crosslingual_correlations.parquet")
+    assert (
+        corr[["dataset_a", "dataset_b"]].values.tolist() == [["demo-da", "demo-hr"]] and corr["spearman"].iloc[0] > 0.9
+    )
     summary = pd.read_parquet(default_run / "results" / "clean" / "summary.parquet")
     assert sorted(summary["dataset"]) == sorted(config["datasets"])
     assert summary["ledger_balanced"].all()
@@ -188,11 +194,13 @@ def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
 def test_bad_input_fails_the_job_with_a_clear_message(tmp_path):
     project = fresh_copy(tmp_path / "simgold")
     sheet = project / "raw" / "demo" / "hr" / "ocjene.tsv"
-    sheet.write_bytes(sheet.read_bytes().replace("mačka".encode(), "mačka".encode("cp1250")))
+    data = sheet.read_bytes()
+    row = data[: data.index("mačka".encode())].count(b"\n") + 1
+    sheet.write_bytes(data.replace("mačka".encode(), "mačka".encode("cp1250")))  # one word saved in cp1250
     proc = snakemake(project, "--cores", "1", "results/clean/demo-hr/items.parquet", check=False)
     assert proc.returncode != 0
     log = (project / "logs" / "clean" / "demo-hr.log").read_text()
-    assert "raw/demo/hr/ocjene.tsv, row 2: byte 0xe8" in log and "cp1250" in log
+    assert f"raw/demo/hr/ocjene.tsv, row {row}: byte 0xe8" in log and "cp1250" in log
     assert not (project / "results" / "clean" / "demo-hr" / "items.parquet").exists()
 
 
@@ -202,8 +210,15 @@ def test_shared_data_config_runs(shared, tmp_path):
     (tmp_path / "work" / "shared").symlink_to(shared)
     snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-data.yaml", "--replace-workflow-config")
     summary = pd.read_parquet(project / "results" / "clean" / "summary.parquet").set_index("dataset")
-    assert summary["ledger_balanced"].all() and len(summary) == 25  # the demo datasets are not merged in
+    assert summary["ledger_balanced"].all() and len(summary) == 26  # the demo datasets are not merged in
     assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
+    corr = pd.read_parquet(project / "results" / "translate" / "crosslingual_correlations.parquet")
+    corr = corr.set_index(["dataset_a", "dataset_b"])
+    assert (
+        corr.loc[("simlex999", "finnsim"), "n"] == 292
+        and round(corr.loc[("simlex999", "finnsim"), "spearman"], 3) == 0.745
+    )
+    assert corr.loc[("ws353", "ws297-zh"), "n"] == 296
     agreement = pd.read_parquet(project / "results" / "agreement" / "dsd-da" / "agreement.parquet")
     raw = agreement.set_index(["stage", "subset"]).loc[("raw", "all")]
     assert round(raw["pairwise"], 3) == 0.678 and round(raw["vs_rest"], 3) == 0.813

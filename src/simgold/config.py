@@ -119,6 +119,8 @@ def resolve_dataset(spec: dict) -> dict:
     for key, node in defs["dataset"]["properties"].items():
         if node.get("type") == "object" and "properties" in node:  # calibration, outliers, ...
             out[key] = {**_defaults(node), **out.get(key, {})}
+    if "translation" in out:
+        out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
     out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
     return out
 
@@ -155,6 +157,7 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     resolved = {"datasets": {}, "models": copy.deepcopy(config.get("models", {}))}
     for name, spec in config["datasets"].items():
         resolved["datasets"][name] = check_dataset(name, spec, base_dir)
+    _check_translations(resolved["datasets"], base_dir)
     for name, model in resolved["models"].items():
         _check_model(name, model, base_dir)
     return resolved
@@ -296,6 +299,61 @@ def _check_regex(where: str, pattern: str) -> None:
         raise ConfigError(
             where, f"{pattern!r} has {compiled.groups} capture groups; at most one (the rater id) is allowed"
         )
+
+
+def _check_translations(datasets: dict, base_dir) -> None:
+    """``translation_of`` names a configured dataset, without cycles; the mapping fits."""
+    for name, ds in datasets.items():
+        where = f"datasets.{name}"
+        if ("translation_of" in ds) != ("translation" in ds):
+            missing = "translation" if "translation_of" in ds else "translation_of"
+            raise ConfigError(f"{where}.{missing}", "translation_of and translation go together")
+        if "translation_of" not in ds:
+            continue
+        source = ds["translation_of"]
+        if source not in datasets:
+            raise ConfigError(f"{where}.translation_of", f"{source!r} is not a dataset of this config")
+        seen, cur = {name}, source
+        while cur in datasets and "translation_of" in datasets[cur]:
+            if cur in seen:
+                raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
+            seen.add(cur)
+            cur = datasets[cur]["translation_of"]
+        if cur in seen:
+            raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
+        spec = ds["translation"]
+        need = {"columns": "source_words", "table": "table", "dictionary": "dictionary", "translators": "translators"}
+        if spec["by"] in need and need[spec["by"]] not in spec:
+            raise ConfigError(f"{where}.translation.{need[spec['by']]}", f"is required for by: {spec['by']}")
+        if spec["by"] == "columns":
+            known = item_columns(ds)
+            for col in spec["source_words"]:
+                if col not in known:
+                    raise ConfigError(
+                        f"{where}.translation.source_words",
+                        f"{col!r} is not an item attribute of {name} (declare it under attributes)",
+                    )
+        files = [spec.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + spec.get(
+            "translators", []
+        )
+        for f in (x for x in files if x):
+            if not resolve_path(f["path"], base_dir).is_file():
+                raise ConfigError(f"{where}.translation", f"file {f['path']!r} does not exist")
+        if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
+            raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
+
+
+def translation_root(datasets: dict, name: str) -> str:
+    """The dataset at the end of a chain of translations (itself when it is not a translation)."""
+    while "translation_of" in datasets[name]:
+        name = datasets[name]["translation_of"]
+    return name
+
+
+def translation_files(ds: dict) -> list[str]:
+    spec = ds.get("translation", {})
+    files = [spec.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + spec.get("translators", [])
+    return [f["path"] for f in files if f]
 
 
 def _check_model(name: str, model: dict, base_dir) -> None:

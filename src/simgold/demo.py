@@ -15,8 +15,9 @@ Planted cases (see ``raw/README.md``):
   raters ``Deltager 05`` and ``Deltager 11`` rate with a +1.5 bias; ``Deltager 08`` and
   ``Deltager 14`` answer at random (an ordinary spread of values, shuffled over the items); a few
   empty cells.
-* ``hr/ocjene.tsv`` (Croatian, wide TSV, 0-6): ``nan`` strings for missing answers, three
-  out-of-range values (7, -1 and 60), one pair listed twice and one pair listed in both orders.
+* ``hr/ocjene.tsv`` (Croatian, wide TSV, 0-6): translations of 30 Danish pairs, with the Danish
+  source pair in two columns; ``nan`` strings for missing answers, three out-of-range values
+  (7, -1 and 60), one pair listed twice and one pair listed in both orders.
 * ``de/bewertungen.csv`` (German, long CSV in cp1252, semicolons, decimal commas, CRLF, 0-10
   in half points): rater ``T07`` stopped after 8 of 24 pairs; a few blank answers.
 * ``en/contexts.ods`` (English, two-context ODS sheet, CoSimLex design, 0-10, different raters
@@ -82,37 +83,39 @@ DANISH = [  # (word1, word2, latent 0-6); adjectives, verbs, nouns as in the Dan
     ("kaffe", "te", 2.6),
 ]  # 37 pairs: 6 groups of 7 questions, 5 of them repeated
 
+# Croatian translations of 30 of the Danish pairs: (word1, word2, index into DANISH); the sheet
+# keeps the Danish source pair beside each translation, and the latent similarity is the Danish one.
 CROATIAN = [
-    ("mačka", "pas", 2.6),
-    ("kuća", "dom", 4.6),
-    ("auto", "automobil", 5.6),
-    ("brz", "spor", 0.5),
-    ("velik", "golem", 4.9),
-    ("sretan", "veseo", 4.6),
-    ("more", "ocean", 4.7),
-    ("knjiga", "časopis", 2.8),
-    ("kruh", "pecivo", 3.7),
-    ("grad", "selo", 1.9),
-    ("liječnik", "doktor", 5.6),
-    ("učitelj", "profesor", 4.2),
-    ("voda", "vino", 1.4),
-    ("sunce", "mjesec", 1.9),
-    ("jesti", "piti", 1.9),
-    ("govoriti", "pričati", 4.8),
-    ("kupiti", "prodati", 1.4),
-    ("spavati", "odmarati", 3.7),
-    ("početi", "završiti", 0.7),
-    ("rat", "mir", 0.5),
-    ("prijatelj", "neprijatelj", 0.7),
-    ("novac", "gotovina", 4.6),
-    ("stol", "stolica", 1.9),
-    ("cesta", "ulica", 4.2),
-    ("šuma", "drvo", 2.6),
-    ("crven", "plav", 1.4),
-    ("star", "nov", 0.6),
-    ("lijep", "zgodan", 4.4),
-    ("pametan", "inteligentan", 5.1),
-    ("hladan", "topao", 0.7),
+    ("velik", "golem", 0),
+    ("sretan", "veseo", 1),
+    ("hladan", "topao", 2),
+    ("brz", "spor", 3),
+    ("lijep", "zgodan", 4),
+    ("star", "nov", 5),
+    ("pametan", "inteligentan", 6),
+    ("umoran", "pospan", 7),
+    ("bogat", "siromašan", 8),
+    ("trčati", "hodati", 10),
+    ("jesti", "piti", 11),
+    ("govoriti", "pričati", 12),
+    ("kupiti", "prodati", 13),
+    ("spavati", "odmarati", 14),
+    ("graditi", "konstruirati", 16),
+    ("naći", "izgubiti", 18),
+    ("početi", "započeti", 19),
+    ("pas", "mačka", 20),
+    ("auto", "kola", 21),
+    ("kuća", "dom", 22),
+    ("grad", "selo", 23),
+    ("liječnik", "doktor", 24),
+    ("knjiga", "novine", 25),
+    ("šuma", "drvo", 26),
+    ("more", "jezero", 27),
+    ("hrana", "obrok", 28),
+    ("cesta", "ulica", 29),
+    ("sunce", "mjesec", 31),
+    ("rat", "mir", 34),
+    ("prijatelj", "neprijatelj", 35),
 ]
 
 GERMAN = [  # latent on 0-10
@@ -339,22 +342,23 @@ def danish_sheet(sim: Sim):
 def croatian_sheet(sim: Sim) -> str:
     raters = [f"ocjena_{k:02d}" for k in range(1, 13)]
     leniency = {r: sim.normal(0.3) for r in raters}
-    pairs = list(CROATIAN)
-    pairs.insert(17, CROATIAN[4])  # "velik golem" listed a second time
-    pairs.insert(25, (CROATIAN[9][1], CROATIAN[9][0], CROATIAN[9][2]))  # "selo grad": grad/selo reversed
-    lines = ["rijec1\trijec2\t" + "\t".join(raters)]
-    for w1, w2, latent in pairs:
+    pairs = [(w1, w2, DANISH[k][0], DANISH[k][1], DANISH[k][2]) for w1, w2, k in CROATIAN]
+    pairs.insert(17, pairs[0])  # "velik golem" listed a second time
+    grad = pairs[21]
+    pairs.insert(25, (grad[1], grad[0], grad[3], grad[2], grad[4]))  # "selo grad": grad/selo reversed
+    lines = ["rijec1\trijec2\tizvor1\tizvor2\t" + "\t".join(raters)]
+    for w1, w2, da1, da2, latent in pairs:
         cells = []
         for r in raters:
             if sim.chance(0.03):
                 cells.append("nan")
             else:
                 cells.append(_fmt(_clip_round(latent + leniency[r] + sim.normal(0.7), 0, 6)))
-        lines.append(f"{w1}\t{w2}\t" + "\t".join(cells))
+        lines.append(f"{w1}\t{w2}\t{da1}\t{da2}\t" + "\t".join(cells))
     # three typing slips outside the 0-6 scale: a 7, a -1 and a 60 (meant as 6.0)
     for line, col, value in ((3, 4, "7"), (12, 9, "-1"), (21, 2, "60")):
         fields = lines[line].split("\t")
-        fields[2 + col] = value
+        fields[4 + col] = value
         lines[line] = "\t".join(fields)
     return "\n".join(lines) + "\n"
 

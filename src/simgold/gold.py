@@ -41,7 +41,9 @@ DISTRIBUTION_COLUMNS = ("dataset", "bin_low", "bin_high", "n_items", "share", "m
 
 
 def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFrame:
-    mean = frame["mean"].astype(float)
+    for col in ("mean", "sd", "median"):
+        frame[col] = pd.to_numeric(frame[col], errors="raise").astype(float)
+    mean = frame["mean"]
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["rsd"] = np.where(mean != 0, 100.0 * frame["sd"] / mean, np.nan)
     if scale is not None:

@@ -144,6 +144,19 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
         },
         ["dataset", "bin_low"],
     ),
+    # dropped translations, in the order found: source items first (translators), then target items
+    "dropped": (
+        {"dataset": S, "side": S, "item_id": S, "word1": S, "word2": S, "reason": S, "candidates": S},
+        None,
+    ),
+    "crosslingual": (
+        {"source_dataset": S, "source_item_id": S, "word1": S, "word2": S},
+        ["source_dataset", "source_item_id"],
+    ),
+    "crosslingual_correlations": (
+        {"source_dataset": S, "dataset_a": S, "language_a": S, "dataset_b": S, "language_b": S, "n": I, "spearman": F},
+        ["source_dataset", "dataset_a", "dataset_b"],
+    ),
     # the ledger is kept in file order: source, row, column position (the cleaner sorts it)
     "rejects": (
         {"dataset": S, "source_file": S, "source_row": I, "column": S, "raw_value": S, "reason": S, "detail": S},
@@ -170,8 +183,9 @@ def sort_canonical(df: pd.DataFrame, table: str) -> pd.DataFrame:
     return (df.sort_values(key, kind="stable") if key else df).reset_index(drop=True)
 
 
-def to_arrow(df: pd.DataFrame, table: str | None = None) -> pa.Table:
-    """Sort and cast a DataFrame to its canonical schema (extra columns typed by their values)."""
+def to_arrow(df: pd.DataFrame, table: str | None = None, types: dict | None = None) -> pa.Table:
+    """Sort and cast a DataFrame to its canonical schema (extra columns typed by ``types`` or by
+    their values)."""
     fixed = TABLES[table][0] if table in TABLES else {}
     missing = [c for c in fixed if c not in df.columns]
     if missing:
@@ -179,7 +193,7 @@ def to_arrow(df: pd.DataFrame, table: str | None = None) -> pa.Table:
     df = sort_canonical(df, table)
     arrays, fields = [], []
     for col in df.columns:
-        typ = fixed.get(col) or arrow_type_for(df[col])
+        typ = fixed.get(col) or (types or {}).get(col) or arrow_type_for(df[col])
         values = [None if _is_null(v) else v for v in df[col].tolist()]
         arrays.append(pa.array(values, type=typ))
         fields.append(pa.field(col, typ))
@@ -192,8 +206,14 @@ def _is_null(v) -> bool:
     return isinstance(v, float) and math.isnan(v)  # an undefined statistic is stored as null, not NaN
 
 
-def write_parquet(df: pd.DataFrame, path: str | Path, table: str | None = None, provenance: dict | None = None) -> None:
-    arrow = to_arrow(df, table)
+def write_parquet(
+    df: pd.DataFrame,
+    path: str | Path,
+    table: str | None = None,
+    provenance: dict | None = None,
+    types: dict | None = None,
+) -> None:
+    arrow = to_arrow(df, table, types)
     meta = {"simgold": json.dumps({"table": table, **(provenance or {})}, sort_keys=True, ensure_ascii=False)}
     arrow = arrow.replace_schema_metadata(meta)
     path = Path(path)

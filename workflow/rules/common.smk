@@ -1,7 +1,14 @@
 # Shared, side-effect-free parse-time code: config validation and input functions.
 import re
 
-from simgold.config import SCHEMA_PATH, check_config, dataset_input_files, has_ratings
+from simgold.config import (
+    SCHEMA_PATH,
+    check_config,
+    dataset_input_files,
+    has_ratings,
+    translation_files,
+    translation_root,
+)
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure.
@@ -11,6 +18,11 @@ DATASETS = sorted(CONFIG["datasets"])
 # datasets with per-rater scores go through calibration and agreement; rankings through agreement
 RATED = [d for d in DATASETS if has_ratings(CONFIG["datasets"][d])]
 RANKED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "rankings"]
+TRANSLATED = [d for d in DATASETS if "translation_of" in CONFIG["datasets"][d]]
+# a translation group: a root dataset and every dataset that translates it (directly or in a chain)
+GROUPS = {}
+for _d in TRANSLATED:
+    GROUPS.setdefault(translation_root(CONFIG["datasets"], _d), []).append(_d)
 
 
 def alternatives(names):
@@ -48,6 +60,28 @@ def gold_inputs(wildcards):
     return inputs
 
 
+def translate_inputs(wildcards):
+    ds = CONFIG["datasets"][wildcards.dataset]
+    inputs = {
+        "item_table": f"results/clean/{wildcards.dataset}/items.parquet",
+        "source_items": f"results/clean/{ds['translation_of']}/items.parquet",
+        "files": translation_files(ds),
+    }
+    if ds["translation"]["by"] == "row":  # to check that the rows really are in the source's order
+        inputs["gold"] = f"results/gold/{wildcards.dataset}/gold.parquet"
+        inputs["source_gold"] = f"results/gold/{ds['translation_of']}/gold.parquet"
+    return inputs
+
+
+def crosslingual_inputs(wildcards):
+    members = sorted(set(GROUPS) | set(TRANSLATED))
+    return {
+        "root_items": expand("results/clean/{dataset}/items.parquet", dataset=sorted(GROUPS)),
+        "links": expand("results/translate/{dataset}/items.parquet", dataset=TRANSLATED),
+        "gold": expand("results/gold/{dataset}/gold.parquet", dataset=members),
+    }
+
+
 def all_targets():
     clean = expand("results/clean/{dataset}/{table}.parquet", dataset=DATASETS, table=CLEAN_TABLES)
     agreement = expand(
@@ -60,4 +94,7 @@ def all_targets():
         dataset=DATASETS,
         file=["gold.parquet", "distribution.parquet", "distribution.png"],
     )
-    return clean + ["results/clean/summary.parquet"] + agreement + gold
+    translate = expand(
+        "results/translate/{dataset}/{table}.parquet", dataset=TRANSLATED, table=["items", "dropped"]
+    ) + ["results/translate/crosslingual.parquet", "results/translate/crosslingual_correlations.parquet"]
+    return clean + ["results/clean/summary.parquet"] + agreement + gold + translate

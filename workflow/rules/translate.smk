@@ -1,0 +1,46 @@
+# Stage 2, translation merges (METHODS.md section 2): link translated items to their source items,
+# and compare the languages' gold standards over shared items.
+
+
+rule translate:
+    input:
+        unpack(translate_inputs),
+    output:
+        item_table="results/translate/{dataset}/items.parquet",
+        dropped="results/translate/{dataset}/dropped.parquet",
+    log:
+        "logs/translate/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(TRANSLATED),
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        translation=dataset_param("translation"),
+    script:
+        "../scripts/translate.py"
+
+
+rule crosslingual:
+    input:
+        unpack(crosslingual_inputs),
+    output:
+        table="results/translate/crosslingual.parquet",
+        correlations="results/translate/crosslingual_correlations.parquet",
+    log:
+        "logs/translate/crosslingual.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        groups=GROUPS,
+        sources={d: CONFIG["datasets"][d]["translation_of"] for d in TRANSLATED},
+        languages={d: CONFIG["datasets"][d]["language"] for d in DATASETS},
+    script:
+        "../scripts/crosslingual.py"
