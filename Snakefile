@@ -13,6 +13,7 @@ include: "workflow/rules/translate.smk"
 include: "workflow/rules/calibrate.smk"
 include: "workflow/rules/agreement.smk"
 include: "workflow/rules/gold.smk"
+include: "workflow/rules/scores.smk"
 
 
 rule all:

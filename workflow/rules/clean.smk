@@ -8,6 +8,8 @@ rule clean_dataset:
         expand("results/clean/{{dataset}}/{table}.parquet", table=CLEAN_TABLES),
     log:
         "logs/clean/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(CLEANED),
     conda:
         "../../environment.yml"
     threads: 1
@@ -22,7 +24,7 @@ rule clean_dataset:
 
 rule clean_summary:
     input:
-        expand("results/clean/{dataset}/summary.parquet", dataset=DATASETS),
+        expand("results/clean/{dataset}/summary.parquet", dataset=CLEANED),
     output:
         "results/clean/summary.parquet",
     log:

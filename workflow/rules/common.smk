@@ -5,7 +5,9 @@ from simgold.config import (
     SCHEMA_PATH,
     check_config,
     dataset_input_files,
+    has_comparisons,
     has_ratings,
+    model_languages,
     translation_files,
     translation_root,
 )
@@ -15,6 +17,16 @@ from simgold.config import (
 validate(config, SCHEMA_PATH)
 CONFIG = check_config(config)
 DATASETS = sorted(CONFIG["datasets"])
+# ag-evaluation files go straight to the comparisons stage; every other dataset is cleaned
+CLEANED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] != "comparisons"]
+COMPARED = [d for d in DATASETS if has_comparisons(CONFIG["datasets"][d])]
+MODELS = sorted(CONFIG["models"])
+# each model scores the datasets of its languages
+MODEL_DATASETS = {
+    m: [d for d in DATASETS if CONFIG["datasets"][d]["language"] in model_languages(CONFIG["models"][m])]
+    for m in MODELS
+}
+SCORED = [(d, m) for m in MODELS for d in MODEL_DATASETS[m]]
 # datasets with per-rater scores go through calibration and agreement; rankings through agreement
 RATED = [d for d in DATASETS if has_ratings(CONFIG["datasets"][d])]
 RANKED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "rankings"]
@@ -31,6 +43,7 @@ def alternatives(names):
 
 wildcard_constraints:
     dataset=alternatives(DATASETS),
+    model=alternatives(MODELS),
 
 
 CLEAN_TABLES = ["items", "ratings", "means", "rankings", "rejects", "summary"]
@@ -82,8 +95,64 @@ def crosslingual_inputs(wildcards):
     }
 
 
+def model_param(key):
+    return lambda wildcards: CONFIG["models"][wildcards.model].get(key)
+
+
+def words_source(d):
+    """The table whose words a model needs for dataset d."""
+    if CONFIG["datasets"][d]["kind"] == "comparisons":
+        return f"results/comparisons/{d}.parquet"
+    return f"results/clean/{d}/items.parquet"
+
+
+def embedding_inputs(wildcards):
+    model = CONFIG["models"][wildcards.model]
+    inputs = {"words": [words_source(d) for d in MODEL_DATASETS[wildcards.model]]}
+    if "path" in model:
+        inputs["vectors"] = model["path"]
+    return inputs
+
+
+def embedding_mem_mb(wildcards, input):
+    """Streaming text readers need little memory; fastText and gensim files are loaded whole."""
+    return 1500 + 2 * int(input.size_mb)
+
+
+def comparison_inputs(wildcards):
+    d = wildcards.dataset
+    ds = CONFIG["datasets"][d]
+    if ds["kind"] == "comparisons":
+        return {"ag": dataset_input_files(ds)}
+    if ds["kind"] == "rankings":
+        return {"rankings": f"results/agreement/{d}/rankings.parquet"}
+    return {"item_table": f"results/clean/{d}/items.parquet", "ratings": f"results/agreement/{d}/ratings.parquet"}
+
+
+def score_inputs(wildcards):
+    d = wildcards.dataset
+    ds = CONFIG["datasets"][d]
+    inputs = {"embeddings": f"results/embeddings/{wildcards.model}.parquet", "pairs": words_source(d)}
+    if d in CLEANED and ds["kind"] != "rankings":
+        inputs["gold"] = f"results/gold/{d}/gold.parquet"
+    if d in COMPARED:
+        inputs["comparisons"] = f"results/comparisons/{d}.parquet"
+    if d in RATED or d in RANKED:
+        inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
+    return inputs
+
+
+def difference_inputs(wildcards):
+    d = wildcards.dataset
+    models = [m for dd, m in SCORED if dd == d]
+    inputs = {"predictions": [f"results/scores/{d}/{m}/predictions.parquet" for m in models]}
+    if d in CLEANED and CONFIG["datasets"][d]["kind"] != "rankings":
+        inputs["gold"] = f"results/gold/{d}/gold.parquet"
+    return inputs
+
+
 def all_targets():
-    clean = expand("results/clean/{dataset}/{table}.parquet", dataset=DATASETS, table=CLEAN_TABLES)
+    clean = expand("results/clean/{dataset}/{table}.parquet", dataset=CLEANED, table=CLEAN_TABLES)
     agreement = expand(
         "results/agreement/{dataset}/{file}",
         dataset=RATED + RANKED,
@@ -91,10 +160,15 @@ def all_targets():
     )
     gold = expand(
         "results/gold/{dataset}/{file}",
-        dataset=DATASETS,
+        dataset=CLEANED,
         file=["gold.parquet", "distribution.parquet", "distribution.png"],
     )
     translate = expand(
         "results/translate/{dataset}/{table}.parquet", dataset=TRANSLATED, table=["items", "dropped"]
     ) + ["results/translate/crosslingual.parquet", "results/translate/crosslingual_correlations.parquet"]
-    return clean + ["results/clean/summary.parquet"] + agreement + gold + translate
+    scores = [f"results/scores/{d}/{m}/{t}.parquet" for d, m in SCORED for t in ("predictions", "scores")]
+    scores += expand("results/scores/{dataset}/model_differences.parquet", dataset=sorted({d for d, _ in SCORED}))
+    scores += expand("results/embeddings/{model}.parquet", model=MODELS)
+    scores += expand("results/comparisons/{dataset}.parquet", dataset=COMPARED)
+    scores += ["results/scores/summary.parquet"] if SCORED else []
+    return clean + ["results/clean/summary.parquet"] + agreement + gold + translate + scores

@@ -10,6 +10,8 @@ rule gold:
         figure="results/gold/{dataset}/distribution.png",
     log:
         "logs/gold/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(CLEANED),
     conda:
         "../../environment.yml"
     threads: 1

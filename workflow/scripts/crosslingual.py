@@ -3,6 +3,8 @@ Spearman between every two datasets of a translation group over their shared ite
 
 from pathlib import Path
 
+import pyarrow as pa
+
 from simgold.tables import read_parquet, write_parquet
 from simgold.translate import crosslingual, link_to_root
 from simgold.workflow import provenance_for, run
@@ -31,7 +33,7 @@ def main(snakemake, log):
     prov = provenance_for(snakemake)
     datasets = [c for c in table.columns if c not in ("source_dataset", "source_item_id", "word1", "word2")]
     write_parquet(
-        table, snakemake.output.table, table="crosslingual", provenance=prov, types={d: "float64" for d in datasets}
+        table, snakemake.output.table, table="crosslingual", provenance=prov, types={d: pa.float64() for d in datasets}
     )
     write_parquet(correlations, snakemake.output.correlations, table="crosslingual_correlations", provenance=prov)
 

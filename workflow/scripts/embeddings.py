@@ -1,0 +1,44 @@
+"""Vectors of every word the model's datasets need: one streaming pass over the embedding file."""
+
+import numpy as np
+import pyarrow as pa
+
+from simgold.embeddings import load_model
+from simgold.scoring import words_of
+from simgold.tables import read_parquet, write_parquet
+from simgold.workflow import provenance_for, run
+
+
+def main(snakemake, log):
+    name, model = snakemake.wildcards.model, snakemake.params.model
+    words = sorted({w for path in snakemake.input.words for w in words_of(read_parquet(path))})
+    log.info("%s: %d distinct words needed by %d datasets", name, len(words), len(snakemake.input.words))
+    table, report = load_model(model, words, log=log.info, threads=snakemake.threads)
+    found = {w for w in words if w in set(table["word"]) or (model["lowercase"] and w.lower() in set(table["word"]))}
+    log.info(
+        "%s (%s, %d dimensions): %d words in the file, %d kept; %d of %d needed words found (%.1f%%)",
+        report.file,
+        report.format,
+        report.dim,
+        report.lines,
+        report.kept,
+        len(found),
+        len(words),
+        100 * len(found) / max(1, len(words)),
+    )
+    for word, first, again in report.duplicates:
+        log.info("  duplicated word %r: line %d kept, line %d ignored", word, first, again)
+    prov = provenance_for(snakemake)
+    prov["duplicates"] = [list(d) for d in report.duplicates]
+    if report.mean is not None:
+        prov["mean_vector"] = [float(x) for x in np.asarray(report.mean, dtype=np.float64)]
+    write_parquet(
+        table,
+        snakemake.output[0],
+        table="embeddings",
+        provenance=prov,
+        types={"vector": pa.list_(pa.float32(), report.dim)},
+    )
+
+
+run(snakemake, main)

@@ -1,0 +1,58 @@
+"""Paired bootstrap between every two models scored on the same dataset."""
+
+import itertools
+
+import pandas as pd
+
+from simgold.scoring import paired_difference
+from simgold.tables import read_parquet, write_parquet
+from simgold.workflow import provenance_for, run
+
+COLUMNS = [
+    "dataset",
+    "model_a",
+    "model_b",
+    "metric",
+    "n_used",
+    "value_a",
+    "value_b",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p",
+]
+
+
+def main(snakemake, log):
+    name, scoring = snakemake.wildcards.dataset, snakemake.params.scoring
+    rows = []
+    if "gold" in snakemake.input.keys():
+        gold = read_parquet(snakemake.input.gold).set_index("item_id")["mean"]
+        preds = {
+            p["model"].iloc[0]: p.set_index("item_id")["sim"]
+            for p in map(read_parquet, snakemake.input.predictions)
+            if len(p)
+        }
+        for a, b in itertools.combinations(sorted(preds), 2):
+            items = gold.index
+            rows.append(
+                paired_difference(
+                    name,
+                    a,
+                    b,
+                    gold.to_numpy(float),
+                    preds[a].reindex(items).to_numpy(float),
+                    preds[b].reindex(items).to_numpy(float),
+                    resamples=scoring["resamples"],
+                    seed=scoring["seed"],
+                    confidence=scoring["confidence"],
+                )
+            )
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    log.info(
+        "\n%s", table.to_string(index=False) if len(table) else f"{name}: fewer than two models or no gold standard"
+    )
+    write_parquet(table, snakemake.output[0], table="model_differences", provenance=provenance_for(snakemake))
+
+
+run(snakemake, main)

@@ -1,0 +1,30 @@
+"""Score one model on one dataset: predictions, correlations and the A&G score with bootstrap CIs."""
+
+from simgold.scoring import Vectors, score_dataset
+from simgold.tables import read_parquet, read_provenance, write_parquet
+from simgold.workflow import provenance_for, run
+
+
+def main(snakemake, log):
+    name, model_name, model = snakemake.wildcards.dataset, snakemake.wildcards.model, snakemake.params.model
+    keys = snakemake.input.keys()
+    mean = read_provenance(snakemake.input.embeddings).get("mean_vector")
+    vectors = Vectors(read_parquet(snakemake.input.embeddings), model["lowercase"], model["oov"], mean)
+    pred, scores = score_dataset(
+        name,
+        model_name,
+        snakemake.params.kind,
+        read_parquet(snakemake.input.pairs),
+        vectors,
+        gold=read_parquet(snakemake.input.gold) if "gold" in keys else None,
+        comparisons=read_parquet(snakemake.input.comparisons) if "comparisons" in keys else None,
+        agreement=read_parquet(snakemake.input.agreement) if "agreement" in keys else None,
+        scoring=snakemake.params.scoring,
+    )
+    log.info("\n%s", scores.to_string(index=False))
+    prov = provenance_for(snakemake)
+    write_parquet(pred, snakemake.output.predictions, table="predictions", provenance=prov)
+    write_parquet(scores, snakemake.output.scores, table="scores", provenance=prov)
+
+
+run(snakemake, main)
