@@ -12,7 +12,7 @@ import pytest
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
 
-from simgold.comparisons import ag_score, ag_score_parts, from_ratings, from_rankings, read_ag_file
+from simgold.comparisons import ag_score, ag_score_parts, from_ratings, from_rankings, read_ag_file, write_ag_file
 from simgold.embeddings import load_model
 from simgold.errors import InputError
 from simgold.scoring import Vectors, correlation_scores, paired_difference, predictions, score_dataset
@@ -244,3 +244,17 @@ def test_score_dataset_reports_oov_and_the_human_ceiling():
     assert scores.set_index("metric").loc["spearman", "n_used"] == 3
     # sims 0.71, 0, 0.71 -> ranks 2.5, 1, 2.5; gold 9, 1, 4 -> ranks 3, 1, 2; r = 1.5 / sqrt(1.5 * 2)
     assert s["spearman"] == pytest.approx(np.sqrt(3) / 2)
+
+
+@pytest.mark.shared
+def test_ag_files_round_trip_and_keep_the_reference_score(shared, tmp_path):
+    path = str(shared / "data/ag-hebrew/datasets/basic/nn.txt")
+    original = read_ag_file(path, "he")
+    write_ag_file(original, tmp_path / "nn.txt")
+    again = read_ag_file(str(tmp_path / "nn.txt"), "he")
+    cols = ["target", "w1", "w2", "type", "r", "tie_to_w1"]
+    key = ["target", "w1", "w2", "type"]
+    pd.testing.assert_frame_equal(
+        original[cols].sort_values(key).reset_index(drop=True), again[cols].sort_values(key).reset_index(drop=True)
+    )
+    assert _reference_score(str(tmp_path / "nn.txt")) == pytest.approx(_reference_score(path), abs=1e-12)

@@ -164,3 +164,28 @@ def ag_score(s: np.ndarray) -> float:
     s = s[~np.isnan(s)]
     weight = np.abs(s).sum()
     return float(np.maximum(s, 0).sum() / weight) if weight > 0 else float("nan")
+
+
+def write_ag_file(comparisons: pd.DataFrame, path) -> None:
+    """Write comparisons in the ag-evaluation text format (the reference script reads it).
+
+    Probabilities are printed with two decimals, as in the published files. A comparison whose tie
+    goes to ``w1`` (read from a file that put the preferred word second) is written in that order
+    again, so that the reference rule scores it as before.
+    """
+    lines = []
+    for target, group in comparisons.groupby("target", sort=True):
+        lines.append(target)
+        for kind, marker in (("positive", None), ("distractor", "distractors"), ("random", "randoms")):
+            rows = group[group["type"] == kind]
+            if rows.empty:
+                continue
+            if marker:
+                lines.append(marker)
+            for r in rows.itertuples(index=False):
+                if r.tie_to_w1:
+                    lines.append(f"{r.w2},{1 - r.r:.2f},{r.w1},{r.r:.2f}")
+                else:
+                    lines.append(f"{r.w1},{r.r:.2f},{r.w2},{1 - r.r:.2f}")
+        lines.append("")
+    Path(path).write_text("\n".join(lines), encoding="utf-8")

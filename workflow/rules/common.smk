@@ -169,6 +169,6 @@ def all_targets():
     scores = [f"results/scores/{d}/{m}/{t}.parquet" for d, m in SCORED for t in ("predictions", "scores")]
     scores += expand("results/scores/{dataset}/model_differences.parquet", dataset=sorted({d for d, _ in SCORED}))
     scores += expand("results/embeddings/{model}.parquet", model=MODELS)
-    scores += expand("results/comparisons/{dataset}.parquet", dataset=COMPARED)
+    scores += expand("results/comparisons/{dataset}.{ext}", dataset=COMPARED, ext=["parquet", "ag.txt"])
     scores += ["results/scores/summary.parquet"] if SCORED else []
     return clean + ["results/clean/summary.parquet"] + agreement + gold + translate + scores

@@ -24,7 +24,8 @@ rule comparisons:
     input:
         unpack(comparison_inputs),
     output:
-        "results/comparisons/{dataset}.parquet",
+        table="results/comparisons/{dataset}.parquet",
+        ag="results/comparisons/{dataset}.ag.txt",
     log:
         "logs/comparisons/{dataset}.log",
     wildcard_constraints:
