@@ -14,6 +14,7 @@ include: "workflow/rules/calibrate.smk"
 include: "workflow/rules/agreement.smk"
 include: "workflow/rules/gold.smk"
 include: "workflow/rules/scores.smk"
+include: "workflow/rules/context.smk"
 
 
 rule all:

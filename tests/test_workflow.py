@@ -106,9 +106,14 @@ def test_default_config_builds_every_target(default_run):
     ag = scores[(scores["dataset"] == "demo-he-rank") & (scores["metric"] == "ag_score")]
     assert set(ag["subset"]) == {"all", "type=positive", "type=distractor", "type=random"}
     diffs = pd.read_parquet(default_run / "results" / "scores" / "ws353" / "model_differences.parquet")
-    assert (
-        diffs[["model_a", "model_b"]].values.tolist() == [["e5-small", "glove-6b-50d"]] and 0 <= diffs["p"].iloc[0] <= 1
-    )
+    pairs = diffs[["model_a", "model_b"]].values.tolist()
+    assert pairs == [["e5-small", "glove-6b-50d"], ["e5-small", "minilm"], ["glove-6b-50d", "minilm"]]
+    assert diffs["p"].between(0, 1).all()
+    tests = pd.read_parquet(default_run / "results" / "context" / "demo-en-context" / "tests.parquet")
+    assert (tests["q"] < 0.05).sum() == 8 and tests["recomputed"].all()  # the 8 planted context effects
+    cosimlex = pd.read_parquet(default_run / "results" / "scores" / "cosimlex_summary.parquet")
+    cosimlex = cosimlex[cosimlex["language"] == "en"].set_index("model")
+    assert cosimlex.loc["glove-6b-50d", "subtask1"] == 0.0 and cosimlex.loc["minilm", "subtask1"] > 0.5
     embeddings = pd.read_parquet(default_run / "results" / "embeddings" / "glove-6b-50d.parquet")
     assert len(embeddings["vector"].iloc[0]) == 50 and embeddings["word"].is_monotonic_increasing
     summary = pd.read_parquet(default_run / "results" / "clean" / "summary.parquet")
@@ -248,6 +253,11 @@ def test_shared_data_config_runs(shared, tmp_path):
         assert round(spearman[("ws353", model)], 4) == 0.5033 and round(spearman[("simlex999", model)], 4) == 0.2646
     ag = scores[(scores["metric"] == "ag_score") & (scores["subset"] == "all")].set_index("dataset")
     assert {"ws353-set1", "ws353-set2", "men-experts"} <= set(ag.index)
+    context = pd.read_parquet(project / "results" / "context" / "cosimlex-en" / "summary.parquet").iloc[0]
+    assert (context["n_pairs"], context["n_p_below_0_1"], context["n_p_below_0_05"]) == (340, 220, 208)
+    cosimlex = pd.read_parquet(project / "results" / "scores" / "cosimlex_summary.parquet")
+    minilm = cosimlex[(cosimlex["model"] == "minilm") & (cosimlex["language"] == "en")].iloc[0]
+    assert minilm["subtask1"] > 0.1 and minilm["subtask2"] > 0.3
     assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
     corr = pd.read_parquet(project / "results" / "translate" / "crosslingual_correlations.parquet")
     corr = corr.set_index(["dataset_a", "dataset_b"])

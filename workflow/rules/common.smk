@@ -7,6 +7,7 @@ from simgold.config import (
     dataset_input_files,
     has_comparisons,
     has_ratings,
+    is_contextual,
     model_languages,
     translation_files,
     translation_root,
@@ -27,6 +28,9 @@ MODEL_DATASETS = {
     for m in MODELS
 }
 SCORED = [(d, m) for m in MODELS for d in MODEL_DATASETS[m]]
+# two-context datasets get context significance, and the CoSimLex metrics for every model
+CONTEXT_DATASETS = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "contexts"]
+COSIMLEX = [(d, m) for d, m in SCORED if d in CONTEXT_DATASETS]
 # datasets with per-rater scores go through calibration and agreement; rankings through agreement
 RATED = [d for d in DATASETS if has_ratings(CONFIG["datasets"][d])]
 RANKED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "rankings"]
@@ -137,8 +141,18 @@ def score_inputs(wildcards):
         inputs["gold"] = f"results/gold/{d}/gold.parquet"
     if d in COMPARED:
         inputs["comparisons"] = f"results/comparisons/{d}.parquet"
+    if d in CONTEXT_DATASETS:  # an in-context model reads each item's context
+        inputs["item_table"] = f"results/clean/{d}/items.parquet"
     if d in RATED or d in RANKED:
         inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
+    return inputs
+
+
+def context_inputs(wildcards):
+    d = wildcards.dataset
+    inputs = {"item_table": f"results/clean/{d}/items.parquet", "means": f"results/clean/{d}/means.parquet"}
+    if d in RATED:
+        inputs["ratings"] = f"results/agreement/{d}/ratings.parquet"
     return inputs
 
 
@@ -171,4 +185,8 @@ def all_targets():
     scores += expand("results/embeddings/{model}.parquet", model=MODELS)
     scores += expand("results/comparisons/{dataset}.{ext}", dataset=COMPARED, ext=["parquet", "ag.txt"])
     scores += ["results/scores/summary.parquet"] if SCORED else []
+    context = expand("results/context/{dataset}/{table}.parquet", dataset=CONTEXT_DATASETS, table=["tests", "summary"])
+    context += [f"results/scores/{d}/{m}/cosimlex.parquet" for d, m in COSIMLEX]
+    context += ["results/scores/cosimlex_summary.parquet"] if COSIMLEX else []
+    scores += context
     return clean + ["results/clean/summary.parquet"] + agreement + gold + translate + scores

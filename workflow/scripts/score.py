@@ -10,6 +10,12 @@ def main(snakemake, log):
     keys = snakemake.input.keys()
     mean = read_provenance(snakemake.input.embeddings).get("mean_vector")
     vectors = Vectors(read_parquet(snakemake.input.embeddings), model["lowercase"], model["oov"], mean)
+    pred = None
+    if snakemake.params.contextual and snakemake.params.kind == "contexts":  # each word's vector from its context
+        from simgold.context import in_context_predictions
+        from simgold.minilm import get_model
+
+        pred = in_context_predictions(name, model_name, read_parquet(snakemake.input.item_table), get_model())
     pred, scores = score_dataset(
         name,
         model_name,
@@ -20,6 +26,7 @@ def main(snakemake, log):
         comparisons=read_parquet(snakemake.input.comparisons) if "comparisons" in keys else None,
         agreement=read_parquet(snakemake.input.agreement) if "agreement" in keys else None,
         scoring=snakemake.params.scoring,
+        pred=pred,
     )
     log.info("\n%s", scores.to_string(index=False))
     prov = provenance_for(snakemake)
