@@ -7,6 +7,9 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/clean.smk"
 include: "workflow/rules/translate.smk"
@@ -15,6 +18,8 @@ include: "workflow/rules/agreement.smk"
 include: "workflow/rules/gold.smk"
 include: "workflow/rules/scores.smk"
 include: "workflow/rules/context.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/archive.smk"
 
 
 rule all:

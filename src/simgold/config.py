@@ -101,6 +101,12 @@ def validate_schema(config: dict) -> None:
     raise ConfigError(where, err.message)
 
 
+def _resolve_noise(node: dict, given: dict) -> dict:
+    out = {**_defaults(node), **given}
+    out["levels"] = {**_defaults(node["properties"]["levels"]), **given.get("levels", {})}
+    return out
+
+
 def _path_text(parts) -> str:
     text = ""
     for p in parts:
@@ -165,12 +171,21 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
         "datasets": {},
         "models": {name: {**_defaults(defs["$defs"]["model"]), **m} for name, m in config.get("models", {}).items()},
         "scoring": {**_defaults(defs["properties"]["scoring"]), **config.get("scoring", {})},
+        "noise": _resolve_noise(defs["properties"]["noise"], config.get("noise", {})),
+        "archive": {**_defaults(defs["properties"]["archive"]), **config.get("archive", {})},
     }
     for name, spec in config["datasets"].items():
         resolved["datasets"][name] = check_dataset(name, spec, base_dir)
     _check_translations(resolved["datasets"], base_dir)
     for name, model in resolved["models"].items():
         _check_model(name, model, base_dir)
+    for key, known in (("models", resolved["models"]), ("datasets", resolved["datasets"])):
+        for name in resolved["noise"].get(key, []):
+            if name not in known:
+                raise ConfigError(f"noise.{key}", f"{name!r} is not one of the configured {key}")
+    levels = resolved["noise"]["levels"]
+    if levels["stop"] <= levels["start"]:
+        raise ConfigError("noise.levels", "stop must be above start")
     return resolved
 
 

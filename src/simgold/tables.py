@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 SCHEMA_VERSION = "1"
 
-S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()
+S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()  # noqa: E741 (short column-type aliases)
 
 #: column -> Arrow type, in column order; and the sort key (None: keep the given order)
 TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
@@ -271,6 +271,24 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     "cosimlex_summary": (
         {"model": S, "language": S, "dataset": S, "subtask1": F, "subtask2": F},
         ["model", "language", "dataset"],
+    ),
+    "noise": (
+        {
+            "dataset": S,
+            "model": S,
+            "level": F,
+            "noise": F,
+            "mean": F,
+            "sd": F,
+            "p2_5": F,
+            "p97_5": F,
+            "k": I,
+            "m": I,
+            "n_items": I,
+            "trend_spearman": F,
+            "monotonic_share": F,
+        },
+        ["dataset", "model", "level"],
     ),
     # the ledger is kept in file order: source, row, column position (the cleaner sorts it)
     "rejects": (

@@ -11,7 +11,13 @@ rule agreement:
         agreement="results/agreement/{dataset}/agreement.parquet",
         raters="results/agreement/{dataset}/raters.parquet",
         ratings="results/agreement/{dataset}/ratings.parquet",
-        figure="results/agreement/{dataset}/raters.png",
+        figure=report(
+            "results/agreement/{dataset}/raters.png",
+            caption="../report/raters.rst",
+            category="Agreement",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "per-rater agreement"},
+        ),
     log:
         "logs/agreement/{dataset}.log",
     wildcard_constraints:
@@ -37,7 +43,13 @@ rule ranking_agreement:
         agreement="results/agreement/{dataset}/agreement.parquet",
         raters="results/agreement/{dataset}/raters.parquet",
         rankings="results/agreement/{dataset}/rankings.parquet",
-        figure="results/agreement/{dataset}/raters.png",
+        figure=report(
+            "results/agreement/{dataset}/raters.png",
+            caption="../report/raters.rst",
+            category="Agreement",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "per-rater agreement"},
+        ),
     log:
         "logs/agreement/{dataset}.log",
     wildcard_constraints:

@@ -31,6 +31,16 @@ SCORED = [(d, m) for m in MODELS for d in MODEL_DATASETS[m]]
 # two-context datasets get context significance, and the CoSimLex metrics for every model
 CONTEXT_DATASETS = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "contexts"]
 COSIMLEX = [(d, m) for d, m in SCORED if d in CONTEXT_DATASETS]
+# the noise sanity check: models and datasets with a gold standard, as the config restricts them
+NOISE = CONFIG["noise"]
+NOISED = [
+    (d, m)
+    for d, m in SCORED
+    if d in CLEANED
+    and CONFIG["datasets"][d]["kind"] != "rankings"
+    and m in NOISE.get("models", MODELS)
+    and d in NOISE.get("datasets", DATASETS)
+]
 # datasets with per-rater scores go through calibration and agreement; rankings through agreement
 RATED = [d for d in DATASETS if has_ratings(CONFIG["datasets"][d])]
 RANKED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "rankings"]
@@ -156,6 +166,38 @@ def context_inputs(wildcards):
     return inputs
 
 
+def report_inputs(wildcards):
+    """Everything a dataset's report page shows."""
+    d = wildcards.dataset
+    inputs = {
+        "scores": [f"results/scores/{d}/{m}/scores.parquet" for dd, m in SCORED if dd == d],
+        "noise": [f"results/noise/{d}/{m}.parquet" for dd, m in NOISED if dd == d],
+    }
+    if d in CLEANED:
+        inputs["clean"] = f"results/clean/{d}/summary.parquet"
+    if d in RATED or d in RANKED:
+        inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
+    if d in CONTEXT_DATASETS:
+        inputs["context"] = f"results/context/{d}/tests.parquet"
+    return inputs
+
+
+def report_figures(d):
+    """(path relative to the dataset's page, caption) of every figure a dataset's page shows."""
+    figures = [("scores.png", "Model scores with 95% bootstrap CIs and the human ceiling")]
+    if any(dd == d for dd, _ in NOISED):
+        figures.append(("noise.png", "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)"))
+    if d in CONTEXT_DATASETS:
+        figures.append(("context.png", "Mean similarity of each pair in its two contexts"))
+    if d in RATED or d in RANKED:
+        figures.append(
+            (f"../../agreement/{d}/raters.png", "Agreement of each rater (pairwise and with the item means)")
+        )
+    if d in CLEANED:
+        figures.append((f"../../gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
+    return figures
+
+
 def difference_inputs(wildcards):
     d = wildcards.dataset
     models = [m for dd, m in SCORED if dd == d]
@@ -172,6 +214,10 @@ def all_targets():
         dataset=RATED + RANKED,
         file=["agreement.parquet", "raters.parquet", "raters.png"],
     )
+    # the intermediate tables too: every table the workflow makes is a result (and goes into the archive)
+    agreement += expand("results/calibrate/{dataset}/{table}.parquet", dataset=RATED, table=["ratings", "raters"])
+    agreement += expand("results/agreement/{dataset}/ratings.parquet", dataset=RATED)
+    agreement += expand("results/agreement/{dataset}/rankings.parquet", dataset=RANKED)
     gold = expand(
         "results/gold/{dataset}/{file}",
         dataset=CLEANED,
@@ -189,4 +235,11 @@ def all_targets():
     context += [f"results/scores/{d}/{m}/cosimlex.parquet" for d, m in COSIMLEX]
     context += ["results/scores/cosimlex_summary.parquet"] if COSIMLEX else []
     scores += context
+    report_files = [f"results/noise/{d}/{m}.parquet" for d, m in NOISED]
+    report_files += expand(
+        "results/report/{dataset}/{f}", dataset=DATASETS, f=["index.html", "scores.png", "noise.png"]
+    )
+    report_files += expand("results/report/{dataset}/context.png", dataset=CONTEXT_DATASETS)
+    report_files += ["results/report/index.html", "results/report/summary.tsv"]
+    scores += report_files
     return clean + ["results/clean/summary.parquet"] + agreement + gold + translate + scores

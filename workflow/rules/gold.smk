@@ -7,7 +7,13 @@ rule gold:
     output:
         gold="results/gold/{dataset}/gold.parquet",
         distribution="results/gold/{dataset}/distribution.parquet",
-        figure="results/gold/{dataset}/distribution.png",
+        figure=report(
+            "results/gold/{dataset}/distribution.png",
+            caption="../report/distribution.rst",
+            category="Gold standards",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "score distribution"},
+        ),
     log:
         "logs/gold/{dataset}.log",
     wildcard_constraints:

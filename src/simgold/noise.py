@@ -1,0 +1,143 @@
+"""The noise sanity check (METHODS.md section 9): Batchkarov et al. (2016), as critiqued by Le (2017).
+
+For a model and a dataset, the vectors of the dataset's words get ``U(-n, n)`` noise added to every
+element, for each noise level ``n`` of a grid, ``k`` times per level; each time the Spearman
+correlation with the gold standard is computed. Reported per level: the mean, SD and 2.5/97.5
+percentiles of those correlations (over all samples); the trend (Spearman between noise level and
+score, over all samples: a tendency, not a yes/no); and, over ``m`` independent repetitions of the
+whole curve (each curve = the per-level means of its own ``k`` samples), the share of curves that
+decrease strictly at every step. That share is what Le shows to be unstable: it moves with ``k``
+and with the dataset's size, so "passing" or "failing" says little about a dataset.
+
+Everything is vectorised: for each level the ``m x k`` noisy copies of the (small) matrix of the
+dataset's word vectors are drawn at once, in batches that bound memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata, spearmanr
+
+from .scoring import _rowwise_pearson, seed_for
+
+NOISE_COLUMNS = (
+    "dataset",
+    "model",
+    "level",
+    "noise",
+    "mean",
+    "sd",
+    "p2_5",
+    "p97_5",
+    "k",
+    "m",
+    "n_items",
+    "trend_spearman",
+    "monotonic_share",
+)
+BATCH_FLOATS = 20_000_000  # noisy vector elements drawn at once (bounds memory)
+
+
+def grid(start: float, stop: float, step: float) -> np.ndarray:
+    n = int(round((stop - start) / step)) + 1
+    return np.round(start + step * np.arange(n), 10)
+
+
+def noise_check(
+    dataset: str,
+    model: str,
+    vectors: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    gold: np.ndarray,
+    *,
+    levels: np.ndarray,
+    k: int = 100,
+    m: int = 20,
+    seed: int = 0,
+    relative: bool = False,
+    threads: int = 1,
+) -> pd.DataFrame:
+    """``vectors``: the dataset's words (rows); ``first``/``second``: row indices of each item's two
+    words; ``gold``: the items' gold means. Returns one row per noise level.
+
+    ``relative``: the levels are multiples of the SD of the vectors' elements (so that one grid
+    means the same for GloVe, whose elements are about 0.5, and for normalised 384-d vectors).
+    Each level draws from its own random stream, so the numbers do not depend on ``threads``.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    vectors = np.asarray(vectors, dtype=np.float32)
+    unit = float(vectors.std()) if relative else 1.0
+    gold_ranks = rankdata(gold)
+    streams = np.random.SeedSequence(seed_for(seed, dataset, model, "noise")).spawn(len(levels))
+    scores = np.empty((len(levels), m, k))
+
+    def run_level(li):
+        scores[li] = _level_scores(vectors, first, second, gold_ranks, levels[li] * unit, m * k, streams[li]).reshape(
+            m, k
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        list(pool.map(run_level, range(len(levels))))
+    pooled = scores.reshape(len(levels), -1)
+    curves = scores.mean(axis=2)  # (levels, m): each repetition's curve
+    monotonic = float(np.mean(np.all(np.diff(curves, axis=0) < 0, axis=0))) if len(levels) > 1 else float("nan")
+    trend = float(spearmanr(np.repeat(levels, pooled.shape[1]), pooled.ravel())[0]) if len(levels) > 1 else float("nan")
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "model": model,
+            "level": levels,
+            "noise": levels * unit,
+            "mean": pooled.mean(axis=1),
+            "sd": pooled.std(axis=1, ddof=1),
+            "p2_5": np.quantile(pooled, 0.025, axis=1),
+            "p97_5": np.quantile(pooled, 0.975, axis=1),
+            "k": k,
+            "m": m,
+            "n_items": len(gold),
+            "trend_spearman": trend,
+            "monotonic_share": monotonic,
+        },
+        columns=list(NOISE_COLUMNS),
+    )
+
+
+def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) -> np.ndarray:
+    """Spearman of ``samples`` noisy copies at one noise level (half-width ``level``)."""
+    rng = np.random.default_rng(stream)
+    n_words, dim = vectors.shape
+    per_batch = max(1, BATCH_FLOATS // max(1, n_words * dim))
+    out = np.empty(samples)
+    for start in range(0, samples, per_batch):
+        count = min(per_batch, samples - start)
+        if level > 0:  # U(-level, level) from float32 draws in [0, 1)
+            noisy = rng.random((count, n_words, dim), dtype=np.float32)
+            noisy *= np.float32(2 * level)
+            noisy -= np.float32(level)
+            noisy += vectors
+        else:
+            noisy = np.broadcast_to(vectors, (count, n_words, dim))
+        norms = np.sqrt(np.einsum("swd,swd->sw", noisy, noisy, dtype=np.float64))
+        dots = np.einsum("snd,snd->sn", noisy[:, first, :], noisy[:, second, :], dtype=np.float64)
+        den = norms[:, first] * norms[:, second]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sims = np.where(den > 0, dots / den, 0.0)
+        # an identity pair (tiger/tiger) has cosine 1 only up to rounding: equal at 12 decimals is a tie
+        sims = np.round(sims, 12)
+        out[start : start + count] = _rowwise_pearson(rankdata(sims, axis=1), np.broadcast_to(gold_ranks, sims.shape))
+    return out
+
+
+def inputs_for(pred: pd.DataFrame, gold: pd.DataFrame, vectors) -> tuple:
+    """The word matrix, item word indices and gold means of the items a model covers."""
+    frame = pred.merge(gold[["item_id", "mean"]], on="item_id")
+    frame = frame[frame["mean"].notna() & ~frame["oov"]]
+    words = sorted(set(frame["word1"]) | set(frame["word2"]))
+    index = {w: i for i, w in enumerate(words)}
+    matrix = np.vstack([vectors.matrix[vectors.find(w)] for w in words]) if words else np.zeros((0, vectors.dim))
+    first = frame["word1"].map(index).to_numpy()
+    second = frame["word2"].map(index).to_numpy()
+    return matrix, first, second, frame["mean"].to_numpy(float)

