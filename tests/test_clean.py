@@ -38,11 +38,11 @@ def test_parse_accepts_plain_numbers(raw, expected):
         ("-", "missing"),
         (float("nan"), "missing"),
         (None, "short_row"),
-        ("NaN", "non_numeric"),  # not in the configured markers: rejected, not guessed
+        ("NaN", "non_finite"),  # not in the configured markers: rejected, not guessed
         ("five", "non_numeric"),
         ("1_000", "non_numeric"),  # Python's float() would accept this
         ("0x5", "non_numeric"),
-        ("inf", "non_numeric"),
+        ("inf", "non_finite"),
         ("1e999", "non_finite"),
         (True, "non_numeric"),
         ("7", "out_of_scale"),

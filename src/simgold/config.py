@@ -7,6 +7,8 @@ Every error names the dataset (or model) and the key, e.g. ``datasets.dsd-da.sou
 from __future__ import annotations
 
 import copy
+import difflib
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -93,9 +95,16 @@ def validate_schema(config: dict) -> None:
     if err.validator == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed))
-        raise ConfigError(where, f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else ""))
+        close = difflib.get_close_matches(extra[0], allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(
+            where,
+            f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else "") + hint,
+        )
     if err.validator == "required":
         raise ConfigError(where, err.message.replace("is a required property", "is required"))
+    if err.validator == "pattern" and list(err.absolute_path)[-1:] == ["language"]:
+        raise ConfigError(where, _language_problem(err.instance))
     if err.validator == "propertyNames":
         raise ConfigError(where, f"name {err.instance!r} is not allowed ({err.message})")
     raise ConfigError(where, err.message)
@@ -189,11 +198,25 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     return resolved
 
 
+# country codes and withdrawn codes that people write for a language
+_LANGUAGE_HINTS = {"dk": "da", "cz": "cs", "gr": "el", "jp": "ja", "cn": "zh", "ua": "uk", "rs": "sr", "gb": "en"}
+_LANGUAGE_HINTS.update({"us": "en", "il": "he", "iw": "he", "in": "id", "ji": "yi", "at": "de"})
+
+
+def _language_problem(code: str) -> str:
+    text = f"{code!r} is not an ISO 639-1 language code"
+    if code.lower() in ISO_639_1:
+        return text + f"; did you mean {code.lower()!r}? (codes are lower case)"
+    if code.lower() in _LANGUAGE_HINTS:
+        return text + f"; did you mean {_LANGUAGE_HINTS[code.lower()]!r}? ({code!r} is a country or withdrawn code)"
+    return text + " (two lower-case letters, e.g. 'da' for Danish)"
+
+
 def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     where = f"datasets.{name}"
     ds = resolve_dataset(spec)
     if ds["language"] not in ISO_639_1:
-        raise ConfigError(f"{where}.language", f"{ds['language']!r} is not an ISO 639-1 language code")
+        raise ConfigError(f"{where}.language", _language_problem(ds["language"]))
     kind = ds["kind"]
     if kind == "comparisons":
         for i, src in enumerate(ds["sources"]):
@@ -394,7 +417,7 @@ def _check_model(name: str, model: dict, base_dir) -> None:
     langs = model["language"] if isinstance(model["language"], list) else [model["language"]]
     for lang in langs:
         if lang not in ISO_639_1:
-            raise ConfigError(f"{where}.language", f"{lang!r} is not an ISO 639-1 language code")
+            raise ConfigError(f"{where}.language", _language_problem(lang))
     if ("package" in model) == ("path" in model):
         raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
     if "path" in model and not resolve_path(model["path"], base_dir).is_file():
@@ -443,3 +466,39 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
         for p in src["path"] if isinstance(src["path"], list) else [src["path"]]:
             files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
     return files
+
+
+# --------------------------------------------------------------------------------------------
+# cluster resources
+
+#: formats read whole into memory (gensim loads them); text and word2vec binary files are streamed
+_WHOLE_LOAD = {"fasttext-bin", "gensim-kv"}
+
+
+def model_file_mb(model: dict, base_dir: str | Path = ".") -> float:
+    """The size of a model's embedding file, or of its installed package, in MiB (cheap: no reading)."""
+    if "path" in model:
+        path = resolve_path(model["path"], base_dir)
+        return path.stat().st_size / 2**20 if path.is_file() else 0.0
+    from importlib import metadata
+
+    try:
+        files = metadata.files(model["package"]) or []
+    except metadata.PackageNotFoundError:
+        return 0.0
+    return sum((f.size or 0) for f in files) / 2**20
+
+
+def embedding_mem_mb(model: dict, base_dir: str | Path = ".") -> int:
+    """Memory to ask a scheduler for when loading one model: a base plus a share of its file.
+
+    Streamed files need little more than the kept vectors and a few read buffers; files that
+    gensim loads whole (and the packages, whose matrices or weights are loaded) need about twice
+    their size.
+    """
+    size = model_file_mb(model, base_dir)
+    fmt = model.get("format", "auto")
+    whole = "package" in model or fmt in _WHOLE_LOAD
+    if fmt == "auto" and "path" in model:
+        whole = Path(model["path"]).suffix in (".bin", ".kv", ".model")  # perhaps fastText: assume whole
+    return int(1000 + math.ceil(size * (2.0 if whole else 0.25)))

@@ -237,6 +237,16 @@ def read_text_vectors(
                 row=1,
                 expected="format: word2vec-text",
             )
+        if not header and (len(fields) < 2 or not all(_is_float(f) for f in fields[1:])):
+            # a damaged or foreign header ("400000 50 extra", a CSV title row) would otherwise be
+            # read as the vector of an unneeded word and never looked at
+            raise InputError(
+                display,
+                f"the first line is neither a word2vec header ('count dim') nor a word and its vector: "
+                f"{first.strip()[:60].decode('utf-8', 'replace')!r}",
+                row=1,
+                expected="'count dim' or 'word v1 v2 ...'",
+            )
         if header:
             declared_count, dim = int(fields[0]), int(fields[1])
             pending, line_no = b"", 1

@@ -5,6 +5,7 @@ from simgold.config import (
     SCHEMA_PATH,
     check_config,
     dataset_input_files,
+    embedding_mem_mb as model_mem_mb,
     has_comparisons,
     has_ratings,
     is_contextual,
@@ -15,8 +16,10 @@ from simgold.config import (
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure.
-validate(config, SCHEMA_PATH)
+# check_config's own schema pass comes first for its one-line messages; Snakemake's then
+# fills the schema's defaults into the config.
 CONFIG = check_config(config)
+validate(config, SCHEMA_PATH)
 DATASETS = sorted(CONFIG["datasets"])
 # ag-evaluation files go straight to the comparisons stage; every other dataset is cleaned
 CLEANED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] != "comparisons"]
@@ -128,9 +131,9 @@ def embedding_inputs(wildcards):
     return inputs
 
 
-def embedding_mem_mb(wildcards, input):
-    """Streaming text readers need little memory; fastText and gensim files are loaded whole."""
-    return 1500 + 2 * int(input.size_mb)
+def embedding_mem_mb(wildcards):
+    """In proportion to the model's file: streamed text needs little, whole loads about twice it."""
+    return model_mem_mb(CONFIG["models"][wildcards.model])
 
 
 def comparison_inputs(wildcards):
