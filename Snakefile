@@ -1,5 +1,5 @@
 # simgold: word-similarity gold standards and embedding evaluation. See README.md.
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 

@@ -8,6 +8,7 @@ points). Tests that need it skip with a reason when it is absent, unless ``SIMGO
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from pathlib import Path
 
@@ -18,6 +19,22 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared")).resolve()
 REQUIRE_SHARED = os.environ.get("SIMGOLD_REQUIRE_SHARED", "") not in ("", "0", "false", "no")
 SHARED_CONFIG = ROOT / "config" / "examples" / "shared-data.yaml"
+
+
+@functools.cache
+def _default_pairs(name: str):
+    from simgold.clean import clean_dataset
+    from simgold.config import check_config
+
+    config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
+    t = clean_dataset(name, config["datasets"][name], base_dir=str(ROOT))
+    return t["items"][["item_id", "word1", "word2"]].merge(t["means"][["item_id", "mean"]], on="item_id")
+
+
+def default_pairs(name: str):
+    """A means dataset of the default config (gensim's WordSim-353 or SimLex-999) as item_id, word1,
+    word2, mean, in file order: read by the project's own cleaner."""
+    return _default_pairs(name).copy()
 
 
 def _shared_available() -> bool:

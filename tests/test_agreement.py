@@ -81,6 +81,18 @@ def test_incremental_update_equals_full_recomputation():
     assert pairwise_spearman(X, previous=(X, before)) is before
 
 
+def test_incremental_update_when_a_rater_loses_ratings():
+    # the counts of too-few and constant pairs follow the new missing values, as a full loop has them
+    X = random_matrix(4)
+    before = pairwise_spearman(X)
+    X2 = X.copy()
+    X2[5:, 0] = np.nan  # rater 0 keeps 5 ratings: below min_overlap with most raters
+    res = pairwise_spearman(X2, previous=(X, before))
+    rho, few, constant = loop_pairwise(X2)
+    np.testing.assert_allclose(res.rho, rho, atol=1e-12, equal_nan=True)
+    assert (res.n_few, res.n_constant) == (few, constant) and few > before.n_few
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_vs_mean_and_vs_rest_equal_scipy(seed):
     X = random_matrix(seed)
@@ -124,7 +136,8 @@ def test_alpha_equals_krippendorff_package(seed):
 @pytest.mark.shared
 def test_danish_reference_figures(cleaned, shared):
     t = cleaned("dsd-da")
-    s = agreement(RatingMatrix.from_ratings(t["ratings"])).summary()
+    m = RatingMatrix.from_ratings(t["ratings"])
+    s = agreement(m).summary()
     got = {
         k: round(s[k], 3)
         for k in (
@@ -149,6 +162,10 @@ def test_danish_reference_figures(cleaned, shared):
         "mean_score": 2.805,
     }
     assert round(s["alpha_interval"], 3) == 0.599 and s["n_raters"] == 38 and s["n_pairs"] == 703
+    # the alpha from an independent implementation
+    assert s["alpha_interval"] == pytest.approx(
+        krippendorff.alpha(reliability_data=m.X.T, level_of_measurement="interval"), abs=1e-12
+    )
 
 
 @pytest.mark.shared
@@ -287,6 +304,10 @@ def test_demo_random_raters_and_only_they_are_excluded(demo):
     adj = t["items"].loc[t["items"]["pos"] == "adj", "item_id"]
     sub = RatingMatrix.from_ratings(t["ratings"][t["ratings"]["item_id"].isin(adj)])
     assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement(sub).summary()["pairwise"], abs=1e-12)
+    rho = loop_pairwise(sub.X)[0]  # and the obvious loop on the subset's items
+    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(
+        np.nanmean(rho[np.triu_indices_from(rho, 1)]), abs=1e-12
+    )
 
 
 def test_rankings_pairwise_is_the_mean_over_targets(demo):

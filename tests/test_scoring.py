@@ -17,19 +17,12 @@ from simgold.embeddings import load_model
 from simgold.errors import InputError
 from simgold.scoring import Vectors, correlation_scores, paired_difference, predictions, score_dataset
 
+from .conftest import default_pairs
+
 
 def gensim_pairs(name: str) -> pd.DataFrame:
-    rows = [
-        line.rstrip("\n").split("\t") for line in open(datapath(name), encoding="utf-8") if not line.startswith("#")
-    ]
-    return pd.DataFrame(
-        {
-            "item_id": [f"i{k:04d}" for k in range(len(rows))],
-            "word1": [r[0] for r in rows],
-            "word2": [r[1] for r in rows],
-            "mean": [float(r[2]) for r in rows],
-        }
-    )
+    """gensim's test file, as the default config's dataset of it (gensim reads the file itself below)."""
+    return default_pairs({"wordsim353.tsv": "ws353", "simlex999.txt": "simlex999"}[name])
 
 
 def spearman_of(model: dict, pairs: pd.DataFrame, base_dir=".") -> tuple[float, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -149,6 +150,8 @@ def test_parquet_carries_provenance(default_run):
     assert prov["rule"] == "clean_dataset" and prov["wildcards"] == {"dataset": "demo-da"}
     assert prov["inputs"] == {"raw/demo/da/sporgeskema.xlsx": prov["inputs"]["raw/demo/da/sporgeskema.xlsx"]}
     assert len(prov["inputs"]["raw/demo/da/sporgeskema.xlsx"]) == 64
+    expected = hashlib.sha256((default_run / "raw" / "demo" / "da" / "sporgeskema.xlsx").read_bytes()).hexdigest()
+    assert prov["inputs"]["raw/demo/da/sporgeskema.xlsx"] == expected
     assert prov["params"]["spec"]["duplicates"] == "last"
     assert str(default_run) not in str(prov) and "/tmp" not in str(prov)
     ws = read_provenance(default_run / "results" / "clean" / "ws353" / "means.parquet")

@@ -115,15 +115,18 @@ def pairwise_spearman(X: np.ndarray, min_overlap: int = 5, previous: tuple | Non
     """
     R = X.shape[1]
     if previous is None:
-        return _counted(_pairwise(X, min_overlap, np.ones((R, R), dtype=bool)), _overlap(X), min_overlap)
+        overlap = _overlap(X)
+        return _counted(_pairwise(X, min_overlap, np.ones((R, R), dtype=bool), overlap), overlap, min_overlap)
     X_before, before = previous
     same = (np.isnan(X) == np.isnan(X_before)) & ((X == X_before) | np.isnan(X))
     changed = ~same.all(axis=0)
     if not changed.any():
         return before
     want = changed[:, None] | changed[None, :]
-    rho = np.where(want, _pairwise(X, min_overlap, want), before.rho)
-    return _counted(rho, before.overlap, min_overlap)
+    # the overlap of X itself: a changed column may also have gained or lost ratings
+    overlap = _overlap(X)
+    rho = np.where(want, _pairwise(X, min_overlap, want, overlap), before.rho)
+    return _counted(rho, overlap, min_overlap)
 
 
 def _overlap(X: np.ndarray) -> np.ndarray:
@@ -131,11 +134,10 @@ def _overlap(X: np.ndarray) -> np.ndarray:
     return np.rint(P.T @ P).astype(np.int64)
 
 
-def _pairwise(X: np.ndarray, min_overlap: int, want: np.ndarray) -> np.ndarray:
+def _pairwise(X: np.ndarray, min_overlap: int, want: np.ndarray, overlap: np.ndarray) -> np.ndarray:
     """The rho matrix for the wanted pairs (NaN elsewhere and where no value exists)."""
     n_items, R = X.shape
     present = ~np.isnan(X)
-    overlap = _overlap(X)
     rho = np.full((R, R), np.nan)
     enough = (overlap >= min_overlap) & want
     np.fill_diagonal(enough, False)

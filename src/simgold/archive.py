@@ -41,7 +41,9 @@ import tarfile
 from importlib import metadata
 from pathlib import Path
 
-from .readers import resolve_path
+from .config import translation_files
+from .readers import resolve_path, source_paths
+from .tables import _version, sha256_file
 
 PROJECT_FILES = ("Snakefile", "pyproject.toml", "environment.yml", "README.md", ".gitignore")
 PROJECT_DIRS = ("config", "workflow", "profiles", "src/simgold", "raw")
@@ -76,54 +78,33 @@ def lock_file() -> str:
 
 
 def input_records(datasets: dict, root: Path) -> list[dict]:
-    """Every raw input of every dataset: where it is, its checksum, and whether it may be copied."""
+    """Every raw input of every dataset: where it is, its checksum, and whether it may be copied.
+
+    A dataset's translation files follow the dataset's own ``redistribute``, licence and source.
+    """
     records = {}
     for name, ds in sorted(datasets.items()):
-        for src in ds["sources"]:
-            for p in src["path"] if isinstance(src["path"], list) else [src["path"]]:
-                real = resolve_path(p, root)
-                data = real.read_bytes()
-                inside = not p.startswith("pkg:") and real.resolve().is_relative_to(root.resolve())
-                rec = records.setdefault(
-                    p,
-                    {
-                        "path": p,
-                        "sha256": _sha256(data),
-                        "size": len(data),
-                        "datasets": [],
-                        "inside": inside,
-                        "redistribute": True,
-                        "licence": "",
-                        "source": "",
-                        "real": real,
-                    },
-                )
-                rec["datasets"].append(name)
-                rec["redistribute"] &= ds.get("redistribute", True)
-                rec["licence"] = rec["licence"] or ds.get("licence", "")
-                rec["source"] = rec["source"] or ds.get("source", "")
-        tr = ds.get("translation", {})
-        for f in [tr.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + tr.get(
-            "translators", []
-        ):
-            if f:
-                real = resolve_path(f["path"], root)
-                data = real.read_bytes()
-                inside = real.resolve().is_relative_to(root.resolve())
-                records.setdefault(
-                    f["path"],
-                    {
-                        "path": f["path"],
-                        "sha256": _sha256(data),
-                        "size": len(data),
-                        "datasets": [name],
-                        "inside": inside,
-                        "redistribute": True,
-                        "licence": "",
-                        "source": "",
-                        "real": real,
-                    },
-                )
+        sources = [p for src in ds["sources"] for p in source_paths(src)]
+        for p in sources + translation_files(ds):
+            real = resolve_path(p, root)
+            rec = records.setdefault(
+                p,
+                {
+                    "path": p,
+                    "sha256": sha256_file(real),
+                    "size": real.stat().st_size,
+                    "datasets": [],
+                    "inside": not p.startswith("pkg:") and real.resolve().is_relative_to(root.resolve()),
+                    "redistribute": True,
+                    "licence": "",
+                    "source": "",
+                    "real": real,
+                },
+            )
+            rec["datasets"].append(name)
+            rec["redistribute"] &= ds.get("redistribute", True)
+            rec["licence"] = rec["licence"] or ds.get("licence", "")
+            rec["source"] = rec["source"] or ds.get("source", "")
     return [records[k] for k in sorted(records)]
 
 
@@ -309,13 +290,6 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
         )
         + "\n"
     )
-
-
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-RATER_COLUMNS = ("dataset", "rater", "n_items", "mean_score", "calib_diff", "calib_shift", "n_changed")
+from .tables import TABLES
+
+RATER_COLUMNS = tuple(TABLES["calibration"][0])  # the canonical schema's columns, in order
 
 
 def calibrate(ratings: pd.DataFrame, scale, method: str = "none", threshold: float = 1.0, step: float = 1.0):
@@ -26,10 +28,10 @@ def calibrate(ratings: pd.DataFrame, scale, method: str = "none", threshold: flo
     if out.empty:
         return out, pd.DataFrame(columns=list(RATER_COLUMNS))
     low, high = scale
-    grouped = out.groupby("rater", sort=True)["score"]
-    mean_r = grouped.transform("mean")
+    grouped = out.groupby("rater", sort=True)["score"]  # the raw scores, whatever happens to out["score"]
+    raw_mean = grouped.mean()
     overall = out["score"].mean()
-    diff = grouped.mean() - overall
+    diff = raw_mean - overall
     shift = pd.Series(0.0, index=diff.index)
     if method == "shift":
         shift[diff > threshold] = -step
@@ -41,10 +43,10 @@ def calibrate(ratings: pd.DataFrame, scale, method: str = "none", threshold: flo
         out["score"] = np.where(at_bound, x, moved)
     elif method == "zscore":
         pooled_sd = out["score"].std(ddof=1)
-        sd_r = grouped.transform(lambda s: s.std(ddof=1))
-        z = (out["score"] - mean_r) / sd_r
+        sd_r = grouped.transform("std")  # ddof=1, vectorised
+        z = (out["score"] - grouped.transform("mean")) / sd_r
         out["score"] = np.where((sd_r > 0) & sd_r.notna(), overall + z * pooled_sd, overall)
-        shift = (out.groupby("rater")["score"].mean() - grouped.mean()).round(12)
+        shift = (out.groupby("rater")["score"].mean() - raw_mean).round(12)
     elif method != "none":
         raise ValueError(f"unknown calibration method {method!r}")
     changed = (out["score"] != out["raw_score"]).groupby(out["rater"]).sum()
@@ -54,7 +56,7 @@ def calibrate(ratings: pd.DataFrame, scale, method: str = "none", threshold: flo
             "dataset": dataset,
             "rater": diff.index,
             "n_items": grouped.size().to_numpy(),
-            "mean_score": grouped.mean().to_numpy(),
+            "mean_score": raw_mean.to_numpy(),
             "calib_diff": diff.to_numpy(),
             "calib_shift": shift.reindex(diff.index).to_numpy(),
             "n_changed": changed.reindex(diff.index).fillna(0).astype(int).to_numpy(),

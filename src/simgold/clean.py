@@ -33,7 +33,7 @@ import pandas as pd
 from .config import check_dataset
 from .errors import InputError
 from .readers import ABSENT, RawTable, read_source_table
-from .tables import sort_canonical
+from .tables import TABLES, sort_canonical
 
 REASONS = (
     "missing",  # a missing marker or an empty cell
@@ -665,27 +665,8 @@ def _tables(name, ds, items, cells, order, item_id) -> dict[str, pd.DataFrame]:
     return tables
 
 
-ITEM_COLUMNS = (
-    "dataset",
-    "item_id",
-    "language",
-    "word1",
-    "word2",
-    "context",
-    "context_text",
-    "pos",
-    "relation",
-    "source_item_id",
-    "occurrence",
-    "source_file",
-    "source_row",
-)
-TABLE_COLUMNS = {
-    "ratings": ("dataset", "item_id", "rater", "score", "source_file", "source_row"),
-    "means": ("dataset", "item_id", "mean", "sd", "n", "source_file", "source_row"),
-    "rankings": ("dataset", "target", "rater", "candidate", "category", "rank", "source_file", "source_row"),
-    "rejects": ("dataset", "source_file", "source_row", "column", "raw_value", "reason", "detail"),
-}
+ITEM_COLUMNS = tuple(TABLES["items"][0])  # the canonical schema's columns, in order
+TABLE_COLUMNS = {name: tuple(TABLES[name][0]) for name in ("ratings", "means", "rankings", "rejects")}
 
 
 def summarise(name: str, ds: dict, tables: dict, raw_cells: int) -> pd.DataFrame:

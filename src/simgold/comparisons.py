@@ -33,20 +33,9 @@ import pandas as pd
 
 from .errors import InputError
 from .readers import decode_text, resolve_path
+from .tables import TABLES
 
-COMPARISON_COLUMNS = (
-    "dataset",
-    "target",
-    "w1",
-    "w2",
-    "type",
-    "r",
-    "n_raters",
-    "tie_to_w1",
-    "set",
-    "source_file",
-    "source_row",
-)
+COMPARISON_COLUMNS = tuple(TABLES["comparisons"][0])  # the canonical schema's columns, in order
 TYPES = ("positive", "distractor", "random")
 _MARKERS = {"distractors": "distractor", "randoms": "random", "positives": "positive"}
 

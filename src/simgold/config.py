@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from .errors import ConfigError, InputError
-from .readers import detect_format, resolve_path
+from .readers import detect_format, resolve_path, source_paths
 
 SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
 
@@ -226,8 +226,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
                     f"{where}.sources[{i}]",
                     "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
                 )
-            paths = src["path"] if isinstance(src["path"], list) else [src["path"]]
-            for p in paths:
+            for p in source_paths(src):
                 if not resolve_path(p, base_dir).is_file():
                     raise ConfigError(f"{where}.sources[{i}].path", f"file {p!r} does not exist")
         return ds
@@ -313,8 +312,7 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
         raise ConfigError(
             f"{where}.encoding", f"{src['encoding']!r} is not an encoding Python knows (e.g. utf-8, cp1252)"
         ) from None
-    paths = src["path"] if isinstance(src["path"], list) else [src["path"]]
-    for k, p in enumerate(paths):
+    for k, p in enumerate(source_paths(src)):
         key = f"{where}.path" + (f"[{k}]" if isinstance(src["path"], list) else "")
         try:
             real = resolve_path(p, base_dir)
@@ -389,12 +387,9 @@ def _check_translations(datasets: dict, base_dir) -> None:
                         f"{where}.translation.source_words",
                         f"{col!r} is not an item attribute of {name} (declare it under attributes)",
                     )
-        files = [spec.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + spec.get(
-            "translators", []
-        )
-        for f in (x for x in files if x):
-            if not resolve_path(f["path"], base_dir).is_file():
-                raise ConfigError(f"{where}.translation", f"file {f['path']!r} does not exist")
+        for path in translation_files(ds):
+            if not resolve_path(path, base_dir).is_file():
+                raise ConfigError(f"{where}.translation", f"file {path!r} does not exist")
         if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
             raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
 
@@ -414,8 +409,7 @@ def translation_files(ds: dict) -> list[str]:
 
 def _check_model(name: str, model: dict, base_dir) -> None:
     where = f"models.{name}"
-    langs = model["language"] if isinstance(model["language"], list) else [model["language"]]
-    for lang in langs:
+    for lang in model_languages(model):
         if lang not in ISO_639_1:
             raise ConfigError(f"{where}.language", _language_problem(lang))
     if ("package" in model) == ("path" in model):
@@ -463,7 +457,7 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
     """Every raw file a dataset reads, as paths Snakemake can track (packaged files resolved)."""
     files = []
     for src in ds["sources"]:
-        for p in src["path"] if isinstance(src["path"], list) else [src["path"]]:
+        for p in source_paths(src):
             files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
     return files
 

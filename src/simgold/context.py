@@ -28,26 +28,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu, pearsonr, spearmanr, wilcoxon
 
-TEST_COLUMNS = (
-    "dataset",
-    "pair_id",
-    "word1",
-    "word2",
-    "item1",
-    "item2",
-    "n1",
-    "n2",
-    "mean1",
-    "mean2",
-    "sd1",
-    "sd2",
-    "statistic",
-    "p",
-    "q",
-    "test",
-    "recomputed",
-    "note",
-)
+from .scoring import PREDICTION_COLUMNS
+from .tables import TABLES
+
+TEST_COLUMNS = tuple(TABLES["context_tests"][0])  # the canonical schema's columns, in order
 
 
 def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
@@ -345,4 +329,4 @@ def in_context_predictions(
         else:
             missing = forms
         rows.append((dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing)))
-    return pd.DataFrame(rows, columns=["dataset", "model", "item_id", "word1", "word2", "sim", "oov", "oov_words"])
+    return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))

@@ -405,11 +405,14 @@ def read_word2vec_binary(path, display: str, needed: set[str], *, want_mean: boo
                     f"{display}: read {done / 2**20:,.0f} of {size / 2**20:,.0f} MB, {index:,} words, {len(kept):,} kept"
                 )
                 next_progress = done + PROGRESS_EVERY
-        rest = (buf[pos:] + fh.read()).strip(b"\n")
-        if rest:
+        # only newlines may follow the last vector; look at a bounded piece, never the whole rest
+        extra = len(buf) - pos + size - fh.tell()
+        tail = buf[pos:] + fh.read(1 << 16)
+        if extra > len(tail) or tail.strip(b"\n"):
+            n_extra = len(tail.strip(b"\n")) if extra == len(tail) else extra
             raise InputError(
                 display,
-                f"{len(rest)} bytes after the {count} words the header announces",
+                f"{n_extra} bytes after the {count} words the header announces",
                 row=1,
                 expected="a header matching the body",
             )
@@ -573,7 +576,6 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
         else:
             raise InputError(display, f"cannot read {fmt}", expected="a word2vec, GloVe, fastText or gensim file")
     words_sorted = sorted(kept)
-    dim = report.dim
     source = ["computed" if w in computed else "subword" if w in subword else "vocab" for w in words_sorted]
     table = pd.DataFrame(
         {
@@ -583,7 +585,6 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
             "line": [kept[w][1] or None for w in words_sorted],
         }
     )
-    report.dim = dim
     return table, report
 
 

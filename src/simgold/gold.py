@@ -23,21 +23,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-GOLD_COLUMNS = (
-    "dataset",
-    "item_id",
-    "n",
-    "mean",
-    "sd",
-    "median",
-    "rsd",
-    "mean_unit",
-    "mean_minmax",
-    "rank",
-    "basis",
-    "released_mean",
-)
-DISTRIBUTION_COLUMNS = ("dataset", "bin_low", "bin_high", "n_items", "share", "mean_of_means", "mean_sd", "mean_rsd")
+from .tables import TABLES
+
+GOLD_COLUMNS = tuple(TABLES["gold"][0])  # the canonical schema's columns, in order
+DISTRIBUTION_COLUMNS = tuple(TABLES["distribution"][0])  # the canonical schema's columns, in order
 
 
 def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFrame:

@@ -20,22 +20,9 @@ import pandas as pd
 from scipy.stats import rankdata, spearmanr
 
 from .scoring import _rowwise_pearson, seed_for
+from .tables import TABLES
 
-NOISE_COLUMNS = (
-    "dataset",
-    "model",
-    "level",
-    "noise",
-    "mean",
-    "sd",
-    "p2_5",
-    "p97_5",
-    "k",
-    "m",
-    "n_items",
-    "trend_spearman",
-    "monotonic_share",
-)
+NOISE_COLUMNS = tuple(TABLES["noise"][0])  # the canonical schema's columns, in order
 BATCH_FLOATS = 20_000_000  # noisy vector elements drawn at once (bounds memory)
 
 
@@ -107,6 +94,8 @@ def noise_check(
 
 def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) -> np.ndarray:
     """Spearman of ``samples`` noisy copies at one noise level (half-width ``level``)."""
+    if level == 0 and samples > 1:  # no noise: every sample is the same copy, so compute it once
+        return np.full(samples, _level_scores(vectors, first, second, gold_ranks, 0, 1, stream)[0])
     rng = np.random.default_rng(stream)
     n_words, dim = vectors.shape
     per_batch = max(1, BATCH_FLOATS // max(1, n_words * dim))

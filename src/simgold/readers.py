@@ -97,10 +97,14 @@ class RawTable:
         return hits[0]
 
 
+def source_paths(src: dict) -> list[str]:
+    """The configured path(s) of one source: one file, or several joined side by side."""
+    return list(src["path"]) if isinstance(src["path"], list) else [src["path"]]
+
+
 def read_source_table(src: dict, base_dir: str | Path = ".") -> RawTable:
     """Read the file(s) of one configured source. Several paths are joined side by side."""
-    paths = src["path"] if isinstance(src["path"], list) else [src["path"]]
-    parts = [_read_one(p, src, base_dir) for p in paths]
+    parts = [_read_one(p, src, base_dir) for p in source_paths(src)]
     if len(parts) == 1:
         return parts[0]
     return _join_columns(parts)

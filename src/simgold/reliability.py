@@ -29,46 +29,11 @@ from .agreement import (
     restrict_pairs,
     vs_reference,
 )
+from .tables import TABLES
 
 STAGES = ("raw", "calibrated", "filtered")
-AGREEMENT_COLUMNS = (
-    "dataset",
-    "stage",
-    "subset",
-    "n_raters",
-    "n_items",
-    "n_ratings",
-    "mean_score",
-    "n_pairs",
-    "n_pairs_few_items",
-    "n_pairs_constant",
-    "pairwise",
-    "pairwise_min",
-    "pairwise_max",
-    "consistency",
-    "vs_mean",
-    "vs_mean_min",
-    "vs_mean_max",
-    "vs_rest",
-    "vs_rest_min",
-    "vs_rest_max",
-    "alpha_interval",
-    "note",
-)
-RATER_COLUMNS = (
-    "dataset",
-    "stage",
-    "rater",
-    "n_items",
-    "mean_score",
-    "calib_diff",
-    "calib_shift",
-    "avg_pairwise",
-    "vs_mean",
-    "vs_rest",
-    "excluded",
-    "exclusion_reason",
-)
+AGREEMENT_COLUMNS = tuple(TABLES["agreement"][0])  # the canonical schema's columns, in order
+RATER_COLUMNS = tuple(TABLES["raters"][0])  # the canonical schema's columns, in order
 
 
 def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:
@@ -206,9 +171,12 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks) -> dict[str, pd
     """Rating columns that are slots, not people (Rare Words): only alpha is defined."""
     rows = []
     note = "raters are not persistent (rating slots): pairwise and per-rater figures are not defined; alpha only"
+    # no rater is filtered out, so the filtered stage is the calibrated one: build each matrix once
+    matrices = {"raw": RatingMatrix.from_ratings(raw, items=item_ids)}
+    matrices["calibrated"] = RatingMatrix.from_ratings(calibrated, items=item_ids)
     for label, mask in masks:
-        for stage, frame in (("raw", raw), ("calibrated", calibrated), ("filtered", calibrated)):
-            m = RatingMatrix.from_ratings(frame, items=item_ids).subset(mask)
+        for stage in ("raw", "calibrated"):
+            m = matrices[stage].subset(mask)
             present = ~np.isnan(m.X)
             summary = {c: np.nan for c in AGREEMENT_COLUMNS[3:-1]}
             summary.update(
@@ -222,6 +190,8 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks) -> dict[str, pd
                 alpha_interval=krippendorff_alpha_interval(m.X),
             )
             rows.append(_row(dataset, stage, label, summary, note))
+            if stage == "calibrated":
+                rows.append(_row(dataset, "filtered", label, summary, note))
     return {
         "agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)),
         "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),

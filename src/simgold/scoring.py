@@ -22,9 +22,10 @@ from scipy.stats import kendalltau, rankdata
 
 from .comparisons import TYPES, ag_score, ag_score_parts
 from .embeddings import cosine
+from .tables import SUMMARY_EXTRAS, TABLES
 
-SCORE_COLUMNS = ("dataset", "model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total")
-PREDICTION_COLUMNS = ("dataset", "model", "item_id", "word1", "word2", "sim", "oov", "oov_words")
+SCORE_COLUMNS = tuple(TABLES["scores"][0])  # the canonical schemas' columns, in order
+PREDICTION_COLUMNS = tuple(TABLES["predictions"][0])
 
 
 def seed_for(base: int, *names: str) -> int:
@@ -282,13 +283,12 @@ def human_ceiling(agreement: pd.DataFrame | None) -> float:
 
 def summary(scores: pd.DataFrame) -> pd.DataFrame:
     """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it."""
-    extra = scores[scores["metric"].isin(["oov_pairs", "oov_words", "human_ceiling"])]
-    side = extra.pivot_table(
+    is_extra = scores["metric"].isin(SUMMARY_EXTRAS)
+    side = scores[is_extra].pivot_table(
         index=["dataset", "model"], columns="metric", values="value", aggfunc="first", dropna=False
     )
-    main = scores[~scores["metric"].isin(["oov_pairs", "oov_words", "human_ceiling"])]
-    out = main.merge(side.reset_index(), on=["dataset", "model"], how="left")
-    for col in ("oov_pairs", "oov_words", "human_ceiling"):
+    out = scores[~is_extra].merge(side.reset_index(), on=["dataset", "model"], how="left")
+    for col in SUMMARY_EXTRAS:
         if col not in out:
             out[col] = np.nan
     return out.sort_values(["dataset", "model", "metric", "subset"], kind="stable").reset_index(drop=True)

@@ -23,6 +23,21 @@ SCHEMA_VERSION = "1"
 
 S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()  # noqa: E741 (short column-type aliases)
 
+SCORE_COLUMNS = {
+    "dataset": S,
+    "model": S,
+    "metric": S,
+    "subset": S,
+    "value": F,
+    "ci_low": F,
+    "ci_high": F,
+    "n_used": I,
+    "n_total": I,
+}
+SCORE_KEY = ["dataset", "model", "metric", "subset"]
+#: score rows that the summary shows as columns beside the other metrics
+SUMMARY_EXTRAS = ("oov_pairs", "oov_words", "human_ceiling")
+
 #: column -> Arrow type, in column order; and the sort key (None: keep the given order)
 TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     "items": (
@@ -178,37 +193,9 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
         {"dataset": S, "model": S, "item_id": S, "word1": S, "word2": S, "sim": F, "oov": B, "oov_words": S},
         ["dataset", "model", "item_id"],
     ),
-    "scores": (
-        {
-            "dataset": S,
-            "model": S,
-            "metric": S,
-            "subset": S,
-            "value": F,
-            "ci_low": F,
-            "ci_high": F,
-            "n_used": I,
-            "n_total": I,
-        },
-        ["dataset", "model", "metric", "subset"],
-    ),
-    "summary_scores": (
-        {
-            "dataset": S,
-            "model": S,
-            "metric": S,
-            "subset": S,
-            "value": F,
-            "ci_low": F,
-            "ci_high": F,
-            "n_used": I,
-            "n_total": I,
-            "oov_pairs": F,
-            "oov_words": F,
-            "human_ceiling": F,
-        },
-        ["dataset", "model", "metric", "subset"],
-    ),
+    "scores": (SCORE_COLUMNS, SCORE_KEY),
+    # the summary puts the OOV shares and the human ceiling beside each score
+    "summary_scores": ({**SCORE_COLUMNS, **dict.fromkeys(SUMMARY_EXTRAS, F)}, SCORE_KEY),
     "model_differences": (
         {
             "dataset": S,

@@ -34,8 +34,9 @@ from scipy.stats import spearmanr
 
 from .errors import InputError
 from .readers import read_source_table
+from .tables import TABLES
 
-DROPPED_COLUMNS = ("dataset", "side", "item_id", "word1", "word2", "reason", "candidates")
+DROPPED_COLUMNS = tuple(TABLES["dropped"][0])  # the canonical schema's columns, in order
 
 
 def _fold(word) -> str:

@@ -1,8 +1,8 @@
 # Shared, side-effect-free parse-time code: config validation and input functions.
+import os
 import re
 
 from simgold.config import (
-    SCHEMA_PATH,
     check_config,
     dataset_input_files,
     embedding_mem_mb as model_mem_mb,
@@ -15,11 +15,9 @@ from simgold.config import (
 )
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
-# ISO codes, scale order, layout keys); both name the dataset and the key on failure.
-# check_config's own schema pass comes first for its one-line messages; Snakemake's then
-# fills the schema's defaults into the config.
+# ISO codes, scale order, layout keys); both name the dataset and the key on failure. The
+# resolved CONFIG carries the schema's defaults: rules read it, never the raw `config`.
 CONFIG = check_config(config)
-validate(config, SCHEMA_PATH)
 DATASETS = sorted(CONFIG["datasets"])
 # ag-evaluation files go straight to the comparisons stage; every other dataset is cleaned
 CLEANED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] != "comparisons"]
@@ -36,13 +34,12 @@ CONTEXT_DATASETS = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "con
 COSIMLEX = [(d, m) for d, m in SCORED if d in CONTEXT_DATASETS]
 # the noise sanity check: models and datasets with a gold standard, as the config restricts them
 NOISE = CONFIG["noise"]
+# datasets whose gold standard a model's similarities are correlated with
+GOLD_SCORED = {d for d in CLEANED if CONFIG["datasets"][d]["kind"] != "rankings"}
 NOISED = [
     (d, m)
     for d, m in SCORED
-    if d in CLEANED
-    and CONFIG["datasets"][d]["kind"] != "rankings"
-    and m in NOISE.get("models", MODELS)
-    and d in NOISE.get("datasets", DATASETS)
+    if d in GOLD_SCORED and m in NOISE.get("models", MODELS) and d in NOISE.get("datasets", DATASETS)
 ]
 # datasets with per-rater scores go through calibration and agreement; rankings through agreement
 RATED = [d for d in DATASETS if has_ratings(CONFIG["datasets"][d])]
@@ -112,8 +109,8 @@ def crosslingual_inputs(wildcards):
     }
 
 
-def model_param(key):
-    return lambda wildcards: CONFIG["models"][wildcards.model].get(key)
+def model_spec(wildcards):
+    return CONFIG["models"][wildcards.model]
 
 
 def words_source(d):
@@ -148,9 +145,8 @@ def comparison_inputs(wildcards):
 
 def score_inputs(wildcards):
     d = wildcards.dataset
-    ds = CONFIG["datasets"][d]
     inputs = {"embeddings": f"results/embeddings/{wildcards.model}.parquet", "pairs": words_source(d)}
-    if d in CLEANED and ds["kind"] != "rankings":
+    if d in GOLD_SCORED:
         inputs["gold"] = f"results/gold/{d}/gold.parquet"
     if d in COMPARED:
         inputs["comparisons"] = f"results/comparisons/{d}.parquet"
@@ -182,6 +178,10 @@ def report_inputs(wildcards):
         inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
     if d in CONTEXT_DATASETS:
         inputs["context"] = f"results/context/{d}/tests.parquet"
+    # the figures the page links that other rules draw, so that the page never shows a missing image
+    own = {"scores.png", "noise.png"}
+    page_dir = f"results/report/{d}"
+    inputs["figures"] = [os.path.normpath(f"{page_dir}/{rel}") for rel, _ in report_figures(d) if rel not in own]
     return inputs
 
 
@@ -205,7 +205,7 @@ def difference_inputs(wildcards):
     d = wildcards.dataset
     models = [m for dd, m in SCORED if dd == d]
     inputs = {"predictions": [f"results/scores/{d}/{m}/predictions.parquet" for m in models]}
-    if d in CLEANED and CONFIG["datasets"][d]["kind"] != "rankings":
+    if d in GOLD_SCORED:
         inputs["gold"] = f"results/gold/{d}/gold.parquet"
     return inputs
 

@@ -15,7 +15,7 @@ rule embeddings:
         mem_mb=embedding_mem_mb,
         runtime=60,
     params:
-        model=lambda wildcards: CONFIG["models"][wildcards.model],
+        model=model_spec,
     script:
         "../scripts/embeddings.py"
 
@@ -58,7 +58,7 @@ rule score:
         runtime=30,
     params:
         kind=dataset_param("kind"),
-        model=lambda wildcards: CONFIG["models"][wildcards.model],
+        model=model_spec,
         contextual=lambda wildcards: is_contextual(CONFIG["models"][wildcards.model]),
         scoring=CONFIG["scoring"],
     script:

@@ -41,6 +41,6 @@ rule crosslingual:
     params:
         groups=GROUPS,
         sources={d: CONFIG["datasets"][d]["translation_of"] for d in TRANSLATED},
-        languages={d: CONFIG["datasets"][d]["language"] for d in DATASETS},
+        languages={d: CONFIG["datasets"][d]["language"] for d in sorted(set(GROUPS) | set(TRANSLATED))},
     script:
         "../scripts/crosslingual.py"

@@ -14,7 +14,8 @@ def main(snakemake, log):
     words = sorted({w for path in snakemake.input.words for w in words_of(read_parquet(path))})
     log.info("%s: %d distinct words needed by %d datasets", name, len(words), len(snakemake.input.words))
     table, report = load_model(model, words, log=log.info, threads=snakemake.threads)
-    found = {w for w in words if w in set(table["word"]) or (model["lowercase"] and w.lower() in set(table["word"]))}
+    have = set(table["word"])
+    found = {w for w in words if w in have or (model["lowercase"] and w.lower() in have)}
     log.info(
         "%s (%s, %d dimensions): %d words in the file, %d kept; %d of %d needed words found (%.1f%%)",
         report.file,

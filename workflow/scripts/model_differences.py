@@ -5,22 +5,10 @@ import itertools
 import pandas as pd
 
 from simgold.scoring import paired_difference
-from simgold.tables import read_parquet, write_parquet
+from simgold.tables import TABLES, read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 
-COLUMNS = [
-    "dataset",
-    "model_a",
-    "model_b",
-    "metric",
-    "n_used",
-    "value_a",
-    "value_b",
-    "difference",
-    "ci_low",
-    "ci_high",
-    "p",
-]
+COLUMNS = list(TABLES["model_differences"][0])
 
 
 def main(snakemake, log):

@@ -30,6 +30,7 @@ def main(snakemake, log):
         k=settings["k"],
         m=settings["m"],
         relative=settings["relative"],
+        seed=snakemake.params.seed,
         threads=snakemake.threads,
     )
     log.info("\n%s", table.to_string(index=False))
