@@ -3,6 +3,12 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+from simgold.config import check_config_files
+
+# Before Snakemake reads the config (keeping the last of two equal keys, expanding YAML aliases):
+# refuse a key given twice and an alias bomb, in this file and in any --configfile.
+check_config_files(["config/config.yaml", *workflow.overwrite_configfiles])
+
 
 configfile: "config/config.yaml"
 

@@ -75,9 +75,87 @@ def load_schema() -> dict:
         return yaml.safe_load(fh)
 
 
+#: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
+#: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
+MAX_YAML_NODES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
 def load_config(path: str | Path) -> dict:
-    with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+    """Load a YAML config safely: a key given twice in one mapping (a dataset block pasted twice,
+    of which YAML would silently keep the last) and aliases that expand the config beyond
+    :data:`MAX_YAML_NODES` are refused before anything is built."""
+    loader = yaml.SafeLoader(Path(path).read_text(encoding="utf-8"))
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        _check_yaml_nodes(node, str(path))
+        return loader.construct_document(node) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError(str(path), f"not valid YAML: {err}") from None
+    except RecursionError:
+        raise ConfigError(str(path), "nested too deeply (or an alias that contains itself)") from None
+    finally:
+        loader.dispose()
+
+
+def check_config_files(paths) -> None:
+    """Check config files (the Snakefile's and those given with --configfile) before Snakemake's
+    own YAML parse, which keeps the last of two equal keys and expands aliases."""
+    for path in paths:
+        if Path(path).is_file():
+            load_config(path)
+
+
+def _check_yaml_nodes(root: yaml.Node, path: str) -> None:
+    sizes: dict[int, int] = {}
+
+    def walk(node: yaml.Node, where: str) -> int:
+        if sizes.get(id(node)) == 0:  # reached again while being walked
+            raise ConfigError(f"{path}, line {node.start_mark.line + 1}", f"{where} contains itself (a YAML alias)")
+        if id(node) in sizes:  # an alias: its size is known, its keys were checked
+            return sizes[id(node)]
+        sizes[id(node)] = 0
+        if isinstance(node, yaml.MappingNode):
+            _check_keys(node, where, path)
+            pairs = [(k, v) for k, v in node.value if k.tag != _MERGE]
+            merged = [v for k, v in node.value if k.tag == _MERGE]
+            size = 1 + sum(walk(v, _key_path(where, k)) for k, v in pairs) + sum(walk(v, where) for v in merged)
+        elif isinstance(node, yaml.SequenceNode):
+            size = 1 + sum(walk(v, f"{where}[{i}]") for i, v in enumerate(node.value))
+        else:
+            size = 1
+        if size > MAX_YAML_NODES:
+            raise ConfigError(
+                f"{path}, line {node.start_mark.line + 1}",
+                f"{where or 'the config'} expands through YAML aliases to more than {MAX_YAML_NODES:,} values"
+                " (an alias bomb?); refused before expanding it",
+            )
+        sizes[id(node)] = size
+        return size
+
+    walk(root, "")
+
+
+def _key_path(where: str, key: yaml.Node) -> str:
+    name = key.value if isinstance(key, yaml.ScalarNode) else "?"
+    return f"{where}.{name}" if where else str(name)
+
+
+def _check_keys(node: yaml.MappingNode, where: str, path: str) -> None:
+    seen: dict[tuple, int] = {}
+    for key, _ in node.value:
+        if key.tag == _MERGE or not isinstance(key, yaml.ScalarNode):
+            continue
+        line = key.start_mark.line + 1
+        if (key.tag, key.value) in seen:
+            raise ConfigError(
+                f"{path}, line {line}",
+                f"{_key_path(where, key)} is given twice in one mapping (first at line {seen[key.tag, key.value]});"
+                " YAML would silently keep only the last one",
+            )
+        seen[key.tag, key.value] = line
 
 
 def validate_schema(config: dict) -> None:
@@ -314,15 +392,25 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
         ) from None
     for k, p in enumerate(source_paths(src)):
         key = f"{where}.path" + (f"[{k}]" if isinstance(src["path"], list) else "")
+        real = _resolved(p, base_dir, key)
         try:
-            real = resolve_path(p, base_dir)
             fmt = detect_format(p, src["format"])
-        except InputError as err:  # an uninstalled package, an .xls file
+        except InputError as err:  # an .xls file
             raise ConfigError(key, str(err)) from None
         if not real.is_file():
             raise ConfigError(key, f"file {p!r} does not exist (looked for {real})")
         if fmt == "text" and "sheet" in src and src["sheet"] != 0:
             raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
+        if isinstance(src["extra_fields"], dict) and (fmt != "text" or layout == "ragged"):
+            raise ConfigError(f"{where}.extra_fields", "join is for delimited text files in a wide or long layout")
+
+
+def _resolved(path: str, base_dir, where: str) -> Path:
+    """A configured path resolved, or a ConfigError (an uninstalled package, a pkg: path that climbs out)."""
+    try:
+        return resolve_path(path, base_dir)
+    except InputError as err:
+        raise ConfigError(where, str(err)) from None
 
 
 def _column_refs(src: dict):
@@ -338,6 +426,8 @@ def _column_refs(src: dict):
             yield key, src[key]
     for name, att in src.get("attributes", {}).items():
         yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
+    if isinstance(src.get("extra_fields"), dict):
+        yield "extra_fields.join", src["extra_fields"]["join"]
     for j, ctx in enumerate(src.get("contexts", [])):
         for key in ("text", "mean", "sd", "n"):
             if key in ctx:
@@ -388,7 +478,7 @@ def _check_translations(datasets: dict, base_dir) -> None:
                         f"{col!r} is not an item attribute of {name} (declare it under attributes)",
                     )
         for path in translation_files(ds):
-            if not resolve_path(path, base_dir).is_file():
+            if not _resolved(path, base_dir, f"{where}.translation").is_file():
                 raise ConfigError(f"{where}.translation", f"file {path!r} does not exist")
         if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
             raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
@@ -414,7 +504,7 @@ def _check_model(name: str, model: dict, base_dir) -> None:
             raise ConfigError(f"{where}.language", _language_problem(lang))
     if ("package" in model) == ("path" in model):
         raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
-    if "path" in model and not resolve_path(model["path"], base_dir).is_file():
+    if "path" in model and not _resolved(model["path"], base_dir, f"{where}.path").is_file():
         raise ConfigError(f"{where}.path", f"file {model['path']!r} does not exist")
     if "package" in model:
         import importlib.util

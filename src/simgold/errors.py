@@ -44,3 +44,7 @@ class InputError(SimgoldError):
         if expected:
             text += f"; expected {expected}"
         super().__init__(text)
+
+
+class DataError(SimgoldError):
+    """The input was read as configured, but holds nothing a stage can use (e.g. no accepted value)."""
