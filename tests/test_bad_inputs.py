@@ -1,4 +1,9 @@
-"""The bad-input corpus (tests/bad_inputs/cases.yaml): each broken input gives its exact error or ledger rows."""
+"""The bad-input corpus (tests/bad_inputs/cases.yaml): each broken input gives its exact error or ledger rows.
+
+For every case that cleans, the file's non-blank cells are also counted here, with the csv module
+(or by hand for spreadsheets: the case's ``cells``), and must all be accounted for: accepted,
+in the ledger with a value, or kept on the items as words and attributes.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simgold.clean import clean_dataset
-from simgold.config import check_config
+from simgold.clean import clean_dataset, require_accepted
+from simgold.config import check_config, load_config
 from simgold.embeddings import load_model
 from simgold.errors import SimgoldError
 
@@ -19,29 +24,55 @@ CASES = yaml.safe_load((CORPUS / "cases.yaml").read_text(encoding="utf-8"))
 # what every case's dataset has unless it says otherwise
 DATASET = {"language": "en", "kind": "ratings", "scale": [0, 10]}
 SOURCE = {"words": ["w1", "w2"], "raters": "^r\\d+$"}
+HEADER = "the header row (column names)"
 
 
 def dataset_spec(given: dict) -> dict:
-    return {**DATASET, **given, "sources": [{**SOURCE, **src} for src in given["sources"]]}
+    """The case's dataset over the defaults (a key set to null drops the default)."""
+    sources = [{k: v for k, v in {**SOURCE, **src}.items() if v is not None} for src in given["sources"]]
+    return {**DATASET, **given, "sources": sources}
 
 
-def raw_rating_cells(path: Path, encoding: str) -> int:
-    """Rows times rater columns, plus any value in a field beyond the header (csv module, not simgold)."""
-    with open(path, newline="", encoding=encoding) as fh:
-        rows = list(csv.reader(fh, delimiter="," if path.suffix == ".csv" else "\t"))
-    header, body = rows[0], [row for row in rows[1:] if row]
-    raters = [name for name in header if re.fullmatch(r"r\d+", name)]
-    return len(body) * len(raters) + sum(1 for row in body for value in row[len(header) :] if value.strip())
-
-
-def run_case(case: dict):
-    if "dataset" in case:
-        return clean_dataset("bad", dataset_spec(case["dataset"]), base_dir=str(CORPUS))
+def run_case(case: dict, monkeypatch):
+    if "dataset" in case:  # as the clean_dataset job runs it
+        tables = clean_dataset("bad", dataset_spec(case["dataset"]), base_dir=str(CORPUS))
+        require_accepted("bad", tables)
+        return tables
     if "model" in case:
         return load_model(case["model"], ["cat", "dog", "car"], base_dir=str(CORPUS))
+    if "config_file" in case:  # a YAML file as the Snakefile reads it (paths relative to the corpus)
+        monkeypatch.chdir(CORPUS)
+        return check_config(load_config(case["config_file"]), base_dir=CORPUS)
     config = dict(case["config"])
     config["datasets"] = {name: dataset_spec(spec) for name, spec in config["datasets"].items()}
     return check_config(config, base_dir=CORPUS)
+
+
+def text_cells(path: Path, src: dict) -> int:
+    """Non-blank cells of a text file, counted with the csv module: a title or comment line is
+    one cell, a data line as many as its non-blank fields."""
+    encoding = src.get("encoding", "utf-8")
+    text = path.read_bytes().decode("utf-8-sig" if encoding == "utf-8" else encoding)
+    lines = re.split(r"\r\n|\r|\n", text)
+    skipped = [
+        line
+        for n, line in enumerate(lines, start=1)
+        if n <= src.get("skip_rows", 0) or (src.get("comment") and line.startswith(src["comment"]))
+    ]
+    data = [line for line in lines if line not in skipped]
+    sep = src.get("sep") or {".tsv": "\t", ".csv": ","}.get(path.suffix, "whitespace")
+    if sep == "whitespace":
+        fields = [field for line in data for field in line.split()]
+    else:
+        fields = [field for record in csv.reader(data, delimiter=sep) for field in record]
+    return sum(1 for line in skipped if line.strip()) + sum(1 for field in fields if field.strip())
+
+
+def accounted(tables) -> int:
+    """Accepted values + ledger rows that hold a value + cells kept on the items, from the tables."""
+    means = tables["means"][["mean", "sd", "n"]].notna().sum().sum()
+    ledger = sum(1 for value in tables["rejects"]["raw_value"] if value.strip())
+    return len(tables["ratings"]) + len(tables["rankings"]) + int(means) + ledger + tables["summary"]["label_cells"][0]
 
 
 def test_the_corpus_covers_the_issue():
@@ -59,32 +90,63 @@ def test_the_corpus_covers_the_issue():
         "empty-ratings-file",
         "empty-embedding-file",
         "cp1252-declared-utf-8",
+        # issue 12: the ledger counts the file; hostile but ordinary input
+        "rater-columns-the-pattern-misses",
+        "unquoted-comma-in-a-word",
+        "header-repeated-mid-file",
+        "joined-files-with-a-blank-line-in-one",
+        "quoted-line-break-in-a-word",
+        "hidden-first-sheet-xlsx",
+        "hidden-first-sheet-ods",
+        "zero-width-space-in-a-word",
+        "stray-bom-in-a-word",
+        "no-break-space-in-a-word",
+        "capture-group-gives-an-empty-rater-id",
+        "utf-8-declared-cp1252",
+        "dataset-pasted-twice-under-one-key",
+        "yaml-alias-bomb",
+        "nothing-accepted",
+        "pkg-path-climbing-out-of-its-package",
+        "ods-row-repeated-three-million-times",
+        "xlsx-declaring-a-huge-dimension",
     }
     assert wanted <= set(CASES)
-    referenced = {src["path"] for c in CASES.values() for src in c.get("dataset", {}).get("sources", [])}
+    assert len(CASES) >= 60
+    referenced = {"ok.tsv"}
+    for case in CASES.values():
+        for src in case.get("dataset", {}).get("sources", []):
+            referenced |= set(src["path"]) if isinstance(src["path"], list) else {src["path"]}
     referenced |= {c["model"]["path"] for c in CASES.values() if "model" in c}
-    referenced |= {"ok.tsv"}
-    assert referenced == {p.name for p in CORPUS.iterdir()} - {"cases.yaml"}
+    referenced |= {c["config_file"] for c in CASES.values() if "config_file" in c}
+    files = {p.name for p in CORPUS.iterdir()} - {"cases.yaml"}
+    assert {r for r in referenced if not r.startswith("pkg:")} == files
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_input(name):
+def test_bad_input(name, monkeypatch):
     case = CASES[name]
     if "error" in case:
         with pytest.raises(SimgoldError) as err:
-            run_case(case)
+            run_case(case, monkeypatch)
         assert str(err.value) == case["error"]
         return
-    tables = run_case(case)
-    rejects = tables["rejects"][["source_row", "column", "raw_value", "reason", "detail"]].values.tolist()
-    assert rejects == case["rejects"]
-    summary = tables["summary"].iloc[0]
-    assert bool(summary["ledger_balanced"])
-    assert summary["raw_cells"] == len(tables["ratings"]) + len(rejects)
-    # every rating cell of the file, counted here without the cleaner, is accepted or in the ledger
-    source = dataset_spec(case["dataset"])["sources"][0]
-    assert raw_rating_cells(CORPUS / source["path"], source.get("encoding", "utf-8")) == (
-        len(tables["ratings"]) + len(rejects)
-    )
+    result = run_case(case, monkeypatch)
+    if "config_file" in case:
+        assert sorted(result["datasets"]) == case["datasets"]
+        return
+    tables = result
+    ledger = tables["rejects"]
+    rows = ledger[ledger["detail"] != HEADER][["source_row", "column", "raw_value", "reason", "detail"]]
+    assert rows.values.tolist() == case["rejects"]
     if "words" in case:
         assert tables["items"][["word1", "word2"]].values.tolist() == case["words"]
+    if "n_items" in case:
+        assert len(tables["items"]) == case["n_items"] and len(tables["ratings"]) == case["n_ratings"]
+    for attribute, values in case.get("attributes", {}).items():
+        assert tables["items"][attribute].tolist() == values
+    # the ledger counts the file: every non-blank cell, counted here, is accounted for exactly once
+    source = dataset_spec(case["dataset"])["sources"][0]
+    paths = source["path"] if isinstance(source["path"], list) else [source["path"]]
+    cells = case.get("cells") or sum(text_cells(CORPUS / path, source) for path in paths)
+    summary = tables["summary"].iloc[0]
+    assert summary["raw_cells"] == cells and accounted(tables) == cells and bool(summary["ledger_balanced"])

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from simgold.clean import clean_dataset, parse_value
-from simgold.errors import InputError
+from simgold import clean
+from simgold.clean import accounted_cells, clean_dataset, parse_value, require_accepted, summarise
+from simgold.errors import DataError, InputError
 
 MISSING = frozenset(["", "nan", "NA", "-"])
 
@@ -81,8 +84,12 @@ def run(tmp_path, spec, name="t"):
     return clean_dataset(name, spec, base_dir=str(tmp_path))
 
 
+HEADER = "the header row (column names)"
+
+
 def rejects(t):
-    return [(r.source_row, r.column, r.raw_value, r.reason) for r in t["rejects"].itertuples()]
+    """The ledger without the header's cells (every sheet has them; tests of them look at them)."""
+    return [(r.source_row, r.column, r.raw_value, r.reason) for r in t["rejects"].itertuples() if r.detail != HEADER]
 
 
 def ratings(t):
@@ -107,20 +114,49 @@ def test_wide_sheet_every_cell_accounted_for(tmp_path):
     assert ratings(t) == [("Cat", "dog", "r1", 3.0), ("sea", "lake", "r1", 2.0)]
     assert rejects(t) == [
         (2, "r2", "nan", "missing"),
+        (2, "note", "ok", "ignored_column"),  # a column the config does not name: in the ledger, not lost
         (3, "r1", "7", "out_of_scale"),
         (3, "r2", "x", "non_numeric"),
         (4, "r2", "", "short_row"),
     ]
+    header = t["rejects"][t["rejects"]["detail"] == HEADER]
+    assert header[["source_row", "raw_value", "reason"]].values.tolist() == [
+        [1, name, "ignored_row"] for name in ("w1", "w2", "r1", "r2", "note")
+    ]
+    # 17 non-blank cells in the file (5 + 5 + 4 + 3): 2 accepted, 9 in the ledger with a value (the
+    # empty short_row cell is blank), 6 word cells kept on the items
     s = t["summary"].iloc[0]
-    assert (s.raw_cells, s.n_ratings, s.n_rejects, bool(s.ledger_balanced)) == (6, 2, 4, True)
+    assert (s.raw_cells, s.n_ratings, s.n_rejects, s.label_cells, bool(s.ledger_balanced)) == (17, 2, 10, 6, True)
     assert t["ratings"]["source_file"].unique().tolist() == ["w.tsv"]
 
 
-def test_values_in_unnamed_extra_columns_are_ledgered(tmp_path):
-    f = write(tmp_path, "w.csv", "w1,w2,r1\na,b,1\nc,d,2,5\ne,f,3,\n")
+def test_values_in_unnamed_columns_are_ledgered(tmp_path):
+    f = write(tmp_path, "w.csv", "w1,w2,,r1\na,b,x,1\nc,d,,2\n")
     t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}]))
-    assert rejects(t) == [(3, "#4", "5", "unnamed_column")]
-    assert len(t["ratings"]) == 3
+    assert rejects(t) == [(2, "#3", "x", "unnamed_column")]
+    assert len(t["ratings"]) == 2
+
+
+def test_a_row_with_extra_fields_is_rejected_whole_never_shifted(tmp_path):
+    """An unquoted comma in a word: the whole row goes to the ledger with the line; trailing empty
+    fields are not extra values."""
+    f = write(tmp_path, "w.csv", "w1,w2,r1,r2\nsalt,pepper, ground,5,6\nsun,moon,2,3,,\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}]))
+    assert ratings(t) == [("sun", "moon", "r1", 2.0), ("sun", "moon", "r2", 3.0)]
+    assert rejects(t) == [
+        (2, "w1", "salt", "extra_fields"),
+        (2, "w2", "pepper", "extra_fields"),
+        (2, "r1", " ground", "extra_fields"),
+        (2, "r2", "5", "extra_fields"),
+        (2, "#5", "6", "extra_fields"),
+    ]
+    assert set(t["rejects"]["detail"][t["rejects"]["reason"] == "extra_fields"]) == {
+        "5 fields where the header has 4: 'salt,pepper, ground,5,6'"
+    }
+    # the config can say how to repair it: the surplus belongs to w2
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r", "extra_fields": {"join": "w2"}}]))
+    assert ratings(t)[:2] == [("salt", "pepper, ground", "r1", 5.0), ("salt", "pepper, ground", "r2", 6.0)]
+    assert rejects(t) == [] and t["summary"]["ledger_balanced"].iloc[0]
 
 
 def test_rater_capture_group_and_rater_names(tmp_path):
@@ -173,7 +209,13 @@ def test_empty_word_rejects_the_row(tmp_path):
     f = write(tmp_path, "w.csv", "w1,w2,r1,r2\na,,1,2\nb,c,3,nan\n")
     t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}]))
     assert len(t["items"]) == 1
-    assert rejects(t) == [(2, "r1", "1", "bad_item"), (2, "r2", "2", "bad_item"), (3, "r2", "nan", "missing")]
+    # the row's remaining word is in the ledger too: the row made no item to keep it on
+    assert rejects(t) == [
+        (2, "w1", "a", "bad_item"),
+        (2, "r1", "1", "bad_item"),
+        (2, "r2", "2", "bad_item"),
+        (3, "r2", "nan", "missing"),
+    ]
 
 
 def test_attributes_typed(tmp_path):
@@ -222,7 +264,7 @@ def test_duplicates_reject(tmp_path):
         (5, "r2", "duplicate"),
     ]
     assert (
-        t["rejects"]["detail"].iloc[0]
+        t["rejects"]["detail"][t["rejects"]["reason"] == "duplicate"].iloc[0]
         == "rater 'r1' has 2 values for money/cash (d.csv row 2, d.csv row 4); duplicates: reject"
     )
 
@@ -324,7 +366,10 @@ def test_long_contexts(tmp_path):
     src = {"path": f, "layout": "long", "words": ["w1", "w2"], "context": "ctx", "rater": "rater", "score": "s"}
     t = run(tmp_path, ds([src], kind="contexts", scale=(0, 10)))
     assert t["items"]["context"].tolist() == [1, 2]
-    assert rejects(t) == [(4, "s", "2", "bad_item")]
+    # context 3 makes the row unusable: its words, context, rater and score are in the ledger
+    assert rejects(t) == [
+        (4, c, v, "bad_item") for c, v in (("w1", "bank"), ("w2", "shore"), ("ctx", "3"), ("rater", "a"), ("s", "2"))
+    ]
 
 
 def test_means_with_sd_and_n(tmp_path):
@@ -339,7 +384,7 @@ def test_means_with_sd_and_n(tmp_path):
         ("sd", "out_of_scale"),
         ("n", "non_numeric"),
     ]
-    assert "negative standard deviation" in t["rejects"]["detail"].iloc[1]
+    assert "negative standard deviation" in t["rejects"]["detail"][t["rejects"]["column"] == "sd"].iloc[-1]
 
 
 # -------------------------------------------------------------------------------- rankings
@@ -390,8 +435,10 @@ def test_unknown_category_rejects_the_row(tmp_path):
     f = write(tmp_path, "r.csv", "t,c,cat,r1\napple,pear,hyponym,1\n")
     src = {"path": f, "target": "t", "candidate": "c", "category": "cat", "raters": ["r1"]}
     t = run(tmp_path, {"language": "en", "kind": "rankings", "sources": [src]})
-    assert rejects(t) == [(2, "r1", "1", "bad_item")]
-    assert "hyponym" in t["rejects"]["detail"].iloc[0]
+    assert rejects(t) == [
+        (2, c, v, "bad_item") for c, v in (("t", "apple"), ("c", "pear"), ("cat", "hyponym"), ("r1", "1"))
+    ]
+    assert "hyponym" in t["rejects"]["detail"].iloc[-1]
 
 
 # -------------------------------------------------------------------------------- several sources
@@ -412,3 +459,92 @@ def test_sources_of_one_dataset_share_items_and_raters(tmp_path):
     assert got[("sun", "r1")] == 1.0 and got[("sun", "r2")] == 2.0
     superseded = t["rejects"][t["rejects"]["reason"] == "duplicate_superseded"]
     assert superseded["source_file"].tolist() == ["part1.csv", "part1.csv"]
+
+
+# -------------------------------------------------------------------------------- the ledger counts the file
+
+
+def test_a_rater_column_the_pattern_misses_is_in_the_ledger_and_the_log(tmp_path, caplog):
+    f = write(tmp_path, "w.csv", "w1,w2,r1,r2,R3,r4 (late)\ncat,dog,3,4,5,2\ncar,bus,5,6,,1\n")
+    with caplog.at_level("WARNING", logger="simgold.clean"):
+        t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r\\d+$"}]))
+    assert rejects(t) == [(2, "R3", "5", "ignored_column"), (2, "r4 (late)", "2", "ignored_column")] + [
+        (3, "r4 (late)", "1", "ignored_column")
+    ]
+    warning = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert "'R3' (1 value), 'r4 (late)' (2 values)" in warning and "ignored_column" in warning
+
+
+def test_title_and_comment_lines_and_a_repeated_header_are_counted(tmp_path):
+    text = "Ratings export\n# collected 2024\nw1\tw2\tr1\ncat\tdog\t3\nw1\tw2\tr1\n# second batch\ncar\tbus\t4\n"
+    f = write(tmp_path, "w.tsv", text)
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"], "skip_rows": 1, "comment": "#"}]))
+    reasons = [(row, col, reason) for row, col, _, reason in rejects(t)]
+    assert reasons == [(1, "(line)", "ignored_row"), (2, "(line)", "ignored_row")] + [
+        (5, c, "ignored_row") for c in ("w1", "w2", "r1")
+    ] + [(6, "(line)", "ignored_row")]
+    s = t["summary"].iloc[0]  # 1 + 1 + 3 + 3 + 3 + 1 + 3 cells; 2 ratings, 4 words
+    assert (s.raw_cells, s.n_ratings, s.label_cells, bool(s.ledger_balanced)) == (15, 2, 4, True)
+
+
+def _fabricated(raw_values, ratings=2):
+    frame = pd.DataFrame
+    return {
+        "ratings": frame({"rater": ["a"] * ratings}),
+        "rankings": frame({"rater": []}),
+        "means": frame({"mean": [1.5, None], "sd": [None, None], "n": [None, None]}),
+        "rejects": frame({"raw_value": raw_values, "reason": ["missing"] * len(raw_values)}),
+        "items": frame({"item_id": []}),
+    }
+
+
+def test_the_ledger_balance_can_fail():
+    """accepted (2 ratings + 1 mean) + ledger rows with a value ("x", "nan"; not "" or " ") + labels"""
+    tables = _fabricated(["x", "", " ", "nan"])
+    assert accounted_cells(tables, label_cells=4) == 3 + 2 + 4
+    ds_ = {"language": "en", "kind": "ratings"}
+    assert bool(summarise("t", ds_, tables, raw_cells=9, label_cells=4)["ledger_balanced"][0])
+    # one cell too many in the file, or one lost by the cleaner: caught
+    assert not summarise("t", ds_, tables, raw_cells=10, label_cells=4)["ledger_balanced"][0]
+    assert not summarise("t", ds_, _fabricated(["x", "", " "]), raw_cells=9, label_cells=4)["ledger_balanced"][0]
+
+
+def test_a_cell_the_cleaner_loses_unbalances_the_ledger(tmp_path, monkeypatch):
+    f = write(tmp_path, "w.csv", "w1,w2,r1,note\ncat,dog,3,see\n")
+    spec = ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}])
+    assert run(tmp_path, spec)["summary"]["ledger_balanced"].iloc[0]
+    monkeypatch.setattr(clean, "_ignored_columns", lambda *args: {})  # a cleaner that forgets unnamed columns
+    assert not run(tmp_path, spec)["summary"]["ledger_balanced"].iloc[0]
+
+
+def test_nothing_accepted_stops_with_the_counts(tmp_path):
+    f = write(tmp_path, "w.tsv", "w1\tw2\tr1\tr2\ncat\tdog\t9\tx\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r"}]))
+    with pytest.raises(DataError) as err:
+        require_accepted("t", t)
+    assert "dataset 't': cleaning accepted no rating, rank or mean (ledger: non_numeric 1, out_of_scale 1," in str(
+        err.value
+    )
+
+
+def test_equal_raw_values_of_different_types_are_parsed_apart():
+    raws = np.array([1, 1.0, True, "1", "1", None, 1], dtype=object)
+    codes, uniques = clean._factorize(raws)
+    assert codes.tolist() == [0, 1, 2, 3, 3, 4, 0]
+    assert [type(u).__name__ for u in uniques] == ["int", "float", "bool", "str", "NoneType"]
+
+
+def test_a_column_read_twice_is_refused(tmp_path):
+    f = write(tmp_path, "m.csv", "a,b,m\nx,y,3\n")
+    with pytest.raises(InputError, match="column 'm' is read twice \\(as mean and as sd\\)"):
+        run(tmp_path, ds([{"path": f, "words": ["a", "b"], "mean": "m", "sd": "m"}], kind="means"))
+
+
+def test_word_normalisation_never_makes_two_items_that_print_the_same(tmp_path):
+    f = write(tmp_path, "w.tsv", "w1\tw2\tr1\ncat\tdog\t3\nca\u200bt\tdog\t4\n\ufeffcat\tdo\u00adg\t5\n")
+    t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}], duplicates="all"))
+    assert t["items"][["word1", "word2", "occurrence"]].values.tolist() == [
+        ["cat", "dog", 1],
+        ["cat", "dog", 2],
+        ["cat", "dog", 3],
+    ]

@@ -7,7 +7,7 @@ import copy
 import pytest
 import yaml
 
-from simgold.config import check_config, load_schema, resolve_dataset
+from simgold.config import check_config, load_config, load_schema, resolve_dataset
 from simgold.errors import ConfigError
 
 from .conftest import ROOT
@@ -244,3 +244,73 @@ def test_parse_time_checks_are_cheap():
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+# -------------------------------------------------------------------------------- the YAML file itself
+
+
+def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
+    (tmp_path / "c.yaml").write_text(
+        "datasets:\n  a:\n    language: en\n    sources:\n      - path: x.tsv\n        path: y.tsv\n", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path / "c.yaml")
+    assert str(err.value) == (
+        f"config {tmp_path / 'c.yaml'}, line 6: datasets.a.sources[0].path is given twice in one mapping (first at"
+        " line 5); YAML would silently keep only the last one"
+    )
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    import simgold.config as config
+
+    # three levels of ten: 1,000 values, over a limit of 500
+    text = "datasets: {}\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    text += "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    constructed = []
+    monkeypatch.setattr(yaml.SafeLoader, "construct_document", lambda self, node: constructed.append(node))
+    monkeypatch.setattr(config, "MAX_YAML_NODES", 500)
+    with pytest.raises(ConfigError, match="line 4: c expands through YAML aliases to more than 500 values"):
+        load_config(tmp_path / "c.yaml")
+    assert constructed == []  # nothing was built
+
+
+def test_yaml_anchors_and_merge_keys_are_fine():
+    config = load_config(ROOT / "config" / "examples" / "shared-data.yaml")
+    assert (
+        config["datasets"]["cosimlex-hr"]["kind"] == "contexts"
+        and config["datasets"]["cosimlex-hr"]["language"] == "hr"
+    )
+    assert config == yaml.safe_load((ROOT / "config" / "examples" / "shared-data.yaml").read_text(encoding="utf-8"))
+
+
+def test_the_snakefile_checks_every_config_file(tmp_path):
+    """check_config_files (called by the Snakefile with workflow.overwrite_configfiles) reads them all."""
+    from simgold.config import check_config_files
+
+    (tmp_path / "ok.yaml").write_text("datasets: {}\n", encoding="utf-8")
+    (tmp_path / "twice.yaml").write_text("scoring: {seed: 1}\nscoring: {seed: 2}\n", encoding="utf-8")
+    check_config_files([tmp_path / "ok.yaml", tmp_path / "absent.yaml"])
+    with pytest.raises(ConfigError, match="twice.yaml, line 2: scoring is given twice"):
+        check_config_files([tmp_path / "ok.yaml", tmp_path / "twice.yaml"])
+    assert (
+        "check_config_files(" in (ROOT / "Snakefile").read_text()
+        and "workflow.overwrite_configfiles" in (ROOT / "Snakefile").read_text()
+    )
+
+
+def test_pkg_path_that_climbs_out_is_refused(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0]["path"] = "pkg:gensim/../../../../etc/passwd"
+
+    fails(base, edit, "datasets.dsd-da.sources[0].path", "the path leaves the package 'gensim'")
+
+
+def test_extra_fields_join_names_a_column_of_a_text_file(base):
+    def edit(c):
+        c["datasets"]["dsd-da"]["sources"][0].update(
+            header=False, words=[1, 2], raters=[3], extra_fields={"join": "w2"}
+        )
+
+    fails(base, edit, "datasets.dsd-da.sources[0].extra_fields.join", "'w2' is a column name, but header: false")

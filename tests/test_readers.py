@@ -130,12 +130,25 @@ def test_joined_files_must_align(tmp_path):
 
 
 def test_joined_files_keep_each_cells_origin(tmp_path):
-    (tmp_path / "a.tsv").write_text("x\ty\t3\nu\tv\t1\n")
+    (tmp_path / "a.tsv").write_text("x\ty\t3\n\nu\tv\t1\n")
     (tmp_path / "b.tsv").write_text("1\t2\n\n0\t1\n")
     t = read_source_table({"path": ["a.tsv", "b.tsv"], "header": False}, base_dir=tmp_path)
     assert t.rows[1] == ["u", "v", "1", "0", "1"]
     assert t.where(1, 4) == ("b.tsv", 3, "#2")
-    assert t.where(1, 0) == ("a.tsv", 2, "#1")
+    assert t.where(1, 0) == ("a.tsv", 3, "#1")
+    assert t.raw_cells == 10
+
+
+def test_joined_files_with_a_blank_line_in_one_are_not_paired(tmp_path):
+    """A blank line in one file only would pair every later row with the wrong one."""
+    (tmp_path / "a.tsv").write_text("x\ty\t3\nu\tv\t1\nw\tz\t2\n")
+    (tmp_path / "b.tsv").write_text("1\t2\n\n0\t1\n4\t4\n")
+    with pytest.raises(InputError) as err:
+        read_source_table({"path": ["a.tsv", "b.tsv"], "header": False}, base_dir=tmp_path)
+    assert str(err.value) == (
+        "b.tsv, row 2: a blank or comment line where a.tsv has a data row; expected line-aligned files with"
+        " their data rows on the same lines (nothing is paired)"
+    )
 
 
 def test_missing_file(tmp_path):
@@ -248,3 +261,84 @@ def test_ods_with_repeated_cells_and_rows(tmp_path):
     t = read_source_table({"path": "r.ods"}, base_dir=tmp_path)
     assert t.rows == [["x", "x", 3, 3], ["x", "x", 3, 3]]
     assert t.lines == [[2, 3]]
+
+
+# -------------------------------------------------------------------------------- what the reader counts and notes
+
+
+def test_every_non_blank_cell_is_counted_and_what_is_not_data_noted(tmp_path):
+    t = read(tmp_path, "Title line\n# comment\nw1,w2,r1\nx,y,1\n\n,, \nz,w,2\n", skip_rows=1, comment="#")
+    assert t.raw_cells == 1 + 1 + 3 + 3 + 0 + 0 + 3  # a line of empty fields has no cell
+    assert [(n.row, n.label, n.raw, n.reason) for n in t.notes] == [
+        (1, "(line)", "Title line", "ignored_row"),
+        (2, "(line)", "# comment", "ignored_row"),
+        (3, "w1", "w1", "ignored_row"),
+        (3, "w2", "w2", "ignored_row"),
+        (3, "r1", "r1", "ignored_row"),
+    ]
+    assert t.lines == [[4, 6, 7]]
+
+
+def test_a_quoted_line_break_is_kept_even_across_a_blank_line(tmp_path):
+    t = read(tmp_path, 'w1,w2,note\nx,y,"one\n\ntwo"\nz,w,three\n', sep=",")
+    assert t.rows == [["x", "y", "one\n\ntwo"], ["z", "w", "three"]]
+    assert t.lines == [[2, 5]] and "span several lines (first at row 2)" in t.messages[0]
+
+
+def test_rows_with_extra_fields_are_moved_to_the_notes(tmp_path):
+    t = read(tmp_path, "w1,w2,r1\nsalt,pepper, ground,5\nx,y,1,,\n", sep=",")
+    assert t.rows == [["x", "y", "1", "", ""]] and t.width == 5  # trailing empty fields are no values
+    assert {(n.row, n.reason) for n in t.notes if n.reason != "ignored_row"} == {(2, "extra_fields")}
+    t = read(tmp_path, "w1,w2,r1\nsalt,pepper, ground,5\n", sep=",", extra_fields={"join": "w2"})
+    assert t.rows == [["salt", "pepper, ground", "5"]] and t.joined == 1
+
+
+def test_ragged_rows_are_never_extra_fields(tmp_path):
+    t = read(tmp_path, "a\tb\t1\nc\td\t1\t2\t3\n", header=False, layout="ragged")
+    assert t.rows == [["a", "b", "1"], ["c", "d", "1", "2", "3"]] and not t.notes
+
+
+def test_a_hidden_first_sheet_is_skipped_and_the_log_says_so(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active.title = "Old"
+    wb.active.append(["junk"])
+    wb.active.sheet_state = "hidden"
+    wb.create_sheet("Svar").append(["w1", "w2"])
+    wb["Svar"].append(["x", "y"])
+    wb.active = 1
+    wb.save(tmp_path / "s.xlsx")
+    t = read_source_table({"path": "s.xlsx"}, base_dir=tmp_path)
+    assert t.header == ["w1", "w2"] and t.rows == [["x", "y"]]
+    assert t.messages == ["s.xlsx: read sheet 'Svar' (2 of 2); hidden sheets not read: ['Old']"]
+    assert read_source_table({"path": "s.xlsx", "sheet": "Old", "header": False}, base_dir=tmp_path).rows == [["junk"]]
+
+
+def test_a_sheet_beyond_the_spreadsheet_limits_is_refused_before_expanding(tmp_path, monkeypatch):
+    import simgold.readers as readers
+
+    monkeypatch.setattr(readers, "MAX_CELLS", 10)
+    (tmp_path / "s.xlsx").write_bytes(
+        xlsx_bytes([["w1", "w2", "r1"], ["a", "b", 1], ["c", "d", 2], ["e", "f", 3]], "s")
+    )
+    with pytest.raises(InputError, match="expands to more than 10 cells \\(at row 4\\)"):
+        read_source_table({"path": "s.xlsx"}, base_dir=tmp_path)
+
+
+def test_a_utf8_file_declared_in_a_code_page_is_refused(tmp_path):
+    with pytest.raises(InputError) as err:
+        read(tmp_path, "w1;w2;s\nok;fine;1\nStraße;Weg;7\n", encoding="cp1252")
+    assert str(err.value) == (
+        "f.txt, row 3: the file is UTF-8 but is declared cp1252: 'Straße' would be read as 'StraÃŸe'; expected"
+        " encoding: utf-8 (the default) for this file"
+    )
+    assert read(tmp_path, "w1;w2;s\nok;fine;1\n", encoding="cp1252").rows == [["ok", "fine", "1"]]  # ASCII
+
+
+@pytest.mark.parametrize("path", ["pkg:gensim/../../../x", "pkg:gensim//etc/passwd", "pkg:../x"])
+def test_pkg_paths_stay_inside_their_package(path):
+    from simgold.readers import resolve_path
+
+    with pytest.raises(InputError):
+        resolve_path(path)
+    inside = resolve_path("pkg:gensim/test/../test/test_data/wordsim353.tsv")
+    assert inside.is_file()

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from simgold.clean import clean_dataset
+
+from .test_bad_inputs import accounted, text_cells
 
 pytestmark = pytest.mark.shared
 
@@ -35,6 +38,13 @@ def _accepted_cells(tables) -> int:
     return len(tables["ratings"]) + len(tables["rankings"]) + int(means[["mean", "sd", "n"]].notna().sum().sum())
 
 
+def _value_rejects(tables) -> pd.DataFrame:
+    """The ledger rows of value cells: without the header, title and comment lines and the columns
+    the config does not read (``ignored_row``, ``ignored_column``)."""
+    rejects = tables["rejects"]
+    return rejects[~rejects["reason"].isin(["ignored_row", "ignored_column"])]
+
+
 # -------------------------------------------------------------------------------- per rater
 
 
@@ -42,7 +52,7 @@ def test_danish_99_items_38_raters_7_missing(cleaned, shared):
     t = cleaned("dsd-da")
     assert _shape(t) == (99, 38)
     assert len(t["ratings"]) == 3755
-    rejects = t["rejects"]
+    rejects = _value_rejects(t)
     assert (rejects["reason"] == "missing").sum() == 7 and len(rejects) == 7
     assert set(rejects["raw_value"]) == {"nan"}
     # SOURCE.txt: missing cells are r1 x2, r12, r16, r21, r29, r38
@@ -65,7 +75,7 @@ def test_wordsim353_sets_from_csv_and_tab(shared_specs, shared, ext, subset, n_i
     spec["sources"] = [dict(spec["sources"][0], path=str(shared / f"data/wordsim353/{subset}.{ext}"))]
     t = clean_dataset(f"ws353-{subset}", spec)
     assert _shape(t) == (n_items, n_raters)
-    assert len(t["ratings"]) == n_items * n_raters and t["rejects"].empty
+    assert len(t["ratings"]) == n_items * n_raters and _value_rejects(t).empty
     # "Human (mean)" is the row mean rounded to 2 decimals (SOURCE.txt: max diff 0.005)
     ours = t["ratings"].groupby("item_id")["score"].mean()
     released = t["means"].set_index("item_id")["mean"].loc[ours.index]
@@ -101,7 +111,7 @@ def test_wordsim353_duplicates_are_flagged_not_merged(cleaned):
 def test_card660_joined_files(cleaned):
     t = cleaned("card660")
     assert _shape(t) == (660, 8)
-    assert len(t["ratings"]) == 5280 and t["rejects"].empty
+    assert len(t["ratings"]) == 5280 and t["rejects"].empty  # header-less: not even a header in the ledger
     assert set((t["ratings"]["score"] * 2) % 1) == {0.0}  # steps of 0.5
     assert t["ratings"]["score"].between(0, 4).all()
     ours = t["ratings"].groupby("item_id")["score"].mean()
@@ -131,7 +141,7 @@ def test_rare_words_ragged_rows(cleaned, shared):
 
 def test_men_expert_files_with_trailing_tabs_and_nbsp(cleaned):
     t = cleaned("men-experts")
-    assert t["rejects"].empty
+    assert _value_rejects(t).empty
     assert t["ratings"].groupby("rater").size().to_dict() == {"elia": 3000, "marco": 3000}
     assert t["ratings"]["score"].between(1, 7).all()
     items = t["items"].set_index("item_id")
@@ -144,7 +154,7 @@ def test_simverb_raw_ratings_with_an_eleventh_field(cleaned, shared):
     t = cleaned("simverb-ratings")
     lines = _lines(shared / "data/simverb/SimLex-3500/SimVerb-3500-ratings.txt")[1:]
     assert Counter(len(line.split("\t")) - 2 for line in lines) == Counter({10: 3298, 11: 202})
-    assert _accepted_cells(t) + len(t["rejects"]) == 3298 * 10 + 202 * 11
+    assert _accepted_cells(t) + len(_value_rejects(t)) == 3298 * 10 + 202 * 11
     assert "r11" in set(t["ratings"]["rater"])
     # misspend/pass is listed in both orders: reported as a duplicate, not merged
     dup = t["rejects"][t["rejects"]["reason"] == "duplicate"]
@@ -182,6 +192,8 @@ RAW_CELLS = {  # rating cells + released-mean cells, from the shapes documented 
     "ws297-zh": 297,
     "ws353-da": 353,
 }
+# the field separator of each file the config leaves to sniffing, as SOURCE.txt documents it
+SEPARATORS = {"ws353-set2": ",", "ws353": ",", "ws353-da": ",", "finnsim": ";", "finnsim-simlex": ";"}
 
 
 def test_every_shared_dataset_is_in_the_ledger_test(shared_specs):
@@ -189,12 +201,25 @@ def test_every_shared_dataset_is_in_the_ledger_test(shared_specs):
     assert set(RAW_CELLS) == cleaned
 
 
+def _file_cells(name: str, spec: dict) -> int:
+    """Every non-blank cell of the dataset's files, counted with the csv module."""
+    total = 0
+    for src in spec["sources"]:
+        src = {"sep": SEPARATORS.get(name, "\t"), **src}
+        paths = src["path"] if isinstance(src["path"], list) else [src["path"]]
+        total += sum(text_cells(Path(path), src) for path in paths)
+    return total
+
+
 @pytest.mark.parametrize("name", sorted(RAW_CELLS))
-def test_ledger_invariant(cleaned, name):
-    """Every raw value cell ends in an output table or in the rejects ledger, exactly once."""
+def test_ledger_invariant(cleaned, shared_specs, name):
+    """Every non-blank cell of the files ends in an output table, in the ledger, or on the items,
+    exactly once; the rating and mean cells among them in an output table or the ledger."""
     t = cleaned(name)
-    assert _accepted_cells(t) + len(t["rejects"]) == RAW_CELLS[name]
+    cells = _file_cells(name, shared_specs[name])
+    assert t["summary"]["raw_cells"].iloc[0] == cells and accounted(t) == cells
     assert bool(t["summary"]["ledger_balanced"].iloc[0])
+    assert _accepted_cells(t) + len(_value_rejects(t)) == RAW_CELLS[name]
     assert t["rejects"]["reason"].notna().all() and (t["rejects"]["detail"] != "").all()
 
 
@@ -231,7 +256,7 @@ def test_cosimlex_slovene_repeated_pairs_keep_their_contexts(cleaned):
 def test_simlex999_all_columns(cleaned):
     t = cleaned("simlex999")
     items, means = t["items"], t["means"]
-    assert len(items) == 999 and t["rejects"].empty
+    assert len(items) == 999 and _value_rejects(t).empty
     assert items["pos"].value_counts().to_dict() == {"N": 666, "V": 222, "A": 111}
     assert sorted(items["conc_q"].value_counts().to_list()) == [249, 250, 250, 250]
     assert items["sim_assoc_333"].sum() == 333
@@ -245,7 +270,7 @@ def test_simlex999_all_columns(cleaned):
 @pytest.mark.parametrize("lang,ordered_dups", [("hr", 0), ("he", 18), ("de", 1), ("it", 4), ("ru", 14)])
 def test_simlex_translations(cleaned, lang, ordered_dups):
     t = cleaned(f"simlex-{lang}")
-    assert len(t["items"]) == 999 and t["means"]["mean"].notna().all() and t["rejects"].empty
+    assert len(t["items"]) == 999 and t["means"]["mean"].notna().all() and _value_rejects(t).empty
     # SOURCE.txt counts duplicated (word1, word2) rows in file order
     ordered = cleaned(f"simlex-{lang}", symmetric=False)
     assert (ordered["items"]["occurrence"] > 1).sum() == ordered_dups
@@ -267,7 +292,7 @@ def test_finnsim_bom_semicolons_and_spreadsheet_dates(cleaned, shared):
     raw = (shared / "data/finnsim/FinSemEvl/FinnSim/FinnSim_judgment_scores.csv").read_bytes()
     assert raw.startswith(b"\xef\xbb\xbfword1;") and b"\r\n" in raw
     assert len(t["items"]) == 300 and t["items"]["word1"].iloc[0] == "aikuinen"
-    rejects = t["rejects"]
+    rejects = _value_rejects(t)
     assert (rejects["reason"] == "non_numeric").sum() == 8 and set(rejects["column"]) == {"sim_score"}
     assert set(rejects["raw_value"]) == {"1.elo", "2.huhti", "3.huhti", "1.helmi", "3.helmi", "7.huhti"}
     assert rejects["detail"].str.contains("date").all()
@@ -315,5 +340,5 @@ def test_wordsim353_danish_translation(cleaned):
 def test_rg_mc_first_row_repeated(cleaned, name, n):
     t = cleaned(name)
     assert len(t["items"]) == n
-    assert t["rejects"]["reason"].tolist() == ["duplicate_superseded"]
-    assert t["rejects"]["source_row"].tolist() == [2]
+    assert _value_rejects(t)["reason"].tolist() == ["duplicate_superseded"]
+    assert _value_rejects(t)["source_row"].tolist() == [2]
