@@ -45,7 +45,6 @@ import logging
 import math
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -600,9 +599,9 @@ def _log_counts(log: logging.Logger, ext: Extracted) -> None:
             f"{len(ext.normalised)} word(s) held invisible characters or Unicode spaces, normalised"
             f" (first: {file}, row {row}: {word!r})"
         )
-    reasons = Counter(note[6] for note in ext.notes if note[6] in ("extra_fields", "ignored_row"))
-    if reasons.get("extra_fields"):
-        log.warning(f"{reasons['extra_fields']} cells of rows with extra fields are in the ledger as extra_fields")
+    extra = sum(1 for note in ext.notes if note[6] == "extra_fields")
+    if extra:
+        log.warning(f"{extra} cells of rows with more fields than the header are in the ledger as extra_fields")
 
 
 @dataclass
