@@ -1,0 +1,183 @@
+"""Krippendorff's alpha at every level against the `krippendorff` package (an independent
+implementation), against Krippendorff's published worked example, and, where the package cannot
+run (many distinct values), the integral path against the exact pairs."""
+
+from __future__ import annotations
+
+import functools
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from simgold import alpha as alpha_module
+from simgold.alpha import LEVELS, alpha_from_matrix, alpha_table, krippendorff_alpha
+
+from .conftest import ROOT
+
+
+def package(X: np.ndarray, level: str) -> float:
+    """The krippendorff package on an items x raters array (it wants raters x items)."""
+    return float(krippendorff.alpha(reliability_data=X.T, level_of_measurement=level))
+
+
+def wide(ratings: pd.DataFrame) -> np.ndarray:
+    return ratings.pivot_table(index="item_id", columns="rater", values="score", aggfunc="first").to_numpy(float)
+
+
+@functools.cache
+def demo_ratings(name: str) -> pd.DataFrame:
+    from simgold.clean import clean_dataset
+    from simgold.config import check_config
+
+    config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
+    return clean_dataset(name, config["datasets"][name], base_dir=str(ROOT))["ratings"]
+
+
+# -------------------------------------------------------------------------------- hand and paper
+
+
+def test_krippendorff_2011_worked_example_all_levels():
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the 4 coders x 12 units
+    # example: nominal 0.743, ordinal 0.815, interval 0.849, ratio 0.797 (the package's docstring
+    # quotes the same figures)
+    nan = np.nan
+    data = np.array(
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+        ]
+    ).T
+    got = {level: round(alpha_from_matrix(data, level), 3) for level in LEVELS}
+    assert got == {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio": 0.797}
+
+
+def test_hand_computed_small_case():
+    # units {1, 1}, {2, 3}, {3, 3}: n = 6 pairable values
+    # interval: D_o = 2 (2-3)^2 / 1 = 2; D_e = sum over ordered pairs of (c - k)^2 / 5:
+    # values 1,1,2,3,3,3 -> sum_{i != j} (v_i - v_j)^2 = 2 * (6 * 33 - 13^2) = 58 -> 11.6; alpha = 1 - 2/11.6
+    X = np.array([[1.0, 1.0], [2.0, 3.0], [3.0, 3.0]])
+    assert alpha_from_matrix(X, "interval") == pytest.approx(1 - 2 / 11.6, abs=1e-15)
+    # nominal: D_o = 2 (one unequal ordered pair, twice); D_e = (36 - (4 + 1 + 9)) / 5 = 4.4
+    assert alpha_from_matrix(X, "nominal") == pytest.approx(1 - 2 / 4.4, abs=1e-15)
+    # ordinal: n_1 = 2, n_2 = 1, n_3 = 3: M = 1, 2.5, 4.5; delta(2, 3) = 4, delta(1, 2) = 2.25, delta(1, 3) = 12.25
+    # D_o = 2 * 4 = 8; D_e = 2 * (2*1*2.25 + 2*3*12.25 + 1*3*4) / 5 = 2 * 90 / 5 = 36
+    assert alpha_from_matrix(X, "ordinal") == pytest.approx(1 - 8 / 36, abs=1e-15)
+    # ratio: delta(2, 3) = 1/25; delta(1, 2) = 1/9; delta(1, 3) = 1/4
+    d_e = 2 * (2 * 1 / 9 + 2 * 3 / 4 + 3 / 25) / 5
+    assert alpha_from_matrix(X, "ratio") == pytest.approx(1 - (2 / 25) / d_e, abs=1e-15)
+
+
+def test_undefined_cases_are_nan_and_bad_input_is_refused():
+    assert np.isnan(krippendorff_alpha([1, 2, 3], [1.0, 2.0, 3.0]))  # no unit with two values
+    assert np.isnan(krippendorff_alpha([1, 1, 2, 2], [4.0, 4.0, 4.0, 4.0]))  # no expected disagreement
+    with pytest.raises(ValueError, match="ratio alpha needs non-negative values; found -1"):
+        krippendorff_alpha([1, 1, 2, 2], [-1.0, 2.0, 3.0, 3.0], "ratio")
+    with pytest.raises(ValueError, match="level 'metric': expected one of nominal, ordinal, interval, ratio"):
+        krippendorff_alpha([1, 1], [1.0, 2.0], "metric")
+    with pytest.raises(ValueError, match="differ in length"):
+        krippendorff_alpha([1, 1, 2], [1.0, 2.0])
+
+
+def test_alpha_table_notes_negative_scores_for_ratio():
+    r = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c"], "score": [-1.0, 0.5, 2.0, 2.5, 9.0]})
+    table = alpha_table(r).set_index("level")
+    assert np.isnan(table.loc["ratio", "alpha"]) and "negative" in table.loc["ratio", "note"]
+    assert table.loc["interval", "alpha"] == pytest.approx(package(np.array([[-1, 0.5], [2, 2.5]]), "interval"))
+    assert (table["n_units"] == 2).all() and (table["n_values"] == 4).all() and (table["n_distinct"] == 4).all()
+
+
+# -------------------------------------------------------------------------------- the package
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("level", LEVELS)
+def test_equals_package_on_random_data_with_missing_values(seed, level):
+    rng = np.random.default_rng(seed)
+    n_items, n_raters = int(rng.integers(5, 80)), int(rng.integers(2, 15))
+    X = rng.integers(0, int(rng.integers(2, 11)), (n_items, n_raters)).astype(float)
+    if seed % 3 == 1:  # continuous scores (calibrated, fractional)
+        X = np.abs(X + rng.normal(0, 0.4, X.shape)).round(2)
+    X[rng.random(X.shape) < rng.uniform(0.0, 0.5)] = np.nan
+    X[0, :] = np.nan  # a unit nobody rated
+    X[1, 1:] = np.nan  # a unit with one value
+    assert alpha_from_matrix(X, level) == pytest.approx(package(X, level), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["demo-da", "demo-de", "demo-hr"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_equals_package_on_demo_data(name, level):
+    ratings = demo_ratings(name)
+    assert len(ratings) > 100
+    X = wide(ratings)
+    ours = alpha_table(ratings, [level])["alpha"].iloc[0]
+    assert ours == pytest.approx(package(X, level), abs=1e-9)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["dsd-da", "ws353-set1", "ws353-set2", "card660", "rw", "men-experts"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_equals_package_on_shared_datasets(cleaned, name, level):
+    ratings = cleaned(name)["ratings"]
+    ours = alpha_table(ratings, [level])["alpha"].iloc[0]
+    assert ours == pytest.approx(package(wide(ratings), level), abs=1e-9)
+
+
+@pytest.mark.shared
+def test_danish_figures_of_source_txt(cleaned):
+    # SOURCE.txt (computed there, not by us): alpha interval 0.599, ordinal 0.599
+    table = alpha_table(cleaned("dsd-da")["ratings"]).set_index("level")["alpha"]
+    assert round(table["interval"], 3) == 0.599 and round(table["ordinal"], 3) == 0.599
+
+
+# -------------------------------------------------------------------------------- beyond the package
+
+
+def test_ratio_integral_equals_exact_pairs(monkeypatch):
+    """Many distinct values (the crowd-scale calibrated case): the integral path against the exact
+    pairs of distinct values (the path the package tests cover)."""
+    rng = np.random.default_rng(7)
+    n_items, n_raters = 400, 30
+    truth = rng.uniform(0, 6, n_items)[:, None]
+    X = np.clip(truth + rng.normal(0, 1, (n_items, n_raters)), 0, None)
+    X[rng.random(X.shape) < 0.5] = np.nan
+    X[:3, :] = 0.0  # exact zeros: delta(0, 0) = 0, delta(0, k) = 1
+    exact = alpha_from_matrix(X, "ratio")
+    assert np.unique(X[~np.isnan(X)]).size > alpha_module.EXACT_DISTINCT
+    monkeypatch.setattr(alpha_module, "EXACT_DISTINCT", 10**9)
+    assert alpha_from_matrix(X, "ratio") == pytest.approx(exact, abs=1e-13)
+
+
+def test_ratio_pair_chunks_do_not_change_the_value(monkeypatch):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 10, (50, 9))
+    X[rng.random(X.shape) < 0.3] = np.nan
+    whole = alpha_from_matrix(X, "ratio")
+    monkeypatch.setattr(alpha_module, "PAIR_CHUNK", 7)  # units one or two at a time
+    assert alpha_from_matrix(X, "ratio") == pytest.approx(whole, abs=1e-14)
+    assert whole == pytest.approx(package(X, "ratio"), abs=1e-9)
+
+
+def test_crowd_scale_continuous_scores_where_the_package_cannot_run():
+    """1000 raters x 2000 items at 10%, continuous scores: about 200,000 distinct values (the
+    package would need a 200,000 x 200,000 coincidence matrix). Ordinal and nominal are checked
+    against their definitions on ranks (no ties: ordinal is interval on mid-ranks; nominal: every
+    two values differ, so alpha is exactly 1 - (n - 1) sum_u m_u / (n (n - 1)) ... = 0 here)."""
+    rng = np.random.default_rng(11)
+    n_items, n_raters = 2000, 1000
+    item = np.repeat(np.arange(n_items), n_raters)
+    value = rng.uniform(0, 6, n_items)[item] + rng.normal(0, 1, len(item))
+    keep = rng.random(len(item)) < 0.1
+    item, value = item[keep], np.abs(value[keep])
+    assert np.unique(value).size == len(value)
+    interval = krippendorff_alpha(item, value, "interval")
+    ranks = pd.Series(value).rank().to_numpy()
+    assert krippendorff_alpha(item, value, "ordinal") == pytest.approx(krippendorff_alpha(item, ranks), abs=1e-12)
+    # all values distinct: D_o = sum_u m_u (each unit's m(m-1) unequal pairs over m - 1) = n; D_e = n
+    assert krippendorff_alpha(item, value, "nominal") == pytest.approx(0.0, abs=1e-12)
+    ratio = krippendorff_alpha(item, value, "ratio")
+    assert 0.5 < interval < 0.9 and 0.3 < ratio < 0.9
