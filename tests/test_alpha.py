@@ -146,17 +146,22 @@ def test_ratio_integral_equals_exact_pairs(monkeypatch):
     X = np.clip(truth + rng.normal(0, 1, (n_items, n_raters)), 0, None)
     X[rng.random(X.shape) < 0.5] = np.nan
     X[:3, :] = 0.0  # exact zeros: delta(0, 0) = 0, delta(0, k) = 1
-    exact = alpha_from_matrix(X, "ratio")
     assert np.unique(X[~np.isnan(X)]).size > alpha_module.EXACT_DISTINCT
+    integral = alpha_from_matrix(X, "ratio")
     monkeypatch.setattr(alpha_module, "EXACT_DISTINCT", 10**9)
-    assert alpha_from_matrix(X, "ratio") == pytest.approx(exact, abs=1e-13)
+    monkeypatch.setattr(alpha_module, "COUNT_CELLS", 0)  # within units: pairs; D_e: distinct value pairs
+    assert integral == pytest.approx(alpha_from_matrix(X, "ratio"), abs=1e-13)
+    monkeypatch.setattr(alpha_module, "COUNT_CELLS", 10**9)  # the count-matrix path
+    assert integral == pytest.approx(alpha_from_matrix(X, "ratio"), abs=1e-13)
 
 
-def test_ratio_pair_chunks_do_not_change_the_value(monkeypatch):
+def test_ratio_paths_and_pair_chunks_give_the_same_value(monkeypatch):
     rng = np.random.default_rng(3)
     X = rng.uniform(0, 10, (50, 9))
     X[rng.random(X.shape) < 0.3] = np.nan
-    whole = alpha_from_matrix(X, "ratio")
+    whole = alpha_from_matrix(X, "ratio")  # few distinct values: the count-matrix path
+    monkeypatch.setattr(alpha_module, "COUNT_CELLS", 0)  # the pairs within units
+    assert alpha_from_matrix(X, "ratio") == pytest.approx(whole, abs=1e-14)
     monkeypatch.setattr(alpha_module, "PAIR_CHUNK", 7)  # units one or two at a time
     assert alpha_from_matrix(X, "ratio") == pytest.approx(whole, abs=1e-14)
     assert whole == pytest.approx(package(X, "ratio"), abs=1e-9)

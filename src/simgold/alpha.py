@@ -20,8 +20,10 @@ continuous):
   ``M_c = sum_{g < c} n_g + n_c / 2`` (the mid-point of ``c``'s run in the sorted pooled values), so
   ordinal alpha is interval alpha of the values mapped to ``M``;
 * nominal: counts of equal values per unit (``sum_{i != j} [v_i != v_j] = m^2 - sum_c m_c^2``);
-* ratio: ``delta = 1 - 4 c k / (c + k)^2``. Within units, the pairs themselves (``sum_u m_u^2``
-  terms, in bounded chunks). For ``D_e``, the distinct values' pairs when there are at most
+* ratio with few distinct values: a units x values count matrix ``C`` and the values' distance
+  matrix ``Delta``: ``D_o = sum_u (C Delta C^T)_uu / (m_u - 1)``, ``D_e = n' Delta n / (n - 1)``;
+* ratio with many distinct values: ``delta = 1 - 4 c k / (c + k)^2``. Within units, the pairs
+  themselves (``sum_u m_u^2`` terms, in bounded chunks). For ``D_e``, the distinct values' pairs when there are at most
   ``EXACT_DISTINCT`` of them; beyond that ``sum_{c,k} a_c a_k / (c + k)^2`` (``a_c = n_c c``) is
   ``int_0^inf t F(t)^2 dt`` with ``F(t) = sum_c a_c exp(-t c)``, integrated by the trapezoidal rule
   in ``log t``, which converges geometrically for this analytic integrand (relative error below
@@ -39,7 +41,8 @@ import pandas as pd
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 EXACT_DISTINCT = 4096  # ratio D_e: distinct values up to this are paired exactly (16.8 M pairs)
-PAIR_CHUNK = 1 << 22  # within-unit value pairs evaluated at once (ratio)
+COUNT_CELLS = 1 << 24  # ratio with few distinct values: a units x values count matrix up to this size
+PAIR_CHUNK = 1 << 20  # otherwise within-unit value pairs, this many at once (about 60 MB)
 _QUAD_STEP = 0.25  # trapezoidal step in log t: relative error ~1e-16 (0.3: 4e-14, 0.35: 1e-11)
 _T0 = math.exp(-3.0)  # below it, ratio D_e by a power series
 _SERIES_TERMS = 24
@@ -177,15 +180,25 @@ def _ratio(codes, v, m) -> tuple[float, float]:
     if scale == 0:
         return 0.0, 0.0
     v = v / scale  # delta is scale-free; values in [0, 1]
-    observed = _ratio_within_units(codes, v, m)
-    values, n_c = np.unique(v, return_counts=True)
+    values, value_code, n_c = np.unique(v, return_inverse=True, return_counts=True)
     n_c = n_c.astype(float)
     n = float(len(v))
+    if len(values) <= EXACT_DISTINCT and len(m) * len(values) <= COUNT_CELLS:
+        delta = _ratio_delta(values[:, None], values[None, :])
+        cells = codes.astype(np.int64) * len(values) + value_code
+        counts = np.bincount(cells, minlength=len(m) * len(values)).reshape(len(m), len(values)).astype(float)
+        observed = float((((counts @ delta) * counts).sum(axis=1) / (m - 1)).sum())
+        return observed, float(n_c @ delta @ n_c) / (n - 1)
     zeros = n_c[0] if values[0] == 0 else 0.0
     positive = values > 0
     cross = _ratio_cross(values[positive], n_c[positive] * values[positive])
     # sum_{c,k} n_c n_k delta = (pairs not both zero) - 4 sum a_c a_k / (c + k)^2
-    return observed, (n * n - zeros * zeros - 4.0 * cross) / (n - 1)
+    return _ratio_within_units(codes, v, m), (n * n - zeros * zeros - 4.0 * cross) / (n - 1)
+
+
+def _ratio_delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    s = a + b
+    return np.divide(a - b, s, out=np.zeros(np.broadcast(a, b).shape), where=s != 0) ** 2
 
 
 def _ratio_within_units(codes, v, m) -> float:
@@ -200,10 +213,7 @@ def _ratio_within_units(codes, v, m) -> float:
         left = np.repeat(np.arange(e0, e1), reps)
         offset = np.arange(len(left)) - np.repeat(np.cumsum(reps) - reps, reps)
         right = start[codes[left]] + offset
-        a, b = v[left], v[right]
-        s = a + b
-        d = np.divide(a - b, s, out=np.zeros_like(s), where=s != 0) ** 2
-        total += np.bincount(codes[left], d, minlength=len(m))
+        total += np.bincount(codes[left], _ratio_delta(v[left], v[right]), minlength=len(m))
     return float((total / (m - 1)).sum())
 
 
