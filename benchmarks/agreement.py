@@ -232,18 +232,23 @@ def _line(label: str, m: dict) -> None:
 
 
 def growth(args) -> None:
-    print("\ngrowth (one run each): ours = the whole stage; pandas = one stage, est. from a subset of raters")
-    head = f"{'raters':>7} {'items':>6} {'density':>7} {'ratings':>10} {'pairs >=5':>11} {'ours s':>7} {'CPU s':>6} {'peak MB':>8} {'1 stage s':>9} {'pandas s':>9} {'pandas/1 stage':>14}"
-    print(head)
+    print("\ngrowth (one run each, wall and CPU seconds): the whole stage; one stage (pairwise_spearman);")
+    print("pandas doing one stage, est. from a subset of raters; the ratio of pandas to our one stage, by wall time")
+    print(
+        f"{'raters':>7} {'items':>6} {'dens.':>5} {'ratings':>10} {'pairs >=5':>10} | {'stage':>6} {'CPU':>6} {'peak MB':>7} "
+        f"| {'1 stage':>7} {'CPU':>6} | {'pandas':>10} {'ratio':>6}"
+    )
     for R, N, d in DENSE_GROWTH + SPARSE_GROWTH:
         stage = measure(R, N, d, whole_stage)
         one = measure(R, N, d, one_stage, prepare_matrix)
         pd_run = pandas_estimate(R, N, d, args.pandas_raters)
-        est = "" if pd_run["scale"] == 1 else " est."
+        est = " " if pd_run["scale"] == 1 else "*"
         print(
-            f"{R:>7} {N:>6} {d:>7.0%} {stage['ratings']:>10,} {one['n_computed']:>11,} {stage['wall']:>7.2f} {stage['cpu']:>6.2f} "
-            f"{stage['peak_mb']:>8.0f} {one['wall']:>9.2f} {pd_run['estimate']:>9.0f}{est} {pd_run['estimate'] / one['wall']:>9.0f}x"
+            f"{R:>7} {N:>6} {d:>5.0%} {stage['ratings']:>10,} {one['n_computed']:>10,} | {stage['wall']:>6.2f} "
+            f"{stage['cpu']:>6.2f} {stage['peak_mb']:>7.0f} | {one['wall']:>7.2f} {one['cpu']:>6.2f} | "
+            f"{pd_run['estimate']:>9.0f}{est} {pd_run['estimate'] / one['wall']:>5.0f}x"
         )
+    print(f"* pandas timed on {args.pandas_raters} random raters and scaled to all pairs")
 
 
 def main() -> None:

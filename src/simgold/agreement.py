@@ -170,7 +170,7 @@ def row_sums(parts: list[tuple], shape: tuple[int, int]) -> np.ndarray:
     are) any order gives numpy's sum, so one pass over the entries does; otherwise blocks of dense
     rows give numpy's sums to the last bit without the whole matrix in memory."""
     n_rows, n_cols = shape
-    if _sums_are_exact(np.concatenate([value for _, _, value in parts])):
+    if _sums_are_exact([value for _, _, value in parts]):
         return sum(np.bincount(row, value, n_rows) for row, _, value in parts)
     ordered = []
     for row, col, value in parts:
@@ -190,15 +190,15 @@ def row_sums(parts: list[tuple], shape: tuple[int, int]) -> np.ndarray:
     return out
 
 
-def _sums_are_exact(value: np.ndarray) -> bool:
+def _sums_are_exact(values: list[np.ndarray]) -> bool:
     """Whether every sum of these values is exact in float64: all are multiples of 2^-k (k <= 8,
     tried on the first values, then on all) and their magnitudes times 2^k sum to less than 2^52."""
-    magnitude = float(np.abs(value).sum())
+    magnitude = sum(float(np.abs(v).sum()) for v in values)
     for k in range(9):
         scale = 2.0**k
         if not magnitude * scale < 2.0**52:
             return False
-        if all((v * scale == np.round(v * scale)).all() for v in (value[:256], value)):
+        if all((v * scale == np.round(v * scale)).all() for value in values for v in (value[:256], value)):
             return True
     return False
 
