@@ -1,23 +1,33 @@
-"""Benchmark of the agreement stage at crowd scale (not a test; prints timings and ratios).
+"""Benchmark of the agreement stage at crowd scale (not a test; prints timings, ratios and memory).
 
-    python benchmarks/agreement.py [--raters 1000] [--items 2000] [--density 0.1] [--sample 2000]
+    python benchmarks/agreement.py                 # 1000 raters x 2000 items at 10%, then the growth table
+    python benchmarks/agreement.py --no-growth     # the first part only
+    python benchmarks/agreement.py --raters 10000 --items 20000 --density 0.01 --no-growth
 
-A synthetic dataset of R raters x N items where each rater rates a random share of the items
-(SimLex-999 had 500 raters rating about 119 items each). Two raters with a +1.5 bias and two random
-raters are planted so that calibration and outlier filtering have something to do. Measured:
+Synthetic ratings: R raters x N items, each rater rating a random share (the density) of the items
+on a 0-6 scale around a per-item truth; two raters biased by +1.5 and two random raters are planted
+so that calibration and outlier filtering have something to do (SimLex-999 had 500 raters rating
+about 119 items each). Each measurement runs in a fresh process that makes its own data, and
+reports wall time, CPU time and the peak resident memory of the process during the step:
 
-* ours: the whole agreement stage as the pipeline runs it (shift calibration; agreement at the
-  raw, calibrated and filtered stages; pairwise_sd filtering), in a child process, with its peak
-  resident memory;
-* loop: the obvious implementation, scipy.stats.spearmanr for each rater pair on the items both
-  rated, timed on a random sample of pairs and scaled to all pairs, for ONE stage only.
+* ours, whole stage: shift calibration; agreement at the raw, calibrated and filtered stages;
+  pairwise_sd filtering, as the pipeline runs it;
+* ours, one stage: ``pairwise_spearman`` of every rater pair, from the rating matrix;
+* pandas, the fastest fair peer: ``DataFrame.corr(method="spearman", min_periods=5)`` on the items x
+  raters table computes the same pairwise-complete Spearman (the values are checked against ours).
+  It visits every pair (O(R^2 N)), so above ``--pandas-raters`` raters it runs on a random subset of
+  the raters and its time is scaled by the number of pairs ("est.");
+* for reference, ``scipy.stats.spearmanr`` once per pair, timed on a sample of pairs and scaled.
+
+The sides run alternately, ``--repeat`` times, and the medians are printed (other jobs share the
+machine). The growth table runs each size once.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import resource
+import statistics
 import time
 import warnings
 
@@ -25,45 +35,132 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from simgold.agreement import RatingMatrix, pairwise_spearman
+from simgold.calibrate import calibrate
+from simgold.reliability import agreement_report
+
+MIN_OVERLAP = 5
+DENSE_GROWTH = [(250, 2000, 0.10), (500, 2000, 0.10), (1000, 2000, 0.10), (2000, 2000, 0.10), (4000, 2000, 0.10)]
+SPARSE_GROWTH = [(2000, 4000, 0.01), (5000, 10000, 0.01), (10000, 20000, 0.01)]
+
 
 def synthetic(R: int, N: int, density: float, seed: int = 0) -> pd.DataFrame:
+    """Long-format ratings, made without an N x R array (10,000 x 20,000 would not fit)."""
     rng = np.random.default_rng(seed)
     truth = rng.uniform(0, 6, N)
-    mask = rng.random((N, R)) < density
-    noise = rng.normal(0, 1.0, (N, R))
-    X = np.clip(np.rint(truth[:, None] + noise), 0, 6)
-    X[:, :2] = np.clip(X[:, :2] + 1.5, 0, 6).round()  # biased
-    X[:, 2:4] = rng.integers(0, 7, (N, 2))  # random
-    item, rater = np.nonzero(mask)
+    counts = rng.binomial(N, density, R)
+    rater = np.repeat(np.arange(R), counts)
+    item = np.concatenate([np.sort(rng.choice(N, k, replace=False)) for k in counts])
+    score = np.clip(np.rint(truth[item] + rng.normal(0, 1.0, len(item))), 0, 6)
+    biased, random = rater < 2, (rater >= 2) & (rater < 4)
+    score[biased] = np.clip(score[biased] + 1.5, 0, 6).round()
+    score[random] = rng.integers(0, 7, int(random.sum()))
     return pd.DataFrame(
         {
             "dataset": "bench",
-            "item_id": [f"i{k:05d}" for k in item],
-            "rater": [f"r{k:04d}" for k in rater],
-            "score": X[item, rater],
+            "item_id": np.array([f"i{k:05d}" for k in range(N)], dtype=object)[item],
+            "rater": np.array([f"r{k:05d}" for k in range(R)], dtype=object)[rater],
+            "score": score,
             "source_file": "synthetic",
             "source_row": 0,
         }
     )
 
 
-def stage(ratings: pd.DataFrame, queue) -> None:
-    from simgold.calibrate import calibrate
-    from simgold.reliability import agreement_report
+# -------------------------------------------------------------------------------- the steps
 
+
+def whole_stage(ratings: pd.DataFrame) -> dict:
     items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
-    t0 = time.perf_counter()
     calibrated, table = calibrate(ratings, (0, 6), "shift")
-    report = agreement_report("bench", items, ratings, calibrated, table, outliers={"method": "pairwise_sd", "k": 1.0})
-    elapsed = time.perf_counter() - t0
-    row = report["agreement"].set_index("stage").loc["filtered"]
+    report = agreement_report(
+        "bench",
+        items,
+        ratings,
+        calibrated,
+        table,
+        min_overlap=MIN_OVERLAP,
+        outliers={"method": "pairwise_sd", "k": 1.0},
+    )
+    filtered = report["agreement"].set_index("stage").loc["filtered"]
     excluded = int(report["raters"].query("stage == 'calibrated'")["excluded"].sum())
-    queue.put((elapsed, float(row["pairwise"]), int(row["n_pairs"]), excluded))
+    return {"pairwise": float(filtered["pairwise"]), "n_pairs": int(filtered["n_pairs"]), "excluded": excluded}
 
 
-def loop_sample(ratings: pd.DataFrame, n_sample: int, seed: int = 1):
+def prepare_matrix(ratings: pd.DataFrame) -> RatingMatrix:
+    return RatingMatrix.from_ratings(ratings)
+
+
+def one_stage(matrix: RatingMatrix) -> dict:
+    pairs = pairwise_spearman(matrix, MIN_OVERLAP)
+    return {"n_pairs": pairs.n_pairs, "n_computed": len(pairs.rho)}
+
+
+def prepare_pandas(ratings: pd.DataFrame, k: int) -> tuple:
+    """The items x raters table of k random raters (all of them when k >= R)."""
+    raters = np.sort(ratings["rater"].unique())
+    if k < len(raters):
+        raters = np.sort(np.random.default_rng(1).choice(raters, k, replace=False))
+    chosen = ratings[ratings["rater"].isin(raters)]
+    wide = chosen.pivot(index="item_id", columns="rater", values="score")
+    return wide, RatingMatrix.from_ratings(chosen, items=wide.index)
+
+
+def pandas_corr(prepared: tuple) -> dict:
+    wide, _ = prepared
+    return {"corr": wide.corr(method="spearman", min_periods=MIN_OVERLAP)}
+
+
+def _check_against_ours(prepared: tuple, corr: pd.DataFrame) -> dict:
+    """pandas' values against ours on the same raters: the same missing pairs, the largest difference."""
+    _, matrix = prepared
+    ours = pairwise_spearman(matrix, MIN_OVERLAP).dense()
+    theirs = corr.to_numpy().copy()
+    np.fill_diagonal(theirs, np.nan)
+    same_missing = bool((np.isnan(ours) == np.isnan(theirs)).all())
+    both = ~np.isnan(ours) & ~np.isnan(theirs)
+    return {"same_missing": same_missing, "max_diff": float(np.abs(ours[both] - theirs[both]).max(initial=0.0))}
+
+
+# -------------------------------------------------------------------------------- measuring
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
+
+
+def _child(queue, R, N, density, prepare, step, extra) -> None:
+    ratings = synthetic(R, N, density)
+    data = prepare(ratings, *extra) if prepare else ratings
+    try:  # start the peak (VmHWM) afresh, so it belongs to the step
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = step(data)
+    out.update(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, peak_mb=_status_kb("VmHWM") / 1024)
+    out["ratings"] = len(ratings)
+    if "corr" in out:
+        out.update(_check_against_ours(data, out.pop("corr")))
+    queue.put(out)
+
+
+def measure(R, N, density, step, prepare=None, extra=()) -> dict:
+    """Run one step in a fresh process that makes its own data."""
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child, args=(queue, R, N, density, prepare, step, extra))
+    child.start()
+    out = queue.get()
+    child.join()
+    return out
+
+
+def scipy_loop_per_pair(R, N, density, n_sample, seed=1) -> float:
+    ratings = synthetic(R, N, density)
     wide = ratings.pivot(index="item_id", columns="rater", values="score").to_numpy()
-    R = wide.shape[1]
     rng = np.random.default_rng(seed)
     a = rng.integers(0, R, n_sample)
     b = (a + rng.integers(1, R, n_sample)) % R
@@ -72,10 +169,86 @@ def loop_sample(ratings: pd.DataFrame, n_sample: int, seed: int = 1):
         warnings.simplefilter("ignore")
         for i, j in zip(a, b):
             m = ~np.isnan(wide[:, i]) & ~np.isnan(wide[:, j])
-            if m.sum() >= 5:
+            if m.sum() >= MIN_OVERLAP:
                 spearmanr(wide[m, i], wide[m, j])
-    per_pair = (time.perf_counter() - t0) / n_sample
-    return per_pair, per_pair * R * (R - 1) / 2
+    return (time.perf_counter() - t0) / n_sample
+
+
+def pandas_estimate(R, N, density, k) -> dict:
+    """pandas on min(R, k) raters, its time scaled to all R(R-1)/2 pairs."""
+    out = measure(R, N, density, pandas_corr, prepare_pandas, (k,))
+    used = min(R, k)
+    out["scale"] = (R * (R - 1)) / (used * (used - 1))
+    out["estimate"] = out["wall"] * out["scale"]
+    return out
+
+
+# -------------------------------------------------------------------------------- printing
+
+
+def headline(args) -> None:
+    R, N, d = args.raters, args.items, args.density
+    pairs = R * (R - 1) // 2
+    runs = {"stage": [], "one": [], "pandas": []}
+    for _ in range(args.repeat):  # alternate the sides
+        runs["stage"].append(measure(R, N, d, whole_stage))
+        runs["one"].append(measure(R, N, d, one_stage, prepare_matrix))
+        runs["pandas"].append(pandas_estimate(R, N, d, args.pandas_raters))
+    med = {k: {f: statistics.median(r[f] for r in v) for f in ("wall", "cpu", "peak_mb")} for k, v in runs.items()}
+    stage, one, pd_run = runs["stage"][0], runs["one"][0], runs["pandas"][0]
+    print(f"synthetic: {R} raters x {N} items, density {d:.0%}, {stage['ratings']:,} ratings, {pairs:,} rater pairs")
+    print(f"(medians of {args.repeat} alternating runs; the machine is shared with other jobs)")
+    _line("ours, whole stage (calibrate; raw, calibrated, filtered; pairwise_sd)", med["stage"])
+    print(
+        f"      filtered: {stage['n_pairs']:,} pairs with a value, pairwise {stage['pairwise']:.3f}, {stage['excluded']} raters excluded"
+    )
+    _line("ours, one stage (pairwise_spearman)", med["one"])
+    print(
+        f"      {one['n_computed']:,} pairs share >= {MIN_OVERLAP} items and were ranked; {one['n_pairs']:,} have a value"
+    )
+    scale = pd_run["scale"]
+    used = (
+        "all raters" if scale == 1 else f"{args.pandas_raters} random raters, scaled x{scale:.1f} to all pairs (est.)"
+    )
+    pandas_wall = med["pandas"]["wall"] * scale
+    print(
+        f"pandas corr(method='spearman', min_periods={MIN_OVERLAP}), one stage: wall {pandas_wall:.2f} s, CPU {med['pandas']['cpu'] * scale:.2f} s [{used}]"
+    )
+    print(
+        f"      same values as ours: missing pairs identical {pd_run['same_missing']}, max |difference| {pd_run['max_diff']:.1e}"
+    )
+    per_pair = scipy_loop_per_pair(R, N, d, args.sample)
+    print(
+        f"scipy.stats.spearmanr per pair (reference): {per_pair * 1e6:.0f} us x {pairs:,} pairs = {per_pair * pairs:.1f} s for one stage"
+    )
+    print(f"ratio, one stage: pandas / ours = {pandas_wall / med['one']['wall']:.1f}x (wall)")
+    print(
+        f"ratio, ours doing three stages and filtering vs pandas doing one: {pandas_wall / med['stage']['wall']:.1f}x (wall)"
+    )
+
+
+def _line(label: str, m: dict) -> None:
+    print(f"{label}: wall {m['wall']:.2f} s, CPU {m['cpu']:.2f} s, peak resident memory {m['peak_mb']:.0f} MB")
+
+
+def growth(args) -> None:
+    print("\ngrowth (one run each, wall and CPU seconds): the whole stage; one stage (pairwise_spearman);")
+    print("pandas doing one stage, est. from a subset of raters; the ratio of pandas to our one stage, by wall time")
+    print(
+        f"{'raters':>7} {'items':>6} {'dens.':>5} {'ratings':>10} {'pairs >=5':>10} | {'stage':>6} {'CPU':>6} {'peak MB':>7} "
+        f"| {'1 stage':>7} {'CPU':>6} | {'pandas':>10} {'ratio':>6}"
+    )
+    for R, N, d in DENSE_GROWTH + SPARSE_GROWTH:
+        stage = measure(R, N, d, whole_stage)
+        one = measure(R, N, d, one_stage, prepare_matrix)
+        pd_run = pandas_estimate(R, N, d, args.pandas_raters)
+        est = " " if pd_run["scale"] == 1 else "*"
+        print(
+            f"{R:>7} {N:>6} {d:>5.0%} {stage['ratings']:>10,} {one['n_computed']:>10,} | {stage['wall']:>6.2f} "
+            f"{stage['cpu']:>6.2f} {stage['peak_mb']:>7.0f} | {one['wall']:>7.2f} {one['cpu']:>6.2f} | "
+            f"{pd_run['estimate']:>9.0f}{est} {pd_run['estimate'] / one['wall']:>5.0f}x"
+        )
+    print(f"* pandas timed on {args.pandas_raters} random raters and scaled to all pairs")
 
 
 def main() -> None:
@@ -83,30 +256,14 @@ def main() -> None:
     parser.add_argument("--raters", type=int, default=1000)
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--density", type=float, default=0.10)
-    parser.add_argument("--sample", type=int, default=2000, help="rater pairs timed in the loop")
+    parser.add_argument("--repeat", type=int, default=3, help="alternating runs of each side (medians)")
+    parser.add_argument("--pandas-raters", type=int, default=300, help="pandas runs on at most this many raters")
+    parser.add_argument("--sample", type=int, default=1000, help="rater pairs timed in the scipy loop")
+    parser.add_argument("--no-growth", action="store_true", help="skip the growth table")
     args = parser.parse_args()
-
-    ratings = synthetic(args.raters, args.items, args.density)
-    print(f"synthetic: {args.raters} raters x {args.items} items, density {args.density:.0%}, {len(ratings):,} ratings")
-
-    ctx = mp.get_context("fork")
-    queue = ctx.Queue()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    child = ctx.Process(target=stage, args=(ratings, queue))
-    child.start()
-    elapsed, pairwise, n_pairs, excluded = queue.get()
-    child.join()
-    peak_mb = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
-    print(f"ours: full agreement stage (calibrate, raw/calibrated/filtered, pairwise_sd) {elapsed:.2f} s")
-    print(f"      {n_pairs:,} pairs with a value after filtering, pairwise {pairwise:.3f}, {excluded} raters excluded")
-    print(f"      peak resident memory of the stage's process {peak_mb:.0f} MB")
-
-    per_pair, total = loop_sample(ratings, args.sample)
-    print(
-        f"loop: scipy.stats.spearmanr per pair {per_pair * 1e6:.0f} us x {args.raters * (args.raters - 1) // 2:,} pairs"
-    )
-    print(f"      = {total:.1f} s for ONE stage (scaled from {args.sample} sampled pairs)")
-    print(f"ratio: ours (three stages) is {total / elapsed:.0f}x faster than the loop doing one stage")
+    headline(args)
+    if not args.no_growth:
+        growth(args)
 
 
 if __name__ == "__main__":

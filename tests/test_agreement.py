@@ -1,7 +1,9 @@
 """Agreement, calibration, outlier filtering and gold (METHODS.md sections 3-5).
 
-Reference values come from scipy loops written out here, the `krippendorff` package, Krippendorff's
-worked example, the papers and the released Danish gold file, not from the code under test.
+Reference values come from scipy loops written out here, pandas' pairwise-complete
+``DataFrame.corr(method="spearman")``, numpy's dense sums, the `krippendorff` package,
+Krippendorff's worked example, the papers and the released Danish gold file, not from the code
+under test.
 """
 
 from __future__ import annotations
@@ -15,7 +17,16 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold.agreement import RatingMatrix, agreement, krippendorff_alpha_interval, pairwise_spearman, vs_reference
+import simgold.agreement as ag
+from simgold.agreement import (
+    PairResult,
+    RatingMatrix,
+    agreement,
+    krippendorff_alpha_interval,
+    pairwise_spearman,
+    row_sums,
+    vs_reference,
+)
 from simgold.calibrate import calibrate
 from simgold.gold import gold_from_means, gold_from_ratings, score_distribution
 from simgold.reliability import agreement_report, ranking_agreement, ranking_report
@@ -50,53 +61,117 @@ def random_matrix(seed, n=60, R=15, density=0.6, levels=7, complete=3):
     return X
 
 
+def spearman(X, min_overlap=5, previous=None) -> PairResult:
+    return pairwise_spearman(RatingMatrix.from_dense(X), min_overlap, previous)
+
+
+def small_blocks(monkeypatch):
+    """Every bound tiny: many blocks of triples and rows, and ranks by sorting as well as counting."""
+    monkeypatch.setattr(ag, "CHUNK_ENTRIES", 50)
+    monkeypatch.setattr(ag, "BLOCK_CELLS", 40)
+    monkeypatch.setattr(ag, "ROW_CELLS", 30)
+    monkeypatch.setattr(ag, "RANK_TABLE_CELLS", 60)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_pairwise_equals_scipy_loop(seed):
     X = random_matrix(seed, levels=3 + seed)
-    res = pairwise_spearman(X, min_overlap=5)
+    res = spearman(X, min_overlap=5)
     rho, few, constant = loop_pairwise(X)
-    np.testing.assert_allclose(res.rho, rho, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
     assert (res.n_few, res.n_constant) == (few, constant)
     assert res.n_pairs == int(np.triu(~np.isnan(rho), 1).sum())
 
 
-def test_pairwise_with_continuous_values_and_small_chunks(monkeypatch):
-    import simgold.agreement as ag
-
-    monkeypatch.setattr(ag, "CHUNK_ENTRIES", 50)  # force many chunks
+def test_pairwise_with_continuous_values_and_small_blocks(monkeypatch):
+    small_blocks(monkeypatch)
     rng = np.random.default_rng(7)
     X = rng.normal(size=(80, 20)).round(2)
     X[rng.random(X.shape) < 0.5] = np.nan
-    np.testing.assert_allclose(pairwise_spearman(X).rho, loop_pairwise(X)[0], atol=1e-12, equal_nan=True)
+    X[:, :2] = rng.normal(size=(80, 2)).round(1)  # two complete raters
+    np.testing.assert_allclose(spearman(X).dense(), loop_pairwise(X)[0], atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_crowd_equals_pandas_pairwise_complete_corr(monkeypatch, seed):
+    """Many raters with few ratings each: pandas ranks every pair on its shared items, as we do."""
+    if seed == 2:
+        small_blocks(monkeypatch)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 7, size=(150, 120)).astype(float)
+    X[rng.random(X.shape) > 0.15] = np.nan
+    X[:, 0] = rng.integers(0, 7, 150)  # a complete rater among the others
+    res = spearman(X, min_overlap=4)
+    expected = pd.DataFrame(X).corr(method="spearman", min_periods=4).to_numpy().copy()
+    np.fill_diagonal(expected, np.nan)
+    np.testing.assert_allclose(res.dense(), expected, atol=1e-12, equal_nan=True)
+    assert 0 < res.n_pairs < 120 * 119 // 2 and res.n_few > 0  # only some pairs share 4 items
 
 
 def test_incremental_update_equals_full_recomputation():
     X = random_matrix(3)
-    before = pairwise_spearman(X)
+    before = spearman(X)
     X2 = X.copy()
-    X2[:, [2, 6]] = np.clip(X2[:, [2, 6]] + 1, 0, 6)
+    X2[:, [1, 6]] = np.clip(X2[:, [1, 6]] + 1, 0, 6)  # a complete rater and another one
+    m, m2 = RatingMatrix.from_dense(X), RatingMatrix.from_dense(X2)
     np.testing.assert_allclose(
-        pairwise_spearman(X2, previous=(X, before)).rho, loop_pairwise(X2)[0], atol=1e-12, equal_nan=True
+        pairwise_spearman(m2, previous=(m, before)).dense(), loop_pairwise(X2)[0], atol=1e-12, equal_nan=True
     )
-    assert pairwise_spearman(X, previous=(X, before)) is before
+    assert pairwise_spearman(m, previous=(m, before)) is before
 
 
 def test_incremental_update_when_a_rater_loses_ratings():
     # the counts of too-few and constant pairs follow the new missing values, as a full loop has them
     X = random_matrix(4)
-    before = pairwise_spearman(X)
+    before = spearman(X)
     X2 = X.copy()
     X2[5:, 0] = np.nan  # rater 0 keeps 5 ratings: below min_overlap with most raters
-    res = pairwise_spearman(X2, previous=(X, before))
+    res = pairwise_spearman(RatingMatrix.from_dense(X2), previous=(RatingMatrix.from_dense(X), before))
     rho, few, constant = loop_pairwise(X2)
-    np.testing.assert_allclose(res.rho, rho, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
     assert (res.n_few, res.n_constant) == (few, constant) and few > before.n_few
+
+
+def test_restricted_pairs_equal_the_pairs_of_the_kept_raters():
+    X = random_matrix(5)
+    keep = np.ones(X.shape[1], dtype=bool)
+    keep[[1, 4, 9]] = False
+    res = spearman(X).restrict(keep)
+    rho, few, constant = loop_pairwise(X[:, keep])
+    np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
+    assert (res.n_raters, res.n_few, res.n_constant) == (keep.sum(), few, constant)
+
+
+def test_rater_means_and_row_sums_are_numpys_dense_sums_to_the_bit(monkeypatch):
+    small_blocks(monkeypatch)
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(70, 40)).round(1)  # tenths: sums depend on their order
+    X[rng.random(X.shape) < 0.4] = np.nan
+    rho = spearman(X, min_overlap=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(rho.rater_means(), np.nanmean(rho.dense(), axis=1))
+    m = RatingMatrix.from_dense(X)
+    np.testing.assert_array_equal(row_sums([(m.item, m.rater, m.score)], m.shape), np.nansum(X, axis=1))
+    halves = np.round(X * 2) / 2  # on a grid of 1/2 every order gives the same sum
+    m = RatingMatrix.from_dense(halves)
+    np.testing.assert_array_equal(row_sums([(m.item, m.rater, m.score)], m.shape), np.nansum(halves, axis=1))
+
+
+def test_rating_matrix_keeps_the_last_of_two_scores_and_drops_nan():
+    m = RatingMatrix.from_entries(
+        np.array([1, 0, 1, 2]), np.array([0, 0, 0, 1]), np.array([3.0, 1.0, 5.0, np.nan]), ["a", "b", "c"], ["r", "s"]
+    )
+    expected = np.array([[1.0, np.nan], [5.0, np.nan], [np.nan, np.nan]])
+    np.testing.assert_array_equal(m.dense(), expected)
+    np.testing.assert_array_equal(m.subset(np.array([False, True, True])).dense(), expected[1:])
+    np.testing.assert_array_equal(m.keep_raters(np.array([False, True])).dense(), expected[:, 1:])
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_vs_mean_and_vs_rest_equal_scipy(seed):
     X = random_matrix(seed)
-    vm, vr = vs_reference(X, min_overlap=5)
+    vm, vr = vs_reference(RatingMatrix.from_dense(X), min_overlap=5)
     mean = np.nanmean(X, axis=1)
     for a in range(X.shape[1]):
         m = ~np.isnan(X[:, a])
@@ -120,14 +195,14 @@ def test_alpha_krippendorff_worked_example():
             [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
         ]
     )
-    assert krippendorff_alpha_interval(data.T) == pytest.approx(0.849, abs=5e-4)
+    assert krippendorff_alpha_interval(RatingMatrix.from_dense(data.T)) == pytest.approx(0.849, abs=5e-4)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_alpha_equals_krippendorff_package(seed):
     X = random_matrix(seed)
     expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
-    assert krippendorff_alpha_interval(X) == pytest.approx(expected, abs=1e-12)
+    assert krippendorff_alpha_interval(RatingMatrix.from_dense(X)) == pytest.approx(expected, abs=1e-12)
 
 
 # -------------------------------------------------------------------------------- real data
@@ -164,7 +239,7 @@ def test_danish_reference_figures(cleaned, shared):
     assert round(s["alpha_interval"], 3) == 0.599 and s["n_raters"] == 38 and s["n_pairs"] == 703
     # the alpha from an independent implementation
     assert s["alpha_interval"] == pytest.approx(
-        krippendorff.alpha(reliability_data=m.X.T, level_of_measurement="interval"), abs=1e-12
+        krippendorff.alpha(reliability_data=m.dense().T, level_of_measurement="interval"), abs=1e-12
     )
 
 
@@ -187,10 +262,10 @@ def test_other_per_rater_datasets(cleaned, name, pairwise):
     s = agreement(m).summary()
     if pairwise is not None:
         assert round(s["pairwise"], 3) == pairwise
-    rho, _, _ = loop_pairwise(m.X)
+    rho, _, _ = loop_pairwise(m.dense())
     assert s["pairwise"] == pytest.approx(np.nanmean(rho[np.triu_indices_from(rho, 1)]), abs=1e-12)
     assert s["alpha_interval"] == pytest.approx(
-        krippendorff.alpha(reliability_data=m.X.T, level_of_measurement="interval"), abs=1e-12
+        krippendorff.alpha(reliability_data=m.dense().T, level_of_measurement="interval"), abs=1e-12
     )
 
 
@@ -200,7 +275,7 @@ def test_rare_words_slots_give_alpha_only(cleaned):
     report = agreement_report("rw", t["items"], t["ratings"], t["ratings"], pd.DataFrame(), persistent_raters=False)
     row = report["agreement"].iloc[0]
     assert np.isnan(row["pairwise"]) and "not persistent" in row["note"]
-    X = RatingMatrix.from_ratings(t["ratings"], items=t["items"]["item_id"]).X
+    X = RatingMatrix.from_ratings(t["ratings"], items=t["items"]["item_id"]).dense()
     assert row["alpha_interval"] == pytest.approx(
         krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval"), abs=1e-12
     )
@@ -304,7 +379,7 @@ def test_demo_random_raters_and_only_they_are_excluded(demo):
     adj = t["items"].loc[t["items"]["pos"] == "adj", "item_id"]
     sub = RatingMatrix.from_ratings(t["ratings"][t["ratings"]["item_id"].isin(adj)])
     assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement(sub).summary()["pairwise"], abs=1e-12)
-    rho = loop_pairwise(sub.X)[0]  # and the obvious loop on the subset's items
+    rho = loop_pairwise(sub.dense())[0]  # and the obvious loop on the subset's items
     assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(
         np.nanmean(rho[np.triu_indices_from(rho, 1)]), abs=1e-12
     )
@@ -322,7 +397,7 @@ def test_rankings_pairwise_is_the_mean_over_targets(demo):
         if a in wide and b in wide and wide[[a, b]].notna().all().all():
             values.append(spearmanr(wide[a], wide[b])[0])
     assert len(values) == 7
-    assert stats.pairs.rho[0, 6] == pytest.approx(np.mean(values), abs=1e-12)
+    assert stats.pairs.dense()[0, 6] == pytest.approx(np.mean(values), abs=1e-12)
     report = ranking_report("demo-he-rank", ranks, outliers={"method": "pairwise_sd", "k": 1.0})
     kept = report["raters"][report["raters"]["stage"] == "calibrated"]
     avg = kept.set_index("rater")["avg_pairwise"]

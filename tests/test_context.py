@@ -80,6 +80,21 @@ def test_benjamini_hochberg_by_hand():
     np.testing.assert_allclose(benjamini_hochberg(p), [0.04, 0.16 / 3, 0.16 / 3, np.nan, 0.20], equal_nan=True)
 
 
+def test_benjamini_hochberg_equals_the_step_up_rule_with_missing_p_values():
+    rng = np.random.default_rng(4)
+    p = np.round(rng.uniform(size=60) ** 2, 2)  # ties
+    p[rng.random(60) < 0.2] = np.nan
+    ok = np.flatnonzero(~np.isnan(p))
+    m = len(ok)
+    expected = np.full(60, np.nan)
+    for i in ok:  # q_i = min over the p-values at least as large of p_j m / rank_j, at most 1
+        larger = p[ok][p[ok] >= p[i]]
+        ranks = np.array([(p[ok] <= v).sum() for v in larger])
+        expected[i] = min(1.0, (larger * m / ranks).min())
+    np.testing.assert_allclose(benjamini_hochberg(p), expected, rtol=1e-15, equal_nan=True)
+    assert np.isnan(benjamini_hochberg(np.array([np.nan, np.nan]))).all() and len(benjamini_hochberg(np.array([]))) == 0
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize(
     "lang,pairs,below_01,below_005",

@@ -11,11 +11,20 @@ import pandas as pd
 import pytest
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
+from scipy.stats import kendalltau
 
 from simgold.comparisons import ag_score, ag_score_parts, from_ratings, from_rankings, read_ag_file, write_ag_file
 from simgold.embeddings import load_model
 from simgold.errors import InputError
-from simgold.scoring import Vectors, correlation_scores, paired_difference, predictions, score_dataset
+from simgold.scoring import (
+    Vectors,
+    correlation_scores,
+    kendall_resamples,
+    paired_difference,
+    predictions,
+    score_dataset,
+    seed_for,
+)
 
 from .conftest import default_pairs
 
@@ -204,6 +213,34 @@ def test_bootstrap_is_deterministic_and_brackets_the_estimate():
         assert low < value < high and n_used == 200
     c = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=8)
     assert c[0][5] != a[0][5]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kendall_resamples_equal_scipy_on_each_resample_to_the_bit(seed):
+    """The matrix product over resample weights against scipy.stats.kendalltau called per resample:
+    ties in either variable, duplicated items, constant resamples, blocks of any width."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 90))
+    gold = np.round(rng.uniform(0, 5, n), seed % 2)  # whole numbers: many ties
+    sim = np.round(gold + rng.normal(size=n), seed % 3)
+    if seed == 5:
+        sim[:] = 0.5  # every resample constant: NaN, as scipy
+    idx = rng.integers(0, n, size=(300, n))
+    expected = np.array([kendalltau(gold[i], sim[i], variant="b")[0] for i in idx])
+    np.testing.assert_array_equal(kendall_resamples(gold, sim, idx, block=int(rng.integers(1, 3 * n))), expected)
+    if seed != 5:
+        assert np.isfinite(expected).all()
+
+
+def test_kendall_interval_is_the_percentile_interval_of_the_scipy_loop():
+    rng = np.random.default_rng(11)
+    gold, sim = rng.integers(0, 7, 150).astype(float), rng.normal(size=150)
+    row = correlation_scores("d", "m", gold, sim, 150, resamples=400, seed=2)[2]
+    idx = np.random.default_rng(seed_for(2, "d", "m", "kendall", "all")).integers(0, 150, size=(400, 150))
+    taus = [kendalltau(gold[i], sim[i], variant="b")[0] for i in idx]
+    alpha = (1 - 0.95) / 2  # the 95% interval's tails, as the scoring computes them
+    assert row[2] == "kendall" and (row[5], row[6]) == tuple(np.quantile(taus, [alpha, 1 - alpha]))
+    assert row[4] == kendalltau(gold, sim, variant="b")[0]
 
 
 def test_paired_difference():

@@ -1,18 +1,26 @@
-"""Inter-rater agreement (METHODS.md section 4), vectorised for crowd-scale data.
+"""Inter-rater agreement (METHODS.md section 4), sparse and vectorised for crowd-scale data.
 
 Spearman's rho with average ranks for ties, pairwise-complete: for two raters, both are ranked
 on the items *both* rated. A pair with fewer than ``min_overlap`` shared items, or whose shared
 scores are constant for either rater, gives no value and is counted.
 
-Two paths compute the same thing:
+Ratings are stored sparse (one entry per rating), and only the rater pairs that share at least
+``min_overlap`` items are ever ranked:
 
+* the (rater, partner, shared item) triples of a block of raters are generated from the item x
+  rater incidence (per item, the raters who rated it: the entries of a sparse X^T X, one per shared
+  item); a pair's overlap is the count of its triples, and pairs below ``min_overlap`` are dropped
+  before any ranking. Blocks bound the memory;
+* within a pair, ranks come from a counting sort of integer score codes (scores take few values:
+  a pair's rank of code c is the number of its shared items with a lower code plus half the tied
+  ones), or from a sort when there are many distinct values; the correlation from grouped sums.
+  Ranks are multiples of 1/2 and their sums stay far below 2^53, so these sums are exact in float64
+  and do not depend on the order of the additions (float32 would not be exact);
 * raters who rated every item of the subset ("complete" raters) are ranked once; all their pairs
-  come from one matrix product of centred ranks;
-* every other pair goes through a flat table of (pair, shared item) entries: ranks within each
-  pair come from sorting integer rank codes inside the pair's group (ties averaged), and the
-  correlations from grouped sums. Entries are processed in bounded chunks, so memory stays flat.
+  come from one matrix product of centred ranks.
 
-Both give exactly ``scipy.stats.spearmanr`` on the shared items (tests check this).
+Both give exactly ``scipy.stats.spearmanr`` (and ``pandas.DataFrame.corr(method="spearman",
+min_periods=min_overlap)``) on the shared items; tests check this.
 """
 
 from __future__ import annotations
@@ -24,16 +32,21 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-CHUNK_ENTRIES = 4_000_000
+CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
+BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
+RANK_TABLE_CELLS = 1 << 23  # pairs x score codes of a counting sort; beyond it, ranks by sorting
+ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
 
 
 @dataclass
 class RatingMatrix:
-    """Items x raters scores with NaN where a rater did not rate an item."""
+    """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
 
-    X: np.ndarray
-    items: np.ndarray
-    raters: np.ndarray
+    item: np.ndarray  # item index of each entry
+    rater: np.ndarray  # rater index of each entry
+    score: np.ndarray
+    items: np.ndarray  # item ids (items nobody rated included)
+    raters: np.ndarray  # rater ids
 
     @classmethod
     def from_ratings(cls, ratings: pd.DataFrame, items=None) -> "RatingMatrix":
@@ -44,58 +57,184 @@ class RatingMatrix:
             item_codes = item_index.get_indexer(ratings["item_id"])
             if (item_codes < 0).any():
                 raise ValueError("ratings refer to items that are not in the item list")
-        X = np.full((len(item_index), len(rater_index)), np.nan)
-        X[item_codes, rater_codes] = ratings["score"].to_numpy(float)
-        return cls(X, np.asarray(item_index), np.asarray(rater_index))
+        score = ratings["score"].to_numpy(float)
+        return cls.from_entries(item_codes, rater_codes, score, np.asarray(item_index), np.asarray(rater_index))
+
+    @classmethod
+    def from_entries(cls, item, rater, score, items, raters) -> "RatingMatrix":
+        """Entries in any order; a NaN score is no rating; of two scores for one (item, rater), the last."""
+        ok = ~np.isnan(score)
+        item, rater, score = np.asarray(item, np.int64)[ok], np.asarray(rater, np.int64)[ok], score[ok]
+        key = rater * len(items) + item
+        order = np.argsort(key, kind="stable")
+        last = np.r_[key[order][1:] != key[order][:-1], True]
+        order = order[last]
+        return cls(item[order], rater[order], score[order], np.asarray(items), np.asarray(raters))
+
+    @classmethod
+    def from_dense(cls, X: np.ndarray) -> "RatingMatrix":
+        """From an items x raters array with NaN for no rating (ids: positions)."""
+        rater, item = np.nonzero(~np.isnan(X.T))
+        return cls(item, rater, X[item, rater], np.arange(X.shape[0]), np.arange(X.shape[1]))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.items), len(self.raters)
+
+    def dense(self) -> np.ndarray:
+        X = np.full(self.shape, np.nan)
+        X[self.item, self.rater] = self.score
+        return X
 
     def subset(self, mask: np.ndarray) -> "RatingMatrix":
-        return RatingMatrix(self.X[mask], self.items[mask], self.raters)
+        """The items of a boolean mask over the items (in their order)."""
+        if mask.all():
+            return self
+        keep = mask[self.item]
+        new = np.cumsum(mask) - 1
+        return RatingMatrix(new[self.item[keep]], self.rater[keep], self.score[keep], self.items[mask], self.raters)
+
+    def keep_raters(self, mask: np.ndarray) -> "RatingMatrix":
+        """The raters of a boolean mask over the raters (in their order)."""
+        keep = mask[self.rater]
+        new = np.cumsum(mask) - 1
+        return RatingMatrix(self.item[keep], new[self.rater[keep]], self.score[keep], self.items, self.raters[mask])
 
 
 @dataclass
 class PairResult:
-    rho: np.ndarray  # raters x raters, NaN where no value; symmetric; NaN diagonal
-    overlap: np.ndarray  # shared items per pair
-    n_pairs: int  # pairs with a value
-    n_few: int  # pairs with fewer than min_overlap shared items
-    n_constant: int  # pairs with enough items but a constant vector
+    """The rater pairs (a < b, in row-major order) that share at least ``min_overlap`` items, with
+    their rho (NaN where either rater's shared scores are constant). Every other pair of the
+    ``n_raters`` raters has too few shared items."""
+
+    n_raters: int
+    a: np.ndarray
+    b: np.ndarray
+    rho: np.ndarray
     min_overlap: int
 
+    @classmethod
+    def from_pairs(cls, n_raters: int, a, b, rho, min_overlap: int) -> "PairResult":
+        """Pairs in any order and orientation."""
+        lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
+        order = np.argsort(lo.astype(np.int64) * n_raters + hi, kind="stable")
+        return cls(n_raters, lo[order], hi[order], np.asarray(rho, float)[order], min_overlap)
 
-def _rank_codes(X: np.ndarray) -> np.ndarray:
-    """Dense integer codes of the values (order-preserving); -1 for missing."""
-    codes = np.full(X.shape, -1, dtype=np.int64)
-    present = ~np.isnan(X)
-    codes[present] = np.unique(X[present], return_inverse=True)[1]
-    return codes
+    @property
+    def n_pairs(self) -> int:  # pairs with a value
+        return int((~np.isnan(self.rho)).sum())
+
+    @property
+    def n_constant(self) -> int:  # pairs with enough items but a constant vector
+        return len(self.rho) - self.n_pairs
+
+    @property
+    def n_few(self) -> int:  # pairs with fewer than min_overlap shared items
+        return self.n_raters * (self.n_raters - 1) // 2 - len(self.rho)
+
+    def values(self) -> np.ndarray:
+        """The pairs' values, in the row-major order of the upper triangle."""
+        return self.rho[~np.isnan(self.rho)]
+
+    def dense(self) -> np.ndarray:
+        """Raters x raters, symmetric, NaN where no value and on the diagonal (for few raters)."""
+        rho = np.full((self.n_raters, self.n_raters), np.nan)
+        rho[self.a, self.b] = self.rho
+        rho[self.b, self.a] = self.rho
+        return rho
+
+    def restrict(self, keep: np.ndarray) -> "PairResult":
+        """The pairs of a subset of raters (a boolean mask over the raters)."""
+        ok = keep[self.a] & keep[self.b]
+        new = np.cumsum(keep) - 1
+        return PairResult(int(keep.sum()), new[self.a[ok]], new[self.b[ok]], self.rho[ok], self.min_overlap)
+
+    def rater_means(self) -> np.ndarray:
+        """Each rater's mean rho over its pairs with a value (NaN if none), as ``np.nanmean`` over
+        the rows of the dense matrix gives it."""
+        has = ~np.isnan(self.rho)
+        a, b, rho = self.a[has], self.b[has], self.rho[has]
+        total = row_sums([(a, b, rho), (b, a, rho)], (self.n_raters, self.n_raters))
+        count = np.bincount(a, minlength=self.n_raters) + np.bincount(b, minlength=self.n_raters)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return total / count
 
 
-def group_ranks(group: np.ndarray, code: np.ndarray, n_codes: int) -> np.ndarray:
-    """Average ranks (1-based) of ``code`` within each ``group`` (any order of entries)."""
-    key = group.astype(np.int64) * n_codes + code
+def row_sums(parts: list[tuple], shape: tuple[int, int]) -> np.ndarray:
+    """Per row, the sum numpy gives for the dense row with zeros where there is no entry; the
+    entries are (row, column, value) arrays, in parts.
+
+    numpy sums a row pairwise, so its order of additions depends on the columns, and a mean of
+    decimal scores summed in another order can differ in its last bit (which breaks ties between
+    item means). When every partial sum is exact (scores on a grid of 1/2^k, as ratings and ranks
+    are) any order gives numpy's sum, so one pass over the entries does; otherwise blocks of dense
+    rows give numpy's sums to the last bit without the whole matrix in memory."""
+    n_rows, n_cols = shape
+    if _sums_are_exact([value for _, _, value in parts]):
+        return sum(np.bincount(row, value, n_rows) for row, _, value in parts)
+    ordered = []
+    for row, col, value in parts:
+        if len(row) > 1 and (row[1:] < row[:-1]).any():
+            order = np.argsort(row, kind="stable")
+            row, col, value = row[order], col[order], value[order]
+        ordered.append((row, col, value))
+    out = np.zeros(n_rows)
+    step = max(1, ROW_CELLS // max(n_cols, 1))
+    for r0 in range(0, n_rows, step):
+        r1 = min(n_rows, r0 + step)
+        block = np.zeros((r1 - r0, n_cols))
+        for row, col, value in ordered:
+            lo, hi = np.searchsorted(row, [r0, r1])
+            block[row[lo:hi] - r0, col[lo:hi]] = value[lo:hi]
+        out[r0:r1] = block.sum(axis=1)
+    return out
+
+
+def _sums_are_exact(values: list[np.ndarray]) -> bool:
+    """Whether every sum of these values is exact in float64: all are multiples of 2^-k (k <= 8,
+    tried on the first values, then on all) and their magnitudes times 2^k sum to less than 2^52."""
+    magnitude = sum(float(np.abs(v).sum()) for v in values)
+    for k in range(9):
+        scale = 2.0**k
+        if not magnitude * scale < 2.0**52:
+            return False
+        if all((v * scale == np.round(v * scale)).all() for value in values for v in (value[:256], value)):
+            return True
+    return False
+
+
+def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int):
+    """Average ranks (1-based) of integer codes within each group, and per group the count, sum and
+    sum of squares of the ranks. A counting sort when groups x codes is small (a rank is the count of
+    the group's lower codes plus half its ties: scores take few values), else a sort."""
+    if n_groups * n_codes <= RANK_TABLE_CELLS:
+        cell = group * n_codes + code
+        count = np.bincount(cell, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
+        rank = (np.cumsum(count, axis=1) - count) + (count + 1) / 2.0
+        weighted = count * rank
+        return rank.ravel()[cell], (count.sum(axis=1), weighted.sum(axis=1), (weighted * rank).sum(axis=1))
+    key = group * n_codes + code
     order = np.argsort(key, kind="stable")
     ks, gs = key[order], group[order]
     n = len(ks)
-    first_of_group = np.r_[True, gs[1:] != gs[:-1]]
-    group_start = np.flatnonzero(first_of_group)
+    group_start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
     pos = np.arange(n) - np.repeat(group_start, np.diff(np.r_[group_start, n]))
-    first_of_run = np.r_[True, ks[1:] != ks[:-1]]
-    run_start = np.flatnonzero(first_of_run)
+    run_start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
     run_len = np.diff(np.r_[run_start, n])
-    run_rank = pos[run_start] + (run_len - 1) / 2.0 + 1.0
     ranks = np.empty(n)
-    ranks[order] = np.repeat(run_rank, run_len)
-    return ranks
+    ranks[order] = np.repeat(pos[run_start] + (run_len - 1) / 2.0 + 1.0, run_len)
+    sums = np.bincount(group, ranks, n_groups), np.bincount(group, ranks * ranks, n_groups)
+    return ranks, (np.bincount(group, minlength=n_groups), *sums)
 
 
-def grouped_pearson(group: np.ndarray, a: np.ndarray, b: np.ndarray, n_groups: int):
-    """Pearson r of (a, b) within each group; (r, n); r is NaN where either side is constant."""
-    n = np.bincount(group, minlength=n_groups).astype(float)
-    sa = np.bincount(group, a, n_groups)
-    sb = np.bincount(group, b, n_groups)
-    saa = np.bincount(group, a * a, n_groups)
-    sbb = np.bincount(group, b * b, n_groups)
-    sab = np.bincount(group, a * b, n_groups)
+def grouped_spearman(group, code_a, code_b, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman r between two integer-coded variables within each group; (r, n), r NaN where
+    either side is constant. Ranks are multiples of 1/2 and every sum is exact."""
+    group = group.astype(np.int64, copy=False)
+    ra, (n, sa, saa) = group_ranks(group, code_a, n_groups, int(code_a.max(initial=-1)) + 1)
+    rb, (_, sb, sbb) = group_ranks(group, code_b, n_groups, int(code_b.max(initial=-1)) + 1)
+    sab = np.bincount(group, ra * rb, n_groups)
+    n = n.astype(float)
     va = n * saa - sa * sa
     vb = n * sbb - sb * sb
     cov = n * sab - sa * sb
@@ -107,128 +246,182 @@ def grouped_pearson(group: np.ndarray, a: np.ndarray, b: np.ndarray, n_groups: i
     return np.clip(r, -1.0, 1.0), n.astype(np.int64)
 
 
-def pairwise_spearman(X: np.ndarray, min_overlap: int = 5, previous: tuple | None = None) -> PairResult:
-    """Pairwise-complete Spearman between every two columns (raters) of X.
+# --------------------------------------------------------------------------------------------
+# pairwise Spearman
 
-    ``previous = (X_before, PairResult)`` reuses the values of pairs whose two columns did not
+
+def pairwise_spearman(m: RatingMatrix, min_overlap: int = 5, previous: tuple | None = None) -> PairResult:
+    """Pairwise-complete Spearman between every two raters of ``m`` that share ``min_overlap`` items.
+
+    ``previous = (matrix_before, PairResult)`` reuses the values of pairs whose two raters did not
     change (calibration moves the scores of a few raters only).
     """
-    R = X.shape[1]
     if previous is None:
-        overlap = _overlap(X)
-        return _counted(_pairwise(X, min_overlap, np.ones((R, R), dtype=bool), overlap), overlap, min_overlap)
-    X_before, before = previous
-    same = (np.isnan(X) == np.isnan(X_before)) & ((X == X_before) | np.isnan(X))
-    changed = ~same.all(axis=0)
+        return _pairwise(m, min_overlap, None)
+    before_m, before = previous
+    changed = _changed_raters(m, before_m)
     if not changed.any():
         return before
-    want = changed[:, None] | changed[None, :]
-    # the overlap of X itself: a changed column may also have gained or lost ratings
-    overlap = _overlap(X)
-    rho = np.where(want, _pairwise(X, min_overlap, want, overlap), before.rho)
-    return _counted(rho, overlap, min_overlap)
+    fresh = _pairwise(m, min_overlap, changed)
+    kept = ~changed[before.a] & ~changed[before.b]
+    a, b = np.r_[before.a[kept], fresh.a], np.r_[before.b[kept], fresh.b]
+    return PairResult.from_pairs(m.shape[1], a, b, np.r_[before.rho[kept], fresh.rho], min_overlap)
 
 
-def _overlap(X: np.ndarray) -> np.ndarray:
-    P = (~np.isnan(X)).astype(np.float32)
-    return np.rint(P.T @ P).astype(np.int64)
+def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
+    """Raters whose ratings (which items, or which scores) differ between two matrices."""
+    n_items = m.shape[0]
+    key, key_before = m.rater * n_items + m.item, before.rater * n_items + before.item
+    if len(key) == len(key_before) and (key == key_before).all():
+        diff = m.rater[m.score != before.score]
+    else:  # both sorted by key: the common entries line up
+        common, common_before = np.isin(key, key_before), np.isin(key_before, key)
+        moved = m.score[common] != before.score[common_before]
+        diff = np.r_[m.rater[~common], before.rater[~common_before], m.rater[common][moved]]
+    changed = np.zeros(m.shape[1], dtype=bool)
+    changed[diff] = True
+    return changed
 
 
-def _pairwise(X: np.ndarray, min_overlap: int, want: np.ndarray, overlap: np.ndarray) -> np.ndarray:
-    """The rho matrix for the wanted pairs (NaN elsewhere and where no value exists)."""
-    n_items, R = X.shape
-    present = ~np.isnan(X)
-    rho = np.full((R, R), np.nan)
-    enough = (overlap >= min_overlap) & want
-    np.fill_diagonal(enough, False)
-
-    complete = present.all(axis=0)
-    idx = np.flatnonzero(complete & enough.any(axis=0))
-    if len(idx) >= 2 and n_items >= min_overlap:
-        ranks = rankdata(X[:, idx], axis=0)
-        Z = ranks - ranks.mean(axis=0)
-        norms = np.sqrt((Z * Z).sum(axis=0))
-        const = norms <= 1e-9 * n_items
-        Z[:, ~const] /= norms[~const]
-        block = Z.T @ Z
-        block[const, :] = np.nan
-        block[:, const] = np.nan
-        rho[np.ix_(idx, idx)] = np.clip(block, -1.0, 1.0)
-
-    need = np.triu(enough & ~(complete[:, None] & complete[None, :]), k=1)
-    if need.any():
-        _sparse_pairs(X, present, need, rho)
-    rho[~enough] = np.nan
-    return rho
+def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None) -> PairResult:
+    """The pairs with at least ``min_overlap`` shared items, of every rater (``changed`` None) or
+    with at least one changed rater."""
+    n_items, R = m.shape
+    count = np.bincount(m.rater, minlength=R)
+    complete = count == n_items
+    parts = [_complete_pairs(m, count, complete, changed, min_overlap)]
+    parts.append(_sparse_pairs(m, complete, changed, min_overlap))
+    a, b, rho = (np.concatenate(x) for x in zip(*parts))
+    return PairResult.from_pairs(R, a, b, rho, min_overlap)
 
 
-def _counted(rho: np.ndarray, overlap: np.ndarray, min_overlap: int) -> PairResult:
-    upper = np.triu(np.ones(rho.shape, dtype=bool), k=1)
-    n_pairs = int((upper & ~np.isnan(rho)).sum())
-    n_few = int((upper & (overlap < min_overlap)).sum())
-    return PairResult(rho, overlap, n_pairs, n_few, int(upper.sum()) - n_pairs - n_few, min_overlap)
+def _complete_pairs(m, count, complete, changed, min_overlap):
+    """(a, b, rho) of the wanted pairs of complete raters: one product of centred ranks."""
+    n_items = m.shape[0]
+    enough = count >= min_overlap  # a complete rater shares all of rater i's items with i
+    has_partner = enough.sum() - enough > 0
+    if changed is not None:  # a pair is wanted when one of its raters changed
+        changed_partner = (enough & changed).sum() - (enough & changed) > 0
+        has_partner = np.where(changed, has_partner, changed_partner)
+    idx = np.flatnonzero(complete & has_partner)
+    if len(idx) < 2 or n_items < min_overlap:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    columns = np.isin(m.rater, idx)  # sorted by rater, then item: n_items entries per rater
+    X = np.ascontiguousarray(m.score[columns].reshape(len(idx), n_items).T)
+    ranks = rankdata(X, axis=0)
+    Z = ranks - ranks.mean(axis=0)
+    norms = np.sqrt((Z * Z).sum(axis=0))
+    const = norms <= 1e-9 * n_items
+    Z[:, ~const] /= norms[~const]
+    block = Z.T @ Z
+    block[const, :] = np.nan
+    block[:, const] = np.nan
+    i, j = np.triu_indices(len(idx), k=1)
+    if changed is not None:
+        wanted = changed[idx[i]] | changed[idx[j]]
+        i, j = i[wanted], j[wanted]
+    return idx[i], idx[j], np.clip(block[i, j], -1.0, 1.0)
 
 
-def _sparse_pairs(X, present, need, rho) -> None:
-    codes = _rank_codes(X)
-    n_codes = int(codes.max()) + 1
-    R = X.shape[1]
-    batch_a, batch_b, batch_ga, batch_gb, batch_pair = [], [], [], [], []
-    size = 0
+def _sparse_pairs(m, complete, changed, min_overlap):
+    """(a, b, rho) of the wanted pairs, not both complete, with ``min_overlap`` shared items."""
+    n_items, R = m.shape
+    # raters relabelled with the complete ones last: past a complete rater, every partner is complete
+    # (those pairs come from the product), so its triples stop at the item's incomplete raters
+    order = np.r_[np.flatnonzero(~complete), np.flatnonzero(complete)]
+    label = np.empty(R, np.int64)
+    label[order] = np.arange(R)
+    rows = np.ones(R, dtype=bool) if changed is None else changed[order]  # by label
+    t = _incidence(m, label, complete)
+    lo = t["csr_pos"] + 1 if changed is None else t["item_start"]
+    use = rows[t["p"]] & (t["hi"] > lo)
+    e = {k: v[use] for k, v in t.items() if k in ("p", "code", "hi")}
+    e["lo"] = lo[use]
+    row_of = np.cumsum(rows) - 1  # the rank of a label among the rows
+    e["row"] = row_of[e["p"]]
+    t["row_label"] = np.flatnonzero(rows)
+    sizes = np.bincount(e["row"], e["hi"] - e["lo"], minlength=int(rows.sum()))
+    found = []
+    for r0, r1 in _blocks(sizes, CHUNK_ENTRIES, max(1, BLOCK_CELLS // max(R, 1))):
+        s0, s1 = np.searchsorted(e["row"], [r0, r1])
+        block = {k: v[s0:s1] for k, v in e.items()}
+        found.append(_block_pairs(block, t, rows, r0, r1, R, min_overlap, changed is not None))
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    p, q, rho = (np.concatenate(x) for x in zip(*found))
+    return order[p], order[q], rho
 
-    def flush():
-        nonlocal size
-        if not batch_pair:
-            return
-        pair = np.concatenate(batch_pair)
-        ca, cb = np.concatenate(batch_a), np.concatenate(batch_b)
-        ra = group_ranks(pair, ca, n_codes)
-        rb = group_ranks(pair, cb, n_codes)
-        n_groups = int(pair.max()) + 1
-        r, _ = grouped_pearson(pair, ra, rb, n_groups)
-        ga, gb = np.concatenate(batch_ga), np.concatenate(batch_gb)
-        rho[ga, gb] = r[: len(ga)]
-        rho[gb, ga] = r[: len(ga)]
-        batch_a.clear(), batch_b.clear(), batch_ga.clear(), batch_gb.clear(), batch_pair.clear()
-        size = 0
 
-    next_pair = 0
-    for a in range(R):
-        partners = np.flatnonzero(need[a])
-        if len(partners) == 0:
-            continue
-        rows = np.flatnonzero(present[:, a])
-        both = present[np.ix_(rows, partners)].T  # partners x a's items
-        b_local, item_local = np.nonzero(both)  # grouped by partner (row-major)
-        if size and size + len(b_local) > CHUNK_ENTRIES:
-            flush()
-            next_pair = 0
-        counts = np.bincount(b_local, minlength=len(partners))
-        pair_ids = next_pair + np.arange(len(partners))
-        items = rows[item_local]
-        batch_pair.append(np.repeat(pair_ids, counts))
-        batch_a.append(codes[items, a])
-        batch_b.append(codes[items, partners[b_local]])
-        batch_ga.append(np.full(len(partners), a))
-        batch_gb.append(partners)
-        next_pair += len(partners)
-        size += len(b_local)
-    flush()
+def _incidence(m, label, complete) -> dict:
+    """The entries ordered by rater label, then item; with each entry's place among its item's
+    raters (item-major order, by label) and where its item's incomplete raters end."""
+    n_items = m.shape[0]
+    p = label[m.rater]
+    by_label = np.argsort(p * n_items + m.item, kind="stable")  # no work when no rater is complete
+    item, p = m.item[by_label], p[by_label]
+    code = np.unique(m.score, return_inverse=True)[1].reshape(-1)[by_label]
+    by_item = np.argsort(item * len(label) + p, kind="stable")
+    csr_pos = np.empty(len(p), np.int64)
+    csr_pos[by_item] = np.arange(len(p))
+    item_start = np.r_[0, np.cumsum(np.bincount(item, minlength=n_items))]
+    incomplete = np.bincount(item[~complete[m.rater[by_label]]], minlength=n_items)
+    start = item_start[item]
+    hi = np.where(complete[m.rater[by_label]], start + incomplete[item], item_start[item + 1])
+    return {
+        "p": p,
+        "code": code,
+        "csr_pos": csr_pos,
+        "item_start": start,
+        "hi": hi,
+        "csr_p": p[by_item],
+        "csr_code": code[by_item],
+    }
+
+
+def _blocks(sizes: np.ndarray, max_size: float, max_rows: int):
+    """Consecutive row ranges whose summed sizes stay under ``max_size`` (a larger row: alone)."""
+    start, total = 0, 0.0
+    for r, size in enumerate(sizes):
+        if r > start and (total + size > max_size or r - start >= max_rows):
+            yield start, r
+            start, total = r, 0.0
+        total += size
+    if start < len(sizes):
+        yield start, len(sizes)
+
+
+def _block_pairs(e, t, rows, r0, r1, R, min_overlap, incremental):
+    """(p, q, rho) by label for the rows r0..r1: triples, overlap counts, ranks, correlations."""
+    counts = e["hi"] - e["lo"]
+    first = np.cumsum(counts) - counts
+    j = np.arange(int(counts.sum())) + np.repeat(e["lo"] - first, counts)  # partner entries (item-major)
+    q = t["csr_p"][j]
+    key = np.repeat((e["row"] - r0) * R, counts) + q
+    code = np.repeat(e["code"], counts)
+    if incremental:  # a pair of two changed raters: from the row of the lower label only
+        keep = (q > np.repeat(e["p"], counts)) | ~rows[q]
+        j, key, code = j[keep], key[keep], code[keep]
+    overlap = np.bincount(key, minlength=(r1 - r0) * R)
+    cells = np.flatnonzero(overlap >= min_overlap)
+    pid = np.full(len(overlap), -1, np.int64)
+    pid[cells] = np.arange(len(cells))
+    pid = pid[key]
+    sel = pid >= 0
+    rho, _ = grouped_spearman(pid[sel], code[sel], t["csr_code"][j[sel]], len(cells))
+    return t["row_label"][cells // R + r0], cells % R, rho
 
 
 # --------------------------------------------------------------------------------------------
 # per-rater agreement with a reference (the item means)
 
 
-def vs_reference(X: np.ndarray, min_overlap: int = 5) -> tuple[np.ndarray, np.ndarray]:
+def vs_reference(m: RatingMatrix, min_overlap: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Per rater: Spearman with the item means of all raters (``vs_mean``) and of the other
     raters (``vs_rest``, leave one out; items nobody else rated are left out)."""
-    present = ~np.isnan(X)
-    item, rater = np.nonzero(present)
-    x = X[item, rater]
-    count = present.sum(axis=1)
-    total = np.nansum(X, axis=1)
-    R = X.shape[1]
+    n_items, R = m.shape
+    item, rater, x = m.item, m.rater, m.score
+    count = np.bincount(item, minlength=n_items)
+    total = row_sums([(item, rater, x)], m.shape)
     mean = total[item] / count[item]
     with np.errstate(invalid="ignore", divide="ignore"):
         rest = (total[item] - x) / (count[item] - 1)
@@ -240,13 +433,9 @@ def vs_reference(X: np.ndarray, min_overlap: int = 5) -> tuple[np.ndarray, np.nd
 
 
 def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:
-    if len(group) == 0:
-        return np.full(n_groups, np.nan)
-    ca = np.unique(a, return_inverse=True)[1]
-    cb = np.unique(b, return_inverse=True)[1]
-    ra = group_ranks(group, ca, int(ca.max()) + 1)
-    rb = group_ranks(group, cb, int(cb.max()) + 1)
-    r, n = grouped_pearson(group, ra, rb, n_groups)
+    codes_a = np.unique(a, return_inverse=True)[1].reshape(-1)
+    codes_b = np.unique(b, return_inverse=True)[1].reshape(-1)
+    r, n = grouped_spearman(group, codes_a, codes_b, n_groups)
     r[n < min_overlap] = np.nan
     return r
 
@@ -254,22 +443,22 @@ def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def krippendorff_alpha_interval(X: np.ndarray) -> float:
-    """Krippendorff's alpha with the interval metric; units are rows, values need no rater identity.
+def krippendorff_alpha_interval(m: RatingMatrix) -> float:
+    """Krippendorff's alpha with the interval metric; units are items, values need no rater identity.
 
     alpha = 1 - D_o / D_e over the pairable values (units with at least two values):
     D_o = (1/n) sum_u sum_{i != j in u} (v_i - v_j)^2 / (m_u - 1), D_e = sum_{i != j} (v_i - v_j)^2 / (n (n - 1)).
     """
-    present = ~np.isnan(X)
-    m = present.sum(axis=1)
-    units = m >= 2
+    n_items = m.shape[0]
+    values = np.bincount(m.item, minlength=n_items)
+    units = values >= 2
     if units.sum() == 0:
         return float("nan")
-    V = np.where(present, X, 0.0)[units]
-    m = m[units].astype(float)
-    s1, s2 = V.sum(axis=1), (V * V).sum(axis=1)
-    n = m.sum()
-    within = (2.0 * (m * s2 - s1 * s1) / (m - 1)).sum()
+    s1 = row_sums([(m.item, m.rater, m.score)], m.shape)[units]
+    s2 = row_sums([(m.item, m.rater, m.score * m.score)], m.shape)[units]
+    mu = values[units].astype(float)
+    n = mu.sum()
+    within = (2.0 * (mu * s2 - s1 * s1) / (mu - 1)).sum()
     S1, S2 = s1.sum(), s2.sum()
     total = 2.0 * (n * S2 - S1 * S1)
     if total <= 0:
@@ -293,9 +482,7 @@ class AgreementStats:
     mean_score: float
 
     def summary(self) -> dict:
-        rho = self.pairs.rho
-        values = rho[np.triu_indices_from(rho, k=1)]
-        values = values[~np.isnan(values)]
+        values = self.pairs.values()
         avg = self.avg_pairwise[~np.isnan(self.avg_pairwise)]
         vm = self.vs_mean[~np.isnan(self.vs_mean)]
         vr = self.vs_rest[~np.isnan(self.vs_rest)]
@@ -331,17 +518,17 @@ def agreement(matrix: RatingMatrix, min_overlap: int = 5, pairs: PairResult | No
     ``pairs`` may be given when the pairwise values are already known (the pairwise-complete
     Spearman of two raters does not depend on the other raters, so dropping raters keeps them).
     """
-    X = matrix.X
-    present = ~np.isnan(X)
+    n_items, R = matrix.shape
     if pairs is None:
-        pairs = pairwise_spearman(X, min_overlap)
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        pairs = pairwise_spearman(matrix, min_overlap)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a rater with no pair value: NaN, counted
-        avg = np.nanmean(pairs.rho, axis=1) if X.shape[1] else np.array([])
-    vs_mean, vs_rest = vs_reference(X, min_overlap)
-    n_per = present.sum(axis=0)
+        avg = pairs.rater_means()
+    vs_mean, vs_rest = vs_reference(matrix, min_overlap)
+    n_per = np.bincount(matrix.rater, minlength=R)
     with np.errstate(invalid="ignore"):
-        mean_per = np.where(n_per > 0, np.nansum(X, axis=0) / np.maximum(n_per, 1), np.nan)
+        total = np.bincount(matrix.rater, matrix.score, R)
+        mean_per = np.where(n_per > 0, total / np.maximum(n_per, 1), np.nan)
     return AgreementStats(
         raters=matrix.raters,
         n_items_per_rater=n_per,
@@ -350,12 +537,7 @@ def agreement(matrix: RatingMatrix, min_overlap: int = 5, pairs: PairResult | No
         vs_mean=vs_mean,
         vs_rest=vs_rest,
         pairs=pairs,
-        alpha=krippendorff_alpha_interval(X),
-        n_items=int(present.any(axis=1).sum()),
-        mean_score=float(np.nanmean(X)) if present.any() else float("nan"),
+        alpha=krippendorff_alpha_interval(matrix),
+        n_items=int((np.bincount(matrix.item, minlength=n_items) > 0).sum()),
+        mean_score=float(matrix.score.mean()) if len(matrix.score) else float("nan"),
     )
-
-
-def restrict_pairs(pairs: PairResult, keep: np.ndarray) -> PairResult:
-    """The pairwise result for a subset of raters (a boolean mask over the raters)."""
-    return _counted(pairs.rho[np.ix_(keep, keep)], pairs.overlap[np.ix_(keep, keep)], pairs.min_overlap)

@@ -25,7 +25,6 @@ tie for the word the file put second (``tie_to_w1``). ``s = delta (2r - 1)``; th
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -99,47 +98,113 @@ def read_ag_file(path: str, dataset: str, base_dir: str = ".") -> pd.DataFrame:
 
 
 def from_rankings(dataset: str, rankings: pd.DataFrame) -> pd.DataFrame:
-    rows = []
-    for target, group in rankings.groupby("target", sort=True):
-        wide = group.pivot(index="rater", columns="candidate", values="rank")
-        category = group.drop_duplicates("candidate").set_index("candidate")["category"]
-        positives = sorted(c for c in wide.columns if category[c] == "positive")
-        others = sorted(c for c in wide.columns if category[c] != "positive")
-        for i, a in enumerate(positives):
-            for b in positives[i + 1 :]:
-                both = wide[[a, b]].dropna()
-                if len(both):
-                    r = float((both[a] < both[b]).mean())  # rank 1 = most similar
-                    rows.append(_row(dataset, target, a, b, "positive", r, len(both), False))
-            for c in others:
-                rows.append(_row(dataset, target, a, c, category[c], 1.0, int(wide[[a, c]].dropna().shape[0]), False))
-    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    """Every two positives of a target (``r`` from the raters who ranked both) and every positive
+    against every distractor and random word (``r = 1``); per target, positives first, each sorted."""
+    first = rankings.drop_duplicates(["target", "candidate"])  # a candidate's category: its first row
+    first = first.assign(other=first["category"] != "positive")
+    cands = first.sort_values(["target", "other", "candidate"], kind="stable").reset_index(drop=True)
+    where = pd.MultiIndex.from_frame(cands[["target", "candidate"]])
+    row = where.get_indexer(pd.MultiIndex.from_frame(rankings[["target", "candidate"]]))
+    if pd.MultiIndex.from_arrays([row, rankings["rater"]]).has_duplicates:
+        raise ValueError(f"{dataset}: a rater ranks a candidate of a target twice")
+    M = _matrix(row, rankings["rater"], rankings["rank"], len(cands))
+    sizes = cands.groupby("target", sort=False).size().to_numpy()
+    positives = (~cands["other"]).groupby(cands["target"], sort=False).sum().to_numpy()
+    ia, ib = _pairs_in_groups(sizes, positives)  # a positive, then every later candidate
+    n, better = _preference(M, ia, ib, lambda x, y: (x < y).astype(float))  # rank 1 = most similar
+    graded = ~cands["other"].to_numpy()[ib]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(graded, better / n, 1.0)
+    keep = ~graded | (n > 0)
+    kind = np.where(graded, "positive", cands["category"].to_numpy()[ib])
+    return _table(dataset, cands["target"], cands["candidate"], ia[keep], ib[keep], kind[keep], r[keep], n[keep])
 
 
 def from_ratings(dataset: str, items: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
-    """Comparisons between items that share a word, from the raters who rated both."""
-    scores = ratings.pivot_table(index="item_id", columns="rater", values="score", aggfunc="first")
-    by_word: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for it in items.itertuples(index=False):
-        if it.item_id not in scores.index or it.word1 == it.word2:
-            continue
-        by_word[it.word1].append((it.word2, it.item_id))
-        by_word[it.word2].append((it.word1, it.item_id))
-    rows = []
-    for target in sorted(by_word):
-        partners = sorted(by_word[target])
-        for i, (a, ia) in enumerate(partners):
-            for b, ib in partners[i + 1 :]:
-                if a == b:
-                    continue  # the same pair listed twice
-                x, y = scores.loc[ia], scores.loc[ib]
-                both = x.notna() & y.notna()
-                n = int(both.sum())
-                if n == 0:
-                    continue
-                r = float(((x[both] > y[both]) + 0.5 * (x[both] == y[both])).mean())
-                rows.append(_row(dataset, target, a, b, "positive", r, n, False))
-    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    """Comparisons between items that share a word, from the raters who rated both (a tie counts
+    one half); per target word, its partners sorted by word, then item."""
+    rated = ratings[ratings["score"].notna()].drop_duplicates(["item_id", "rater"])  # the first score
+    item_index = pd.Index(rated["item_id"].unique())
+    items = items[(item_index.get_indexer(items["item_id"]) >= 0) & (items["word1"] != items["word2"])]
+    sides = pd.concat(
+        [
+            pd.DataFrame({"target": items["word1"], "partner": items["word2"], "item_id": items["item_id"]}),
+            pd.DataFrame({"target": items["word2"], "partner": items["word1"], "item_id": items["item_id"]}),
+        ]
+    )
+    sides = sides.sort_values(["target", "partner", "item_id"], kind="stable").reset_index(drop=True)
+    M = _matrix(item_index.get_indexer(rated["item_id"]), rated["rater"], rated["score"], len(item_index))
+    ia, ib = _pairs_in_groups(sides.groupby("target", sort=False).size().to_numpy())
+    partner = sides["partner"].to_numpy()
+    ia, ib = ia[partner[ia] != partner[ib]], ib[partner[ia] != partner[ib]]  # not the same pair listed twice
+    at = item_index.get_indexer(sides["item_id"])
+    n, better = _preference(M, at[ia], at[ib], lambda x, y: (x > y) + 0.5 * (x == y))
+    keep = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = better / n
+    kind = np.full(int(keep.sum()), "positive")
+    return _table(dataset, sides["target"], sides["partner"], ia[keep], ib[keep], kind, r[keep], n[keep])
+
+
+def _matrix(row: np.ndarray, rater: pd.Series, value: pd.Series, n_rows: int) -> np.ndarray:
+    """Rows x raters values, NaN where a rater gave none."""
+    codes, raters = pd.factorize(rater)
+    M = np.full((n_rows, len(raters)), np.nan)
+    M[row, codes] = value.to_numpy(float)
+    return M
+
+
+def _pairs_in_groups(sizes: np.ndarray, firsts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions (i, j), i < j, of every two rows of each group of consecutive rows, in order;
+    with ``firsts``, only the pairs whose i is among the group's first ``firsts`` rows."""
+    firsts = sizes if firsts is None else firsts
+    start = np.repeat(np.cumsum(sizes) - sizes, firsts)  # one entry per row i that starts pairs
+    i = start + _ranges(firsts)
+    later = start + sizes.repeat(firsts) - i - 1  # rows after i in its group
+    return np.repeat(i, later), np.repeat(i + 1, later) + _ranges(later)
+
+
+def _ranges(counts: np.ndarray) -> np.ndarray:
+    """0..c-1 for each count c, concatenated."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def _preference(M, ia, ib, better, chunk: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair of rows: how many raters gave both a value, and the sum of ``better`` over them."""
+    n, total = np.zeros(len(ia), np.int64), np.zeros(len(ia))
+    step = max(1, chunk // max(M.shape[1], 1))
+    for k in range(0, len(ia), step):
+        x, y = M[ia[k : k + step]], M[ib[k : k + step]]
+        both = ~np.isnan(x) & ~np.isnan(y)
+        n[k : k + step] = both.sum(axis=1)
+        total[k : k + step] = np.where(both, better(x, y), 0.0).sum(axis=1)
+    return n, total
+
+
+def _table(dataset, target, word, ia, ib, kind, r, n) -> pd.DataFrame:
+    """Comparisons (target, word[ia], word[ib]) with ``r >= 0.5``: swapped where ``r < 0.5``; a tie
+    then goes to the swapped pair's first word (METHODS.md: a tie counts for the word written second
+    when the comparison was made)."""
+    target, word = np.asarray(target, dtype=object), np.asarray(word, dtype=object)
+    swap = r < 0.5
+    w1, w2 = np.where(swap, word[ib], word[ia]), np.where(swap, word[ia], word[ib])
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "target": target[ia],
+            "w1": w1,
+            "w2": w2,
+            "type": kind,
+            "r": np.where(swap, 1.0 - r, r),
+            "n_raters": n,
+            "tie_to_w1": swap,
+            "set": "",
+            "source_file": "",
+            "source_row": None,
+        },
+        columns=list(COMPARISON_COLUMNS),
+    )
 
 
 def ag_score_parts(sim1: np.ndarray, sim2: np.ndarray, r: np.ndarray, tie_to_w1: np.ndarray) -> np.ndarray:

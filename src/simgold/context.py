@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.stats import mannwhitneyu, pearsonr, spearmanr, wilcoxon
+from scipy.stats import false_discovery_control, mannwhitneyu, pearsonr, spearmanr, wilcoxon
 
 from .scoring import PREDICTION_COLUMNS
 from .tables import TABLES
@@ -54,15 +54,12 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
-    """BH q-values (step-up), NaN where p is NaN; m counts the p-values that exist."""
+    """BH q-values (step-up, ``scipy.stats.false_discovery_control``), NaN where p is NaN; m counts
+    the p-values that exist."""
     q = np.full(len(p), np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    m = len(ok)
-    if m == 0:
-        return q
-    order = ok[np.argsort(p[ok], kind="stable")]
-    ranked = p[order] * m / np.arange(1, m + 1)
-    q[order] = np.minimum(1.0, np.minimum.accumulate(ranked[::-1])[::-1])
+    ok = ~np.isnan(p)
+    if ok.any():
+        q[ok] = false_discovery_control(p[ok], method="bh")
     return q
 
 

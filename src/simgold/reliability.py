@@ -26,7 +26,6 @@ from .agreement import (
     agreement,
     krippendorff_alpha_interval,
     pairwise_spearman,
-    restrict_pairs,
     vs_reference,
 )
 from .tables import TABLES
@@ -114,8 +113,8 @@ def agreement_report(
     excluded = reasons = None
     for label, mask in masks:
         raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
-        raw_pairs = pairwise_spearman(raw_s.X, min_overlap)
-        cal_pairs = pairwise_spearman(cal_s.X, min_overlap, previous=(raw_s.X, raw_pairs))
+        raw_pairs = pairwise_spearman(raw_s, min_overlap)
+        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
         stats = {
             "raw": agreement(raw_s, min_overlap, raw_pairs),
             "calibrated": agreement(cal_s, min_overlap, cal_pairs),
@@ -127,8 +126,7 @@ def agreement_report(
             if log and excluded.any():
                 log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
         keep = ~excluded
-        kept = RatingMatrix(cal_s.X[:, keep], cal_s.items, cal_s.raters[keep])
-        stats["filtered"] = agreement(kept, min_overlap, restrict_pairs(cal_pairs, keep))
+        stats["filtered"] = agreement(cal_s.keep_raters(keep), min_overlap, cal_pairs.restrict(keep))
         for stage in STAGES:
             summary = stats[stage].summary()
             rows.append(_row(dataset, stage, label, summary, _note(summary, summary["n_raters"])))
@@ -177,17 +175,16 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks) -> dict[str, pd
     for label, mask in masks:
         for stage in ("raw", "calibrated"):
             m = matrices[stage].subset(mask)
-            present = ~np.isnan(m.X)
             summary = {c: np.nan for c in AGREEMENT_COLUMNS[3:-1]}
             summary.update(
                 n_raters=0,
-                n_items=int(present.any(axis=1).sum()),
-                n_ratings=int(present.sum()),
-                mean_score=float(np.nanmean(m.X)) if present.any() else np.nan,
+                n_items=len(np.unique(m.item)),
+                n_ratings=len(m.score),
+                mean_score=float(m.score.mean()) if len(m.score) else np.nan,
                 n_pairs=0,
                 n_pairs_few_items=0,
                 n_pairs_constant=0,
-                alpha_interval=krippendorff_alpha_interval(m.X),
+                alpha_interval=krippendorff_alpha_interval(m),
             )
             rows.append(_row(dataset, stage, label, summary, note))
             if stage == "calibrated":
@@ -216,11 +213,12 @@ def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> Agreement
         X = np.full((len(wide), R), np.nan)
         X[:, [col[r] for r in wide.columns]] = wide.to_numpy(float)
         unit_rows.append(X)
-        rho = pairwise_spearman(X, min_overlap).rho
+        matrix = RatingMatrix.from_dense(X)
+        rho = pairwise_spearman(matrix, min_overlap).dense()
         has = ~np.isnan(rho)
         rho_sum[has] += rho[has]
         rho_n += has
-        vm, vr = vs_reference(X, min_overlap)
+        vm, vr = vs_reference(matrix, min_overlap)
         for total, count, v in ((vm_sum, vm_n, vm), (vr_sum, vr_n, vr)):
             ok = ~np.isnan(v)
             total[ok] += v[ok]
@@ -229,14 +227,12 @@ def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> Agreement
         rho = np.where(rho_n > 0, rho_sum / np.maximum(rho_n, 1), np.nan)
         vs_mean = np.where(vm_n > 0, vm_sum / np.maximum(vm_n, 1), np.nan)
         vs_rest = np.where(vr_n > 0, vr_sum / np.maximum(vr_n, 1), np.nan)
-    np.fill_diagonal(rho, np.nan)
-    upper = np.triu(np.ones((R, R), dtype=bool), k=1)
-    n_pairs = int((upper & ~np.isnan(rho)).sum())
-    pairs = PairResult(rho, rho_n.astype(np.int64), n_pairs, int(upper.sum()) - n_pairs, 0, min_overlap)
+    a, b = np.nonzero(np.triu(rho_n > 0, k=1))  # pairs that share no target have too few items
+    pairs = PairResult(R, a, b, rho[a, b], min_overlap)
     X_all = np.vstack(unit_rows) if unit_rows else np.zeros((0, R))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        avg = np.nanmean(rho, axis=1) if R else np.array([])
+        avg = pairs.rater_means()
     n_per = rankings.groupby("rater")["target"].nunique().reindex(raters).to_numpy()
     return AgreementStats(
         raters=raters,
@@ -246,7 +242,7 @@ def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> Agreement
         vs_mean=vs_mean,
         vs_rest=vs_rest,
         pairs=pairs,
-        alpha=krippendorff_alpha_interval(X_all),
+        alpha=krippendorff_alpha_interval(RatingMatrix.from_dense(X_all)),
         n_items=int(rankings["target"].nunique()),
         mean_score=float(rankings["rank"].mean()) if len(rankings) else np.nan,
     )
