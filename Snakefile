@@ -1,28 +1,10 @@
 # simgold: word-similarity gold standards and embedding evaluation. See README.md.
-from snakemake.utils import min_version
-
-min_version("9.0")
-
-
-configfile: "config/config.yaml"
+# The workflow is workflow/Snakefile (the layout that the Snakemake workflow catalog and
+# `snakedeploy deploy-workflow` expect); this file lets `snakemake` run from the checkout's root.
 
 
-report: "workflow/report/workflow.rst"
+include: "workflow/Snakefile"
 
 
-include: "workflow/rules/common.smk"
-include: "workflow/rules/clean.smk"
-include: "workflow/rules/translate.smk"
-include: "workflow/rules/calibrate.smk"
-include: "workflow/rules/agreement.smk"
-include: "workflow/rules/gold.smk"
-include: "workflow/rules/scores.smk"
-include: "workflow/rules/context.smk"
-include: "workflow/rules/report.smk"
-include: "workflow/rules/archive.smk"
-
-
-rule all:
-    default_target: True
-    input:
-        all_targets(),
+# an include keeps the included file's default target to itself: `snakemake` alone builds `all`
+workflow.default_target = "all"

@@ -12,7 +12,7 @@ rule calibrate:
     wildcard_constraints:
         dataset=alternatives(RATED),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=2000,

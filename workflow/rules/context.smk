@@ -12,7 +12,7 @@ rule context_significance:
     wildcard_constraints:
         dataset=alternatives(CONTEXT_DATASETS),
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,

@@ -19,7 +19,7 @@ rule gold:
     wildcard_constraints:
         dataset=alternatives(CLEANED),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,

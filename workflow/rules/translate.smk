@@ -13,7 +13,7 @@ rule translate:
     wildcard_constraints:
         dataset=alternatives(TRANSLATED),
     conda:
-        "../../environment.yml"
+        "../envs/readers.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -33,7 +33,7 @@ rule crosslingual:
     log:
         "logs/translate/crosslingual.log",
     conda:
-        "../../environment.yml"
+        "../envs/readers.yaml"
     threads: 1
     resources:
         mem_mb=1000,
