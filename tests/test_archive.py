@@ -197,8 +197,7 @@ def test_verify_does_not_follow_links(tmp_path):
     problems = verify(root)
     assert "logs: a link; an archive holds no links and verify does not follow them" in problems
     assert (
-        "results/scores/summary.parquet: a link; an archive holds no links and verify does not follow them"
-        in problems
+        "results/scores/summary.parquet: a link; an archive holds no links and verify does not follow them" in problems
     )
     assert "results/scores/summary.parquet: missing" in problems and "logs/clean/open.log: missing" in problems
 
@@ -239,7 +238,7 @@ def test_rebuild_runs_in_a_scratch_copy_and_fails_with_nothing_to_compare(tmp_pa
     assert rebuild(root, cores=3, say=said.append) == [
         "results: the archive holds no result files; a rebuild with nothing to compare proves nothing"
     ]
-    (command, cwd, pythonpath), = runs
+    ((command, cwd, pythonpath),) = runs
     assert command[-3:] == ["snakemake", "--cores", "3"] and cwd == root / "rebuild" / "project"
     assert pythonpath.split(os.pathsep)[0] == str(cwd / "src")
     # the project's code and raw inputs, and the input from beside the project where ../ finds it

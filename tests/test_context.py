@@ -1,4 +1,4 @@
-"""Context significance and the CoSimLex metrics (METHODS.md sections 7 and 8); the in-context model."""
+"""Context significance and the CoSimLex metrics (docs/methods.md sections 7 and 8); the in-context model."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def test_parquet_carries_provenance(default_run):
     assert list(ws["inputs"]) == ["pkg:gensim/test/test_data/wordsim353.tsv"]
     # no pandas index column, canonical column order
     assert pq.read_schema(path).names == ["dataset", "item_id", "rater", "score", "source_file", "source_row"]
-    # every table carries the provenance of METHODS.md section 10
+    # every table carries the provenance of docs/methods.md section 10
     for parquet in sorted((default_run / "results").rglob("*.parquet")):
         prov = read_provenance(parquet)
         assert {"schema_version", "rule", "wildcards", "params", "inputs", "versions"} <= set(prov), parquet

@@ -64,7 +64,9 @@ class _Entry:
         return inspect.signature(self._target())
 
     def __repr__(self):
-        return f"<simgold.{self._function}: the API function{' and the module ' + self._module if self._module else ''}>"
+        return (
+            f"<simgold.{self._function}: the API function{' and the module ' + self._module if self._module else ''}>"
+        )
 
 
 class _Package(types.ModuleType):

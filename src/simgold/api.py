@@ -228,7 +228,10 @@ class Evaluation:
 
     def __repr__(self) -> str:
         row = self._row("spearman")
-        parts = [f"{m} {self._row(m)['value']:.4f} [{self.ci(m)[0]:.4f}, {self.ci(m)[1]:.4f}]" for m in ("spearman", "pearson", "kendall")]
+        parts = [
+            f"{m} {self._row(m)['value']:.4f} [{self.ci(m)[0]:.4f}, {self.ci(m)[1]:.4f}]"
+            for m in ("spearman", "pearson", "kendall")
+        ]
         return (
             f"Evaluation({self.dataset}, {self.model}): {'; '.join(parts)}; {int(row['n_used'])} of "
             f"{int(row['n_total'])} pairs scored (OOV pairs {self.oov_pairs:.1%}, OOV words {self.oov_words:.1%})"
@@ -272,7 +275,13 @@ def evaluate(
         items, gold = gold_standard(name, spec, base_dir)
         pairs = items[["item_id", "word1", "word2"]]
     vectors, model_name = _vectors(
-        model, words_of(pairs), restrict_vocab=restrict_vocab, lowercase=lowercase, oov=oov, config=config, base_dir=base_dir
+        model,
+        words_of(pairs),
+        restrict_vocab=restrict_vocab,
+        lowercase=lowercase,
+        oov=oov,
+        config=config,
+        base_dir=base_dir,
     )
     scoring = {"resamples": resamples, "seed": seed, "confidence": confidence}
     pred, scores = score_dataset(name, model_name, "means", pairs, vectors, gold=gold, scoring=scoring)
@@ -316,14 +325,18 @@ def agreement(df: pd.DataFrame, *, item="item_id", rater="rater", score="score",
     missing = [c for c in (item, rater, score) if c not in df.columns]
     if missing:
         raise ValueError(f"columns {missing} are not in the ratings (it has {list(df.columns)})")
-    ratings = pd.DataFrame({"item_id": df[item], "rater": df[rater], "score": pd.to_numeric(df[score], errors="coerce")})
+    ratings = pd.DataFrame(
+        {"item_id": df[item], "rater": df[rater], "score": pd.to_numeric(df[score], errors="coerce")}
+    )
     bad = ratings.index[ratings["score"].isna() | ~np.isfinite(ratings["score"].fillna(0))]
     if len(bad):
         raise ValueError(f"row {bad[0]}: {score} {df.loc[bad[0], score]!r} is not a finite number")
     twice = ratings.duplicated(["item_id", "rater"], keep=False)
     if twice.any():
         row = ratings.index[twice][0]
-        raise ValueError(f"row {row}: rater {ratings.loc[row, 'rater']!r} rated item {ratings.loc[row, 'item_id']!r} more than once")
+        raise ValueError(
+            f"row {row}: rater {ratings.loc[row, 'rater']!r} rated item {ratings.loc[row, 'item_id']!r} more than once"
+        )
     stats = agreement_stats(RatingMatrix.from_ratings(ratings), min_overlap)
     raters = pd.DataFrame(
         {

@@ -80,7 +80,9 @@ def _sha256(data: bytes) -> str:
 def safe_member(rel: str) -> bool:
     """A relative path with no ``..``, no absolute start and no empty or ``.`` component."""
     p = PurePosixPath(rel)
-    return bool(rel) and not p.is_absolute() and "\\" not in rel and all(part not in ("", ".", "..") for part in p.parts)
+    return (
+        bool(rel) and not p.is_absolute() and "\\" not in rel and all(part not in ("", ".", "..") for part in p.parts)
+    )
 
 
 def _walk(root: Path, rel: str, links: list[str] | None = None):
@@ -362,7 +364,9 @@ def _tree(directory: Path) -> tuple[set[str], list[str]]:
         for name in sorted(dirs):
             if (Path(top) / name).is_symlink():
                 links.append((rel_top / name).as_posix())
-        dirs[:] = sorted(d for d in dirs if not (Path(top) / d).is_symlink() and (top != str(directory) or d != SCRATCH))
+        dirs[:] = sorted(
+            d for d in dirs if not (Path(top) / d).is_symlink() and (top != str(directory) or d != SCRATCH)
+        )
         for name in names:
             rel = (rel_top / name).as_posix()
             (links.append(rel) if (Path(top) / name).is_symlink() else found.add(rel))
@@ -420,7 +424,9 @@ def read_external(directory: Path) -> tuple[list[dict], list[str]]:
         fields = line.split("\t")
         where = f"{name} line {number}"
         if len(fields) != len(EXTERNAL_HEADER):
-            problems.append(f"{where}: {len(fields)} fields, expected {len(EXTERNAL_HEADER)} ({', '.join(EXTERNAL_HEADER)})")
+            problems.append(
+                f"{where}: {len(fields)} fields, expected {len(EXTERNAL_HEADER)} ({', '.join(EXTERNAL_HEADER)})"
+            )
             continue
         row = dict(zip(EXTERNAL_HEADER, fields))
         problem = _external_row_problem(row)
@@ -475,7 +481,9 @@ def _check_supplied(directory: Path, row: dict, found: set[str]) -> list[str]:
     rel = row["archive_path"]
     if rel not in found:
         source = row["source"] or "unknown"
-        return [f"{rel}: not in the archive (not redistributable); supply {row['path']} there (sha256 {row['sha256']}; source: {source})"]
+        return [
+            f"{rel}: not in the archive (not redistributable); supply {row['path']} there (sha256 {row['sha256']}; source: {source})"
+        ]
     if sha256_file(directory / rel) != row["sha256"]:
         return [f"{rel}: the supplied file differs from the one the results were made from (sha256 {row['sha256']})"]
     return []
@@ -518,7 +526,11 @@ def prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
     scratch = directory / SCRATCH
     if scratch.exists():
         shutil.rmtree(scratch)
-    outside = [PurePosixPath(posixpath.normpath(r["path"])) for r in rows if r["archive_path"].startswith("inputs/external/up/")]
+    outside = [
+        PurePosixPath(posixpath.normpath(r["path"]))
+        for r in rows
+        if r["archive_path"].startswith("inputs/external/up/")
+    ]
     depth = max([sum(1 for p in norm.parts if p == "..") for norm in outside], default=0)
     project = scratch.joinpath(*["up"] * max(depth - 1, 0), "project")
     skip = ("results/", "logs/", "inputs/", "environment/")
@@ -573,7 +585,10 @@ def rebuild(directory: Path, cores: int = 2, say=print) -> list[str]:
         return problems + ["rebuild: refused: inputs read from outside the archive differ (above); nothing was run"]
     project = prepare_scratch(directory, entries, rows)
     say(f"rebuild: running the archived workflow in {project}")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")])),
+    }
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores)], cwd=project, env=env)
     if proc.returncode != 0:
         return [f"rebuild: the pipeline failed in {project} (exit status {proc.returncode}; its output is above)"]

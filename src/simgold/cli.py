@@ -1,11 +1,11 @@
 """The ``simgold`` command.
 
-    simgold run [snakemake arguments]   run the pipeline (``snakemake``; ``--cores all`` unless given)
-    simgold scores [--results DIR]      the dataset x model table of the last run
-    simgold agreement [--results DIR]   one row per dataset: raters, items, pairwise, vs_rest, alpha, excluded
-    simgold verify DIR                  check an unpacked archive against its MANIFEST
-    simgold rebuild DIR [--cores N]     rerun an unpacked archive and compare every result file
-    simgold demo DIR                    write the simulated demo sheets (raw/demo)
+simgold run [snakemake arguments]   run the pipeline (``snakemake``; ``--cores all`` unless given)
+simgold scores [--results DIR]      the dataset x model table of the last run
+simgold agreement [--results DIR]   one row per dataset: raters, items, pairwise, vs_rest, alpha, excluded
+simgold verify DIR                  check an unpacked archive against its MANIFEST
+simgold rebuild DIR [--cores N]     rerun an unpacked archive and compare every result file
+simgold demo DIR                    write the simulated demo sheets (raw/demo)
 """
 
 from __future__ import annotations
@@ -16,11 +16,26 @@ import sys
 from pathlib import Path
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
-_PARALLELISM = ("-c", "--cores", "-j", "--jobs", "--executor", "-e", "--profile", "--workflow-profile", "-n", "--dry-run")
+_PARALLELISM = (
+    "-c",
+    "--cores",
+    "-j",
+    "--jobs",
+    "--executor",
+    "-e",
+    "--profile",
+    "--workflow-profile",
+    "-n",
+    "--dry-run",
+)
 
 
 def _run(args: list[str]) -> int:
-    given = any(a == opt or a.startswith(opt + "=") or (opt in ("-c", "-j") and a.startswith(opt)) for a in args for opt in _PARALLELISM)
+    given = any(
+        a == opt or a.startswith(opt + "=") or (opt in ("-c", "-j") and a.startswith(opt))
+        for a in args
+        for opt in _PARALLELISM
+    )
     command = [sys.executable, "-m", "snakemake", *([] if given else ["--cores", "all"]), *args]
     return subprocess.call(command)
 
@@ -41,7 +56,9 @@ def _scores(results: Path) -> int:
     cells = head.assign(
         cell=[
             note or f"{v:.3f} [{lo:.3f}, {hi:.3f}]" + (f" oov {oov:.0%}" if oov > 0 else "")
-            for v, lo, hi, oov, note in zip(head["value"], head["ci_low"], head["ci_high"], head["oov_pairs"].fillna(0), head["note"])
+            for v, lo, hi, oov, note in zip(
+                head["value"], head["ci_low"], head["ci_high"], head["oov_pairs"].fillna(0), head["note"]
+            )
         ]
     )
     table = cells.pivot(index="dataset", columns="model", values="cell").fillna("")
@@ -92,10 +109,15 @@ def _demo(directory: Path) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="simgold", description="Word-similarity gold standards and embedding evaluation.")
+    top = argparse.ArgumentParser(
+        prog="simgold", description="Word-similarity gold standards and embedding evaluation."
+    )
     sub = top.add_subparsers(dest="command", required=True, metavar="command")
     sub.add_parser("run", help="run the pipeline: snakemake with the given arguments (--cores all unless given)")
-    for name, text in (("scores", "the dataset x model table of a finished run"), ("agreement", "inter-rater agreement per dataset")):
+    for name, text in (
+        ("scores", "the dataset x model table of a finished run"),
+        ("agreement", "inter-rater agreement per dataset"),
+    ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--results", type=Path, default=Path("results"), help="the results directory (default: results)")
     p = sub.add_parser("verify", help="check an unpacked archive against its MANIFEST")

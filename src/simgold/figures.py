@@ -75,8 +75,12 @@ def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> 
             bar.set_hatch(h)
         handles.append(Patch(color=colours[col], label=label))
     row = agreement[(agreement["stage"] == "calibrated") & (agreement["subset"] == "all")].iloc[0]
-    ax.axhline(row["pairwise"], color=colours["avg_pairwise"], ls="--", lw=1, label=f"mean pairwise {row['pairwise']:.3f}")
-    ax.axhline(row["vs_mean"], color=colours["vs_mean"], ls="--", lw=1, label=f"mean with the item means {row['vs_mean']:.3f}")
+    ax.axhline(
+        row["pairwise"], color=colours["avg_pairwise"], ls="--", lw=1, label=f"mean pairwise {row['pairwise']:.3f}"
+    )
+    ax.axhline(
+        row["vs_mean"], color=colours["vs_mean"], ls="--", lw=1, label=f"mean with the item means {row['vs_mean']:.3f}"
+    )
     shown = [stage["avg_pairwise"], stage["vs_mean"]]
     if threshold is not None:
         col, cut = threshold

@@ -192,7 +192,8 @@ def dataset_page(
         cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "flag"]
         parts.append(
             html_table(
-                flag_scores(scores)[cols], "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling"
+                flag_scores(scores)[cols],
+                "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling",
             )
         )
     if context is not None and len(context):
@@ -233,7 +234,18 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
                 "note": "" if usable else f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})",
             }
         )
-    columns = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total", "oov_pairs", "oov_words"]
+    columns = [
+        "dataset",
+        "model",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_used",
+        "n_total",
+        "oov_pairs",
+        "oov_words",
+    ]
     return pd.DataFrame(rows, columns=columns + ["note"])
 
 

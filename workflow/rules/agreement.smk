@@ -1,4 +1,4 @@
-# Stage 4, inter-rater agreement and outlier filtering (METHODS.md section 4).
+# Stage 4, inter-rater agreement and outlier filtering (docs/methods.md section 4).
 
 
 rule agreement:

@@ -1,4 +1,4 @@
-# Stage 1, cleaning (METHODS.md section 1): raw sheets -> canonical tables and the rejects ledger.
+# Stage 1, cleaning (docs/methods.md section 1): raw sheets -> canonical tables and the rejects ledger.
 
 
 rule clean_dataset:

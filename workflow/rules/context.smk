@@ -1,4 +1,4 @@
-# Stage 8, context significance (METHODS.md section 8): does a pair's similarity change with context?
+# Stage 8, context significance (docs/methods.md section 8): does a pair's similarity change with context?
 
 
 rule context_significance:

@@ -1,4 +1,4 @@
-# Stage 5, gold standard (METHODS.md section 5) and the score distribution.
+# Stage 5, gold standard (docs/methods.md section 5) and the score distribution.
 
 
 rule gold:

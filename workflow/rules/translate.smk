@@ -1,4 +1,4 @@
-# Stage 2, translation merges (METHODS.md section 2): link translated items to their source items,
+# Stage 2, translation merges (docs/methods.md section 2): link translated items to their source items,
 # and compare the languages' gold standards over shared items.
 
 

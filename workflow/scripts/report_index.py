@@ -10,7 +10,9 @@ from simgold.workflow import run
 def main(snakemake, log):
     inputs = snakemake.input
     summary = read_parquet(inputs.scores[0]) if inputs.scores else pd.DataFrame(columns=["subset", "metric", "n_used"])
-    agreement = agreement_overview([read_parquet(p) for p in inputs.agreement], [read_parquet(p) for p in inputs.raters])
+    agreement = agreement_overview(
+        [read_parquet(p) for p in inputs.agreement], [read_parquet(p) for p in inputs.raters]
+    )
     page = index_page(
         snakemake.params.datasets, summary, read_parquet(inputs.clean), read_parquet(inputs.crosslingual), agreement
     )
