@@ -59,7 +59,7 @@ class LogHandler(LogHandlerBase):
             self.finished.append(record.job_id)
             return None
         if event == LogEvent.PROGRESS:
-            done = ", ".join(self.jobs.pop(j, f"job {j}") for j in self.finished)
+            done = "; ".join(self.jobs.pop(j, f"job {j}") for j in self.finished)
             self.finished.clear()
             return f"[{record.done}/{record.total}] {done}"
         if event == LogEvent.WORKFLOW_STARTED:
