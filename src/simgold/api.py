@@ -97,6 +97,11 @@ def gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, pd
     )
 
 
+def _shown(value) -> str:
+    """A cell as a message shows it: text quoted, numbers (NaN too) plain."""
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def _pairs_from_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(pairs, gold) from a DataFrame of word1, word2 and a score (column ``score``, ``mean`` or
     ``gold``), in row order."""
@@ -109,7 +114,7 @@ def _pairs_from_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     bad = frame.index[values.isna() | ~np.isfinite(values.fillna(0))]
     if len(bad):
         row = bad[0]
-        raise ValueError(f"row {row}: {score} {frame.loc[row, score]!r} is not a finite number")
+        raise ValueError(f"row {row}: {score} {_shown(frame.loc[row, score])} is not a finite number")
     ids = [f"pair:{i}" for i in range(len(frame))]
     pairs = pd.DataFrame({"item_id": ids, "word1": frame["word1"].astype(str), "word2": frame["word2"].astype(str)})
     return pairs, pd.DataFrame({"item_id": ids, "mean": values.to_numpy(float)})
@@ -330,13 +335,13 @@ def agreement(df: pd.DataFrame, *, item="item_id", rater="rater", score="score",
     )
     bad = ratings.index[ratings["score"].isna() | ~np.isfinite(ratings["score"].fillna(0))]
     if len(bad):
-        raise ValueError(f"row {bad[0]}: {score} {df.loc[bad[0], score]!r} is not a finite number")
-    twice = ratings.duplicated(["item_id", "rater"], keep=False)
+        raise ValueError(f"row {bad[0]}: {score} {_shown(df.loc[bad[0], score])} is not a finite number")
+    twice = ratings.duplicated(["item_id", "rater"])
     if twice.any():
         row = ratings.index[twice][0]
-        raise ValueError(
-            f"row {row}: rater {ratings.loc[row, 'rater']!r} rated item {ratings.loc[row, 'item_id']!r} more than once"
-        )
+        who, what = ratings.loc[row, "rater"], ratings.loc[row, "item_id"]
+        first = ratings.index[(ratings["rater"] == who) & (ratings["item_id"] == what)][0]
+        raise ValueError(f"row {row}: rater {who!r} rated item {what!r} more than once (first at row {first})")
     stats = agreement_stats(RatingMatrix.from_ratings(ratings), min_overlap)
     raters = pd.DataFrame(
         {

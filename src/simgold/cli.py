@@ -41,7 +41,16 @@ def _run(args: list[str]) -> int:
 
 
 def _table_text(frame) -> str:
-    return frame.to_string(index=False, na_rep="")
+    """Columns left-aligned, two spaces apart (a cell holds single spaces only); floats to 3 decimals."""
+
+    def text(value) -> str:
+        if value is None or value != value:
+            return ""
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    rows = [list(map(str, frame.columns))] + [[text(v) for v in row] for row in frame.itertuples(index=False)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
 
 
 def _scores(results: Path) -> int:
@@ -79,8 +88,11 @@ def _agreement(results: Path) -> int:
         return 1
     raters = [read_parquet(p) for p in sorted(base.glob("*/raters.parquet"))]
     table = agreement_overview(agreements, raters)
-    print("raters kept after outlier filtering; pairwise and vs_rest: mean Spearman; alpha: Krippendorff (interval)")
-    print(_table_text(table.round(3)))
+    print(
+        "raters: before outlier filtering; pairwise and vs_rest (mean Spearman) and alpha (Krippendorff, interval): "
+        "of the raters kept"
+    )
+    print(_table_text(table))
     return 0
 
 
