@@ -97,14 +97,16 @@ def _walk(root: Path, rel: str, links: list[str] | None = None):
         yield rel
         return
     for path in sorted(base.rglob("*")):
-        parts = path.relative_to(root).parts
-        if any(part in SKIP or part.endswith(SKIP) for part in parts):
+        item = path.relative_to(root)
+        if any(part in SKIP or part.endswith(SKIP) for part in item.parts):
             continue
+        if any((root / parent).is_symlink() for parent in item.parents if parent != Path(".")):
+            continue  # inside a linked directory (where rglob follows links)
         if path.is_symlink():
             if links is not None:
-                links.append(path.relative_to(root).as_posix())
-        elif path.is_file() and not any(p.is_symlink() for p in path.relative_to(root).parents if str(p) != "."):
-            yield path.relative_to(root).as_posix()
+                links.append(item.as_posix())
+        elif path.is_file():
+            yield item.as_posix()
 
 
 def lock_file() -> str:
