@@ -377,6 +377,17 @@ def test_default_config_builds_every_target(default_run):
     assert counts.loc["ws353", "n_means"] == 353 and counts.loc["simlex999", "n_means"] == 999
 
 
+def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run):
+    from simgold.figures import exclusion_threshold
+
+    raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
+    calibrated = raters[raters["stage"] == "calibrated"]
+    column, cut = exclusion_threshold(calibrated, {"method": "pairwise_sd", "k": 1.0})
+    assert column == "avg_pairwise"
+    assert sorted(calibrated.loc[calibrated[column] < cut, "rater"]) == ["Deltager 08", "Deltager 14"]
+    assert ((calibrated[column] < cut) == calibrated["excluded"]).all()
+
+
 def test_pipeline_finds_the_planted_raters(default_run):
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
     calibrated = raters[raters["stage"] == "calibrated"].set_index("rater")

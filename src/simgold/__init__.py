@@ -29,7 +29,7 @@ class _Entry:
 
     __slots__ = ("_function", "_module")
 
-    def __init__(self, function: str, module: str | None):
+    def __init__(self, function: str, module: str):
         object.__setattr__(self, "_function", function)
         object.__setattr__(self, "_module", module)
 
@@ -40,8 +40,6 @@ class _Entry:
         return self._target()(*args, **kwargs)
 
     def _lib(self):
-        if self._module is None:
-            raise AttributeError(f"{__name__}.{self._function} is a function")
         return importlib.import_module(self._module)
 
     def __getattr__(self, name):
@@ -80,10 +78,12 @@ class _Package(types.ModuleType):
 def __getattr__(name):
     if name in _API:
         module = f"{__name__}.{name}"
-        has_module = importlib.util.find_spec(module) is not None
-        entry = _Entry(name, module if has_module else None)
-        globals()[name] = entry
-        return entry
+        if importlib.util.find_spec(module) is None:  # no module of that name: the function itself
+            value = getattr(importlib.import_module(f"{__name__}.api"), name)
+        else:
+            value = _Entry(name, module)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
