@@ -38,7 +38,7 @@ def default_pairs(name: str):
 
 
 def _shared_available() -> bool:
-    return (SHARED / "data").is_dir() and (SHARED / "METHODS.md").is_file()
+    return (SHARED / "data").is_dir() and (SHARED / "README.md").is_file()
 
 
 @pytest.fixture(scope="session")

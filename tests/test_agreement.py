@@ -1,4 +1,4 @@
-"""Agreement, calibration, outlier filtering and gold (METHODS.md sections 3-5).
+"""Agreement, calibration, outlier filtering and gold (docs/methods.md sections 3-5).
 
 Reference values come from scipy loops written out here, pandas' pairwise-complete
 ``DataFrame.corr(method="spearman")``, numpy's dense sums, the `krippendorff` package,

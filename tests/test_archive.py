@@ -1,10 +1,19 @@
-"""Which raw inputs an archive copies, and with what checksum."""
+"""The archive: what it copies, that it is safe to unpack, and that verify and rebuild refuse what
+they must, with exact messages. (The end-to-end rebuild is in tests/test_workflow.py.)"""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import tarfile
+from pathlib import Path
 
-from simgold.archive import input_records
+import pytest
+import yaml
+
+from simgold import archive
+from simgold.archive import archive_path, build, input_records, rebuild, verify
 
 
 def test_translation_files_follow_their_dataset(tmp_path):
@@ -29,3 +38,210 @@ def test_translation_files_follow_their_dataset(tmp_path):
     assert shared["licence"] == "research only" and shared["source"] == "https://example.org/b"
     assert shared["sha256"] == hashlib.sha256(b"cat\tkat\n").hexdigest() and shared["size"] == 8
     assert records["a.tsv"]["redistribute"] is True and records["a.tsv"]["inside"] is True
+
+
+def test_archive_paths_never_leave_the_archive(tmp_path):
+    project = tmp_path / "work" / "project"
+    (project / "raw").mkdir(parents=True)
+    (project / "raw" / "x.tsv").write_text("x")
+    assert archive_path("raw/x.tsv", project) == "raw/x.tsv"
+    assert archive_path("./raw/../raw/x.tsv", project) == "raw/x.tsv"
+    assert archive_path("../shared/data/y.tsv", project) == "inputs/external/up/shared/data/y.tsv"
+    assert archive_path("../../z.tsv", project) == "inputs/external/up/up/z.tsv"
+    assert archive_path("/data/w.tsv", project) == "inputs/external/root/data/w.tsv"
+    assert archive_path("pkg:gensim/test/test_data/wordsim353.tsv", project) == (
+        "inputs/pkg/gensim/test/test_data/wordsim353.tsv"
+    )
+    with pytest.raises(ValueError, match="a pkg: path must stay inside its package"):
+        archive_path("pkg:gensim/../../../etc/passwd", project)
+
+
+# --------------------------------------------------------------------------------------------
+# a small archive: a project with code (and a link in it), a raw file, a withheld file beside it
+
+
+def _project(tmp_path: Path) -> tuple[Path, dict]:
+    project = tmp_path / "work" / "project"
+    for rel, text in {
+        "Snakefile": "include: 'workflow/Snakefile'\n",
+        "workflow/Snakefile": "rule all:\n    input: []\n",
+        "src/simgold/__init__.py": "",
+        "config/config.yaml": "datasets: {}\n",
+        "raw/open.tsv": "cat\tdog\t5\n",
+        "results/scores/summary.parquet": "table bytes",
+        "logs/clean/open.log": "INFO read 1 row\n",
+    }.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    (project / "workflow" / "scripts").mkdir()
+    (project / "workflow" / "scripts" / "simgold").symlink_to("../../src/simgold")
+    outside = tmp_path / "work" / "shared" / "closed.tsv"
+    outside.parent.mkdir(parents=True)
+    outside.write_text("sly\tstrange\t1\n")
+    config = {
+        "datasets": {
+            "open": {"sources": [{"path": "raw/open.tsv"}]},
+            "closed": {"sources": [{"path": "../shared/closed.tsv"}], "redistribute": False, "source": "the web"},
+        },
+        "archive": {"name": "arch", "title": "t", "description": "d", "date": "2026-01-01", "license": "CC-BY-4.0"},
+    }
+    return project, config
+
+
+def _unpacked(tmp_path: Path, run_config: dict | None = None) -> tuple[Path, dict, Path]:
+    project, config = _project(tmp_path)
+    target = project / "results" / "archive" / "arch.tar.gz"
+    summary = build(project, config, ["results/scores/summary.parquet"], target, run_config=run_config)
+    out = tmp_path / "unpacked"
+    with tarfile.open(target) as tar:
+        tar.extractall(out, filter="data")
+    return out / "arch", summary, target
+
+
+def test_archive_holds_no_link_no_absolute_path_and_no_dotdot(tmp_path):
+    root, summary, target = _unpacked(tmp_path, run_config={"datasets": {"open": {"kind": "means"}}})
+    with tarfile.open(target) as tar:
+        members = tar.getmembers()
+    assert all(m.isfile() or m.isdir() for m in members)
+    assert all(m.name.startswith("arch/") and ".." not in m.name.split("/") for m in members)
+    assert summary["links"] == ["workflow/scripts/simgold"]  # left out and said so
+    assert not (root / "workflow" / "scripts" / "simgold").exists()
+    assert summary["withheld"] == ["inputs/external/up/shared/closed.tsv"]
+    assert not (root / "inputs" / "external").exists()
+    # the config that ran is the archive's config
+    text = (root / "config" / "config.yaml").read_text()
+    assert text.startswith("# The configuration this archive's results were made with")
+    assert yaml.safe_load(text) == {"datasets": {"open": {"kind": "means"}}}
+    rows = (root / "inputs" / "EXTERNAL.tsv").read_text().splitlines()
+    assert rows[0] == "path\tsha256\tsize\tdatasets\tredistributed\tarchive_path\tlicence\tsource"
+    closed = hashlib.sha256(b"sly\tstrange\t1\n").hexdigest()
+    assert rows[1] == f"../shared/closed.tsv\t{closed}\t14\tclosed\tno\tinputs/external/up/shared/closed.tsv\t\tthe web"
+
+
+def test_verify_checks_a_withheld_input_supplied_inside_the_archive(tmp_path):
+    root, _, _ = _unpacked(tmp_path)
+    closed = hashlib.sha256(b"sly\tstrange\t1\n").hexdigest()
+    assert verify(root) == [
+        "inputs/external/up/shared/closed.tsv: not in the archive (not redistributable); supply "
+        f"../shared/closed.tsv there (sha256 {closed}; source: the web)"
+    ]
+    supplied = root / "inputs" / "external" / "up" / "shared" / "closed.tsv"
+    supplied.parent.mkdir(parents=True)
+    supplied.write_text("sly\tstrange\t9\n")
+    assert verify(root) == [
+        "inputs/external/up/shared/closed.tsv: the supplied file differs from the one the results were made from "
+        f"(sha256 {closed})"
+    ]
+    supplied.write_text("sly\tstrange\t1\n")
+    assert verify(root) == []
+    (root / "results" / "scores" / "summary.parquet").write_text("tampered")
+    (root / "results" / "extra.txt").write_text("x")
+    assert verify(root) == [
+        "results/scores/summary.parquet: checksum does not match the MANIFEST",
+        "results/extra.txt: not in the MANIFEST",
+    ]
+
+
+def _write_manifest(root: Path, lines: list[str]) -> None:
+    (root / "MANIFEST").write_text("".join(line + "\n" for line in lines))
+
+
+def test_verify_refuses_manifest_entries_outside_the_archive(tmp_path):
+    root = tmp_path / "arch"
+    root.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    digest = hashlib.sha256(b"outside").hexdigest()
+    _write_manifest(root, [f"{digest}  7  ../secret.txt", f"{digest}  7  {secret}", "not a manifest line"])
+    assert verify(root) == [
+        "MANIFEST line 1: '../secret.txt' leaves the archive (a path with '..'); refused",
+        f"MANIFEST line 2: '{secret}' is an absolute path; refused",
+        "MANIFEST line 3: 'not a manifest line' is not '<sha256>  <size>  <path>'",
+    ]
+
+
+def test_verify_reports_empty_or_missing_manifest_and_external_table(tmp_path):
+    root = tmp_path / "arch"
+    root.mkdir()
+    assert verify(root) == ["MANIFEST: missing (or a link); expected the MANIFEST of an unpacked simgold archive"]
+    _write_manifest(root, [])
+    assert verify(root) == ["MANIFEST: empty; expected one line per file: <sha256>  <size>  <path>"]
+    (root / "inputs").mkdir()
+    external = root / "inputs" / "EXTERNAL.tsv"
+    external.write_text("")
+    _write_manifest(root, [f"{hashlib.sha256(b'').hexdigest()}  0  inputs/EXTERNAL.tsv"])
+    header = "path\tsha256\tsize\tdatasets\tredistributed\tarchive_path\tlicence\tsource"
+    assert verify(root) == [f"inputs/EXTERNAL.tsv: line 1 is nothing; expected the header {header!r}"]
+    text = header + "\nraw/a.tsv\tnot-a-digest\t3\ta\tyes\traw/a.tsv\t\t\nraw/b.tsv\tshort row\n"
+    text += f"x\t{'0' * 64}\t1\tx\tno\t../../etc/passwd\t\t\n"
+    external.write_text(text)
+    _write_manifest(root, [f"{hashlib.sha256(text.encode()).hexdigest()}  {len(text)}  inputs/EXTERNAL.tsv"])
+    assert verify(root) == [
+        "inputs/EXTERNAL.tsv line 2, column sha256: 'not-a-digest' is not a SHA-256 (64 hex digits)",
+        "inputs/EXTERNAL.tsv line 3: 2 fields, expected 8 (path, sha256, size, datasets, redistributed, "
+        "archive_path, licence, source)",
+        "inputs/EXTERNAL.tsv line 4, column archive_path: '../../etc/passwd' leaves the archive (a path with '..'); "
+        "refused",
+    ]
+
+
+def test_verify_does_not_follow_links(tmp_path):
+    root, _, _ = _unpacked(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "summary.parquet").write_bytes(b"table bytes")  # the very bytes the MANIFEST lists
+    os.remove(root / "results" / "scores" / "summary.parquet")
+    (root / "results" / "scores" / "summary.parquet").symlink_to(outside / "summary.parquet")
+    (root / "logs").rename(root / "logs.real")
+    (root / "logs").symlink_to(root / "logs.real", target_is_directory=True)
+    problems = verify(root)
+    assert "logs: a link; an archive holds no links and verify does not follow them" in problems
+    assert (
+        "results/scores/summary.parquet: a link; an archive holds no links and verify does not follow them" in problems
+    )
+    assert "results/scores/summary.parquet: missing" in problems and "logs/clean/open.log: missing" in problems
+
+
+def test_rebuild_says_what_it_runs_and_refuses_an_archive_that_does_not_verify(tmp_path, monkeypatch):
+    root, _, _ = _unpacked(tmp_path)
+    said = []
+    ran = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: ran.append(a))
+    problems = rebuild(root, say=said.append)
+    assert said == [
+        f"rebuild runs the workflow code archived in {root} (its Snakefile, workflow/ and src/) with "
+        f"{archive.sys.executable}: run it only on an archive whose code you trust"
+    ]
+    assert problems[-1] == "rebuild: refused: the archive does not verify (problems above); nothing was run"
+    assert problems[0].startswith("inputs/external/up/shared/closed.tsv: not in the archive")
+    assert ran == [] and not (root / "rebuild").exists()
+
+
+def test_rebuild_runs_in_a_scratch_copy_and_fails_with_nothing_to_compare(tmp_path, monkeypatch):
+    project, config = _project(tmp_path)
+    target = project / "results" / "archive" / "arch.tar.gz"
+    build(project, config, [], target)  # an archive without any result
+    with tarfile.open(target) as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    root = tmp_path / "unpacked" / "arch"
+    supplied = root / "inputs" / "external" / "up" / "shared" / "closed.tsv"
+    supplied.parent.mkdir(parents=True)
+    supplied.write_text("sly\tstrange\t1\n")
+    runs = []
+
+    def fake_run(command, cwd, env):
+        runs.append((command, Path(cwd), env["PYTHONPATH"]))
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    said = []
+    assert rebuild(root, cores=3, say=said.append) == [
+        "results: the archive holds no result files; a rebuild with nothing to compare proves nothing"
+    ]
+    ((command, cwd, pythonpath),) = runs
+    assert command[-3:] == ["snakemake", "--cores", "3"] and cwd == root / "rebuild" / "project"
+    assert pythonpath.split(os.pathsep)[0] == str(cwd / "src")
+    # the project's code and raw inputs, and the input from beside the project where ../ finds it
+    assert (cwd / "workflow" / "Snakefile").is_file() and (cwd / "raw" / "open.tsv").read_text() == "cat\tdog\t5\n"
+    assert (cwd / ".." / "shared" / "closed.tsv").read_text() == "sly\tstrange\t1\n"
+    assert said[1] == f"rebuild: running the archived workflow in {cwd}"

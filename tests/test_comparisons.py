@@ -1,4 +1,4 @@
-"""Comparisons made from ratings and rankings (METHODS.md section 6), against plain Python loops
+"""Comparisons made from ratings and rankings (docs/methods.md section 6), against plain Python loops
 written here from the definitions: the same rows, in the same order, with the same values."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Context significance and the CoSimLex metrics (METHODS.md sections 7 and 8); the in-context model."""
+"""Context significance and the CoSimLex metrics (docs/methods.md sections 7 and 8); the in-context model."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_context_free_model_scores_zero_on_subtask_one_and_says_so():
 def test_negative_correlations_do_not_crash():
     items = _pair_items(8)
     gold = pd.DataFrame({"item_id": items["item_id"], "mean": np.arange(16.0)})
-    pred = pd.DataFrame({"item_id": items["item_id"], "sim": -np.arange(16.0) ** 1.5})
+    pred = pd.DataFrame({"item_id": items["item_id"], "sim": -(np.arange(16.0) ** 1.5)})
     table = cosimlex_scores("d", "m", items, gold, pred).set_index("metric")["value"]
     assert table["subtask2_pearson"] < 0 and table["subtask2_spearman"] == -1.0 and table["subtask2_harmonic_mean"] < 0
 

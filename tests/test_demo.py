@@ -63,7 +63,7 @@ def test_danish_questionnaire_design():
 
 def test_danish_biased_raters_are_the_only_ones_over_the_calibration_threshold():
     wide = _danish_wide()
-    d = wide.mean() - wide.stack().mean()  # METHODS.md section 3: rater mean minus dataset mean
+    d = wide.mean() - wide.stack().mean()  # docs/methods.md section 3: rater mean minus dataset mean
     assert set(d[d.abs() > 1.0].index) == {"Deltager 05", "Deltager 11"}
     assert (d[["Deltager 05", "Deltager 11"]] > 1.0).all()
 

@@ -1,4 +1,4 @@
-"""The noise sanity check (METHODS.md section 9): exact against a plain loop, and Le's (2017) point."""
+"""The noise sanity check (docs/methods.md section 9): exact against a plain loop, and Le's (2017) point."""
 
 from __future__ import annotations
 

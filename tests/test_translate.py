@@ -1,4 +1,4 @@
-"""Translation merges (METHODS.md section 2): every linking mode, and the real translated datasets."""
+"""Translation merges (docs/methods.md section 2): every linking mode, and the real translated datasets."""
 
 from __future__ import annotations
 

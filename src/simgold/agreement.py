@@ -1,4 +1,4 @@
-"""Inter-rater agreement (METHODS.md section 4), sparse and vectorised for crowd-scale data.
+"""Inter-rater agreement (docs/methods.md section 4), sparse and vectorised for crowd-scale data.
 
 Spearman's rho with average ranks for ties, pairwise-complete: for two raters, both are ranked
 on the items *both* rated. A pair with fewer than ``min_overlap`` shared items, or whose shared
@@ -513,7 +513,7 @@ def _mean(values: np.ndarray) -> float:
 
 
 def agreement(matrix: RatingMatrix, min_overlap: int = 5, pairs: PairResult | None = None) -> AgreementStats:
-    """Every statistic of METHODS.md section 4 for one rating matrix.
+    """Every statistic of docs/methods.md section 4 for one rating matrix.
 
     ``pairs`` may be given when the pairwise values are already known (the pairwise-complete
     Spearman of two raters does not depend on the other raters, so dropping raters keeps them).

@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals on agreement (METHODS.md section 11).
+"""Bootstrap confidence intervals on agreement (docs/methods.md section 11).
 
 Percentile bootstrap, B resamples (default 1000), for the statistics of the agreement table:
 ``pairwise`` (mean pairwise-complete Spearman over rater pairs with a value), ``vs_mean``,

@@ -1,4 +1,4 @@
-"""Krippendorff's alpha at every level of measurement (METHODS.md section 11), without a values x
+"""Krippendorff's alpha at every level of measurement (docs/methods.md section 11), without a values x
 values coincidence matrix.
 
 ``alpha = 1 - D_o / D_e`` over the pairable values (units with at least two values):

@@ -1,4 +1,4 @@
-"""Dataset audit (METHODS.md section 11): what the data say against what was released with them.
+"""Dataset audit (docs/methods.md section 11): what the data say against what was released with them.
 
 Reads the cleaning outputs (``items``, ``ratings``, ``means``, ``rejects`` as made by
 ``simgold.clean.clean_dataset``) and the dataset's config; returns one row per finding with the

@@ -1,4 +1,4 @@
-"""Rater calibration (METHODS.md section 3).
+"""Rater calibration (docs/methods.md section 3).
 
 ``shift`` (Danish gold standard, following SimLex-999): ``d_r = mean(r's scores) - mean(all
 scores)``; when ``|d_r| > threshold`` every score of ``r`` moves by ``step`` towards the dataset

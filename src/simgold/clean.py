@@ -1,4 +1,4 @@
-"""Cleaning (METHODS.md section 1): raw tables -> canonical ``items``, ``ratings``, ``means``,
+"""Cleaning (docs/methods.md section 1): raw tables -> canonical ``items``, ``ratings``, ``means``,
 ``rankings`` and the ``rejects`` ledger.
 
 **The ledger counts the file, not the config.** ``raw_cells`` is the number of non-blank cells

@@ -1,4 +1,4 @@
-"""Comparisons (METHODS.md section 6, Avraham & Goldberg 2016) and the A&G score.
+"""Comparisons (docs/methods.md section 6, Avraham & Goldberg 2016) and the A&G score.
 
 A comparison says, for a target word, how strongly people prefer ``w1`` over ``w2``: ``r`` is the
 share preferring ``w1`` (stored with ``r >= 0.5``; the pair is swapped otherwise). ``type`` is
@@ -184,7 +184,7 @@ def _preference(M, ia, ib, better, chunk: int = 1 << 22) -> tuple[np.ndarray, np
 
 def _table(dataset, target, word, ia, ib, kind, r, n) -> pd.DataFrame:
     """Comparisons (target, word[ia], word[ib]) with ``r >= 0.5``: swapped where ``r < 0.5``; a tie
-    then goes to the swapped pair's first word (METHODS.md: a tie counts for the word written second
+    then goes to the swapped pair's first word (docs/methods.md: a tie counts for the word written second
     when the comparison was made)."""
     target, word = np.asarray(target, dtype=object), np.asarray(word, dtype=object)
     swap = r < 0.5

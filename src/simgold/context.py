@@ -1,4 +1,4 @@
-"""Context significance (METHODS.md section 8) and the CoSimLex metrics (section 7).
+"""Context significance (docs/methods.md section 8) and the CoSimLex metrics (section 7).
 
 Pairs: the two items of one word pair in context 1 and context 2 (the same source row of a wide
 sheet; the same words in a long sheet).

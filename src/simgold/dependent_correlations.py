@@ -1,5 +1,5 @@
 """Williams' test for two dependent correlations and the minimum significant difference
-(METHODS.md section 11).
+(docs/methods.md section 11).
 
 Two models j and k scored against the same gold g on the same n items: their correlations with the
 gold, ``r_jg`` and ``r_kg``, share the gold and are correlated through ``r_jk`` (the correlation

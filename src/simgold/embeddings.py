@@ -1,4 +1,4 @@
-"""Embedding loading (METHODS.md section 7): one streaming pass per file, keeping only needed words.
+"""Embedding loading (docs/methods.md section 7): one streaming pass per file, keeping only needed words.
 
 Formats: ``word2vec-text`` (a "count dim" header), ``glove-text`` (no header), either of them
 ``.gz``-compressed, ``word2vec-binary``, ``fasttext-bin`` (Facebook's format; vectors for unseen

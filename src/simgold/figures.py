@@ -12,9 +12,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.patches import Patch
 import numpy as np
 import pandas as pd
+from matplotlib.patches import Patch
 
 _SAVE = {"dpi": 110, "metadata": {"Software": None}}
 
@@ -25,39 +25,81 @@ def _save(fig, path) -> None:
     plt.close(fig)
 
 
-def rater_agreement_figure(raters: pd.DataFrame, agreement: pd.DataFrame, path, title: str) -> None:
+def exclusion_threshold(stage: pd.DataFrame, outliers: dict | None) -> tuple[str, float] | None:
+    """(column, cut) of the outlier rule the raters were filtered by, as docs/methods.md section 4
+    defines it: ``pairwise_sd`` cuts avg_pairwise at mean - k SD over the raters; ``vs_rest_min``
+    cuts vs_rest at the threshold. None without outlier filtering."""
+    method = (outliers or {}).get("method", "none")
+    if method == "pairwise_sd":
+        valid = stage["avg_pairwise"].dropna().to_numpy(float)
+        if len(valid) < 2:
+            return None
+        return "avg_pairwise", float(valid.mean() - outliers.get("k", 1.0) * valid.std(ddof=1))
+    if method == "vs_rest_min":
+        return "vs_rest", float(outliers["threshold"])
+    return None
+
+
+def _legend_outside(ax, **kwargs) -> None:
+    """A legend to the right of the axes, so that it never covers data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
+
+
+def rater_agreement_figure(
+    raters: pd.DataFrame, agreement: pd.DataFrame, path, title: str, outliers: dict | None = None
+) -> None:
     """Bars per rater: average pairwise Spearman and Spearman with the item means (calibrated
-    stage, all raters); excluded raters hatched; dashed lines at the dataset means."""
+    stage, all raters); excluded raters hatched; dashed lines at the dataset means; the exclusion
+    threshold of the outlier rule; a y-range fitted to the values so that differences show."""
     stage = raters[raters["stage"] == "calibrated"].sort_values("vs_mean", na_position="first")
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.28 * len(stage) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.28 * len(stage) + 3.5), 4.2))
     if stage.empty or stage[["avg_pairwise", "vs_mean"]].isna().all().all():
         note = agreement["note"].iloc[0] if len(agreement) else "no per-rater figures"
         ax.text(0.5, 0.5, note or "no per-rater figures", ha="center", va="center", wrap=True)
         ax.set_axis_off()
     else:
-        x = np.arange(len(stage))
-        hatch = ["//" if e else "" for e in stage["excluded"]]
-        bars_p = ax.bar(x - 0.2, stage["avg_pairwise"], 0.4, label="average pairwise", color="#4C72B0")
-        bars_m = ax.bar(x + 0.2, stage["vs_mean"], 0.4, label="with the item means", color="#DD8452")
-        for bars in (bars_p, bars_m):
-            for bar, h in zip(bars, hatch):
-                bar.set_hatch(h)
-        row = agreement[(agreement["stage"] == "calibrated") & (agreement["subset"] == "all")].iloc[0]
-        ax.axhline(row["pairwise"], color="#4C72B0", ls="--", lw=1)
-        ax.axhline(row["vs_mean"], color="#DD8452", ls="--", lw=1)
-        ax.set_xticks(x, stage["rater"].astype(str), rotation=90, fontsize=7)
-        ax.set_ylabel("Spearman's rho")
-        ax.set_ylim(min(0.0, float(np.nanmin(stage[["avg_pairwise", "vs_mean"]].to_numpy())) - 0.05), 1.0)
-        handles = [
-            Patch(color="#4C72B0", label="average pairwise"),
-            Patch(color="#DD8452", label="with the item means"),
-        ]
-        ax.legend(handles=handles, loc="lower right", fontsize=8)
-        if stage["excluded"].any():
-            ax.text(0.01, 0.98, "hatched: excluded as outliers", transform=ax.transAxes, va="top", fontsize=8)
+        _rater_bars(ax, stage, agreement, exclusion_threshold(stage, outliers))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
+
+
+def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> None:
+    x = np.arange(len(stage))
+    colours = {"avg_pairwise": "#4C72B0", "vs_mean": "#DD8452", "vs_rest": "#222222"}
+    hatch = ["//" if e else "" for e in stage["excluded"]]
+    handles = []
+    for offset, col, label in ((-0.2, "avg_pairwise", "average pairwise"), (0.2, "vs_mean", "with the item means")):
+        bars = ax.bar(x + offset, stage[col], 0.4, color=colours[col])
+        for bar, h in zip(bars, hatch):
+            bar.set_hatch(h)
+        handles.append(Patch(color=colours[col], label=label))
+    row = agreement[(agreement["stage"] == "calibrated") & (agreement["subset"] == "all")].iloc[0]
+    ax.axhline(
+        row["pairwise"], color=colours["avg_pairwise"], ls="--", lw=1, label=f"mean pairwise {row['pairwise']:.3f}"
+    )
+    ax.axhline(
+        row["vs_mean"], color=colours["vs_mean"], ls="--", lw=1, label=f"mean with the item means {row['vs_mean']:.3f}"
+    )
+    shown = [stage["avg_pairwise"], stage["vs_mean"]]
+    if threshold is not None:
+        col, cut = threshold
+        if col == "vs_rest":  # the rule's own statistic, shown beside the bars
+            ax.plot(x, stage["vs_rest"], "o", color=colours["vs_rest"], ms=4, label="with the other raters' means")
+            shown.append(stage["vs_rest"])
+        rule = "mean - k SD of average pairwise" if col == "avg_pairwise" else "minimum vs_rest"
+        ax.axhline(cut, color="#C44E52", lw=1.5, label=f"exclusion threshold ({rule}) {cut:.3f}")
+        shown.append(pd.Series([cut]))
+    if stage["excluded"].any():
+        handles.append(Patch(facecolor="white", edgecolor="#555", hatch="//", label="excluded as outlier"))
+    values = pd.concat(shown).to_numpy(float)
+    low, high = float(np.nanmin(values)), float(np.nanmax(values))
+    margin = max(0.05, 0.1 * (high - low))
+    ax.set_ylim(max(-1.0, low - margin), min(1.0, high + margin) if high < 1.0 else 1.02)
+    ax.set_xticks(x, stage["rater"].astype(str), rotation=90, fontsize=7)
+    ax.set_xlabel("rater (sorted by Spearman with the item means)")
+    ax.set_ylabel("Spearman's rho")
+    _legend_outside(ax, handles=handles + ax.get_legend_handles_labels()[0])
 
 
 def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, title: str) -> None:

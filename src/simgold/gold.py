@@ -1,4 +1,4 @@
-"""Gold standard (METHODS.md section 5) and the score-distribution table.
+"""Gold standard (docs/methods.md section 5) and the score-distribution table.
 
 Per item (items of a two-context dataset are per context): ``n``, ``mean``, ``sd`` (ddof=1),
 ``median``, ``rsd = 100 * sd / mean`` (null when the mean is 0), ``mean_unit = (mean - min) /

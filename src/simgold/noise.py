@@ -1,4 +1,4 @@
-"""The noise sanity check (METHODS.md section 9): Batchkarov et al. (2016), as critiqued by Le (2017).
+"""The noise sanity check (docs/methods.md section 9): Batchkarov et al. (2016), as critiqued by Le (2017).
 
 For a model and a dataset, the vectors of the dataset's words get ``U(-n, n)`` noise added to every
 element, for each noise level ``n`` of a grid, ``k`` times per level; each time the Spearman

@@ -1,5 +1,5 @@
 """The agreement stage: agreement per stage (raw, calibrated, filtered) and per subset, the per-rater
-table, and outlier filtering (METHODS.md section 4).
+table, and outlier filtering (docs/methods.md section 4).
 
 Outlier filtering is decided once, on the calibrated ratings of the whole dataset, and not
 iterated: ``pairwise_sd`` excludes raters whose average pairwise Spearman lies more than ``k`` SDs

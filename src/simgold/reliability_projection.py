@@ -1,5 +1,5 @@
 """How many raters are enough: split-half reliability, the Spearman-Brown projection and the
-number of raters needed per item (METHODS.md section 11).
+number of raters needed per item (docs/methods.md section 11).
 
 * **Split-half.** S times (default 200), split the raters at random into two halves (sizes
   floor(R/2) and ceil(R/2)); with ``persistent_raters: false`` (rating slots, not people: Rare

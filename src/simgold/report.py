@@ -6,15 +6,20 @@ Pages and figures contain no timestamps, so the same results give the same bytes
 
 from __future__ import annotations
 
+import base64
 import html
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .figures import _save, plt
+from .figures import _legend_outside, _save, plt
 
 MAIN_METRICS = ("spearman", "ag_score")
+#: an A&G score over fewer comparisons than this is flagged and never the headline number
+MIN_COMPARISONS = 10
+FEW_COMPARISONS = f"fewer than {MIN_COMPARISONS} comparisons"
 
 
 def _fmt(value) -> str:
@@ -41,6 +46,7 @@ STYLE = (
     "table.data td,table.data th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
     "table.data th{background:#eee}caption{text-align:left;font-weight:bold;padding:4px 0}"
     "figure{margin:1em 0}figcaption{font-size:0.9em;color:#444}"
+    "table.matrix td{text-align:center}td.flag{color:#888;font-style:italic}"
 )
 
 
@@ -51,8 +57,12 @@ def page(title: str, body: str) -> str:
     )
 
 
-def figure_html(src: str, caption: str) -> str:
-    return f'<figure><img src="{html.escape(src)}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+def figure_html(path, caption: str) -> str:
+    """A figure embedded in the page as a data URI: the page shows it wherever it is opened (as a
+    file, inside ``snakemake --report``, in the archive), with no path to resolve."""
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    alt = html.escape(caption)
+    return f'<figure><img src="data:image/png;base64,{data}" alt="{alt}"><figcaption>{alt}</figcaption></figure>'
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,8 +78,11 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
         ax.text(0.5, 0.5, "no model scores this dataset", ha="center", va="center")
         ax.set_axis_off()
     else:
-        rows = rows.sort_values(["metric", "model"])
-        labels = [f"{m}\n{metric}" for m, metric in zip(rows["model"], rows["metric"])]
+        rows = flag_scores(rows.sort_values(["metric", "model"]))
+        labels = [
+            f"{m}\n{metric}" + (f"\n(n={n}: {flag})" if flag else "")
+            for m, metric, n, flag in zip(rows["model"], rows["metric"], rows["n_used"], rows["flag"])
+        ]
         x = np.arange(len(rows))
         value = rows["value"].to_numpy(float)
         low = np.nan_to_num(value - rows["ci_low"].to_numpy(float))
@@ -79,7 +92,7 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
         ceiling = scores.loc[scores["metric"] == "human_ceiling", "value"].dropna()
         if len(ceiling):
             ax.axhline(ceiling.iloc[0], color="#C44E52", ls="--", lw=1, label=f"human ceiling {ceiling.iloc[0]:.3f}")
-            ax.legend(fontsize=8, loc="lower right")
+            _legend_outside(ax)
         ax.set_ylim(min(0.0, float(np.nanmin(rows["ci_low"].to_numpy(float), initial=0)) - 0.05), 1.0)
         ax.set_ylabel("score (95% bootstrap CI)")
     ax.set_title(title, fontsize=10)
@@ -89,19 +102,15 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
 
 def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
     """Mean Spearman against the noise level, with the 2.5-97.5 percentile band, per model."""
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    if not tables:
-        ax.text(0.5, 0.5, "the noise check is not configured for this dataset", ha="center", va="center")
-        ax.set_axis_off()
+    fig, ax = plt.subplots(figsize=(9, 3.6))
     for t in tables:
         model = t["model"].iloc[0]
         label = f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
         ax.plot(t["level"], t["mean"], "o-", ms=3, label=label)
         ax.fill_between(t["level"], t["p2_5"], t["p97_5"], alpha=0.2)
-    if tables:
-        ax.set_xlabel("noise level n (U(-n, n) added to every vector element)")
-        ax.set_ylabel("Spearman")
-        ax.legend(fontsize=7)
+    ax.set_xlabel("noise level n (U(-n, n) added to every vector element)")
+    ax.set_ylabel("Spearman")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
@@ -121,7 +130,7 @@ def context_figure(tests: pd.DataFrame, path, title: str) -> None:
     if len(t) <= 60:
         ax.set_yticks(y, [f"{a}/{b}" for a, b in zip(t["word1"], t["word2"])], fontsize=7)
     ax.set_xlabel("mean similarity (context 2 filled where the BH q < 0.05)")
-    ax.legend(fontsize=8, loc="lower right")
+    _legend_outside(ax)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
@@ -180,36 +189,190 @@ def dataset_page(
             )
         )
     if scores is not None and len(scores):
-        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total"]
+        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "flag"]
         parts.append(
-            html_table(scores[cols], "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling")
+            html_table(
+                flag_scores(scores)[cols],
+                "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling",
+            )
         )
     if context is not None and len(context):
         parts.append(html_table(context, "Context effects: pairs whose similarity differs between the two contexts"))
     return page(f"simgold: {name}", "".join(parts))
 
 
+def flag_scores(summary: pd.DataFrame) -> pd.DataFrame:
+    """The score summary with a ``flag`` column: an A&G row over fewer than MIN_COMPARISONS
+    comparisons says so (its CI is wide and its value moves with a single comparison)."""
+    few = (summary["metric"] == "ag_score") & (summary["n_used"] < MIN_COMPARISONS)
+    return summary.assign(flag=np.where(few, FEW_COMPARISONS, ""))
+
+
+def headline(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset x model: the number to quote. Spearman where the dataset has a gold
+    standard; else the A&G score when it rests on at least MIN_COMPARISONS comparisons; else no
+    value and a note."""
+    main = summary[(summary["subset"] == "all") & summary["metric"].isin(MAIN_METRICS)]
+    rows = []
+    for (dataset, model), group in main.groupby(["dataset", "model"], sort=True):
+        by_metric = group.set_index("metric")
+        metric = "spearman" if "spearman" in by_metric.index else "ag_score"
+        row = by_metric.loc[metric]
+        usable = metric == "spearman" or row["n_used"] >= MIN_COMPARISONS
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": model,
+                "metric": metric,
+                "value": row["value"] if usable else np.nan,
+                "ci_low": row["ci_low"] if usable else np.nan,
+                "ci_high": row["ci_high"] if usable else np.nan,
+                "n_used": int(row["n_used"]),
+                "n_total": int(row["n_total"]),
+                "oov_pairs": row["oov_pairs"],
+                "oov_words": row["oov_words"],
+                "note": "" if usable else f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})",
+            }
+        )
+    columns = [
+        "dataset",
+        "model",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_used",
+        "n_total",
+        "oov_pairs",
+        "oov_words",
+    ]
+    return pd.DataFrame(rows, columns=columns + ["note"])
+
+
+def wide_table(head: pd.DataFrame) -> pd.DataFrame:
+    """Datasets as rows, models as columns, the headline value in each cell (empty: not scored)."""
+    if head.empty:
+        return pd.DataFrame(columns=["dataset", "metric"])
+    values = head.pivot(index="dataset", columns="model", values="value")
+    metric = head.groupby("dataset")["metric"].first()
+    return pd.concat([metric, values], axis=1).reset_index().rename_axis(columns=None)
+
+
+def _number(value) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def mteb_result(summary: pd.DataFrame, dataset: str, model: str, language: str) -> dict:
+    """One dataset x model in the layout of an MTEB result file: ``scores.test[0]`` holds every
+    metric with ``main_score`` (the headline number, null when there is none), plus the CIs, OOV
+    shares and counts that MTEB does not have."""
+    rows = summary[(summary["dataset"] == dataset) & (summary["model"] == model)]
+    head = headline(rows).iloc[0] if len(rows[rows["metric"].isin(MAIN_METRICS)]) else None
+    test = {"hf_subset": "default", "languages": [language]}
+    test["main_score"] = _number(head["value"]) if head is not None else None
+    test["main_metric"] = head["metric"] if head is not None else None
+    for row in rows.itertuples(index=False):
+        name = row.metric if row.subset == "all" else f"{row.metric}_{row.subset.replace('=', '_')}"
+        name = f"cosine_{name}" if row.metric in ("spearman", "pearson", "kendall") else name
+        test[name] = _number(row.value)
+        test[f"{name}_ci"] = [_number(row.ci_low), _number(row.ci_high)]
+        test[f"{name}_n_used"] = int(row.n_used)
+        if row.metric == "ag_score" and row.n_used < MIN_COMPARISONS:
+            test[f"{name}_flag"] = FEW_COMPARISONS
+    first = rows.iloc[0] if len(rows) else None
+    for extra in ("oov_pairs", "oov_words", "human_ceiling"):
+        test[extra] = _number(first[extra]) if first is not None else None
+    test["n_total"] = int(rows["n_total"].max()) if len(rows) else 0
+    return {"task_name": dataset, "model_name": model, "evaluation_framework": "simgold", "scores": {"test": [test]}}
+
+
+def write_json(path, data: dict) -> None:
+    write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def agreement_overview(agreements: list[pd.DataFrame], raters: list[pd.DataFrame]) -> pd.DataFrame:
+    """One row per dataset: raters (before filtering), excluded, items, and the pairwise, vs_rest
+    and alpha agreement of the raters kept (filtered stage, all items)."""
+    excluded = {}
+    for table in raters:
+        calibrated = table[table["stage"] == "calibrated"]
+        if len(calibrated):
+            excluded[calibrated["dataset"].iloc[0]] = int(calibrated["excluded"].sum())
+    rows = []
+    for table in agreements:
+        whole = table[table["subset"] == "all"].set_index("stage")
+        if "filtered" not in whole.index:
+            continue
+        kept, raw = whole.loc["filtered"], whole.loc["raw"] if "raw" in whole.index else whole.loc["filtered"]
+        rows.append(
+            {
+                "dataset": kept["dataset"],
+                "raters": int(raw["n_raters"]),
+                "excluded": excluded.get(kept["dataset"], 0),
+                "items": int(kept["n_items"]),
+                "pairwise": kept["pairwise"],
+                "vs_rest": kept["vs_rest"],
+                "alpha": kept["alpha_interval"],
+            }
+        )
+    columns = ["dataset", "raters", "excluded", "items", "pairwise", "vs_rest", "alpha"]
+    return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
+
+
+def _cell(row) -> str:
+    if pd.isna(row["value"]):
+        return f'<td class="flag">{html.escape(row["note"] or "no value")}</td>'
+    ci = f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
+    oov = "" if pd.isna(row["oov_pairs"]) else f"<br><small>OOV pairs {row['oov_pairs']:.1%}</small>"
+    return f"<td><b>{_fmt(row['value'])}</b><br><small>{ci}</small>{oov}</td>"
+
+
+def headline_matrix(head: pd.DataFrame) -> str:
+    """Datasets x models: the headline value, its 95% CI and the share of pairs with an OOV word."""
+    models = sorted(head["model"].unique())
+    cells = {(r["dataset"], r["model"]): _cell(r) for _, r in head.iterrows()}
+    metric = head.groupby("dataset")["metric"].first()
+    names = {"spearman": "Spearman", "ag_score": "A&amp;G score"}
+    header = "<th>dataset</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in models)
+    body = "".join(
+        f"<tr><th>{html.escape(d)} <small>({names[metric[d]]})</small></th>"
+        + "".join(cells.get((d, m), "<td></td>") for m in models)
+        + "</tr>"
+        for d in sorted(metric.index)
+    )
+    caption = "Every dataset and model: Spearman's rho (A&amp;G score where a dataset has only comparisons), 95% bootstrap CI, share of pairs with an OOV word"
+    return f'<table class="data matrix"><caption>{caption}</caption><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
 def index_page(
-    datasets: list[str], summary: pd.DataFrame, clean: pd.DataFrame, crosslingual: pd.DataFrame | None
+    datasets: list[str],
+    summary: pd.DataFrame,
+    clean: pd.DataFrame,
+    crosslingual: pd.DataFrame | None,
+    agreement: pd.DataFrame | None = None,
 ) -> str:
-    parts = ["<p>Per dataset: figures and tables (links below). Across datasets:</p><ul>"]
+    """The front page: the answer first (models x datasets, agreement across datasets), then the
+    dataset pages and every table."""
+    parts = []
+    if len(summary):
+        parts.append(headline_matrix(headline(summary)))
+    if agreement is not None and len(agreement):
+        parts.append(
+            html_table(
+                agreement,
+                "Agreement of the raters of each dataset: raters before filtering, excluded as outliers, items; "
+                "mean pairwise Spearman, Spearman with the other raters' means (vs_rest) and Krippendorff's alpha "
+                "(interval) of the raters kept",
+            )
+        )
+    parts.append("<p>Per dataset: figures and tables.</p><ul>")
     parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
     parts.append("</ul>")
     if len(summary):
-        main = summary[(summary["subset"] == "all") & summary["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
-        cols = [
-            "dataset",
-            "model",
-            "metric",
-            "value",
-            "ci_low",
-            "ci_high",
-            "n_used",
-            "n_total",
-            "oov_pairs",
-            "oov_words",
-            "human_ceiling",
-        ]
+        main = flag_scores(summary)
+        main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
+        cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
+        cols += ["oov_pairs", "oov_words", "human_ceiling", "flag"]
         parts.append(
             html_table(main[cols], "Every dataset and model: scores with 95% CIs, OOV shares and the human ceiling")
         )

@@ -1,4 +1,4 @@
-"""Model scoring (METHODS.md section 7).
+"""Model scoring (docs/methods.md section 7).
 
 Similarity is cosine. Lookup is exact, then lower-cased when the model allows it. OOV policies:
 ``skip`` (the item is not scored and is counted), ``zero`` (an OOV word is a zero vector: cosine 0),

@@ -1,4 +1,4 @@
-"""Canonical tables (METHODS.md section 0) written as deterministic Parquet.
+"""Canonical tables (docs/methods.md section 0) written as deterministic Parquet.
 
 Each table has a fixed Arrow schema and a documented sort key. The writer sorts, casts, and stores
 provenance as key-value metadata (no timestamps, no host names), so identical inputs give
@@ -364,7 +364,7 @@ LIBRARIES = ("simgold", "pandas", "pyarrow", "numpy", "scipy")
 
 
 def provenance(rule: str, wildcards: dict, params: dict, inputs: dict[str, str] | list[str]) -> dict:
-    """Provenance for Parquet metadata (METHODS.md section 10): no timestamps, no host names.
+    """Provenance for Parquet metadata (docs/methods.md section 10): no timestamps, no host names.
 
     ``inputs`` maps a label (the path as configured, never an absolute host path) to the file to hash.
     """

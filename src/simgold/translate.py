@@ -1,4 +1,4 @@
-"""Translation merges (METHODS.md section 2): link a translated dataset's items to its source items
+"""Translation merges (docs/methods.md section 2): link a translated dataset's items to its source items
 and compare the languages' gold standards.
 
 How a target item finds its source item (``translation.by``):

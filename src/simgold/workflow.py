@@ -5,27 +5,35 @@ from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .errors import SimgoldError
 from .tables import provenance
+
+#: directory names under which Python installs packages (venv, conda, Debian)
+PACKAGE_DIRS = ("site-packages", "dist-packages")
 
 
 def run(snakemake, main) -> None:
     """Run ``main(snakemake, log)`` with logging to the rule's log file.
 
-    A :class:`SimgoldError` (bad input or config) is written to the log and to stderr as one clear
-    line and ends the job with exit status 1; anything else is a bug and keeps its traceback.
+    Everything goes to the log file; the terminal (stderr) gets warnings and errors only, so that
+    tables and counts stay in the rule's log. A :class:`SimgoldError` (bad input or config) is
+    written to both as one clear line and ends the job with exit status 1; anything else is a bug
+    and keeps its traceback. A rule without a log file logs everything to stderr.
     """
     log = logging.getLogger(f"simgold.{snakemake.rule}")
     log.setLevel(logging.INFO)
     log.handlers.clear()
+    log.propagate = False
     fmt = logging.Formatter("%(levelname)s %(message)s")
-    targets = [logging.StreamHandler(sys.stderr)]
+    terminal = logging.StreamHandler(sys.stderr)
+    handlers = [terminal]
     if snakemake.log:
         Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
-        targets.append(logging.FileHandler(snakemake.log[0], mode="w", encoding="utf-8"))
-    for handler in targets:
+        handlers.append(logging.FileHandler(snakemake.log[0], mode="w", encoding="utf-8"))
+        terminal.setLevel(logging.WARNING)
+    for handler in handlers:
         handler.setFormatter(fmt)
         log.addHandler(handler)
     try:
@@ -36,18 +44,26 @@ def run(snakemake, main) -> None:
 
 
 def input_label(path: str) -> str:
-    """How an input is named in provenance: never an absolute path of this machine."""
-    p = Path(path)
-    if not p.is_absolute():
-        return str(path)
-    try:
-        return str(p.relative_to(Path.cwd()))
-    except ValueError:
-        pass
+    """How an input is named in provenance: the same wherever the checkout or the environment lives.
+
+    A file of an installed package is ``pkg:<package>/<file>``, as the config names it, also when
+    the environment sits inside the checkout (``.venv``); any other relative path is kept as the
+    config gives it (relative to the project root); an absolute path under the working directory
+    becomes relative to it; any other file is ``external:<file name>`` (its SHA-256 is recorded
+    beside the label, so it is still identified).
+    """
+    p = PurePath(path)
     parts = p.parts
-    if "site-packages" in parts:
-        return "pkg:" + "/".join(parts[parts.index("site-packages") + 1 :])
-    return p.name
+    for marker in PACKAGE_DIRS:
+        if marker in parts:
+            last = len(parts) - 1 - parts[::-1].index(marker)
+            return "pkg:" + "/".join(parts[last + 1 :])
+    if not p.is_absolute():
+        return p.as_posix()
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return f"external:{p.name}"
 
 
 def provenance_for(snakemake, params: dict | None = None) -> dict:

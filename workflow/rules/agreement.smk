@@ -1,4 +1,4 @@
-# Stage 4, inter-rater agreement and outlier filtering (METHODS.md section 4).
+# Stage 4, inter-rater agreement and outlier filtering (docs/methods.md section 4).
 
 
 rule agreement:
@@ -23,7 +23,7 @@ rule agreement:
     wildcard_constraints:
         dataset=alternatives(RATED),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=2000,
@@ -55,7 +55,7 @@ rule ranking_agreement:
     wildcard_constraints:
         dataset=alternatives(RANKED),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,

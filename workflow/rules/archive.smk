@@ -1,4 +1,4 @@
-# The paper-submission archive (METHODS.md section 10): `snakemake archive`. Not part of `all`.
+# The paper-submission archive (docs/methods.md section 10): `snakemake archive`. Not part of `all`.
 
 
 rule archive:
@@ -9,12 +9,15 @@ rule archive:
     log:
         "logs/archive.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
     params:
         config=CONFIG,
+        # the config as Snakemake merged it (config/config.yaml, --configfile, --config): what ran
+        run_config=config,
+        code_root=WORKFLOW_DIR,
     script:
         "../scripts/archive.py"

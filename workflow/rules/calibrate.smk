@@ -1,4 +1,4 @@
-# Stage 3, rater calibration (METHODS.md section 3): per-rater shift or z-score.
+# Stage 3, rater calibration (docs/methods.md section 3): per-rater shift or z-score.
 
 
 rule calibrate:
@@ -12,7 +12,7 @@ rule calibrate:
     wildcard_constraints:
         dataset=alternatives(RATED),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=2000,

@@ -1,4 +1,4 @@
-# Stage 1, cleaning (METHODS.md section 1): raw sheets -> canonical tables and the rejects ledger.
+# Stage 1, cleaning (docs/methods.md section 1): raw sheets -> canonical tables and the rejects ledger.
 
 
 rule clean_dataset:
@@ -11,7 +11,7 @@ rule clean_dataset:
     wildcard_constraints:
         dataset=alternatives(CLEANED),
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -30,7 +30,7 @@ rule clean_summary:
     log:
         "logs/clean/summary.log",
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=500,

@@ -1,6 +1,7 @@
 # Shared, side-effect-free parse-time code: config validation and input functions.
 import os
 import re
+import sys
 
 from simgold.config import (
     check_config,
@@ -29,6 +30,7 @@ MODEL_DATASETS = {
     for m in MODELS
 }
 SCORED = [(d, m) for m in MODELS for d in MODEL_DATASETS[m]]
+SCORED_BY = {d: sorted(m for dd, m in SCORED if dd == d) for d in sorted({d for d, _ in SCORED})}
 # two-context datasets get context significance, and the CoSimLex metrics for every model
 CONTEXT_DATASETS = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "contexts"]
 COSIMLEX = [(d, m) for d, m in SCORED if d in CONTEXT_DATASETS]
@@ -169,8 +171,8 @@ def report_inputs(wildcards):
     """Everything a dataset's report page shows."""
     d = wildcards.dataset
     inputs = {
-        "scores": [f"results/scores/{d}/{m}/scores.parquet" for dd, m in SCORED if dd == d],
-        "noise": [f"results/noise/{d}/{m}.parquet" for dd, m in NOISED if dd == d],
+        "scores": [f"results/scores/{d}/{m}/scores.parquet" for m in SCORED_BY.get(d, [])],
+        "figures": [path for path, _ in report_figures(d)],
     }
     if d in CLEANED:
         inputs["clean"] = f"results/clean/{d}/summary.parquet"
@@ -178,26 +180,29 @@ def report_inputs(wildcards):
         inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
     if d in CONTEXT_DATASETS:
         inputs["context"] = f"results/context/{d}/tests.parquet"
-    # the figures the page links that other rules draw, so that the page never shows a missing image
-    own = {"scores.png", "noise.png"}
-    page_dir = f"results/report/{d}"
-    inputs["figures"] = [os.path.normpath(f"{page_dir}/{rel}") for rel, _ in report_figures(d) if rel not in own]
     return inputs
 
 
 def report_figures(d):
-    """(path relative to the dataset's page, caption) of every figure a dataset's page shows."""
-    figures = [("scores.png", "Model scores with 95% bootstrap CIs and the human ceiling")]
+    """(path, caption) of every figure a dataset's page shows (embedded in the page)."""
+    figures = []
+    if d in SCORED_BY:
+        figures.append((f"results/report/{d}/scores.png", "Model scores with 95% bootstrap CIs and the human ceiling"))
     if any(dd == d for dd, _ in NOISED):
-        figures.append(("noise.png", "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)"))
+        figures.append(
+            (
+                f"results/report/{d}/noise.png",
+                "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)",
+            )
+        )
     if d in CONTEXT_DATASETS:
-        figures.append(("context.png", "Mean similarity of each pair in its two contexts"))
+        figures.append((f"results/report/{d}/context.png", "Mean similarity of each pair in its two contexts"))
     if d in RATED or d in RANKED:
         figures.append(
-            (f"../../agreement/{d}/raters.png", "Agreement of each rater (pairwise and with the item means)")
+            (f"results/agreement/{d}/raters.png", "Agreement of each rater (pairwise and with the item means)")
         )
     if d in CLEANED:
-        figures.append((f"../../gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
+        figures.append((f"results/gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
     return figures
 
 
@@ -239,10 +244,27 @@ def all_targets():
     context += ["results/scores/cosimlex_summary.parquet"] if COSIMLEX else []
     scores += context
     report_files = [f"results/noise/{d}/{m}.parquet" for d, m in NOISED]
-    report_files += expand(
-        "results/report/{dataset}/{f}", dataset=DATASETS, f=["index.html", "scores.png", "noise.png"]
-    )
-    report_files += expand("results/report/{dataset}/context.png", dataset=CONTEXT_DATASETS)
+    report_files += expand("results/report/{dataset}/index.html", dataset=DATASETS)
+    report_files += [path for d in DATASETS for path, _ in report_figures(d)]
     report_files += ["results/report/index.html", "results/report/summary.tsv"]
+    if SCORED:
+        report_files += ["results/scores/wide.tsv"] + [f"results/scores/json/{m}/{d}.json" for d, m in SCORED]
     scores += report_files
     return clean + ["results/clean/summary.parquet"] + agreement + gold + translate + scores
+
+
+# the workflow's own directory (this checkout, or the one a module deployment points to): the
+# archive takes the workflow's code from here, and the run's results from the working directory
+WORKFLOW_DIR = os.path.normpath(os.path.join(str(workflow.current_basedir), "..", ".."))
+
+
+def finished_message():
+    """The last lines of a run: where the answer is."""
+    lines = ["", "simgold: finished. The results:"]
+    lines.append(
+        "  report   results/report/index.html (open it in a browser; or: snakemake --report results/report.html)"
+    )
+    if SCORED:
+        lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
+    lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
+    return "\n".join(lines)

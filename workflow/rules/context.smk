@@ -1,4 +1,4 @@
-# Stage 8, context significance (METHODS.md section 8): does a pair's similarity change with context?
+# Stage 8, context significance (docs/methods.md section 8): does a pair's similarity change with context?
 
 
 rule context_significance:
@@ -12,7 +12,7 @@ rule context_significance:
     wildcard_constraints:
         dataset=alternatives(CONTEXT_DATASETS),
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,

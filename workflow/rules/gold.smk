@@ -1,4 +1,4 @@
-# Stage 5, gold standard (METHODS.md section 5) and the score distribution.
+# Stage 5, gold standard (docs/methods.md section 5) and the score distribution.
 
 
 rule gold:
@@ -19,7 +19,7 @@ rule gold:
     wildcard_constraints:
         dataset=alternatives(CLEANED),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,

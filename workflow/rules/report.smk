@@ -1,4 +1,4 @@
-# Stage 9, the noise sanity check (METHODS.md section 9), and the report: figures and tables per
+# Stage 9, the noise sanity check (docs/methods.md section 9), and the report: figures and tables per
 # dataset and across datasets, flagged for `snakemake --report` and written as static pages.
 
 
@@ -12,7 +12,7 @@ rule noise:
     log:
         "logs/noise/{dataset}/{model}.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 2
     resources:
         mem_mb=2000,
@@ -26,25 +26,40 @@ rule noise:
         "../scripts/noise.py"
 
 
-rule report_dataset:
+rule report_scores_figure:
     input:
-        unpack(report_inputs),
+        lambda wildcards: [
+            f"results/scores/{wildcards.dataset}/{m}/scores.parquet" for m in SCORED_BY[wildcards.dataset]
+        ],
     output:
-        page=report(
-            "results/report/{dataset}/index.html",
-            caption="../report/page.rst",
-            category="Datasets",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "page": "tables"},
-        ),
-        scores=report(
+        report(
             "results/report/{dataset}/scores.png",
             caption="../report/scores.rst",
             category="Model scores",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "figure": "model scores"},
         ),
-        noise=report(
+    log:
+        "logs/report/{dataset}.scores.log",
+    wildcard_constraints:
+        dataset=alternatives(sorted(SCORED_BY)),
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/report_figures.py"
+
+
+rule report_noise_figure:
+    input:
+        lambda wildcards: [
+            f"results/noise/{wildcards.dataset}/{m}.parquet" for d, m in NOISED if d == wildcards.dataset
+        ],
+    output:
+        report(
             "results/report/{dataset}/noise.png",
             caption="../report/noise.rst",
             category="Noise sanity check",
@@ -52,17 +67,17 @@ rule report_dataset:
             labels={"dataset": "{dataset}", "figure": "noise curves"},
         ),
     log:
-        "logs/report/{dataset}.log",
+        "logs/report/{dataset}.noise.log",
+    wildcard_constraints:
+        dataset=alternatives(sorted({d for d, _ in NOISED})),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    params:
-        figures=lambda wildcards: report_figures(wildcards.dataset),
     script:
-        "../scripts/report_dataset.py"
+        "../scripts/report_figures.py"
 
 
 rule report_context:
@@ -81,7 +96,7 @@ rule report_context:
     wildcard_constraints:
         dataset=alternatives(CONTEXT_DATASETS),
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -90,12 +105,60 @@ rule report_context:
         "../scripts/report_context.py"
 
 
+rule report_dataset:
+    input:
+        unpack(report_inputs),
+    output:
+        report(
+            "results/report/{dataset}/index.html",
+            caption="../report/page.rst",
+            category="Datasets",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "page": "tables"},
+        ),
+    log:
+        "logs/report/{dataset}.log",
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        figures=lambda wildcards: report_figures(wildcards.dataset),
+    script:
+        "../scripts/report_dataset.py"
+
+
+rule score_tables:
+    input:
+        "results/scores/summary.parquet",
+    output:
+        wide="results/scores/wide.tsv",
+        json=[f"results/scores/json/{m}/{d}.json" for d, m in SCORED],
+    log:
+        "logs/scores/tables.log",
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        scored=SCORED,
+        languages={d: CONFIG["datasets"][d]["language"] for d in DATASETS},
+    script:
+        "../scripts/report_scores.py"
+
+
 rule report_index:
     input:
         pages=expand("results/report/{dataset}/index.html", dataset=DATASETS),
         clean="results/clean/summary.parquet",
         scores=["results/scores/summary.parquet"] if SCORED else [],
         crosslingual="results/translate/crosslingual_correlations.parquet",
+        agreement=expand("results/agreement/{dataset}/agreement.parquet", dataset=RATED + RANKED),
+        raters=expand("results/agreement/{dataset}/raters.parquet", dataset=RATED + RANKED),
     output:
         page=report(
             "results/report/index.html",
@@ -112,7 +175,7 @@ rule report_index:
     log:
         "logs/report/index.log",
     conda:
-        "../../environment.yml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,

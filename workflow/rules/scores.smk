@@ -9,7 +9,7 @@ rule embeddings:
     log:
         "logs/embeddings/{model}.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 2
     resources:
         mem_mb=embedding_mem_mb,
@@ -31,7 +31,7 @@ rule comparisons:
     wildcard_constraints:
         dataset=alternatives(COMPARED),
     conda:
-        "../../environment.yml"
+        "../envs/readers.yaml"
     threads: 1
     resources:
         mem_mb=2000,
@@ -51,7 +51,7 @@ rule score:
     log:
         "logs/scores/{dataset}/{model}.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=2000,
@@ -73,7 +73,7 @@ rule model_differences:
     log:
         "logs/scores/{dataset}/model_differences.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=2000,
@@ -92,7 +92,7 @@ rule score_summary:
     log:
         "logs/scores/summary.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -113,7 +113,7 @@ rule cosimlex:
     wildcard_constraints:
         dataset=alternatives(CONTEXT_DATASETS),
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -130,7 +130,7 @@ rule cosimlex_summary:
     log:
         "logs/scores/cosimlex_summary.log",
     conda:
-        "../../environment.yml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,

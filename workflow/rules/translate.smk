@@ -1,4 +1,4 @@
-# Stage 2, translation merges (METHODS.md section 2): link translated items to their source items,
+# Stage 2, translation merges (docs/methods.md section 2): link translated items to their source items,
 # and compare the languages' gold standards over shared items.
 
 
@@ -13,7 +13,7 @@ rule translate:
     wildcard_constraints:
         dataset=alternatives(TRANSLATED),
     conda:
-        "../../environment.yml"
+        "../envs/readers.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -33,7 +33,7 @@ rule crosslingual:
     log:
         "logs/translate/crosslingual.log",
     conda:
-        "../../environment.yml"
+        "../envs/readers.yaml"
     threads: 1
     resources:
         mem_mb=1000,

@@ -32,7 +32,9 @@ def main(snakemake, log):
     write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
     write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["ratings"], snakemake.output.ratings, table="ratings", provenance=prov)
-    rater_agreement_figure(report["raters"], table, snakemake.output.figure, f"{name}: agreement of each rater")
+    rater_agreement_figure(
+        report["raters"], table, snakemake.output.figure, f"{name}: agreement of each rater", snakemake.params.outliers
+    )
 
 
 run(snakemake, main)

@@ -8,11 +8,21 @@ from simgold.workflow import run
 
 def main(snakemake, log):
     target = Path(snakemake.output[0])
-    summary = build(Path.cwd(), snakemake.params.config, list(snakemake.input), target)
-    log.info("%s: %d files", target, summary["files"])
+    params = snakemake.params
+    summary = build(
+        Path.cwd(),
+        params.config,
+        list(snakemake.input),
+        target,
+        code_root=Path(params.code_root),
+        run_config=dict(params.run_config),
+    )
+    log.info("%s: %d files, code from %s", target, summary["files"], params.code_root)
     for path in summary["withheld"]:
         log.info("  not redistributable, only its checksum and source are recorded: %s", path)
-    log.info("check an unpacked copy with: python -m simgold.archive verify <dir>  (or: rebuild <dir>)")
+    for path in summary["links"]:
+        log.info("  a link, left out (an archive holds no links): %s", path)
+    log.info("check an unpacked copy with: simgold verify <dir>  (or: simgold rebuild <dir>)")
 
 
 run(snakemake, main)

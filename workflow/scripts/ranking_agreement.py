@@ -23,7 +23,11 @@ def main(snakemake, log):
     write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["rankings"], snakemake.output.rankings, table="rankings", provenance=prov)
     rater_agreement_figure(
-        report["raters"], table, snakemake.output.figure, f"{name}: agreement of each rater (rankings)"
+        report["raters"],
+        table,
+        snakemake.output.figure,
+        f"{name}: agreement of each rater (rankings)",
+        snakemake.params.outliers,
     )
 
 

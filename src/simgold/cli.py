@@ -1,0 +1,158 @@
+"""The ``simgold`` command.
+
+simgold run [snakemake arguments]   run the pipeline (``snakemake``; ``--cores all`` unless given)
+simgold scores [--results DIR]      the dataset x model table of the last run
+simgold agreement [--results DIR]   one row per dataset: raters, items, pairwise, vs_rest, alpha, excluded
+simgold verify DIR                  check an unpacked archive against its MANIFEST
+simgold rebuild DIR [--cores N]     rerun an unpacked archive and compare every result file
+simgold demo DIR                    write the simulated demo sheets (raw/demo)
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+#: snakemake options that already say how many jobs may run (so `run` adds no --cores)
+_PARALLELISM = (
+    "-c",
+    "--cores",
+    "-j",
+    "--jobs",
+    "--executor",
+    "-e",
+    "--profile",
+    "--workflow-profile",
+    "-n",
+    "--dry-run",
+)
+
+
+def _run(args: list[str]) -> int:
+    given = any(
+        a == opt or a.startswith(opt + "=") or (opt in ("-c", "-j") and a.startswith(opt))
+        for a in args
+        for opt in _PARALLELISM
+    )
+    command = [sys.executable, "-m", "snakemake", *([] if given else ["--cores", "all"]), *args]
+    return subprocess.call(command)
+
+
+def _table_text(frame) -> str:
+    """Columns left-aligned, two spaces apart (a cell holds single spaces only); floats to 3 decimals."""
+
+    def text(value) -> str:
+        if value is None or value != value:
+            return ""
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    rows = [list(map(str, frame.columns))] + [[text(v) for v in row] for row in frame.itertuples(index=False)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+
+
+def _scores(results: Path) -> int:
+    from .report import headline
+    from .tables import read_parquet
+
+    path = results / "scores" / "summary.parquet"
+    if not path.is_file():
+        print(f"{path}: not found; run the pipeline first (simgold run)", file=sys.stderr)
+        return 1
+    head = headline(read_parquet(path))
+    cells = head.assign(
+        cell=[
+            note or f"{v:.3f} [{lo:.3f}, {hi:.3f}]" + (f" oov {oov:.0%}" if oov > 0 else "")
+            for v, lo, hi, oov, note in zip(
+                head["value"], head["ci_low"], head["ci_high"], head["oov_pairs"].fillna(0), head["note"]
+            )
+        ]
+    )
+    table = cells.pivot(index="dataset", columns="model", values="cell").fillna("")
+    table.insert(0, "metric", cells.groupby("dataset")["metric"].first())
+    print(f"{'; '.join(sorted(set(head['metric'])))} with 95% bootstrap CI; oov: share of pairs not scored")
+    print(_table_text(table.reset_index().rename_axis(columns=None)))
+    return 0
+
+
+def _agreement(results: Path) -> int:
+    from .report import agreement_overview
+    from .tables import read_parquet
+
+    base = results / "agreement"
+    agreements = [read_parquet(p) for p in sorted(base.glob("*/agreement.parquet"))]
+    if not agreements:
+        print(f"{base}: no agreement tables; run the pipeline first (simgold run)", file=sys.stderr)
+        return 1
+    raters = [read_parquet(p) for p in sorted(base.glob("*/raters.parquet"))]
+    table = agreement_overview(agreements, raters)
+    print(
+        "raters: before outlier filtering; pairwise and vs_rest (mean Spearman) and alpha (Krippendorff, interval): "
+        "of the raters kept"
+    )
+    print(_table_text(table))
+    return 0
+
+
+def _archive(command: str, directory: Path, cores: int) -> int:
+    from .archive import rebuild, verify
+
+    if command == "verify":
+        problems = verify(directory)
+    else:
+        problems = rebuild(directory, cores, say=lambda text: print(text, flush=True))
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{command}: {len(problems)} problem(s)")
+        return 1
+    print(f"{command}: OK" + (", every file matches the MANIFEST" if command == "verify" else ""))
+    return 0
+
+
+def _demo(directory: Path) -> int:
+    from .demo import generate
+
+    for rel, data in generate(directory).items():
+        print(f"{directory / rel}\t{len(data)} bytes")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="simgold", description="Word-similarity gold standards and embedding evaluation."
+    )
+    sub = top.add_subparsers(dest="command", required=True, metavar="command")
+    sub.add_parser("run", help="run the pipeline: snakemake with the given arguments (--cores all unless given)")
+    for name, text in (
+        ("scores", "the dataset x model table of a finished run"),
+        ("agreement", "inter-rater agreement per dataset"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--results", type=Path, default=Path("results"), help="the results directory (default: results)")
+    p = sub.add_parser("verify", help="check an unpacked archive against its MANIFEST")
+    p.add_argument("directory", type=Path)
+    p = sub.add_parser("rebuild", help="rerun an unpacked archive's workflow and compare every result file")
+    p.add_argument("directory", type=Path)
+    p.add_argument("--cores", type=int, default=2)
+    p = sub.add_parser("demo", help="write the simulated demo sheets")
+    p.add_argument("directory", type=Path)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:  # everything after `run` belongs to snakemake
+        return _run(argv[1:])
+    args = parser().parse_args(argv)
+    if args.command in ("scores", "agreement"):
+        return (_scores if args.command == "scores" else _agreement)(args.results)
+    if args.command in ("verify", "rebuild"):
+        return _archive(args.command, args.directory, getattr(args, "cores", 2))
+    return _demo(args.directory)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
