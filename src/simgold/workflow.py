@@ -4,11 +4,14 @@ and provenance for Parquet metadata. Scripts stay thin: read ``snakemake``, call
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 
 from .errors import SimgoldError
 from .tables import provenance
+from .threads import limit_threads
+from .vectorcache import DEFAULT as DEFAULT_STORE
 
 
 def run(snakemake, main) -> None:
@@ -16,7 +19,11 @@ def run(snakemake, main) -> None:
 
     A :class:`SimgoldError` (bad input or config) is written to the log and to stderr as one clear
     line and ends the job with exit status 1; anything else is a bug and keeps its traceback.
+    BLAS and OpenMP thread pools are limited to the job's threads (``simgold.threads``); computed
+    vectors are kept in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise.
     """
+    limit_threads(snakemake.threads)
+    os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)
     log = logging.getLogger(f"simgold.{snakemake.rule}")
     log.setLevel(logging.INFO)
     log.handlers.clear()
