@@ -27,21 +27,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gensim.test.utils import datapath
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-
-
-def vocabulary() -> list[str]:
-    words = {
-        w.lower()
-        for name in ("wordsim353.tsv", "simlex999.txt")
-        for line in open(datapath(name), encoding="utf-8")
-        if not line.startswith("#")
-        for w in line.split("\t")[:2]
-    }
-    return sorted(words)
 
 
 def paragraphs(n: int) -> list[tuple[str, list[tuple[int, int]]]]:
@@ -77,7 +65,6 @@ def minilm_static(words: list[str], threads: int, batched: bool) -> tuple[float,
         t0 = time.perf_counter()
         vectors = model.static(words, threads)
         return time.perf_counter() - t0, vectors
-    sys.path.insert(0, str(ROOT))
     from tests.minilm_reference import OneAtATime
 
     reference = OneAtATime(model)
@@ -97,7 +84,6 @@ def minilm_context(n: int, threads: int, batched: bool) -> tuple[float, np.ndarr
     if batched:
         found = model.in_context_many(requests, threads)
     else:
-        sys.path.insert(0, str(ROOT))
         from tests.minilm_reference import OneAtATime
 
         reference = OneAtATime(model)
@@ -117,6 +103,7 @@ def e5(words: list[str], threads: int, batched: bool) -> tuple[float, np.ndarray
 
 
 def _child(func, args, threads, queue) -> None:
+    sys.path.insert(0, str(ROOT))  # tests.minilm_reference: the one-at-a-time pass
     queue.put(func(*args, threads))
 
 
@@ -161,6 +148,9 @@ def main() -> None:
     parser.add_argument("--one-at-a-time", type=int, default=150)
     parser.add_argument("--paragraphs", type=int, default=120)
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from tests.minilm_reference import vocabulary
+
     words = vocabulary()[: args.words]
     sample = words[:: max(1, len(words) // args.one_at_a_time)][: args.one_at_a_time]
     where = [words.index(w) for w in sample]

@@ -5,7 +5,20 @@ call, no blocks), kept as the reference the batched model is tested against
 from __future__ import annotations
 
 import numpy as np
+from gensim.test.utils import datapath
 from scipy.special import erf
+
+
+def vocabulary() -> list[str]:
+    """The words of WordSim-353 and SimLex-999 (gensim's copies), lower-cased, sorted."""
+    words = {
+        w.lower()
+        for name in ("wordsim353.tsv", "simlex999.txt")
+        for line in open(datapath(name), encoding="utf-8")
+        if not line.startswith("#")
+        for w in line.split("\t")[:2]
+    }
+    return sorted(words)
 
 
 class OneAtATime:

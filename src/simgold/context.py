@@ -312,16 +312,23 @@ def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int]
 
 
 def in_context_predictions(
-    dataset: str, model: str, items: pd.DataFrame, encoder, form_columns=("word1_form", "word2_form"), store=None
+    dataset: str,
+    model: str,
+    items: pd.DataFrame,
+    encoder,
+    form_columns=("word1_form", "word2_form"),
+    store=None,
+    log=None,
 ) -> pd.DataFrame:
     """Cosine similarity of the two target words' vectors in each item's context; every context
-    is encoded in one batched call (through the vector ``store`` when given)."""
+    is encoded in one batched call (through the vector ``store`` when given; progress to ``log``)."""
     located = []
     for it in items.itertuples(index=False):
         forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
         clean, spans = target_spans(it.context_text, forms) if it.context_text else ("", [None, None])
         located.append((it, clean, spans, [f for f, s in zip(forms, spans) if s is None]))
-    vectors = iter(encoder.in_context_many([(c, s) for _, c, s, missing in located if not missing], store=store))
+    wanted = [(clean, spans) for _, clean, spans, missing in located if not missing]
+    vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
     rows = []
     for it, _, _, missing in located:
         sim = np.nan

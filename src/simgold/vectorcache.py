@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+
 DEFAULT = ".snakemake/simgold-cache"
 SUFFIX = ".vectors"
 
@@ -38,14 +39,6 @@ def cache_root() -> Path | None:
     """The store's directory from ``$SIMGOLD_CACHE`` (None when it is unset or ``off``)."""
     value = os.environ.get("SIMGOLD_CACHE", "")
     return None if value.strip().lower() in ("", "off", "none", "0") else Path(value)
-
-
-def file_digest(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def identity(*parts) -> str:

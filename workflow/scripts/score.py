@@ -17,7 +17,8 @@ def main(snakemake, log):
 
         encoder = get_model()  # its vectors are computed once per context and span (simgold.vectorcache)
         items = read_parquet(snakemake.input.item_table)
-        pred = in_context_predictions(name, model_name, items, encoder, store=encoder.store("in-context", log.info))
+        store = encoder.store("in-context", log.info)
+        pred = in_context_predictions(name, model_name, items, encoder, store=store, log=log.info)
     pred, scores = score_dataset(
         name,
         model_name,
