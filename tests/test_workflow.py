@@ -221,6 +221,8 @@ def test_archive_verifies_and_rebuilds_byte_for_byte(default_run, tmp_path):
     assert not differ, f"not byte-identical between --cores 8 and --cores 1: {differ}"
     shutil.rmtree(root / "results")  # back to the archived tables, then tamper with one
     (root / "results.archived").rename(root / "results")
+    shutil.rmtree(root / "logs")  # and to the archived logs (progress lines come every 10 s: logs differ)
+    (root / "logs.archived").rename(root / "logs")
     (root / "results" / "gold" / "ws353" / "gold.parquet").write_bytes(b"tampered")
     assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
 
