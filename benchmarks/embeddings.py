@@ -1,17 +1,25 @@
-"""Benchmark of the model-scoring path on a large embedding file (not a test; prints timings).
+"""Benchmark of the embedding reader and the model-scoring path on a large file (not a test).
 
-    python benchmarks/embeddings.py [--words 200000] [--dim 300] [--file /tmp/simgold-bench.vec]
+    python benchmarks/embeddings.py [--words 200000] [--dim 300] [--file /tmp/simgold-bench.vec] [--runs 5]
 
-Writes (once) a synthetic word2vec text file of N words x D dimensions (about 0.5 GB for the
-defaults) that contains every word of WordSim-353 and SimLex-999 (gensim's copies), then prints, in
-one run:
+Writes (once) a synthetic word2vec text file of N words x D dimensions (about 450 MB for the
+defaults) that contains every word of WordSim-353 and SimLex-999 (gensim's copies), and, for
+gensim's faster paths, the same vectors as a saved KeyedVectors and as word2vec binary (the
+preparation is timed and printed: it is a full text load and two writes, paid once per file).
+Then, in one run, each side in a fresh process (so that its peak memory is its own), the fast
+sides alternately and `--runs` times (medians):
 
-* ours: load the needed words in one streaming pass and score WordSim-353 and SimLex-999
-  (Spearman, Pearson, Kendall; once without and once with the 1000-resample bootstrap CIs), in a
-  child process, with its peak resident memory; the same on a file of half the vocabulary, to show
-  that the peak does not grow with the vocabulary;
-* gensim: KeyedVectors.load_word2vec_format + evaluate_word_pairs on both datasets;
-* wc -l on the same file (the time to read it once).
+* ours: the needed words from the text file, one pass over a memory map (2 threads as the rule
+  runs, and 1), with where the time goes (scan of every line, parse of the kept lines, writing
+  the embeddings table);
+* gensim KeyedVectors.load(mmap="r") of the prepared KV, then the needed words looked up: the
+  fastest fair alternative (it reads no vectors until asked, but needs the prepared copy);
+* gensim load_word2vec_format of the binary copy, and of the text file (once: it takes a minute);
+* `cat` and `wc -l` on the text file: the time to read it once;
+* the scoring path (load + Spearman/Pearson/Kendall on both datasets): ours against gensim's
+  mmap load + evaluate_word_pairs, with the same scores.
+
+CPU and wall time and peak memory for each; the ratios at the end.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import resource
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -44,8 +53,13 @@ def dataset_pairs(name: str) -> pd.DataFrame:
     )
 
 
+def needed() -> list[str]:
+    pairs = [dataset_pairs(name) for name in DATASETS]
+    return sorted({w for p in pairs for w in pd.concat([p["word1"], p["word2"]])})
+
+
 def write_file(path: Path, n_words: int, dim: int, seed: int = 0) -> None:
-    words = sorted({w.lower() for name in DATASETS for col in ("word1", "word2") for w in dataset_pairs(name)[col]})
+    words = sorted({w.lower() for w in needed()})
     words += [f"w{k:07d}" for k in range(n_words - len(words))]
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(words))  # the needed words spread through the file
@@ -58,44 +72,139 @@ def write_file(path: Path, n_words: int, dim: int, seed: int = 0) -> None:
             fh.write("".join(f"{words[i]} {' '.join(row)}\n" for i, row in zip(block, values)))
 
 
-def ours(path: str, resamples: int, threads: int, queue) -> None:
-    """Runs in a fresh (spawned) child process, so that its peak memory is its own."""
+# --------------------------------------------------------------------------------------------
+# the sides (each runs in a fresh child process)
+
+
+def ours_load(path: str, threads: int) -> dict:
+    import pyarrow as pa
+
+    from simgold.embeddings import load_model, needed_words
+    from simgold.tables import write_parquet
+
+    words = needed()
+    t0, c0 = time.perf_counter(), _cpu()
+    table, report = load_model({"path": path}, words, threads=threads)
+    t1 = time.perf_counter()
+    vector_type = {"vector": pa.list_(pa.float32(), report.dim)}
+    write_parquet(table, "/tmp/simgold-bench.parquet", table="embeddings", provenance={}, types=vector_type)
+    t2 = time.perf_counter()
+    wall, cpu = t2 - t0, _cpu() - c0
+    have = set(table["word"].tolist())
+    found = sum(1 for w in needed_words(words) if w in have)
+    return {"wall": wall, "cpu": cpu, "found": found, "timings": {**report.timings, "write": t2 - t1}}
+
+
+def gensim_load(path: str, how: str) -> dict:
+    from gensim.models import KeyedVectors
+
+    words = needed()
+    t0, c0 = time.perf_counter(), _cpu()
+    if how == "mmap":
+        kv = KeyedVectors.load(path, mmap="r")
+    else:
+        kv = KeyedVectors.load_word2vec_format(path, binary=how == "binary")
+    wanted = {w for word in words for w in (word, word.lower())}
+    vectors = {w: np.array(kv[w]) for w in wanted if w in kv.key_to_index}
+    return {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "found": len(vectors)}
+
+
+def ours_scores(path: str, threads: int) -> dict:
     from simgold.embeddings import load_model
     from simgold.scoring import Vectors, correlation_scores, predictions
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     pairs = {name: dataset_pairs(name) for name in DATASETS}
-    words = sorted({w for p in pairs.values() for w in pd.concat([p["word1"], p["word2"]])})
-    table, report = load_model({"path": path}, words, threads=threads)
-    vectors = Vectors(table)
-    result = {}
+    table, _ = load_model({"path": path}, needed(), threads=threads)
+    vectors, scores = Vectors(table), {}
     for name, p in pairs.items():
         pred = predictions(name, "bench", p, vectors)
-        rows = correlation_scores(
-            name, "bench", p["mean"].to_numpy(float), pred["sim"].to_numpy(float), len(p), resamples=resamples
-        )
-        result[name] = rows[0][4]
-    elapsed = time.perf_counter() - t0
-    queue.put((elapsed, result, report.kept, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        gold, sim = p["mean"].to_numpy(float), pred["sim"].to_numpy(float)
+        rows = correlation_scores(name, "bench", gold, sim, len(p), resamples=0)  # gensim has no CIs either
+        scores[name] = rows[0][4]
+    return {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "scores": scores}
 
 
-def in_child(*args):
+def gensim_scores(path: str) -> dict:
+    from gensim.models import KeyedVectors
+
+    t0, c0 = time.perf_counter(), _cpu()
+    kv = KeyedVectors.load(path, mmap="r")
+    scores = {name: kv.evaluate_word_pairs(datapath(name), case_insensitive=True)[1].statistic for name in DATASETS}
+    return {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "scores": scores}
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _child(func, args, queue) -> None:
+    result = func(*args)
+    result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    queue.put(result)
+
+
+def in_child(func, *args) -> dict:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    child = ctx.Process(target=ours, args=(*args, queue))
+    child = ctx.Process(target=_child, args=(func, args, queue))
     child.start()
     out = queue.get()
     child.join()
     return out
 
 
-def gensim_path(path: str) -> tuple[float, dict]:
-    from gensim.models import KeyedVectors
-
+def command(*argv: str) -> dict:
+    """A command's wall and CPU time (its rusage) and peak memory (as GNU time reports it)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    kv = KeyedVectors.load_word2vec_format(path)
-    result = {name: kv.evaluate_word_pairs(datapath(name), case_insensitive=True)[1].statistic for name in DATASETS}
-    return time.perf_counter() - t0, result
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"wall": wall, "cpu": cpu, "peak_mb": int(out.stderr.split()[-1]) / 1024}
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def prepare(path: Path, args) -> tuple[Path, Path, float]:
+    """The text file, and gensim's saved KV and binary copies of it (with the time to make them)."""
+    for p, n in ((path, args.words), (Path(f"{path}.half"), args.words // 2)):
+        if not p.exists():
+            print(f"writing {p} ({n:,} words x {args.dim})...", flush=True)
+            write_file(p, n, args.dim)
+    kv_path, bin_path = Path(f"{path}.kv"), Path(f"{path}.bin")
+    t0 = time.perf_counter()
+    if not kv_path.exists() or not bin_path.exists():
+        from gensim.models import KeyedVectors
+
+        print("preparing gensim's copies (a full text load, then save and save_word2vec_format)...", flush=True)
+        kv = KeyedVectors.load_word2vec_format(str(path))
+        kv.save(str(kv_path))
+        kv.save_word2vec_format(str(bin_path), binary=True)
+        return kv_path, bin_path, time.perf_counter() - t0
+    return kv_path, bin_path, float("nan")
+
+
+def alternate(sides: dict, runs: int) -> dict:
+    """Each side ``runs`` times, taking turns; the median of each measure."""
+    results: dict = {name: [] for name in sides}
+    for _ in range(runs):
+        for name, run in sides.items():
+            results[name].append(run())
+    return {
+        name: rs[-1] | {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "peak_mb")}
+        for name, rs in results.items()
+    }
+
+
+def line(name: str, r: dict, base: dict | None = None) -> str:
+    text = f"{name:44s} {r['wall']:7.3f} s wall {r['cpu']:7.3f} s CPU {r['peak_mb']:7,.0f} MB peak"
+    if base is not None:
+        text += f"   {r['wall'] / base['wall']:6.1f}x wall, {r['cpu'] / base['cpu']:5.1f}x CPU of wc -l"
+    return text
 
 
 def main() -> None:
@@ -103,36 +212,65 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=200_000)
     parser.add_argument("--dim", type=int, default=300)
     parser.add_argument("--file", default="/tmp/simgold-bench.vec")
+    parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-
-    path, half = Path(args.file), Path(args.file + ".half")
-    for p, n in ((path, args.words), (half, args.words // 2)):
-        if not p.exists():
-            print(f"writing {p} ({n:,} words x {args.dim})...", flush=True)
-            write_file(p, n, args.dim)
+    path = Path(args.file)
+    kv_path, bin_path, prep = prepare(path, args)
     size = path.stat().st_size / 2**20
-    print(f"file: {path}, {args.words:,} words x {args.dim} dimensions, {size:,.0f} MB")
-
-    subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)  # the same warm page cache for everyone
-    t0 = time.perf_counter()
-    subprocess.run(["wc", "-l", str(path)], stdout=subprocess.DEVNULL, check=True)
-    wc = time.perf_counter() - t0
-
-    fast, scores, kept, peak = in_child(str(path), 0, 2)
-    one, _, _, _ = in_child(str(path), 0, 1)
-    full, _, _, _ = in_child(str(path), 1000, 2)
-    _, _, _, peak_half = in_child(str(half), 0, 2)
     print(
-        f"ours:   {fast:6.2f} s (load {kept:,} needed words + score both datasets; 2 threads as the rule runs), {one:.2f} s on 1 thread"
+        f"file: {path}, {args.words:,} words x {args.dim} dimensions, {size:,.0f} MB; {len(needed()):,} dataset words"
     )
-    print(f"        {full:.2f} s with the 1000-resample bootstrap CIs the pipeline adds")
-    print(f"        Spearman WS353 {scores['wordsim353.tsv']:.4f}, SimLex-999 {scores['simlex999.txt']:.4f}")
-    print(f"        peak memory {peak:,.0f} MB on this file, {peak_half:,.0f} MB on a file with half the vocabulary")
-    g, gscores = gensim_path(str(path))
-    print(f"gensim: {g:6.2f} s (load_word2vec_format + evaluate_word_pairs x 2)")
-    print(f"        Spearman WS353 {gscores['wordsim353.tsv']:.4f}, SimLex-999 {gscores['simlex999.txt']:.4f}")
-    print(f"wc -l:  {wc:6.2f} s")
-    print(f"ratios: gensim / ours = {g / fast:.0f}x; ours / wc -l = {fast / wc:.1f}x")
+    if prep == prep:
+        print(f"preparing gensim's KV and binary copies took {prep:.1f} s (once per file)")
+    command("cat", str(path))  # the same warm page cache for everyone
+    fast = alternate(
+        {
+            "cat": lambda: command("cat", str(path)),
+            "wc -l": lambda: command("wc", "-l", str(path)),
+            "ours, 2 threads": lambda: in_child(ours_load, str(path), 2),
+            "ours, 1 thread": lambda: in_child(ours_load, str(path), 1),
+            "gensim mmap": lambda: in_child(gensim_load, str(kv_path), "mmap"),
+        },
+        args.runs,
+    )
+    binary = alternate({"gensim binary": lambda: in_child(gensim_load, str(bin_path), "binary")}, 1)
+    half = in_child(ours_load, f"{path}.half", 2)
+    scoring = alternate(
+        {"ours": lambda: in_child(ours_scores, str(path), 2), "gensim": lambda: in_child(gensim_scores, str(kv_path))},
+        args.runs,
+    )
+    text = in_child(gensim_load, str(path), "text")
+    report(fast, binary, half, scoring, text, args.runs)
+
+
+def report(fast, binary, half, scoring, text, runs) -> None:
+    wc, ours = fast["wc -l"], fast["ours, 2 threads"]
+    print(f"\nthe needed words from the file (medians of {runs} runs, taking turns; the machine may be shared):")
+    print(line("cat", fast["cat"], wc))
+    print(line("wc -l", wc, wc))
+    for name in ("ours, 2 threads", "ours, 1 thread"):
+        t = fast[name]["timings"]
+        print(line(f"{name} (found {fast[name]['found']:,})", fast[name], wc))
+        print(
+            f"{'':8s}where the time goes: scan of every line {t['scan']:.3f} s (summed over threads), "
+            f"parse of the kept lines {t['parse']:.3f} s, write of the table {t['write']:.3f} s"
+        )
+    print(f"{'':8s}peak memory on a file of half the vocabulary: {half['peak_mb']:,.0f} MB")
+    print(line(f"gensim KeyedVectors.load(mmap='r') (found {fast['gensim mmap']['found']:,})", fast["gensim mmap"], wc))
+    print(line("gensim load_word2vec_format, binary (1 run)", binary["gensim binary"], wc))
+    print(line("gensim load_word2vec_format, text (1 run)", text, wc))
+    g = fast["gensim mmap"]
+    print("\nscoring path (load + Spearman/Pearson/Kendall on WordSim-353 and SimLex-999):")
+    for name, r in scoring.items():
+        s = r["scores"]
+        print(line(name, r) + f"   Spearman {s['wordsim353.tsv']:.4f} / {s['simlex999.txt']:.4f}")
+    print(
+        f"\nratios (wall): ours / wc -l = {ours['wall'] / wc['wall']:.1f}x; "
+        f"gensim mmap / ours = {g['wall'] / ours['wall']:.2f}x (fastest fair alternative; it needs the prepared copy); "
+        f"gensim binary / ours = {binary['gensim binary']['wall'] / ours['wall']:.0f}x; "
+        f"gensim text / ours = {text['wall'] / ours['wall']:.0f}x; "
+        f"scoring path gensim / ours = {scoring['gensim']['wall'] / scoring['ours']['wall']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -5,10 +5,13 @@ from __future__ import annotations
 import gzip
 
 import numpy as np
+import pandas as pd
 import pytest
 from gensim.models import KeyedVectors
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from simgold.embeddings import detect_format, load_model
+from simgold.embeddings import coverage_warning, detect_format, load_model, needed_words
 from simgold.errors import InputError
 
 WORDS = {"cat": [0.1, 0.2, 0.3], "dog": [0.2, 0.1, 0.4], "car": [-0.5, 0.0, 0.25], "Tiger": [1.0, 1.0, 1.0]}
@@ -139,15 +142,17 @@ def test_truncated_binary(tmp_path):
 
 
 def test_progress_is_logged_for_long_loads(tmp_path, monkeypatch):
-    import simgold.embeddings as emb
+    import simgold.progress
+    import simgold.textvectors
 
-    monkeypatch.setattr(emb, "CHUNK", 64)
-    monkeypatch.setattr(emb, "PROGRESS_EVERY", 64)
+    monkeypatch.setattr(simgold.textvectors, "CHUNK", 64)
+    monkeypatch.setattr(simgold.progress, "INTERVAL", 0.0)  # a line after every chunk, not every 10 s
     lines = []
     words = {f"w{i}": [0.5, 0.25, float(i)] for i in range(50)}
     (tmp_path / "v.txt").write_text(w2v_text(words))
     load_model({"path": "v.txt"}, ["w3", "w40"], base_dir=str(tmp_path), log=lines.append)
-    assert lines and "read" in lines[0] and "MB" in lines[0] and "kept" in lines[-1]
+    assert len(lines) > 10 and all("MB" in line and "words" in line for line in lines)
+    assert "50 words, 2 kept" in lines[-1]
 
 
 # -------------------------------------------------------------------------------- real files
@@ -200,3 +205,158 @@ def test_finnish_floret_binary(shared):
     v = as_dict(table)
     cos = lambda a, b: float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))  # noqa: E731
     assert round(cos(v["koira"], v["kissa"]), 2) == 0.65 and round(cos(v["koira"], v["auto"]), 2) == 0.32  # SOURCE.txt
+
+
+# -------------------------------------------------------------------------------- text as it comes
+
+
+def expected_vectors(words=("car", "cat", "dog")):
+    return {w: np.float32(WORDS[w]) for w in words}
+
+
+def bom(text: str) -> bytes:
+    return b"\xef\xbb\xbf" + text.encode()
+
+
+@pytest.mark.parametrize(
+    "name,content",
+    [
+        ("tabs", w2v_text().replace(" ", "\t")),
+        ("tabs after the word only", w2v_text().replace("t 0", "t\t0").replace("g 0", "g\t0").replace("r -", "r\t-")),
+        ("byte-order mark", bom(w2v_text())),
+        ("byte-order mark, GloVe", bom(w2v_text(header=""))),
+        ("CRLF", w2v_text().replace("\n", "\r\n")),
+        ("a blank at each line end (fastText)", w2v_text().replace("\n", " \n")),
+        ("runs of blanks", w2v_text().replace(" 0.", "   0.")),
+        ("no newline at the end", w2v_text().rstrip("\n")),
+        ("gzip with tabs", gzip.compress(w2v_text().replace(" ", "\t").encode())),
+    ],
+)
+def test_text_as_it_comes_is_read_as_it_is(tmp_path, name, content):
+    table, report = load(tmp_path, content, name="v.txt.gz" if "gzip" in name else "v.txt")
+    got = as_dict(table)
+    assert sorted(got) == ["car", "cat", "dog"], name
+    for w, v in expected_vectors().items():
+        np.testing.assert_array_equal(got[w], v)
+    assert report.lines == 4
+    assert ("byte-order mark" in " ".join(report.notes)) == ("byte-order mark" in name)
+
+
+@pytest.mark.parametrize("fmt", ["word2vec-text", "glove-text", "gzip", "word2vec-binary"])
+def test_oov_mean_is_the_mean_of_every_vector_of_the_file(tmp_path, fmt):
+    """The mean over all four vectors (the unneeded 'Tiger' too), against numpy on the values written."""
+    if fmt == "word2vec-binary":
+        kv = KeyedVectors(vector_size=3)
+        kv.add_vectors(list(WORDS), np.array(list(WORDS.values()), dtype=np.float32))
+        kv.save_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+        table, report = load_model({"path": "v.bin", "oov": "mean"}, ["cat"], base_dir=str(tmp_path))
+        expected = np.float32(list(WORDS.values())).astype(np.float64).mean(axis=0)
+    else:
+        text = w2v_text(header="" if fmt == "glove-text" else None)
+        content = gzip.compress(text.encode()) if fmt == "gzip" else text
+        table, report = load(tmp_path, content, name="v.txt.gz" if fmt == "gzip" else "v.txt", oov="mean")
+        expected = np.array(list(WORDS.values())).mean(axis=0)
+    np.testing.assert_array_equal(report.mean, expected.astype(np.float32))
+    assert "cat" in set(table["word"])
+
+
+def test_oov_mean_names_a_bad_value_in_any_line(tmp_path):
+    content = w2v_text(header="", extra="lion 0.1 zero 0.3\n")
+    with pytest.raises(InputError, match=r"v.txt, row 5: non-numeric value 'zero' for 'lion'"):
+        load(tmp_path, content, need=["cat"], oov="mean")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_words=st.integers(1, 60),
+    dim=st.integers(1, 12),
+    chunk=st.sampled_from([16, 64, 257, 1 << 20]),
+    threads=st.sampled_from([1, 2]),
+    seed=st.integers(0, 1000),
+)
+def test_any_chunking_and_threads_read_what_gensim_reads(tmp_path_factory, n_words, dim, chunk, threads, seed):
+    """Chunks cut anywhere between lines, 1 or 2 threads: the vectors, lines and mean are gensim's."""
+    import simgold.textvectors
+
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}é" if i % 3 else f"W{i}" for i in range(n_words)]
+    values = rng.normal(size=(n_words, dim)).round(5)
+    text = f"{n_words} {dim}\n" + "".join(f"{w} {' '.join(map(str, v))}\n" for w, v in zip(words, values))
+    path = tmp_path_factory.mktemp("chunks") / "v.txt"
+    path.write_text(text, encoding="utf-8")
+    need = words[::2] + ["absent"]
+    original = simgold.textvectors.CHUNK
+    simgold.textvectors.CHUNK = chunk
+    try:
+        table, report = load_model({"path": str(path), "oov": "mean"}, need, threads=threads)
+    finally:
+        simgold.textvectors.CHUNK = original
+    ref = KeyedVectors.load_word2vec_format(str(path))
+    found = {w for w in needed_words(need) if w in ref.key_to_index}
+    assert set(table["word"]) == found
+    for w, v, line in zip(table["word"], table["vector"], table["line"]):
+        np.testing.assert_array_equal(v, ref[w])
+        assert line == ref.key_to_index[w] + 2
+    np.testing.assert_allclose(report.mean, values.mean(axis=0), rtol=1e-6, atol=1e-6)
+
+
+# -------------------------------------------------------------------------------- files that cannot be right
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("4 3\ncat 0.1 0.2 0.3\nlion 0.1 0.2\ndog 0.1 0.2 0.3 0.4\ncar 1 2 3\n", "row 3: 'lion' has 2 values"),
+        ("3 3\ncat 0.1 0.2 0.3\nlion 0.1  0.3\ncar 1 2 3\n", "row 3: 'lion' has 2 values"),
+        ("3 0\ncat\ndog\ncar\n", "row 1: the header announces 3 words of 0 dimensions"),
+        ("3 2000000000\ncat 0.1 0.2 0.3\n", "row 2: 'cat' has 3 values; expected 2,000,000,000 values per word"),
+        ("cat 0.1 0.2 0.3\n\ndog 0.1 0.2 0.3\n", "row 2: an empty line"),
+        ("3 3\rcat 0.1 0.2 0.3\rdog 0.1 0.2 0.3\r", "row 1: CR-only line ends"),
+        ("\ufeff2 3\ncat 1 2 3\ndog 1 2 3\n".encode("utf-16"), "row 1: the file is UTF-16 text; expected UTF-8"),
+        (b"\x1f\x8b\x08\x00 not compressed at all", "row 1: not a readable gzip file"),
+    ],
+)
+def test_files_that_cannot_be_right_name_file_and_line(tmp_path, content, message):
+    with pytest.raises(InputError) as err:
+        load(tmp_path, content)
+    assert str(err.value).startswith("v.txt, ") and message in str(err.value), str(err.value)
+
+
+def test_truncated_gzip_names_the_last_whole_line(tmp_path):
+    data = gzip.compress(w2v_text({f"w{i}": [0.1, 0.2, float(i)] for i in range(400)}).encode())
+    with pytest.raises(InputError) as err:
+        load(tmp_path, data[: len(data) // 2], name="v.txt.gz", need=["w1"])
+    text = str(err.value)
+    line = int(text.split("after line ")[1].split(" ")[0])
+    assert 2 < line < 400 and text.startswith(f"v.txt.gz, row {line + 1}: the gzip data ends or breaks"), text
+
+
+def test_binary_header_that_would_allocate_absurd_memory(tmp_path):
+    (tmp_path / "v.bin").write_bytes(b"3 2000000000\ncat " + np.float32([0.1, 0.2, 0.3]).tobytes() + b"\n")
+    with pytest.raises(InputError, match=r"v.bin, row 1: the header announces 3 words of 2,000,000,000 dimensions"):
+        load_model({"path": "v.bin"}, ["cat"], base_dir=str(tmp_path))
+
+
+# -------------------------------------------------------------------------------- coverage
+
+
+def test_fewer_than_half_of_the_words_found_is_said_loudly(tmp_path):
+    table, report = load(tmp_path, w2v_text(), need=["cat", "lion", "zebra", "gnu"])
+    warning = coverage_warning(report, found=1, needed=4)
+    assert warning.startswith("ONLY 1 OF THE 4 NEEDED WORDS (25.0%) ARE IN v.txt (word2vec-text, 3 dimensions")
+    assert coverage_warning(report, found=2, needed=4) is None
+
+
+def test_scores_summary_flags_low_coverage():
+    from simgold.scoring import summary
+
+    rows = [
+        ("a", "m", "spearman", "all", 0.5, 0.4, 0.6, 10, 10),
+        ("a", "m", "oov_words", "all", 0.6, np.nan, np.nan, 10, 10),
+        ("b", "m", "spearman", "all", 0.5, 0.4, 0.6, 10, 10),
+        ("b", "m", "oov_words", "all", 0.5, np.nan, np.nan, 10, 10),
+    ]
+    from simgold.tables import SCORE_COLUMNS
+
+    table = summary(pd.DataFrame(rows, columns=list(SCORE_COLUMNS)))
+    assert table.set_index("dataset")["low_coverage"].to_dict() == {"a": True, "b": False}

@@ -309,21 +309,29 @@ def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int]
 
 
 def in_context_predictions(
-    dataset: str, model: str, items: pd.DataFrame, encoder, form_columns=("word1_form", "word2_form")
+    dataset: str,
+    model: str,
+    items: pd.DataFrame,
+    encoder,
+    form_columns=("word1_form", "word2_form"),
+    store=None,
+    log=None,
 ) -> pd.DataFrame:
-    """Cosine similarity of the two target words' vectors in each item's context."""
-    rows = []
+    """Cosine similarity of the two target words' vectors in each item's context; every context
+    is encoded in one batched call (through the vector ``store`` when given; progress to ``log``)."""
+    located = []
     for it in items.itertuples(index=False):
         forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
-        sim, missing = np.nan, []
-        if it.context_text:
-            clean, spans = target_spans(it.context_text, forms)
-            missing = [f for f, s in zip(forms, spans) if s is None]
-            if not missing:
-                v1, v2 = encoder.in_context(clean, spans)
-                if v1 is not None and v2 is not None:
-                    sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
-        else:
-            missing = forms
+        clean, spans = target_spans(it.context_text, forms) if it.context_text else ("", [None, None])
+        located.append((it, clean, spans, [f for f, s in zip(forms, spans) if s is None]))
+    wanted = [(clean, spans) for _, clean, spans, missing in located if not missing]
+    vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
+    rows = []
+    for it, _, _, missing in located:
+        sim = np.nan
+        if not missing:
+            v1, v2 = next(vectors)
+            if v1 is not None and v2 is not None:
+                sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
         rows.append((dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing)))
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))

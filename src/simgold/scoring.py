@@ -323,7 +323,8 @@ def human_ceiling(agreement: pd.DataFrame | None) -> float:
 
 
 def summary(scores: pd.DataFrame) -> pd.DataFrame:
-    """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it."""
+    """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it,
+    and ``low_coverage`` where the model has no vector for more than half of the dataset's words."""
     is_extra = scores["metric"].isin(SUMMARY_EXTRAS)
     side = scores[is_extra].pivot_table(
         index=["dataset", "model"], columns="metric", values="value", aggfunc="first", dropna=False
@@ -332,4 +333,5 @@ def summary(scores: pd.DataFrame) -> pd.DataFrame:
     for col in SUMMARY_EXTRAS:
         if col not in out:
             out[col] = np.nan
+    out["low_coverage"] = out["oov_words"] > 0.5
     return out.sort_values(["dataset", "model", "metric", "subset"], kind="stable").reset_index(drop=True)

@@ -194,8 +194,9 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
         ["dataset", "model", "item_id"],
     ),
     "scores": (SCORE_COLUMNS, SCORE_KEY),
-    # the summary puts the OOV shares and the human ceiling beside each score
-    "summary_scores": ({**SCORE_COLUMNS, **dict.fromkeys(SUMMARY_EXTRAS, F)}, SCORE_KEY),
+    # the summary puts the OOV shares and the human ceiling beside each score, and flags a model
+    # that found fewer than half of the dataset's words (a file read wrongly looks like that)
+    "summary_scores": ({**SCORE_COLUMNS, **dict.fromkeys(SUMMARY_EXTRAS, F), "low_coverage": B}, SCORE_KEY),
     "model_differences": (
         {
             "dataset": S,

@@ -4,11 +4,14 @@ and provenance for Parquet metadata. Scripts stay thin: read ``snakemake``, call
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path, PurePath
 
 from .errors import SimgoldError
 from .tables import provenance
+from .threads import limit_threads
+from .vectorcache import DEFAULT as DEFAULT_STORE
 
 #: directory names under which Python installs packages (venv, conda, Debian)
 PACKAGE_DIRS = ("site-packages", "dist-packages")
@@ -20,8 +23,12 @@ def run(snakemake, main) -> None:
     Everything goes to the log file; the terminal (stderr) gets warnings and errors only, so that
     tables and counts stay in the rule's log. A :class:`SimgoldError` (bad input or config) is
     written to both as one clear line and ends the job with exit status 1; anything else is a bug
-    and keeps its traceback. A rule without a log file logs everything to stderr.
+    and keeps its traceback. A rule without a log file logs everything to stderr. BLAS and OpenMP
+    thread pools are limited to the job's threads (``simgold.threads``); computed vectors are kept
+    in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise.
     """
+    limit_threads(snakemake.threads)
+    os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)
     log = logging.getLogger(f"simgold.{snakemake.rule}")
     log.setLevel(logging.INFO)
     log.handlers.clear()

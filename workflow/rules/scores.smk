@@ -1,6 +1,9 @@
 # Stages 6 and 7: embeddings (one streaming pass per file), comparisons (A&G), model scoring.
 
 
+# Vectors that packaged models compute are kept once per word in .snakemake/simgold-cache/
+# ($SIMGOLD_CACHE; simgold.vectorcache). The store is not an input: it changes how long the job
+# takes, never what it writes, so nothing reruns when it changes.
 rule embeddings:
     input:
         unpack(embedding_inputs),

@@ -1,9 +1,9 @@
-"""Vectors of every word the model's datasets need: one streaming pass over the embedding file."""
+"""Vectors of every word the model's datasets need: one pass over the embedding file (or computed once per word)."""
 
 import numpy as np
 import pyarrow as pa
 
-from simgold.embeddings import load_model
+from simgold.embeddings import coverage_warning, load_model
 from simgold.scoring import words_of
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
@@ -27,6 +27,11 @@ def main(snakemake, log):
         len(words),
         100 * len(found) / max(1, len(words)),
     )
+    for note in report.notes:
+        log.info("%s: %s", report.file, note)
+    warning = coverage_warning(report, len(found), len(words))
+    if warning:
+        log.warning("%s", warning)
     for word, first, again in report.duplicates:
         log.info("  duplicated word %r: line %d kept, line %d ignored", word, first, again)
     prov = provenance_for(snakemake)

@@ -15,7 +15,10 @@ def main(snakemake, log):
         from simgold.context import in_context_predictions
         from simgold.minilm import get_model
 
-        pred = in_context_predictions(name, model_name, read_parquet(snakemake.input.item_table), get_model())
+        encoder = get_model()  # its vectors are computed once per context and span (simgold.vectorcache)
+        items = read_parquet(snakemake.input.item_table)
+        store = encoder.store("in-context", log.info)
+        pred = in_context_predictions(name, model_name, items, encoder, store=store, log=log.info)
     pred, scores = score_dataset(
         name,
         model_name,

