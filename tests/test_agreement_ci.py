@@ -187,7 +187,7 @@ def test_danish_intervals(cleaned):
 def test_work_cap_uses_the_first_resamples_and_says_so():
     m = RatingMatrix.from_dense(random_panel(5, n_items=30, n_raters=12))
     full = agreement_cis("d", "raw", "all", m, resamples=100)
-    work = agreement_ci.work_per_resample(m, pairwise_spearman(m, MIN_OVERLAP))
+    work = agreement_ci.work_per_resample(m)
     cap = work["pairwise", "items"] * 60 + 7  # 60 resamples of pairwise fit, and every one of the others
     assert all(w * 100 <= cap for key, w in work.items() if key != ("pairwise", "items"))
     capped = agreement_cis("d", "raw", "all", m, resamples=100, max_work=cap)
@@ -206,7 +206,7 @@ def test_work_cap_uses_the_first_resamples_and_says_so():
 
 def test_work_cap_below_an_interval_gives_none():
     m = RatingMatrix.from_dense(random_panel(6, n_items=30, n_raters=6))
-    work = agreement_ci.work_per_resample(m, pairwise_spearman(m, MIN_OVERLAP))
+    work = agreement_ci.work_per_resample(m)
     cap = work["vs_rest", "raters"] * 39  # one short of the 40 a 95% interval needs
     ci = agreement_cis("d", "raw", "all", m, resamples=1000, max_work=cap, statistics=("vs_rest",), schemes=("raters",))
     row = ci.table.iloc[0]
@@ -219,7 +219,7 @@ def test_work_cap_below_an_interval_gives_none():
 def test_work_per_resample_counts_from_the_ratings():
     X = random_panel(7, n_items=20, n_raters=5, missing=0.3, complete=2)
     m = RatingMatrix.from_dense(X)
-    work = agreement_ci.work_per_resample(m, pairwise_spearman(m, MIN_OVERLAP))
+    work = agreement_ci.work_per_resample(m)
     rated = ~np.isnan(X)
     C = int(rated.all(axis=0).sum())
     # pairs of raters not both complete, and their shared items, counted from the array
@@ -227,8 +227,10 @@ def test_work_per_resample_counts_from_the_ratings():
     shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
     K = len(np.unique(X[rated]))
     assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
-    assert work["vs_mean", "items"] == work["vs_rest", "raters"] == int(rated.sum())
-    assert work["alpha_interval", "items"] == 20
+    for key in [(s, scheme) for s in agreement_ci.STATISTICS for scheme in agreement_ci.SCHEMES]:
+        expected = {("pairwise", "items"): work["pairwise", "items"], ("alpha_interval", "items"): 20}
+        assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
+    assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1) == 0
 
 
 def test_schema_default_is_the_code_default():

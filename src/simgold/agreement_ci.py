@@ -20,15 +20,13 @@ point estimates are those of ``simgold.agreement`` (the agreement table's values
 Seeds: one numpy Generator per scheme, seeded from the config seed and the dataset, stage, subset
 and scheme names (``simgold.seeds.seed_for``).
 
-Work cap. The *work* of one resample is the number of values its computation ranks or sums:
-
-* ``pairwise``, items resampled: each pair of raters not both complete ranks its joint cells (its
-  shared items pooled by the two raters' scores: at most the shared items, at most K^2 for K
-  distinct scores), bounded by ``min(shared items, pairs x K^2)``; complete raters rank their items
-  once (``C x items``);
-* ``pairwise``, raters resampled: the rater pairs with a value;
-* ``alpha_interval``: the items (items resampled) or the ratings (raters resampled);
-* ``vs_mean``, ``vs_rest``: the ratings.
+Work cap. The *work* of one resample is the number of ratings it ranks or sums (the items, for
+alpha with items resampled), except for ``pairwise`` with items resampled, which ranks the shared
+items of every rater pair: pairs of raters not both complete rank their joint cells (shared items
+pooled by the two raters' scores: at most the shared items, and at most K^2 for K distinct scores),
+bounded by ``min(shared items, pairs x K^2)``; complete raters rank their items once (``C x items``).
+(``pairwise`` with raters resampled sums the rater pairs' values weighted by the draw counts, one
+sparse product that costs less than ranking the ratings: it counts as the ratings.)
 
 A statistic and scheme uses the first ``min(B, max_work // work)`` of its B resamples (the same
 draws whatever the cap: a larger cap extends them), and none when that leaves fewer than
@@ -36,9 +34,9 @@ draws whatever the cap: a larger cap extends them), and none when that leaves fe
 column says how many were used and the note why. The default, ``agreement.ci_max_work`` =
 15 million, never binds on the per-rater datasets of ../shared (the largest, Danish pairwise: 13
 thousand per resample, 13 million for B = 1000); at crowd scale (1000 raters x 2000 items at 10%:
-200 thousand ratings, 10 million pair x shared-item entries) it allows 75 resamples of ``vs_mean``,
-``vs_rest`` and alpha with raters resampled, and none of ``pairwise`` (benchmarks/agreement_ci.py:
-the agreement stage keeps its time budget).
+200 thousand ratings, 10 million pair x shared-item entries) it allows 75 resamples of everything
+but ``pairwise`` with items resampled, which gets no interval, and the agreement stage keeps its
+time budget (benchmarks/agreement_ci.py).
 
 How it is fast. Everything is exact (tests compare every replicate with scipy on the resampled
 dataset to 1e-12):
@@ -395,14 +393,14 @@ def min_resamples(confidence: float) -> int:
     return math.ceil(round(2.0 / (1.0 - confidence), 9))
 
 
-def work_per_resample(m: RatingMatrix, pairs: PairResult) -> dict:
+def work_per_resample(m: RatingMatrix) -> dict:
     """(statistic, scheme) -> the work of one resample (see the module docstring).
 
     Examples
     --------
     >>> X = np.array([[1, 2, 3.0], [2, 2, 1], [3, np.nan, 2], [4, 1, np.nan]])  # rater 0 complete
     >>> m = RatingMatrix.from_dense(X)
-    >>> work = work_per_resample(m, agreement(m, 2).pairs)
+    >>> work = work_per_resample(m)
     >>> work["pairwise", "items"], work["vs_mean", "raters"], work["alpha_interval", "items"]
     (12, 10, 4)
     """
@@ -413,7 +411,6 @@ def work_per_resample(m: RatingMatrix, pairs: PairResult) -> dict:
     distinct = len(np.unique(m.score))
     out = {(s, scheme): len(m.score) for s in STATISTICS for scheme in SCHEMES}
     out["pairwise", "items"] = min(triples, (R * (R - 1) - C * (C - 1)) // 2 * distinct**2) + C * n_items
-    out["pairwise", "raters"] = pairs.n_pairs
     out["alpha_interval", "items"] = n_items
     return out
 
@@ -494,9 +491,9 @@ def agreement_cis(
     stats = stats if stats is not None else agreement(matrix, min_overlap)
     point = stats.summary()
     m, pairs = _compact(matrix, stats.pairs)
-    work = work_per_resample(m, pairs)
+    work = work_per_resample(m)
     wanted = {
-        (s, scheme): _resamples_within(resamples, work[s, scheme], max_work, confidence)
+        (s, scheme): resamples_within(resamples, work[s, scheme], max_work, confidence)
         for s in statistics
         for scheme in schemes
     }
@@ -516,8 +513,14 @@ def agreement_cis(
     return AgreementCI(pd.DataFrame(rows, columns=TABLE_COLUMNS), reps)
 
 
-def _resamples_within(resamples: int, work: int, max_work: int, confidence: float) -> int:
-    """The resamples that fit the cap; none when fewer than an interval needs."""
+def resamples_within(resamples: int, work: int, max_work: int, confidence: float = 0.95) -> int:
+    """How many of the resamples fit the cap; none when fewer than an interval needs.
+
+    Examples
+    --------
+    >>> resamples_within(1000, 200_000, 15_000_000), resamples_within(1000, 400_000, 15_000_000)
+    (75, 0)
+    """
     used = resamples if work * resamples <= max_work else max_work // max(work, 1)
     return used if used >= min(resamples, min_resamples(confidence)) else 0
 
