@@ -164,17 +164,11 @@ class WeightedSpearman:
     about 25)."""
 
     def __init__(self, group, item, code_a, code_b, n_items: int):
-        n_b = int(code_b.max(initial=0)) + 1
-        pair_of_codes = code_a.astype(np.int64) * n_b + code_b
-        self.joint = _Cells.of(group, pair_of_codes, item, n_items)
-        joint_key = np.zeros(self.joint.pool.shape[0], np.int64)
-        joint_key[self.joint.of_entry] = pair_of_codes  # the joint cells' (code_a, code_b)
         self.side_a = _Cells.of(group, code_a, item, n_items)
         self.side_b = _Cells.of(group, code_b, item, n_items)
-        self.a_of_joint = np.zeros(len(joint_key), np.int64)
-        self.a_of_joint[self.joint.of_entry] = self.side_a.of_entry
-        self.b_of_joint = np.zeros(len(joint_key), np.int64)
-        self.b_of_joint[self.joint.of_entry] = self.side_b.of_entry
+        n_b = int(code_b.max(initial=0)) + 1
+        self.joint = _Cells.of(group, code_a.astype(np.int64) * n_b + code_b, item, n_items)
+        self.a_of_joint, self.b_of_joint = (_cell_of_cell(self.joint, side) for side in (self.side_a, self.side_b))
 
     def rho(self, weights: np.ndarray, min_overlap: int) -> np.ndarray:
         """resamples x groups (those with entries): NaN where a group has fewer than
@@ -194,6 +188,13 @@ class WeightedSpearman:
             rho = self.rho(weights[s], min_overlap)
             total[s], count[s] = np.nansum(rho, axis=1), (~np.isnan(rho)).sum(axis=1)
         return total, count
+
+
+def _cell_of_cell(fine: _Cells, coarse: _Cells) -> np.ndarray:
+    """For each cell of ``fine``, the cell of ``coarse`` that holds its entries."""
+    out = np.zeros(fine.pool.shape[0], np.int64)
+    out[fine.of_entry] = coarse.of_entry
+    return out
 
 
 def _complete_pairs_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int):
