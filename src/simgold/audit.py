@@ -100,6 +100,17 @@ def audit_dataset(
     return out
 
 
+def audit_configured(name: str, spec: dict, tables: dict, source: dict | None = None) -> pd.DataFrame:
+    """The audit of a dataset as its resolved config entry (``simgold.config.resolve_dataset``) sets
+    it: the rater-mean threshold is its calibration ``threshold``, the released-mean tolerance half
+    its calibration ``step`` (the scale's unit step); ``source``: the cleaned ``items`` and ``means``
+    of the dataset it translates, when its translation names ``source_words``."""
+    calibration = spec["calibration"]
+    return audit_dataset(
+        name, spec, tables, threshold=calibration["threshold"], unit_step=calibration["step"], source=source
+    )
+
+
 def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=AUDIT_COLUMNS)
 
