@@ -34,12 +34,9 @@ import numpy as np
 import pandas as pd
 
 from .clean import DATE_LIKE
+from .tables import AUDIT_CHECKS as CHECKS
 
 AUDIT_COLUMNS = ["dataset", "check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
-CHECKS = (
-    "released_mean", "spreadsheet_date", "text_number", "duplicate_pair", "reversed_pair",
-    "shifted_row", "single_rating", "rater_mean",
-)  # fmt: skip
 EXACT_DECIMALS = 6  # released values with more decimals than this are taken to be exact
 COPIED_SHARE = 0.9  # a translation whose linked scores equal the source's this often carries them
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")

@@ -143,7 +143,7 @@ def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: 
         ax.plot(curve["m"], curve["reliability"], color="#4C72B0", label=f"expected reliability (r1 = {row['r1']:.2f})")
         for target, colour in ((0.8, "#DD8452"), (0.9, "#C44E52")):
             needed = row[f"m_{target:g}"]
-            label = f"{target:g}: {needed:.0f} raters" if np.isfinite(needed) else f"{target:g}: not reached"
+            label = f"{target:g} needs {needed:.0f} raters per item" if np.isfinite(needed) else f"{target:g}: not reached"
             ax.axhline(target, color=colour, ls="--", lw=1, label=label)
             if np.isfinite(needed):
                 ax.axvline(needed, color=colour, ls=":", lw=1)

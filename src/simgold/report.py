@@ -16,6 +16,7 @@ import pandas as pd
 
 from .dependent_correlations import with_msd
 from .figures import _legend_outside, _save, plt
+from .tables import AUDIT_CHECKS as CHECKS
 
 MAIN_METRICS = ("spearman", "ag_score")
 #: an A&G score over fewer comparisons than this is flagged and never the headline number
@@ -315,8 +316,6 @@ AUDIT_SHOWN = 20  # findings shown per check on a page (the table has them all)
 
 def audit_sections(audit: pd.DataFrame) -> list[str]:
     """The dataset audit: findings per check, then the first findings of each check."""
-    from .audit import CHECKS
-
     counts = audit["check"].value_counts()
     overview = pd.DataFrame({"check": list(CHECKS), "findings": [int(counts.get(c, 0)) for c in CHECKS]})
     parts = [html_table(overview, (
@@ -542,8 +541,6 @@ def index_page(
 
 def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Datasets x checks: the number of findings of each audited dataset (also where none)."""
-    from .audit import CHECKS
-
     rows = [{"dataset": name, **{c: int((found["check"] == c).sum()) for c in CHECKS}} for name, found in audits.items()]
     return pd.DataFrame(rows, columns=["dataset", *CHECKS])
 

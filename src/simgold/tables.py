@@ -38,6 +38,12 @@ SCORE_KEY = ["dataset", "model", "metric", "subset"]
 #: score rows that the summary shows as columns beside the other metrics
 SUMMARY_EXTRAS = ("oov_pairs", "oov_words", "human_ceiling")
 
+#: the checks of the dataset audit (simgold.audit), in the order its table lists them
+AUDIT_CHECKS = (
+    "released_mean", "spreadsheet_date", "text_number", "duplicate_pair", "reversed_pair",
+    "shifted_row", "single_rating", "rater_mean",
+)  # fmt: skip
+
 #: column -> Arrow type, in column order; and the sort key (None: keep the given order)
 TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     "items": (
@@ -340,7 +346,7 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
         {"dataset": S, "stage": S, "m": I, "reliability": F, "low": F, "high": F},
         ["dataset", "m"],
     ),
-    # dataset audit findings, in the order of simgold.audit.CHECKS, then file, row and column
+    # dataset audit findings, in the order of AUDIT_CHECKS, then file, row and column
     "audit": (
         {
             "dataset": S,

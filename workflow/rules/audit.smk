@@ -11,7 +11,7 @@ rule audit:
     wildcard_constraints:
         dataset=alternatives(CLEANED),
     conda:
-        "../envs/stats.yaml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=1000,
