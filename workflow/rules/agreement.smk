@@ -122,7 +122,6 @@ rule reliability:
         mem_mb=1000,
         runtime=10,
     params:
-        splits=lambda wildcards: CONFIG["datasets"][wildcards.dataset]["agreement"]["splits"],
         persistent_raters=dataset_param("persistent_raters"),
         seed=CONFIG["scoring"]["seed"],
     script:

@@ -11,7 +11,6 @@ def main(snakemake, log):
     out = reliability_projection(
         name,
         read_parquet(snakemake.input[0]),
-        splits=params.splits,
         seed=params.seed,
         persistent_raters=params.persistent_raters,
         stage="raw",
