@@ -142,6 +142,11 @@ def context_figure(tests: pd.DataFrame, path, title: str) -> None:
 # pages
 
 
+CLEAN_COLUMNS = ("n_items", "n_raters", "n_ratings", "n_rankings", "n_means", "n_rejects", "raw_cells", "ledger_balanced")
+AGREEMENT_COLUMNS = ["stage", "subset", "n_raters", "n_items", "pairwise", "pairwise_min", "pairwise_max", "consistency",
+                     "vs_mean", "vs_rest", "alpha_interval", "note"]  # fmt: skip
+
+
 def dataset_page(
     name: str,
     *,
@@ -161,41 +166,11 @@ def dataset_page(
     for src, caption in figures:
         parts.append(figure_html(src, caption))
     if clean is not None and len(clean):
-        cols = [
-            c
-            for c in (
-                "n_items",
-                "n_raters",
-                "n_ratings",
-                "n_rankings",
-                "n_means",
-                "n_rejects",
-                "raw_cells",
-                "ledger_balanced",
-            )
-            if c in clean
-        ]
+        cols = [c for c in CLEAN_COLUMNS if c in clean]
         parts.append(html_table(clean[cols], "Cleaning: what was read and what went to the rejects ledger"))
     if agreement is not None and len(agreement):
-        cols = [
-            "stage",
-            "subset",
-            "n_raters",
-            "n_items",
-            "pairwise",
-            "pairwise_min",
-            "pairwise_max",
-            "consistency",
-            "vs_mean",
-            "vs_rest",
-            "alpha_interval",
-            "note",
-        ]
-        parts.append(
-            html_table(
-                agreement[cols], "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
-            )
-        )
+        caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
+        parts.append(html_table(agreement[AGREEMENT_COLUMNS], caption))
     parts += agreement_sections(statistics)
     if scores is not None and len(scores):
         cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag"]
