@@ -288,3 +288,20 @@ def test_ag_files_round_trip_and_keep_the_reference_score(shared, tmp_path):
         original[cols].sort_values(key).reset_index(drop=True), again[cols].sort_values(key).reset_index(drop=True)
     )
     assert _reference_score(str(tmp_path / "nn.txt")) == pytest.approx(_reference_score(path), abs=1e-12)
+
+
+def test_each_metric_gives_scipys_value_on_every_resample():
+    """The registry's vectorised bootstrap agrees, resample by resample, with scipy in a loop."""
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
+    from simgold.scoring import METRICS
+
+    reference = {"spearman": spearmanr, "pearson": pearsonr, "kendall": kendalltau}
+    assert list(METRICS) == ["spearman", "pearson", "kendall"]  # the order of the scores table
+    rng = np.random.default_rng(3)
+    gold, sim = rng.integers(0, 7, 40).astype(float), rng.normal(size=40)  # ties in gold
+    idx = rng.integers(0, 40, size=(25, 40))
+    for name, metric in METRICS.items():
+        assert metric.point(gold, sim) == pytest.approx(reference[name](gold, sim)[0], abs=1e-12)
+        expected = [reference[name](gold[row], sim[row])[0] for row in idx]
+        np.testing.assert_allclose(metric.resamples(gold, sim, idx), expected, rtol=0, atol=1e-12)

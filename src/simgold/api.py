@@ -143,19 +143,18 @@ def _table_from_keyed_vectors(kv, needed: set[str], restrict_vocab: int | None) 
 
 def _model_spec(model: str, config, base_dir) -> tuple[str, dict]:
     """(name, spec) of a packaged model, a model of the config, or an embedding file."""
-    from .config import _defaults, load_schema
-    from .embeddings import PACKAGES
+    from .config import resolve_model
+    from .models import PACKAGES
 
-    defaults = _defaults(load_schema()["$defs"]["model"])
     if model in PACKAGES:
-        return model, {**defaults, "package": model}
+        return model, resolve_model({"package": model})
     config_path = Path(base_dir) / config if isinstance(config, (str, Path)) else None
     if config_path is None or config_path.is_file():
         models = _load_config(config, base_dir)["models"]
         if model in models:
             return model, models[model]
     if (Path(base_dir) / model).is_file():
-        return Path(model).name, {**defaults, "path": model}
+        return Path(model).name, resolve_model({"path": model})
     raise ValueError(
         f"model {model!r} is not a packaged model ({', '.join(sorted(PACKAGES))}), a model of the config, or a file"
     )

@@ -14,6 +14,9 @@ differences: a paired bootstrap over the items both models score, two-sided p fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau, rankdata
@@ -113,24 +116,24 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / den, np.nan)
 
 
-def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
-    if len(gold) < 3:
-        return float("nan")
-    if metric == "kendall":
-        return float(kendalltau(gold, sim, variant="b")[0])
-    if metric == "spearman":
-        gold, sim = rankdata(gold), rankdata(sim)
+def pearson(gold: np.ndarray, sim: np.ndarray) -> float:
     return float(_rowwise_pearson(gold[None, :], sim[None, :])[0])
 
 
-def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """The metric on every resample (a row of item indices)."""
-    if metric == "kendall":
-        return kendall_resamples(gold, sim, idx)
-    G, S = gold[idx], sim[idx]
-    if metric == "spearman":
-        G, S = rankdata(G, axis=1), rankdata(S, axis=1)
-    return _rowwise_pearson(G, S)
+def pearson_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return _rowwise_pearson(gold[idx], sim[idx])
+
+
+def spearman(gold: np.ndarray, sim: np.ndarray) -> float:
+    return pearson(rankdata(gold), rankdata(sim))
+
+
+def spearman_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return _rowwise_pearson(rankdata(gold[idx], axis=1), rankdata(sim[idx], axis=1))
+
+
+def kendall(gold: np.ndarray, sim: np.ndarray) -> float:
+    return float(kendalltau(gold, sim, variant="b")[0])
 
 
 def kendall_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray, block: int = 1 << 22) -> np.ndarray:
@@ -167,6 +170,32 @@ def _tied_pairs(values: np.ndarray, W: np.ndarray) -> np.ndarray:
     return (c * (c - 1) / 2).sum(axis=1)
 
 
+@dataclass(frozen=True)
+class Metric:
+    """A correlation between the gold means and a model's similarities: its value, and its value
+    on every bootstrap resample at once (``idx``: one row of item indices per resample)."""
+
+    point: Callable[[np.ndarray, np.ndarray], float]
+    resamples: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+#: the correlation metrics, in the order of the scores table; adding one is one entry here
+METRICS: dict[str, Metric] = {
+    "spearman": Metric(spearman, spearman_resamples),
+    "pearson": Metric(pearson, pearson_resamples),
+    "kendall": Metric(kendall, kendall_resamples),
+}
+
+
+def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
+    return METRICS[metric].point(gold, sim) if len(gold) >= 3 else float("nan")
+
+
+def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The metric on every resample (a row of item indices)."""
+    return METRICS[metric].resamples(gold, sim, idx)
+
+
 def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """The percentile interval, over the resamples whose statistic is defined.
 
@@ -187,7 +216,7 @@ def correlation_scores(dataset, model, gold, sim, n_total, *, resamples=1000, se
     ok = ~np.isnan(gold) & ~np.isnan(sim)
     g, s = gold[ok], sim[ok]
     rows = []
-    for metric in ("spearman", "pearson", "kendall"):
+    for metric in METRICS:
         value = _point(metric, g, s)
         low = high = float("nan")
         if len(g) >= 3 and resamples:

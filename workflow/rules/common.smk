@@ -9,11 +9,11 @@ from simgold.config import (
     embedding_mem_mb as model_mem_mb,
     has_comparisons,
     has_ratings,
-    is_contextual,
     model_languages,
     translation_files,
     translation_root,
 )
+from simgold.models import is_contextual
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure. The
