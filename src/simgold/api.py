@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .config import schema_defaults
+
 DEFAULT_CONFIG = "config/config.yaml"
+# the keyword defaults below are the config schema's (read from it, never written twice)
+_MODEL = schema_defaults("$defs", "model")
+_SCORING = schema_defaults("properties", "scoring")
+_AGREEMENT = schema_defaults("$defs", "dataset", "properties", "agreement")
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,11 +253,11 @@ def evaluate(
     dataset,
     *,
     restrict_vocab: int | None = None,
-    lowercase: bool = True,
-    oov: str = "skip",
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
+    lowercase: bool = _MODEL["lowercase"],
+    oov: str = _MODEL["oov"],
+    resamples: int = _SCORING["resamples"],
+    seed: int = _SCORING["seed"],
+    confidence: float = _SCORING["confidence"],
     config=DEFAULT_CONFIG,
     base_dir=".",
 ) -> Evaluation:
@@ -270,7 +276,7 @@ def evaluate(
     vocabularies). ``restrict_vocab``: only the first N words of the vocabulary count, as in gensim
     (whose default is 300000; here the default is the whole vocabulary, as in the pipeline).
     """
-    from .scoring import score_dataset, words_of
+    from .scoring import ScoringSettings, score_dataset, words_of
 
     if isinstance(dataset, pd.DataFrame):
         name, (pairs, gold) = "dataframe", _pairs_from_frame(dataset)
@@ -287,7 +293,7 @@ def evaluate(
         config=config,
         base_dir=base_dir,
     )
-    scoring = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    scoring = ScoringSettings(resamples, seed, confidence)
     pred, scores = score_dataset(name, model_name, "means", pairs, vectors, gold=gold, scoring=scoring)
     scores = scores[scores["metric"] != "human_ceiling"].reset_index(drop=True)
     return Evaluation(name, model_name, scores, pred)
@@ -318,7 +324,9 @@ class Agreement:
         )
 
 
-def agreement(df: pd.DataFrame, *, item="item_id", rater="rater", score="score", min_overlap: int = 5) -> Agreement:
+def agreement(
+    df: pd.DataFrame, *, item="item_id", rater="rater", score="score", min_overlap: int = _AGREEMENT["min_overlap"]
+) -> Agreement:
     """Agreement of long-format ratings (one row per rating), as docs/methods.md section 4 defines
     it: pairwise-complete Spearman between every two raters (pairs sharing fewer than
     ``min_overlap`` items give no value and are counted), each rater against the item means

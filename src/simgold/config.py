@@ -174,6 +174,15 @@ def _defaults(node: dict) -> dict:
     return {k: v["default"] for k, v in node.get("properties", {}).items() if "default" in v}
 
 
+def schema_defaults(*path: str) -> dict:
+    """The defaults the schema gives the keys of one block, e.g. ``schema_defaults("properties",
+    "scoring")``: the one source of every default, also of the notebook API's keyword defaults."""
+    node = load_schema()
+    for key in path:
+        node = node[key]
+    return _defaults(node)
+
+
 def resolve_dataset(spec: dict) -> dict:
     """A dataset spec with every default filled in (a new dict; the input is not changed)."""
     defs = load_schema()["$defs"]
@@ -185,6 +194,11 @@ def resolve_dataset(spec: dict) -> dict:
         out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
     out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
     return out
+
+
+def resolve_reader(spec: dict) -> dict:
+    """A table file's reader options (a translation table, dictionary, ...) with the defaults filled in."""
+    return {**_defaults(load_schema()["$defs"]["reader"]), **spec}
 
 
 def resolve_model(spec: dict) -> dict:

@@ -30,10 +30,19 @@ SCORE_COLUMNS = tuple(TABLES["scores"][0])  # the canonical schemas' columns, in
 PREDICTION_COLUMNS = tuple(TABLES["predictions"][0])
 
 
+@dataclass(frozen=True)
+class ScoringSettings:
+    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.config``)."""
+
+    resamples: int  # bootstrap resamples for each CI (0: no CIs)
+    seed: int  # the root of every resample's seed (``simgold.seeds.seed_for``)
+    confidence: float  # the CIs' coverage
+
+
 class Vectors:
     """Lookup of a model's kept vectors with its OOV policy."""
 
-    def __init__(self, table: pd.DataFrame, lowercase: bool = True, oov: str = "skip", mean: np.ndarray | None = None):
+    def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
         self.oov, self.lowercase = oov, lowercase
         usable = table if oov == "subword" else table[table["source"] != "subword"]
         self.index = {w: i for i, w in enumerate(usable["word"])}
@@ -211,7 +220,7 @@ def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def correlation_scores(dataset, model, gold, sim, n_total, *, resamples=1000, seed=0, confidence=0.95, subset="all"):
+def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSettings, subset="all"):
     """Spearman, Pearson and Kendall tau-b over the items with both a gold mean and a similarity."""
     ok = ~np.isnan(gold) & ~np.isnan(sim)
     g, s = gold[ok], sim[ok]
@@ -219,15 +228,15 @@ def correlation_scores(dataset, model, gold, sim, n_total, *, resamples=1000, se
     for metric in METRICS:
         value = _point(metric, g, s)
         low = high = float("nan")
-        if len(g) >= 3 and resamples:
-            rng = np.random.default_rng(seed_for(seed, dataset, model, metric, subset))
-            idx = rng.integers(0, len(g), size=(resamples, len(g)))
-            low, high = _ci(_boot(metric, g, s, idx), confidence)
+        if len(g) >= 3 and settings.resamples:
+            rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
+            idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
+            low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
         rows.append((dataset, model, metric, subset, value, low, high, int(ok.sum()), int(n_total)))
     return rows
 
 
-def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, *, resamples=1000, seed=0, confidence=0.95):
+def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings: ScoringSettings):
     """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons."""
     s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
     rows = []
@@ -239,14 +248,14 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, *, resamp
         used = s[~np.isnan(s)]
         value = ag_score(used)
         low = high = float("nan")
-        if len(used) and resamples:
-            rng = np.random.default_rng(seed_for(seed, dataset, model, "ag_score", subset))
-            idx = rng.integers(0, len(used), size=(resamples, len(used)))
+        if len(used) and settings.resamples:
+            rng = np.random.default_rng(seed_for(settings.seed, dataset, model, "ag_score", subset))
+            idx = rng.integers(0, len(used), size=(settings.resamples, len(used)))
             S = used[idx]
             weight = np.abs(S).sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
-            low, high = _ci(boot, confidence)
+            low, high = _ci(boot, settings.confidence)
         rows.append((dataset, model, "ag_score", subset, value, low, high, int(len(used)), int(mask.sum())))
     return rows
 
@@ -312,23 +321,21 @@ def score_dataset(
     gold: pd.DataFrame | None = None,
     comparisons: pd.DataFrame | None = None,
     agreement: pd.DataFrame | None = None,
-    scoring: dict | None = None,
+    scoring: ScoringSettings,
     pred: pd.DataFrame | None = None,
 ):
     """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
     made elsewhere, e.g. in context)."""
-    scoring = scoring or {"resamples": 1000, "seed": 0, "confidence": 0.95}
-    opts = {"resamples": scoring["resamples"], "seed": scoring["seed"], "confidence": scoring["confidence"]}
     if pred is None:
         pred = predictions(dataset, model, pairs_for(dataset, kind, pairs_table), vectors)
     rows = []
     if gold is not None:
         g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)
-        rows += correlation_scores(dataset, model, g, pred["sim"].to_numpy(float), len(pred), **opts)
+        rows += correlation_scores(dataset, model, g, pred["sim"].to_numpy(float), len(pred), scoring)
     if comparisons is not None and len(comparisons):
         sim1, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w1"].tolist())
         sim2, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w2"].tolist())
-        rows += comparison_scores(dataset, model, comparisons, sim1, sim2, **opts)
+        rows += comparison_scores(dataset, model, comparisons, sim1, sim2, scoring)
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
         rows.append((dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))
