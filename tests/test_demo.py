@@ -14,7 +14,7 @@ from scipy.stats import mannwhitneyu
 
 from simgold.clean import clean_dataset
 from simgold.config import check_config
-from simgold.demo import generate
+from tools.demo import generate
 
 from .conftest import ROOT
 
@@ -42,7 +42,7 @@ def test_generator_reproduces_the_committed_files(tmp_path):
     files = generate(tmp_path)
     assert len(files) == 5
     for rel, data in files.items():
-        assert (DEMO / rel).read_bytes() == data, f"raw/demo/{rel} differs from what simgold.demo generates"
+        assert (DEMO / rel).read_bytes() == data, f"raw/demo/{rel} differs from what tools/demo.py generates"
     committed = {p.relative_to(DEMO).as_posix() for p in DEMO.rglob("*") if p.is_file()}
     assert committed == set(files)
 
