@@ -12,7 +12,7 @@ def main(snakemake, log):
     vectors = Vectors(read_parquet(snakemake.input.embeddings), model["lowercase"], model["oov"], mean)
     pred = None
     if snakemake.params.contextual and snakemake.params.kind == "contexts":  # each word's vector from its context
-        from simgold.context import in_context_predictions
+        from simgold.in_context import in_context_predictions
         from simgold.minilm import get_model
 
         encoder = get_model()  # its vectors are computed once per context and span (simgold.vectorcache)
