@@ -186,7 +186,7 @@ def test_keyword_defaults_are_the_schemas():
     """The notebook API has no defaults of its own: each is the config schema's."""
     import inspect
 
-    from simgold.config import load_schema
+    from simgold.schema import load_schema
 
     schema = load_schema()
     scoring = schema["properties"]["scoring"]["properties"]

@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from simgold import config as config_module
-from simgold.config import load_schema, resolve_dataset
+from simgold.config import resolve_dataset
+from simgold.schema import SCHEMA_PATH, load_schema
 from simgold.errors import ConfigError
 from simgold.layouts import COLUMN_KEYS, KINDS, LAYOUT_NAMES, LAYOUTS
 
@@ -42,7 +43,7 @@ def test_a_layout_a_kind_does_not_have():
 
 
 def test_the_schema_takes_kinds_and_layouts_from_the_registry():
-    raw = yaml.safe_load(open(config_module.SCHEMA_PATH, encoding="utf-8"))["$defs"]
+    raw = yaml.safe_load(open(SCHEMA_PATH, encoding="utf-8"))["$defs"]
     assert "enum" not in raw["dataset"]["properties"]["kind"] and "enum" not in raw["source"]["properties"]["layout"]
     defs = load_schema()["$defs"]
     assert defs["dataset"]["properties"]["kind"]["enum"] == ["ratings", "rankings", "contexts", "means", "comparisons"]

