@@ -193,3 +193,12 @@ def test_ledger_invariant_for_every_shipped_dataset(config, clean):
         accepted = len(t["ratings"]) + len(t["rankings"]) + int(t["means"][["mean", "sd", "n"]].notna().sum().sum())
         values = t["rejects"][t["rejects"]["reason"] != "ignored_row"]  # not the header, title and comment lines
         assert accepted + len(values) == cells, name
+
+
+def test_the_generator_is_not_in_the_installed_package():
+    """tools/demo.py is a developer's tool: not a module of simgold, and nothing the workflow runs imports it."""
+    import importlib.util
+
+    assert importlib.util.find_spec("simgold.demo") is None
+    code = [*(ROOT / "src").rglob("*.py"), *(ROOT / "workflow").rglob("*.py"), *(ROOT / "workflow").rglob("*.smk")]
+    assert not [p for p in code if "tools.demo" in p.read_text(encoding="utf-8")]
