@@ -73,7 +73,7 @@ def synthetic(R: int, N: int, density: float, seed: int = 0) -> pd.DataFrame:
 def whole_stage(ratings: pd.DataFrame, ci: dict | None = None) -> dict:
     """The stage as the pipeline runs it; with ``ci``, with the bootstrap CIs on agreement too."""
     items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
-    calibrated, table = calibrate(ratings, (0, 6), "shift")
+    calibrated, table = calibrate(ratings, (0, 6), "shift", threshold=1.0, step=1.0)
     report = agreement_report(
         "bench",
         items,

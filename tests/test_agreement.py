@@ -329,7 +329,7 @@ def test_shift_never_leaves_the_scale_on_fine_scales():
 def test_zscore_maps_onto_the_pooled_mean_and_sd():
     rows = [("d", f"i{i}", "a", v) for i, v in enumerate([1.0, 2.0, 3.0])]
     rows += [("d", f"i{i}", "b", v) for i, v in enumerate([4.0, 6.0, 5.0])]
-    cal, _ = calibrate(ratings_frame(rows), (0, 6), "zscore")
+    cal, _ = calibrate(ratings_frame(rows), (0, 6), "zscore", threshold=1.0, step=1.0)
     pooled_mean, pooled_sd = 3.5, np.std([1, 2, 3, 4, 6, 5], ddof=1)
     np.testing.assert_allclose(
         cal[cal["rater"] == "a"]["score"], [pooled_mean - pooled_sd, pooled_mean, pooled_mean + pooled_sd]
@@ -472,7 +472,7 @@ def test_gold_from_shipped_means_and_distribution():
     )
     gold = gold_from_means("m", items, means, (0, 5))
     assert gold["basis"].unique().tolist() == ["shipped means"] and gold["median"].isna().all()
-    dist = score_distribution("m", gold, (0, 5)).set_index("bin_low")
+    dist = score_distribution("m", gold, (0, 5), 1.0).set_index("bin_low")
     assert dist["n_items"].tolist() == [1, 1, 0, 0, 2]  # 5.0 falls in the last bin [4, 5]
     assert dist.loc[4.0, "mean_of_means"] == 4.5 and dist.loc[4.0, "mean_sd"] == 1.25
     assert dist["share"].sum() == pytest.approx(1.0)

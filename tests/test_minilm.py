@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from simgold.clean import clean_dataset
 from simgold.config import check_config
-from simgold.context import in_context_predictions
+from simgold.in_context import in_context_predictions
 from simgold.minilm import get_model
 from simgold.vectorcache import VectorStore
 
@@ -66,7 +66,7 @@ def test_a_vector_does_not_depend_on_its_batch_or_the_threads(model):
 
 
 def test_in_context_vectors_equal_the_one_at_a_time_pass(model, reference, demo_items):
-    from simgold.context import target_spans
+    from simgold.in_context import target_spans
 
     requests = [target_spans(it.context_text, [it.word1, it.word2]) for it in demo_items.itertuples()]
     requests.append(("No target here at all.", [(0, 2), (3, 3)]))  # a span that covers no token
@@ -97,3 +97,16 @@ def test_in_context_predictions_through_the_store_equal_an_uncached_run(model, d
     for table in (first, second):
         pd.testing.assert_frame_equal(table, plain, check_exact=True)
     assert plain["sim"].notna().all()
+
+
+@pytest.mark.shared
+def test_minilm_static_vectors_equal_the_reference_file(shared):
+    from gensim.models import KeyedVectors
+
+    from simgold.minilm import get_model
+
+    ref = KeyedVectors.load_word2vec_format(
+        str(shared / "embeddings/all-MiniLM-L6-v2-static/all-MiniLM-L6-v2.ws353-simlex999.w2v.txt")
+    )
+    words = ref.index_to_key[::40]
+    np.testing.assert_allclose(get_model().static(words), ref[words], atol=1e-6)

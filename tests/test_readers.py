@@ -7,7 +7,7 @@ import datetime as dt
 import openpyxl
 import pytest
 
-from simgold.demo import ods_bytes, xlsx_bytes
+from tools.demo import ods_bytes, xlsx_bytes
 from simgold.errors import InputError
 from simgold.readers import ABSENT, read_source_table
 

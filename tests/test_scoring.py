@@ -17,6 +17,7 @@ from simgold.comparisons import ag_score, ag_score_parts, from_ratings, from_ran
 from simgold.embeddings import load_model
 from simgold.errors import InputError
 from simgold.scoring import (
+    ScoringSettings,
     Vectors,
     correlation_scores,
     kendall_resamples,
@@ -36,9 +37,9 @@ def gensim_pairs(name: str) -> pd.DataFrame:
 
 def spearman_of(model: dict, pairs: pd.DataFrame, base_dir=".") -> tuple[float, float]:
     table, _ = load_model(model, pd.concat([pairs["word1"], pairs["word2"]]).tolist(), base_dir=base_dir)
-    pred = predictions("d", "m", pairs, Vectors(table, model.get("lowercase", True)))
+    pred = predictions("d", "m", pairs, Vectors(table, model.get("lowercase", True), "skip"))
     rows = correlation_scores(
-        "d", "m", pairs["mean"].to_numpy(float), pred["sim"].to_numpy(float), len(pairs), resamples=0
+        "d", "m", pairs["mean"].to_numpy(float), pred["sim"].to_numpy(float), len(pairs), ScoringSettings(0, 0, 0.95)
     )
     return rows[0][4], float(pred["oov"].mean())
 
@@ -206,12 +207,12 @@ def test_bootstrap_is_deterministic_and_brackets_the_estimate():
     rng = np.random.default_rng(3)
     gold = rng.normal(size=200)
     sim = gold + rng.normal(size=200)
-    a = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=7)
-    b = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=7)
+    a = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 7, 0.95))
+    b = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 7, 0.95))
     assert a == b
     for _, _, metric, _, value, low, high, n_used, _ in a:
         assert low < value < high and n_used == 200
-    c = correlation_scores("d", "m", gold, sim, 200, resamples=500, seed=8)
+    c = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 8, 0.95))
     assert c[0][5] != a[0][5]
 
 
@@ -235,7 +236,7 @@ def test_kendall_resamples_equal_scipy_on_each_resample_to_the_bit(seed):
 def test_kendall_interval_is_the_percentile_interval_of_the_scipy_loop():
     rng = np.random.default_rng(11)
     gold, sim = rng.integers(0, 7, 150).astype(float), rng.normal(size=150)
-    row = correlation_scores("d", "m", gold, sim, 150, resamples=400, seed=2)[2]
+    row = correlation_scores("d", "m", gold, sim, 150, ScoringSettings(400, 2, 0.95))[2]
     idx = np.random.default_rng(seed_for(2, "d", "m", "kendall", "all")).integers(0, 150, size=(400, 150))
     taus = [kendalltau(gold[i], sim[i], variant="b")[0] for i in idx]
     alpha = (1 - 0.95) / 2  # the 95% interval's tails, as the scoring computes them
@@ -267,7 +268,7 @@ def test_score_dataset_reports_oov_and_the_human_ceiling():
         vectors(),
         gold=gold,
         agreement=agreement,
-        scoring={"resamples": 0, "seed": 0, "confidence": 0.95},
+        scoring=ScoringSettings(resamples=0, seed=0, confidence=0.95),
     )
     s = scores.set_index("metric")["value"]
     assert s["oov_pairs"] == 0.25 and s["oov_words"] == 0.25 and s["human_ceiling"] == 0.8
@@ -288,3 +289,20 @@ def test_ag_files_round_trip_and_keep_the_reference_score(shared, tmp_path):
         original[cols].sort_values(key).reset_index(drop=True), again[cols].sort_values(key).reset_index(drop=True)
     )
     assert _reference_score(str(tmp_path / "nn.txt")) == pytest.approx(_reference_score(path), abs=1e-12)
+
+
+def test_each_metric_gives_scipys_value_on_every_resample():
+    """The registry's vectorised bootstrap agrees, resample by resample, with scipy in a loop."""
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
+    from simgold.scoring import METRICS
+
+    reference = {"spearman": spearmanr, "pearson": pearsonr, "kendall": kendalltau}
+    assert list(METRICS) == ["spearman", "pearson", "kendall"]  # the order of the scores table
+    rng = np.random.default_rng(3)
+    gold, sim = rng.integers(0, 7, 40).astype(float), rng.normal(size=40)  # ties in gold
+    idx = rng.integers(0, 40, size=(25, 40))
+    for name, metric in METRICS.items():
+        assert metric.point(gold, sim) == pytest.approx(reference[name](gold, sim)[0], abs=1e-12)
+        expected = [reference[name](gold[row], sim[row])[0] for row in idx]
+        np.testing.assert_allclose(metric.resamples(gold, sim, idx), expected, rtol=0, atol=1e-12)

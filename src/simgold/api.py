@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .schema import schema_defaults
+
 DEFAULT_CONFIG = "config/config.yaml"
+# the keyword defaults below are the config schema's (read from it, never written twice)
+_MODEL = schema_defaults("$defs", "model")
+_SCORING = schema_defaults("properties", "scoring")
+_AGREEMENT = schema_defaults("$defs", "dataset", "properties", "agreement")
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,19 +149,18 @@ def _table_from_keyed_vectors(kv, needed: set[str], restrict_vocab: int | None) 
 
 def _model_spec(model: str, config, base_dir) -> tuple[str, dict]:
     """(name, spec) of a packaged model, a model of the config, or an embedding file."""
-    from .config import _defaults, load_schema
-    from .embeddings import PACKAGES
+    from .config import resolve_model
+    from .models import PACKAGES
 
-    defaults = _defaults(load_schema()["$defs"]["model"])
     if model in PACKAGES:
-        return model, {**defaults, "package": model}
+        return model, resolve_model({"package": model})
     config_path = Path(base_dir) / config if isinstance(config, (str, Path)) else None
     if config_path is None or config_path.is_file():
         models = _load_config(config, base_dir)["models"]
         if model in models:
             return model, models[model]
     if (Path(base_dir) / model).is_file():
-        return Path(model).name, {**defaults, "path": model}
+        return Path(model).name, resolve_model({"path": model})
     raise ValueError(
         f"model {model!r} is not a packaged model ({', '.join(sorted(PACKAGES))}), a model of the config, or a file"
     )
@@ -248,11 +253,11 @@ def evaluate(
     dataset,
     *,
     restrict_vocab: int | None = None,
-    lowercase: bool = True,
-    oov: str = "skip",
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
+    lowercase: bool = _MODEL["lowercase"],
+    oov: str = _MODEL["oov"],
+    resamples: int = _SCORING["resamples"],
+    seed: int = _SCORING["seed"],
+    confidence: float = _SCORING["confidence"],
     config=DEFAULT_CONFIG,
     base_dir=".",
 ) -> Evaluation:
@@ -271,7 +276,7 @@ def evaluate(
     vocabularies). ``restrict_vocab``: only the first N words of the vocabulary count, as in gensim
     (whose default is 300000; here the default is the whole vocabulary, as in the pipeline).
     """
-    from .scoring import score_dataset, words_of
+    from .scoring import ScoringSettings, score_dataset, words_of
 
     if isinstance(dataset, pd.DataFrame):
         name, (pairs, gold) = "dataframe", _pairs_from_frame(dataset)
@@ -288,7 +293,7 @@ def evaluate(
         config=config,
         base_dir=base_dir,
     )
-    scoring = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    scoring = ScoringSettings(resamples, seed, confidence)
     pred, scores = score_dataset(name, model_name, "means", pairs, vectors, gold=gold, scoring=scoring)
     scores = scores[scores["metric"] != "human_ceiling"].reset_index(drop=True)
     return Evaluation(name, model_name, scores, pred)
@@ -319,7 +324,9 @@ class Agreement:
         )
 
 
-def agreement(df: pd.DataFrame, *, item="item_id", rater="rater", score="score", min_overlap: int = 5) -> Agreement:
+def agreement(
+    df: pd.DataFrame, *, item="item_id", rater="rater", score="score", min_overlap: int = _AGREEMENT["min_overlap"]
+) -> Agreement:
     """Agreement of long-format ratings (one row per rating), as docs/methods.md section 4 defines
     it: pairwise-complete Spearman between every two raters (pairs sharing fewer than
     ``min_overlap`` items give no value and are counted), each rater against the item means

@@ -146,6 +146,7 @@ def input_records(datasets: dict, root: Path) -> list[dict]:
     """Every raw input of every dataset: where it is, its checksum, and whether it may be copied.
 
     A dataset's translation files follow the dataset's own ``redistribute``, licence and source.
+    ``datasets``: the resolved config's (``redistribute`` given or defaulted by the schema).
     """
     records = {}
     for name, ds in sorted(datasets.items()):
@@ -168,7 +169,7 @@ def input_records(datasets: dict, root: Path) -> list[dict]:
             )
             rec["inside"] = not p.startswith("pkg:") and not rec["archive_path"].startswith("inputs/")
             rec["datasets"].append(name)
-            rec["redistribute"] &= ds.get("redistribute", True)
+            rec["redistribute"] &= ds["redistribute"]
             rec["licence"] = rec["licence"] or ds.get("licence", "")
             rec["source"] = rec["source"] or ds.get("source", "")
     return [records[k] for k in sorted(records)]

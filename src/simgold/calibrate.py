@@ -21,7 +21,7 @@ from .tables import TABLES
 RATER_COLUMNS = tuple(TABLES["calibration"][0])  # the canonical schema's columns, in order
 
 
-def calibrate(ratings: pd.DataFrame, scale, method: str = "none", threshold: float = 1.0, step: float = 1.0):
+def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step: float):
     """Return (calibrated ratings with a ``raw_score`` column, per-rater calibration table)."""
     out = ratings.copy()
     out["raw_score"] = out["score"]

@@ -113,9 +113,17 @@ def _archive(command: str, directory: Path, cores: int) -> int:
 
 
 def _demo(directory: Path) -> int:
-    from .demo import generate
+    """The demo sheets, from the generator kept beside the package (tools/demo.py of the checkout)."""
+    import importlib.util
 
-    for rel, data in generate(directory).items():
+    tool = Path(__file__).resolve().parents[2] / "tools" / "demo.py"
+    if not tool.is_file():
+        print(f"simgold demo: {tool} not found; the demo generator comes with a checkout of the repository")
+        return 1
+    spec = importlib.util.spec_from_file_location("simgold_demo_tool", tool)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for rel, data in module.generate(directory).items():
         print(f"{directory / rel}\t{len(data)} bytes")
     return 0
 

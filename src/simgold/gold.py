@@ -94,7 +94,7 @@ def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame
     return _finish(dataset, frame, None, "rankings (mean rank; lower = more similar)")
 
 
-def score_distribution(dataset: str, gold: pd.DataFrame, scale, bin_width: float = 1.0) -> pd.DataFrame:
+def score_distribution(dataset: str, gold: pd.DataFrame, scale, bin_width: float) -> pd.DataFrame:
     """Items per bin of the scale; the last bin includes the maximum."""
     low, high = scale
     n_bins = max(1, math.ceil((high - low) / bin_width - 1e-9))

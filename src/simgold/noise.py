@@ -41,14 +41,15 @@ def noise_check(
     gold: np.ndarray,
     *,
     levels: np.ndarray,
-    k: int = 100,
-    m: int = 20,
-    seed: int = 0,
-    relative: bool = False,
+    k: int,
+    m: int,
+    seed: int,
+    relative: bool,
     threads: int = 1,
 ) -> pd.DataFrame:
     """``vectors``: the dataset's words (rows); ``first``/``second``: row indices of each item's two
-    words; ``gold``: the items' gold means. Returns one row per noise level.
+    words; ``gold``: the items' gold means. Returns one row per noise level. ``k``, ``m``,
+    ``relative`` and ``seed``: the config's noise block and scoring seed, resolved.
 
     ``relative``: the levels are multiples of the SD of the vectors' elements (so that one grid
     means the same for GloVe, whose elements are about 0.5, and for normalised 384-d vectors).

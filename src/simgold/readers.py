@@ -158,7 +158,11 @@ def read_source_table(src: dict, base_dir: str | Path = ".") -> RawTable:
     """Read the file(s) of one configured source. Several paths are joined side by side.
 
     Rows rejected whole (extra fields, a repeated header) are moved out of ``rows`` into ``notes``.
+    Reader options not given take the schema's defaults.
     """
+    from .schema import resolve_reader
+
+    src = resolve_reader(src)
     parts = [_read_one(p, src, base_dir) for p in source_paths(src)]
     if len(parts) > 1:
         _align(parts)
@@ -212,17 +216,17 @@ def _read_one(path: str, src: dict, base_dir) -> RawTable:
     real = resolve_path(path, base_dir)
     if not real.is_file():
         raise InputError(path, "file not found", expected=f"a file at {real}")
-    fmt = detect_format(path, src.get("format", "auto"))
+    fmt = detect_format(path, src["format"])
     if fmt == "text":
         return read_text(
             real,
             path,
-            encoding=src.get("encoding", "utf-8"),
+            encoding=src["encoding"],
             sep=src.get("sep"),
-            quoting=src.get("quoting", "minimal"),
+            quoting=src["quoting"],
             comment=src.get("comment"),
-            skip_rows=src.get("skip_rows", 0),
-            header=src.get("header", True),
+            skip_rows=src["skip_rows"],
+            header=src["header"],
             ragged=src.get("layout") == "ragged",
             join=(src.get("extra_fields") or {}).get("join") if isinstance(src.get("extra_fields"), dict) else None,
         )
@@ -231,9 +235,9 @@ def _read_one(path: str, src: dict, base_dir) -> RawTable:
             real,
             path,
             fmt=fmt,
-            sheet=src.get("sheet", 0),
-            skip_rows=src.get("skip_rows", 0),
-            header=src.get("header", True),
+            sheet=src["sheet"],
+            skip_rows=src["skip_rows"],
+            header=src["header"],
         )
     raise InputError(path, f"unknown format {fmt!r}", expected="text, xlsx or ods")
 

@@ -14,6 +14,9 @@ differences: a paired bootstrap over the items both models score, two-sided p fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau, rankdata
@@ -28,10 +31,19 @@ SCORE_COLUMNS = tuple(TABLES["scores"][0])  # the canonical schemas' columns, in
 PREDICTION_COLUMNS = tuple(TABLES["predictions"][0])
 
 
+@dataclass(frozen=True)
+class ScoringSettings:
+    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.config``)."""
+
+    resamples: int  # bootstrap resamples for each CI (0: no CIs)
+    seed: int  # the root of every resample's seed (``simgold.seeds.seed_for``)
+    confidence: float  # the CIs' coverage
+
+
 class Vectors:
     """Lookup of a model's kept vectors with its OOV policy."""
 
-    def __init__(self, table: pd.DataFrame, lowercase: bool = True, oov: str = "skip", mean: np.ndarray | None = None):
+    def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
         self.oov, self.lowercase = oov, lowercase
         usable = table if oov == "subword" else table[table["source"] != "subword"]
         self.index = {w: i for i, w in enumerate(usable["word"])}
@@ -114,24 +126,24 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / den, np.nan)
 
 
-def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
-    if len(gold) < 3:
-        return float("nan")
-    if metric == "kendall":
-        return float(kendalltau(gold, sim, variant="b")[0])
-    if metric == "spearman":
-        gold, sim = rankdata(gold), rankdata(sim)
+def pearson(gold: np.ndarray, sim: np.ndarray) -> float:
     return float(_rowwise_pearson(gold[None, :], sim[None, :])[0])
 
 
-def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """The metric on every resample (a row of item indices)."""
-    if metric == "kendall":
-        return kendall_resamples(gold, sim, idx)
-    G, S = gold[idx], sim[idx]
-    if metric == "spearman":
-        G, S = rankdata(G, axis=1), rankdata(S, axis=1)
-    return _rowwise_pearson(G, S)
+def pearson_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return _rowwise_pearson(gold[idx], sim[idx])
+
+
+def spearman(gold: np.ndarray, sim: np.ndarray) -> float:
+    return pearson(rankdata(gold), rankdata(sim))
+
+
+def spearman_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return _rowwise_pearson(rankdata(gold[idx], axis=1), rankdata(sim[idx], axis=1))
+
+
+def kendall(gold: np.ndarray, sim: np.ndarray) -> float:
+    return float(kendalltau(gold, sim, variant="b")[0])
 
 
 def kendall_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray, block: int = 1 << 22) -> np.ndarray:
@@ -168,6 +180,32 @@ def _tied_pairs(values: np.ndarray, W: np.ndarray) -> np.ndarray:
     return (c * (c - 1) / 2).sum(axis=1)
 
 
+@dataclass(frozen=True)
+class Metric:
+    """A correlation between the gold means and a model's similarities: its value, and its value
+    on every bootstrap resample at once (``idx``: one row of item indices per resample)."""
+
+    point: Callable[[np.ndarray, np.ndarray], float]
+    resamples: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+#: the correlation metrics, in the order of the scores table; adding one is one entry here
+METRICS: dict[str, Metric] = {
+    "spearman": Metric(spearman, spearman_resamples),
+    "pearson": Metric(pearson, pearson_resamples),
+    "kendall": Metric(kendall, kendall_resamples),
+}
+
+
+def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
+    return METRICS[metric].point(gold, sim) if len(gold) >= 3 else float("nan")
+
+
+def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The metric on every resample (a row of item indices)."""
+    return METRICS[metric].resamples(gold, sim, idx)
+
+
 def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """The percentile interval, over the resamples whose statistic is defined.
 
@@ -183,23 +221,23 @@ def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def correlation_scores(dataset, model, gold, sim, n_total, *, resamples=1000, seed=0, confidence=0.95, subset="all"):
+def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSettings, subset="all"):
     """Spearman, Pearson and Kendall tau-b over the items with both a gold mean and a similarity."""
     ok = ~np.isnan(gold) & ~np.isnan(sim)
     g, s = gold[ok], sim[ok]
     rows = []
-    for metric in ("spearman", "pearson", "kendall"):
+    for metric in METRICS:
         value = _point(metric, g, s)
         low = high = float("nan")
-        if len(g) >= 3 and resamples:
-            rng = np.random.default_rng(seed_for(seed, dataset, model, metric, subset))
-            idx = rng.integers(0, len(g), size=(resamples, len(g)))
-            low, high = _ci(_boot(metric, g, s, idx), confidence)
+        if len(g) >= 3 and settings.resamples:
+            rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
+            idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
+            low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
         rows.append((dataset, model, metric, subset, value, low, high, int(ok.sum()), int(n_total)))
     return rows
 
 
-def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, *, resamples=1000, seed=0, confidence=0.95):
+def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings: ScoringSettings):
     """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons."""
     s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
     rows = []
@@ -211,14 +249,14 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, *, resamp
         used = s[~np.isnan(s)]
         value = ag_score(used)
         low = high = float("nan")
-        if len(used) and resamples:
-            rng = np.random.default_rng(seed_for(seed, dataset, model, "ag_score", subset))
-            idx = rng.integers(0, len(used), size=(resamples, len(used)))
+        if len(used) and settings.resamples:
+            rng = np.random.default_rng(seed_for(settings.seed, dataset, model, "ag_score", subset))
+            idx = rng.integers(0, len(used), size=(settings.resamples, len(used)))
             S = used[idx]
             weight = np.abs(S).sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
-            low, high = _ci(boot, confidence)
+            low, high = _ci(boot, settings.confidence)
         rows.append((dataset, model, "ag_score", subset, value, low, high, int(len(used)), int(mask.sum())))
     return rows
 
@@ -293,23 +331,21 @@ def score_dataset(
     gold: pd.DataFrame | None = None,
     comparisons: pd.DataFrame | None = None,
     agreement: pd.DataFrame | None = None,
-    scoring: dict | None = None,
+    scoring: ScoringSettings,
     pred: pd.DataFrame | None = None,
 ):
     """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
     made elsewhere, e.g. in context)."""
-    scoring = scoring or {"resamples": 1000, "seed": 0, "confidence": 0.95}
-    opts = {"resamples": scoring["resamples"], "seed": scoring["seed"], "confidence": scoring["confidence"]}
     if pred is None:
         pred = predictions(dataset, model, pairs_for(dataset, kind, pairs_table), vectors)
     rows = []
     if gold is not None:
         g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)
-        rows += correlation_scores(dataset, model, g, pred["sim"].to_numpy(float), len(pred), **opts)
+        rows += correlation_scores(dataset, model, g, pred["sim"].to_numpy(float), len(pred), scoring)
     if comparisons is not None and len(comparisons):
         sim1, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w1"].tolist())
         sim2, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w2"].tolist())
-        rows += comparison_scores(dataset, model, comparisons, sim1, sim2, **opts)
+        rows += comparison_scores(dataset, model, comparisons, sim1, sim2, scoring)
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
         rows.append((dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))

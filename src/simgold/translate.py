@@ -320,7 +320,7 @@ def translate_dataset(
     """
     if spec["by"] == "row" and gold is not None:
         rho, n = row_alignment(gold[0], gold[1], target_items, source_items)
-        threshold = spec.get("min_row_correlation", 0.3)
+        threshold = spec["min_row_correlation"]
         if not np.isnan(rho) and rho < threshold:
             reason = (
                 f"by: row refused: the rows are not in the source's order (the two gold standards correlate "

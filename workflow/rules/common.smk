@@ -7,50 +7,22 @@ from simgold.config import (
     check_config,
     dataset_input_files,
     embedding_mem_mb as model_mem_mb,
-    has_comparisons,
-    has_ratings,
-    is_contextual,
-    model_languages,
     translation_files,
-    translation_root,
 )
+from simgold.models import is_contextual
+from simgold.stages import stages
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure. The
 # resolved CONFIG carries the schema's defaults: rules read it, never the raw `config`.
 CONFIG = check_config(config)
-DATASETS = sorted(CONFIG["datasets"])
-# ag-evaluation files go straight to the comparisons stage; every other dataset is cleaned
-CLEANED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] != "comparisons"]
-COMPARED = [d for d in DATASETS if has_comparisons(CONFIG["datasets"][d])]
-MODELS = sorted(CONFIG["models"])
-# each model scores the datasets of its languages
-MODEL_DATASETS = {
-    m: [d for d in DATASETS if CONFIG["datasets"][d]["language"] in model_languages(CONFIG["models"][m])]
-    for m in MODELS
-}
-SCORED = [(d, m) for m in MODELS for d in MODEL_DATASETS[m]]
-SCORED_BY = {d: sorted(m for dd, m in SCORED if dd == d) for d in sorted({d for d, _ in SCORED})}
-# two-context datasets get context significance, and the CoSimLex metrics for every model
-CONTEXT_DATASETS = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "contexts"]
-COSIMLEX = [(d, m) for d, m in SCORED if d in CONTEXT_DATASETS]
-# the noise sanity check: models and datasets with a gold standard, as the config restricts them
 NOISE = CONFIG["noise"]
-# datasets whose gold standard a model's similarities are correlated with
-GOLD_SCORED = {d for d in CLEANED if CONFIG["datasets"][d]["kind"] != "rankings"}
-NOISED = [
-    (d, m)
-    for d, m in SCORED
-    if d in GOLD_SCORED and m in NOISE.get("models", MODELS) and d in NOISE.get("datasets", DATASETS)
-]
-# datasets with per-rater scores go through calibration and agreement; rankings through agreement
-RATED = [d for d in DATASETS if has_ratings(CONFIG["datasets"][d])]
-RANKED = [d for d in DATASETS if CONFIG["datasets"][d]["kind"] == "rankings"]
-TRANSLATED = [d for d in DATASETS if "translation_of" in CONFIG["datasets"][d]]
-# a translation group: a root dataset and every dataset that translates it (directly or in a chain)
-GROUPS = {}
-for _d in TRANSLATED:
-    GROUPS.setdefault(translation_root(CONFIG["datasets"], _d), []).append(_d)
+# which datasets (and dataset x model pairs) go through which stage: simgold.stages
+STAGES = stages(CONFIG)
+DATASETS, MODELS, CLEANED, COMPARED = STAGES.datasets, STAGES.models, STAGES.cleaned, STAGES.compared
+RATED, RANKED, CONTEXT_DATASETS, TRANSLATED = STAGES.rated, STAGES.ranked, STAGES.context, STAGES.translated
+GROUPS, MODEL_DATASETS, SCORED, SCORED_BY = STAGES.groups, STAGES.model_datasets, STAGES.scored, STAGES.scored_by
+GOLD_SCORED, COSIMLEX, NOISED = STAGES.gold_scored, STAGES.cosimlex, STAGES.noised
 
 
 def alternatives(names):

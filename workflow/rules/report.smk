@@ -1,29 +1,5 @@
-# Stage 9, the noise sanity check (docs/methods.md section 9), and the report: figures and tables per
-# dataset and across datasets, flagged for `snakemake --report` and written as static pages.
-
-
-rule noise:
-    input:
-        embeddings="results/embeddings/{model}.parquet",
-        predictions="results/scores/{dataset}/{model}/predictions.parquet",
-        gold="results/gold/{dataset}/gold.parquet",
-    output:
-        "results/noise/{dataset}/{model}.parquet",
-    log:
-        "logs/noise/{dataset}/{model}.log",
-    conda:
-        "../envs/models.yaml"
-    threads: 2
-    resources:
-        mem_mb=2000,
-        runtime=30,
-    params:
-        # the settings only: which models and datasets get the check is not this job's concern
-        noise={key: NOISE[key] for key in ("levels", "k", "m", "relative")},
-        seed=CONFIG["scoring"]["seed"],
-        model=model_spec,
-    script:
-        "../scripts/noise.py"
+# The report: figures and tables per dataset and across datasets, flagged for `snakemake --report`
+# and written as static pages.
 
 
 rule report_scores_figure:

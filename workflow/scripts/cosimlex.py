@@ -1,6 +1,6 @@
 """CoSimLex subtask 1 and 2 figures of one model on one two-context dataset."""
 
-from simgold.context import cosimlex_scores
+from simgold.cosimlex import cosimlex_scores
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 

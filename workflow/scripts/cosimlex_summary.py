@@ -1,6 +1,6 @@
 """Every model's CoSimLex figures per language and their mean over languages (as the task ranks)."""
 
-from simgold.context import cosimlex_summary
+from simgold.cosimlex import cosimlex_summary
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 

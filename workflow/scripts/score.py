@@ -1,6 +1,6 @@
 """Score one model on one dataset: predictions, correlations and the A&G score with bootstrap CIs."""
 
-from simgold.scoring import Vectors, score_dataset
+from simgold.scoring import ScoringSettings, Vectors, score_dataset
 from simgold.tables import read_parquet, read_provenance, write_parquet
 from simgold.workflow import provenance_for, run
 
@@ -12,7 +12,7 @@ def main(snakemake, log):
     vectors = Vectors(read_parquet(snakemake.input.embeddings), model["lowercase"], model["oov"], mean)
     pred = None
     if snakemake.params.contextual and snakemake.params.kind == "contexts":  # each word's vector from its context
-        from simgold.context import in_context_predictions
+        from simgold.in_context import in_context_predictions
         from simgold.minilm import get_model
 
         encoder = get_model()  # its vectors are computed once per context and span (simgold.vectorcache)
@@ -28,7 +28,7 @@ def main(snakemake, log):
         gold=read_parquet(snakemake.input.gold) if "gold" in keys else None,
         comparisons=read_parquet(snakemake.input.comparisons) if "comparisons" in keys else None,
         agreement=read_parquet(snakemake.input.agreement) if "agreement" in keys else None,
-        scoring=snakemake.params.scoring,
+        scoring=ScoringSettings(**snakemake.params.scoring),
         pred=pred,
     )
     log.info("\n%s", scores.to_string(index=False))

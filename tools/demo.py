@@ -1,6 +1,8 @@
 """Generator of the demo data shipped in ``raw/demo`` (simulated annotators, not real people).
 
-    python -m simgold.demo raw/demo
+    python tools/demo.py raw/demo        (or: simgold demo raw/demo, from a checkout)
+
+A developer's tool, not part of the installed package: the pipeline never runs it.
 
 Five sheets in five languages, each in a format that real datasets use, with planted cases the
 pipeline must find. The word pairs are real words; every rating is simulated from a latent
@@ -259,7 +261,6 @@ ENGLISH_CONTEXTS = [  # (word1, word2, context 1, latent 1, context 2, latent 2)
         3.5,
     ),
 ]
-CONTEXT_EFFECT_PAIRS = 8  # the first 8 above differ between contexts; the last 6 do not
 
 HEBREW_GROUPS = [  # target, 4 positives with latent similarity, distractor, random
     ("תפוח", [("אגס", 0.9), ("תפוז", 0.7), ("ענב", 0.6), ("בננה", 0.5)], "עץ", "מכונית"),
@@ -284,9 +285,6 @@ class Sim:
     def normal(self, sd: float = 1.0) -> float:
         u1, u2 = self.rng.random(), self.rng.random()  # Box-Muller on random(), which is stable
         return sd * math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
-
-    def uniform_int(self, low: int, high: int) -> int:
-        return low + int(self.rng.random() * (high - low + 1))
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
