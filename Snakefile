@@ -2,6 +2,7 @@
 # The workflow is workflow/Snakefile (the layout that the Snakemake workflow catalog and
 # `snakedeploy deploy-workflow` expect); this file lets `snakemake` run from the checkout's root.
 
+
 include: "workflow/Snakefile"
 
 

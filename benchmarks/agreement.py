@@ -70,7 +70,8 @@ def synthetic(R: int, N: int, density: float, seed: int = 0) -> pd.DataFrame:
 # -------------------------------------------------------------------------------- the steps
 
 
-def whole_stage(ratings: pd.DataFrame) -> dict:
+def whole_stage(ratings: pd.DataFrame, ci: dict | None = None) -> dict:
+    """The stage as the pipeline runs it; with ``ci``, with the bootstrap CIs on agreement too."""
     items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
     calibrated, table = calibrate(ratings, (0, 6), "shift")
     report = agreement_report(
@@ -81,10 +82,14 @@ def whole_stage(ratings: pd.DataFrame) -> dict:
         table,
         min_overlap=MIN_OVERLAP,
         outliers={"method": "pairwise_sd", "k": 1.0},
+        ci=ci,
     )
     filtered = report["agreement"].set_index("stage").loc["filtered"]
     excluded = int(report["raters"].query("stage == 'calibrated'")["excluded"].sum())
-    return {"pairwise": float(filtered["pairwise"]), "n_pairs": int(filtered["n_pairs"]), "excluded": excluded}
+    out = {"pairwise": float(filtered["pairwise"]), "n_pairs": int(filtered["n_pairs"]), "excluded": excluded}
+    if ci is not None:
+        out["agreement_ci"] = report["agreement_ci"]
+    return out
 
 
 def prepare_matrix(ratings: pd.DataFrame) -> RatingMatrix:

@@ -1,113 +1,190 @@
 """Benchmark of the bootstrap CIs on agreement (not a test; prints what the CIs cost).
 
-    python benchmarks/agreement_ci.py [--resamples 1000] [--crowd-resamples 20]
+    python benchmarks/agreement_ci.py [--resamples 1000] [--repeat 3] [--crowd-resamples 10]
 
-Two panels, synthetic (a 0-6 scale around a per-item truth):
+1. Danish size: 99 items x 38 raters on a 0-6 scale, 32 raters complete and 6 with 5% of the items
+   missing (as dsd-da). Every statistic x scheme for B resamples: ours (``agreement_ci.replicates``)
+   against the fastest fair peer computing the same resampled datasets one by one:
+   ``pandas.DataFrame.corr(method="spearman", min_periods=5)`` per resample for ``pairwise``, and a
+   per-resample numpy loop on the agreement engine (``vs_reference``, the leave-copies-out means,
+   ``krippendorff_alpha_interval``) for the others. The peers run on ``--peer-resamples`` resamples,
+   scaled to B.
+2. Crowd scale: 1000 raters x 2000 items at 10% (benchmarks/agreement.py's synthetic data). Ours per
+   statistic x scheme on ``--crowd-resamples`` resamples (setup included) scaled to B, what the
+   default work cap allows and what that costs; the peers on 2 resamples (pandas on 300 raters,
+   scaled to all pairs).
+3. The whole agreement stage at crowd scale (calibrate; raw, calibrated, filtered; pairwise_sd), each
+   run in a fresh process, without and with the CIs at the default cap: what the CIs cost.
 
-* Danish size: 99 items x 38 raters, complete. Ours (``agreement_cis``: both schemes, the four
-  statistics, B resamples) against the fastest fair peer for the costliest part, the pairwise
-  Spearman of each resampled dataset by ``pandas.DataFrame.corr(method="spearman",
-  min_periods=5)`` (timed on 50 resamples, scaled to B);
-* crowd scale: 1000 raters x 2000 items at 10% density. Each part of ours is timed on
-  ``--crowd-resamples`` resamples and scaled to B (per-resample costs are flat), pandas on 2.
-
-Other jobs share the machine: the numbers are indicative; the sides run alternately.
+CPU seconds (wall for the stage too); other jobs share the machine: the sides run alternately and
+the medians of ``--repeat`` runs are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import statistics
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
+from agreement import MIN_OVERLAP, measure, synthetic, whole_stage
 
+from simgold.agreement import RatingMatrix, _grouped_spearman, krippendorff_alpha_interval, pairwise_spearman, vs_reference
 from simgold.agreement_ci import (
-    Panel,
-    agreement_cis,
-    alpha_items,
-    alpha_raters,
+    MAX_WORK,
+    SCHEMES,
+    STATISTICS,
     draw_counts,
     draws,
-    pair_entries,
-    pairwise_raters,
-    reference_entries,
-    reference_raters,
-    weighted_spearman,
+    replicates,
+    resamples_within,
+    work_per_resample,
 )
 
+KEYS = [(s, scheme) for s in STATISTICS for scheme in SCHEMES]
+CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": MAX_WORK}
 
-def panel(n_items: int, n_raters: int, density: float, seed: int = 0) -> np.ndarray:
+
+def danish_like(seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    X = np.clip(np.rint(rng.uniform(0, 6, (n_items, 1)) + rng.normal(0, 1.2, (n_items, n_raters))), 0, 6)
-    X[rng.random(X.shape) >= density] = np.nan
+    X = np.clip(np.rint(rng.uniform(0, 6, (99, 1)) + rng.normal(0, 1.2, (99, 38))), 0, 6)
+    X[:, 32:][rng.random((99, 6)) < 0.05] = np.nan
     return X
 
 
-def long(X: np.ndarray) -> pd.DataFrame:
-    item, rater = np.nonzero(~np.isnan(X))
-    return pd.DataFrame({"item_id": item, "rater": rater, "score": X[item, rater]})
+# -------------------------------------------------------------------------------- the peers
 
 
-def pandas_per_resample(X: np.ndarray, resamples: int, rng) -> float:
-    """Seconds per resample: the pairwise Spearman of a resampled dataset by pandas."""
-    t0 = time.perf_counter()
-    for idx in draws(X.shape[0], resamples, rng):
-        pd.DataFrame(X[idx]).corr(method="spearman", min_periods=5)
-    return (time.perf_counter() - t0) / resamples
+def peer(X: np.ndarray, key: tuple, idx: np.ndarray) -> float:
+    """One replicate computed on the resampled dataset itself (rows, or columns, ``idx``)."""
+    statistic, scheme = key
+    Xb = X[idx] if scheme == "items" else X[:, idx]
+    who = np.arange(X.shape[1]) if scheme == "items" else idx
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if statistic == "pairwise":
+            rho = pd.DataFrame(Xb).corr(method="spearman", min_periods=MIN_OVERLAP).to_numpy()
+            return float(np.nanmean(rho[who[:, None] < who[None, :]]))
+        m = RatingMatrix.from_dense(Xb)
+        if statistic == "alpha_interval":
+            return krippendorff_alpha_interval(m)
+        if statistic == "vs_rest" and scheme == "raters":  # the rest leaves out every copy of the rater
+            return float(np.nanmean(_rest_of_copies(m, who)))
+        vs_mean, vs_rest = vs_reference(m, MIN_OVERLAP)
+        return float(np.nanmean(vs_mean if statistic == "vs_mean" else vs_rest))
 
 
-def timed(f, *args) -> float:
-    t0 = time.perf_counter()
-    f(*args)
-    return time.perf_counter() - t0
+def _rest_of_copies(m: RatingMatrix, who: np.ndarray) -> np.ndarray:
+    n_items = m.shape[0]
+    copies = who[m.rater] + len(who) * m.item  # (original rater, item)
+    total = np.bincount(m.item, m.score, n_items)[m.item] - np.bincount(copies, m.score)[copies]
+    count = np.bincount(m.item, minlength=n_items)[m.item] - np.bincount(copies)[copies]
+    keep = count > 0
+    return _grouped_spearman(m.rater[keep], m.score[keep], total[keep] / count[keep], m.shape[1], MIN_OVERLAP)
 
 
-def danish(B: int) -> None:
-    X = panel(99, 38, 1.0)
-    t_ours = timed(lambda: agreement_cis("bench", "raw", "all", long(X), resamples=B))
-    t_pandas = pandas_per_resample(X, 50, np.random.default_rng(0)) * B
-    print(f"Danish size (99 x 38), B = {B}: ours, both schemes and all four statistics: {t_ours:.2f} s;")
-    print(f"  pandas corr per resample, pairwise of the item scheme only: {t_pandas:.1f} s (scaled from 50); {t_pandas / t_ours:.0f}x")
+# -------------------------------------------------------------------------------- timing
 
 
-def crowd(B: int, sample: int) -> None:
-    X = panel(2000, 1000, 0.10)
-    p = Panel.from_dense(X)
+def cpu(f) -> float:
+    t0 = time.process_time()
+    f()
+    return time.process_time() - t0
+
+
+def ours_and_peer(X, B: int, peer_resamples: int, repeat: int) -> dict:
+    """key -> (ours for B, the peer scaled to B): medians of alternating runs."""
+    m = RatingMatrix.from_dense(X)
+    pairs = pairwise_spearman(m, MIN_OVERLAP)
     rng = np.random.default_rng(1)
-    t0 = time.perf_counter()
-    entries, a, b = pair_entries(p)
-    t_entries = time.perf_counter() - t0
-    w = draw_counts(draws(p.n_items, sample, rng), p.n_items)
-    c = draw_counts(draws(p.n_raters, sample, rng), p.n_raters)
-    rho = weighted_spearman(entries, np.ones((1, p.n_items)), 5)[0]
-    scale = B / sample
-    parts = {
-        "pairwise, items": timed(weighted_spearman, entries, w, 5) * scale,
-        "vs_mean, items": timed(lambda: weighted_spearman(reference_entries(p, False), w, 5)) * scale,
-        "vs_rest, items": timed(lambda: weighted_spearman(reference_entries(p, True), w, 5)) * scale,
-        "alpha, items": timed(alpha_items, p, w) * scale,
-        "pairwise, raters": timed(pairwise_raters, a, b, rho, c, p.n_raters) * scale,
-        "vs_mean, raters": timed(reference_raters, p, c, False, 5) * scale,
-        "vs_rest, raters": timed(reference_raters, p, c, True, 5) * scale,
-        "alpha, raters": timed(alpha_raters, p, c) * scale,
-    }
-    print(f"\ncrowd scale (2000 items x 1000 raters at 10%: {len(entries.group):,} pair x shared-item entries)")
-    print(f"  the pair entries, once per stage and subset: {t_entries:.1f} s")
-    for name, seconds in parts.items():
-        print(f"  {name:18s} {seconds:8.1f} s for B = {B} (timed on {sample})")
-    t_pandas = pandas_per_resample(X, 2, rng) * B
-    print(f"  pandas corr per resample (pairwise, items): {t_pandas:.0f} s for B = {B} (timed on 2)")
+    idx = {"items": draws(X.shape[0], B, rng), "raters": draws(X.shape[1], B, rng)}
+    counts = {"items": draw_counts(idx["items"], X.shape[0]), "raters": draw_counts(idx["raters"], X.shape[1])}
+    out = {}
+    for key in KEYS:
+        runs = {"ours": [], "peer": []}
+        for _ in range(repeat):
+            runs["ours"].append(cpu(lambda: replicates(m, pairs, counts["items"], counts["raters"], MIN_OVERLAP, {key: B})))
+            sample = idx[key[1]][:peer_resamples]
+            runs["peer"].append(cpu(lambda: [peer(X, key, i) for i in sample]) * B / len(sample))
+        out[key] = (statistics.median(runs["ours"]), statistics.median(runs["peer"]))
+    return out
+
+
+def danish(args) -> None:
+    B = args.resamples
+    print(f"1. Danish size: 99 items x 38 raters (32 complete), B = {B}, CPU seconds "
+          f"(medians of {args.repeat}; peers on {args.peer_resamples} resamples, scaled)")  # fmt: skip
+    times = ours_and_peer(danish_like(), B, args.peer_resamples, args.repeat)
+    print(f"   {'statistic':15s} {'scheme':7s} {'ours':>7s} {'peer':>7s} {'peer/ours':>9s}")
+    for (statistic, scheme), (ours, other) in times.items():
+        print(f"   {statistic:15s} {scheme:7s} {ours:7.3f} {other:7.2f} {other / ours:8.0f}x")
+    total_ours, total_peer = (sum(t[i] for t in times.values()) for i in (0, 1))
+    print(f"   {'all eight':23s} {total_ours:7.3f} {total_peer:7.2f} {total_peer / total_ours:8.0f}x")
+
+
+def crowd(args, ratings: pd.DataFrame) -> None:
+    B, r = args.resamples, args.crowd_resamples
+    m = RatingMatrix.from_ratings(ratings)
+    pairs = pairwise_spearman(m, MIN_OVERLAP)
+    work = work_per_resample(m)
+    X = m.dense()
+    rng = np.random.default_rng(2)
+    w, c = draw_counts(draws(m.shape[0], r, rng), m.shape[0]), draw_counts(draws(m.shape[1], r, rng), m.shape[1])
+    print(f"\n2. crowd scale: {m.shape[1]} raters x {m.shape[0]} items, {len(m.score):,} ratings; ours on {r} "
+          f"resamples (setup included) scaled to B = {B}; the default cap ({MAX_WORK:,})")  # fmt: skip
+    print(f"   {'statistic':15s} {'scheme':7s} {'work/resample':>13s} {'B (est.)':>9s} {'cap allows':>10s} "
+          f"{'costs':>6s} {'peer, B (est.)':>14s}")  # fmt: skip
+    for key in KEYS:
+        seconds = cpu(lambda: replicates(m, pairs, w, c, MIN_OVERLAP, {key: r}))
+        allowed = resamples_within(B, work[key], MAX_WORK)
+        print(f"   {key[0]:15s} {key[1]:7s} {work[key]:13,} {seconds * B / r:9.1f} {allowed:10d} "
+              f"{seconds * allowed / r:6.1f} {_crowd_peer(X, key, B):14.0f}")  # fmt: skip
+
+
+def _crowd_peer(X: np.ndarray, key: tuple, B: int) -> float:
+    """The peer for B resamples, from 2 (pandas' pairwise on 300 random raters, scaled to all pairs)."""
+    rng = np.random.default_rng(3)
+    scale = 1.0
+    if key[0] == "pairwise":
+        R = X.shape[1]
+        X = X[:, np.sort(rng.choice(R, 300, replace=False))]
+        scale = R * (R - 1) / (300 * 299)
+    n = X.shape[0] if key[1] == "items" else X.shape[1]
+    sample = draws(n, 2, rng)
+    return cpu(lambda: [peer(X, key, i) for i in sample]) * B / 2 * scale
+
+
+def stage(args) -> None:
+    print(f"\n3. the agreement stage at crowd scale (1000 x 2000 at 10%; medians of {args.repeat}, fresh processes)")
+    runs = {"without": [], "with": []}
+    with_cis = functools.partial(whole_stage, ci=CI)
+    for _ in range(args.repeat):
+        runs["without"].append(measure(1000, 2000, 0.10, whole_stage))
+        runs["with"].append(measure(1000, 2000, 0.10, with_cis))
+    med = {k: {f: statistics.median(x[f] for x in v) for f in ("wall", "cpu")} for k, v in runs.items()}
+    for k in ("without", "with"):
+        print(f"   {k} CIs: wall {med[k]['wall']:.1f} s, CPU {med[k]['cpu']:.1f} s")
+    print(f"   the CIs cost: wall {med['with']['wall'] - med['without']['wall']:.1f} s, "
+          f"CPU {med['with']['cpu'] - med['without']['cpu']:.1f} s (B = {CI['resamples']}, cap {MAX_WORK:,})")  # fmt: skip
+    table = runs["with"][0]["agreement_ci"]
+    used = table.groupby(["statistic", "scheme"], sort=False)["resamples"].agg(lambda x: "/".join(map(str, x)))
+    print("   resamples used (raw/calibrated/filtered):", "; ".join(f"{s} {sc} {u}" for (s, sc), u in used.items()))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--resamples", type=int, default=1000)
-    parser.add_argument("--crowd-resamples", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=3, help="alternating runs of each side (medians)")
+    parser.add_argument("--peer-resamples", type=int, default=100, help="Danish size: resamples the peers run")
+    parser.add_argument("--crowd-resamples", type=int, default=10, help="crowd scale: resamples ours runs")
     args = parser.parse_args()
     print("machine shared with other jobs: indicative timings\n")
-    danish(args.resamples)
-    crowd(args.resamples, args.crowd_resamples)
+    danish(args)
+    crowd(args, synthetic(1000, 2000, 0.10))
+    stage(args)
 
 
 if __name__ == "__main__":

@@ -158,6 +158,14 @@ def test_rater_means_and_row_sums_are_numpys_dense_sums_to_the_bit(monkeypatch):
     np.testing.assert_array_equal(row_sums([(m.item, m.rater, m.score)], m.shape), np.nansum(halves, axis=1))
 
 
+def test_argsort_ints_packed_and_not():
+    rng = np.random.default_rng(0)
+    for high in (50, 2**62):  # keys that fit beside their positions in 63 bits, and keys that do not
+        key = rng.integers(0, high, 5000) // 7  # ties
+        order = ag.argsort_ints(key)
+        assert np.array_equal(key[order], np.sort(key)) and np.array_equal(np.sort(order), np.arange(5000))
+
+
 def test_rating_matrix_keeps_the_last_of_two_scores_and_drops_nan():
     m = RatingMatrix.from_entries(
         np.array([1, 0, 1, 2]), np.array([0, 0, 0, 1]), np.array([3.0, 1.0, 5.0, np.nan]), ["a", "b", "c"], ["r", "s"]

@@ -1,6 +1,7 @@
 """Bootstrap CIs on agreement: every replicate against a plain loop that builds each resampled
-dataset and computes the statistic with scipy.stats.spearmanr and the krippendorff package; the
-point estimates against simgold.agreement; counting of undefined resamples; seeds."""
+dataset and computes the statistic with scipy.stats.spearmanr and the krippendorff package (panels
+with and without complete raters, counting-sort and sorting ranks); the point estimates against
+simgold.agreement; counting of undefined resamples; seeds; the work cap."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
+from simgold import agreement as agreement_module
 from simgold import agreement_ci
-from simgold.agreement import RatingMatrix, agreement
-from simgold.agreement_ci import Panel, agreement_cis, draws, point_estimates, replicates
+from simgold.agreement import RatingMatrix, agreement, pairwise_spearman
+from simgold.agreement_ci import agreement_cis, draw_counts, draws, replicates
+from simgold.seeds import seed_for
 
 MIN_OVERLAP = 5
 
@@ -63,20 +66,44 @@ def loop_statistics(X: np.ndarray, who: np.ndarray) -> dict:
     return {"pairwise": _nanmean(pairs), "vs_mean": _nanmean(vs_mean), "vs_rest": _nanmean(vs_rest), "alpha_interval": alpha}
 
 
-def random_panel(seed: int, n_items: int = 24, n_raters: int = 7, missing: float = 0.25) -> np.ndarray:
+def random_panel(seed: int, n_items: int = 24, n_raters: int = 7, missing: float = 0.25, complete: int = 0,
+                 continuous: bool = False) -> np.ndarray:  # fmt: skip
+    """Scores on a 0-6 scale (ties), or continuous ones; the first ``complete`` raters rate every item."""
     rng = np.random.default_rng(seed)
     truth = rng.uniform(0, 6, n_items)[:, None]
-    X = np.clip(np.rint(truth + rng.normal(0, 1.3, (n_items, n_raters))), 0, 6)  # ties: scale 0-6
-    X[rng.random(X.shape) < missing] = np.nan
+    X = truth + rng.normal(0, 1.3, (n_items, n_raters))
+    X = X.round(3) if continuous else np.clip(np.rint(X), 0, 6)
+    gaps = rng.random(X.shape) < missing
+    gaps[:, :complete] = False
+    X[gaps] = np.nan
     return X
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(seed):
-    X = random_panel(seed)
+def ratings_of(X: np.ndarray) -> pd.DataFrame:
+    item, rater = np.nonzero(~np.isnan(X))
+    return pd.DataFrame({"item_id": item, "rater": rater, "score": X[item, rater]})
+
+
+PANELS = {
+    "sparse": dict(),
+    "complete and not": dict(complete=4, missing=0.3),
+    "all complete": dict(missing=0.0),
+    "continuous": dict(continuous=True, complete=2),
+}
+
+
+@pytest.mark.parametrize("sort_ranks", [False, True], ids=["counting-sort ranks", "sorted ranks"])
+@pytest.mark.parametrize("panel", PANELS)
+def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ranks, monkeypatch):
+    if sort_ranks:  # agreement.group_ranks sorts instead of counting
+        monkeypatch.setattr(agreement_module, "RANK_TABLE_CELLS", 0)
+    seed = list(PANELS).index(panel)
+    X = random_panel(seed, **PANELS[panel])
     rng = np.random.default_rng(100 + seed)
     item_idx, rater_idx = draws(X.shape[0], 50, rng), draws(X.shape[1], 50, rng)
-    ours = replicates(Panel.from_dense(X), item_idx, rater_idx, MIN_OVERLAP)
+    m = RatingMatrix.from_dense(X)
+    weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
+    ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
     raters = np.arange(X.shape[1])
     for b in range(50):
         by_items = loop_statistics(X[item_idx[b]], raters)
@@ -90,27 +117,30 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(seed):
                 )  # fmt: skip
 
 
-def test_point_estimates_equal_the_agreement_stage():
-    X = random_panel(9, n_items=40, n_raters=9)
-    ratings = pd.DataFrame(
-        [(i, j, X[i, j]) for i in range(X.shape[0]) for j in range(X.shape[1]) if not np.isnan(X[i, j])],
-        columns=["item_id", "rater", "score"],
-    )
-    ours = point_estimates(Panel.from_ratings(ratings), MIN_OVERLAP)
-    theirs = agreement(RatingMatrix.from_ratings(ratings), MIN_OVERLAP).summary()
+@pytest.mark.parametrize("panel", PANELS)
+def test_point_estimates_are_the_agreement_stage_values(panel):
+    X = random_panel(9, n_items=40, n_raters=9, **PANELS[panel])
+    m = RatingMatrix.from_ratings(ratings_of(X))
+    table = agreement_cis("d", "raw", "all", m, resamples=50).table
+    theirs = agreement(m, MIN_OVERLAP).summary()
+    loop = loop_statistics(X, np.arange(X.shape[1]))
     for statistic in agreement_ci.STATISTICS:
-        assert ours[statistic] == pytest.approx(theirs[statistic], abs=1e-12)
-    for statistic, value in loop_statistics(X, np.arange(X.shape[1])).items():
-        assert ours[statistic] == pytest.approx(value, abs=1e-12)
+        values = table.loc[table["statistic"] == statistic, "value"]
+        assert (values == theirs[statistic]).all()  # the same numbers, to the last bit
+        assert theirs[statistic] == pytest.approx(loop[statistic], abs=1e-12)
+    # a resample that draws every item once, and every rater once, is the data
+    ones = replicates(m, pairwise_spearman(m, MIN_OVERLAP), np.ones((1, 40)), np.ones((1, 9)), MIN_OVERLAP)
+    for (statistic, _), value in ones.items():
+        assert value[0] == pytest.approx(theirs[statistic], abs=1e-12)
 
 
 def test_undefined_resamples_are_counted():
     # rater a varies only on the last item: every item resample without it leaves a constant, so
     # the pair has no value and pairwise is undefined in exactly those resamples
     X = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 6]], dtype=float)
-    ratings = pd.DataFrame([(i, j, X[i, j]) for i in range(6) for j in range(2)], columns=["item_id", "rater", "score"])
-    ci = agreement_cis("x", "raw", "all", ratings, resamples=300, schemes=("items",), statistics=("pairwise",))
-    rng = np.random.default_rng(agreement_ci.seed_for(0, "x", "raw", "all", "items"))
+    m = RatingMatrix.from_ratings(ratings_of(X))
+    ci = agreement_cis("x", "raw", "all", m, resamples=300, schemes=("items",), statistics=("pairwise",))
+    rng = np.random.default_rng(seed_for(0, "x", "raw", "all", "items"))
     idx = draws(6, 300, rng)
     without_last = int((~(idx == 5).any(axis=1)).sum())
     row = ci.table.iloc[0]
@@ -120,15 +150,12 @@ def test_undefined_resamples_are_counted():
 
 
 def test_deterministic_and_seeded_by_the_names():
-    X = random_panel(3)
-    ratings = pd.DataFrame(
-        [(i, j, X[i, j]) for i in range(X.shape[0]) for j in range(X.shape[1]) if not np.isnan(X[i, j])],
-        columns=["item_id", "rater", "score"],
-    )
-    one = agreement_cis("d", "raw", "all", ratings, resamples=60)
-    again = agreement_cis("d", "raw", "all", ratings.sample(frac=1.0, random_state=1), resamples=60)
+    ratings = ratings_of(random_panel(3))
+    one = agreement_cis("d", "raw", "all", RatingMatrix.from_ratings(ratings), resamples=60)
+    shuffled = RatingMatrix.from_ratings(ratings.sample(frac=1.0, random_state=1))
+    again = agreement_cis("d", "raw", "all", shuffled, resamples=60)
     pd.testing.assert_frame_equal(one.table, again.table)  # row order of the input does not matter
-    other = agreement_cis("d", "raw", "pos=N", ratings, resamples=60)
+    other = agreement_cis("d", "raw", "pos=N", RatingMatrix.from_ratings(ratings), resamples=60)
     assert not np.array_equal(one.replicates["pairwise", "items"], other.replicates["pairwise", "items"])
     assert list(one.table["statistic"]) == ["pairwise", "pairwise", "vs_mean", "vs_mean", "vs_rest", "vs_rest",
                                             "alpha_interval", "alpha_interval"]  # fmt: skip
@@ -140,7 +167,7 @@ def test_deterministic_and_seeded_by_the_names():
 @pytest.mark.shared
 def test_danish_intervals(cleaned):
     ratings = cleaned("dsd-da")["ratings"]
-    ci = agreement_cis("dsd-da", "raw", "all", ratings, resamples=1000)
+    ci = agreement_cis("dsd-da", "raw", "all", RatingMatrix.from_ratings(ratings), resamples=1000)
     table = ci.table.set_index(["statistic", "scheme"])
     # the point estimates are the paper's figures (Figure 2, section 4.1.2) and SOURCE.txt's alpha
     assert round(table.loc[("pairwise", "items"), "value"], 3) == 0.678
@@ -152,3 +179,112 @@ def test_danish_intervals(cleaned):
     # 99 items: the item intervals are a few hundredths wide, not tenths
     width = table["ci_high"] - table["ci_low"]
     assert (width.xs("items", level="scheme") < 0.2).all() and (width > 0.005).all()
+
+
+# -------------------------------------------------------------------------------- the work cap
+
+
+def test_work_cap_uses_the_first_resamples_and_says_so():
+    m = RatingMatrix.from_dense(random_panel(5, n_items=30, n_raters=12))
+    full = agreement_cis("d", "raw", "all", m, resamples=100)
+    work = agreement_ci.work_per_resample(m)
+    cap = work["pairwise", "items"] * 60 + 7  # 60 resamples of pairwise fit, and every one of the others
+    assert all(w * 100 <= cap for key, w in work.items() if key != ("pairwise", "items"))
+    capped = agreement_cis("d", "raw", "all", m, resamples=100, max_work=cap)
+    table = capped.table.set_index(["statistic", "scheme"])
+    assert table.loc[("pairwise", "items"), "resamples"] == 60
+    assert table.loc[("pairwise", "items"), "note"] == (
+        f"60 of 100 resamples: one resample has {work['pairwise', 'items']:,} entries to rank, "
+        f"agreement.ci_max_work = {cap:,}"
+    )
+    # the same draws, cut short; the other statistics untouched
+    np.testing.assert_array_equal(capped.replicates["pairwise", "items"], full.replicates["pairwise", "items"][:60])
+    others = table.drop(index=("pairwise", "items"))
+    assert (others["resamples"] == 100).all() and (others["note"] == "").all()
+    pd.testing.assert_frame_equal(capped.table.iloc[1:], full.table.iloc[1:])
+
+
+def test_work_cap_below_an_interval_gives_none():
+    m = RatingMatrix.from_dense(random_panel(6, n_items=30, n_raters=6))
+    work = agreement_ci.work_per_resample(m)
+    cap = work["vs_rest", "raters"] * 39  # one short of the 40 a 95% interval needs
+    ci = agreement_cis("d", "raw", "all", m, resamples=1000, max_work=cap, statistics=("vs_rest",), schemes=("raters",))
+    row = ci.table.iloc[0]
+    assert row["resamples"] == 0 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"]) and not ci.replicates
+    assert row["value"] == agreement(m, MIN_OVERLAP).summary()["vs_rest"]  # the point estimate stays
+    assert row["note"].startswith("no interval: 40 resamples needed; one resample has")
+    assert agreement_ci.min_resamples(0.95) == 40 and agreement_ci.min_resamples(0.99) == 200
+
+
+def test_work_per_resample_counts_from_the_ratings():
+    X = random_panel(7, n_items=20, n_raters=5, missing=0.3, complete=2)
+    m = RatingMatrix.from_dense(X)
+    work = agreement_ci.work_per_resample(m)
+    rated = ~np.isnan(X)
+    C = int(rated.all(axis=0).sum())
+    # pairs of raters not both complete, and their shared items, counted from the array
+    pairs = [(a, b) for a in range(5) for b in range(a + 1, 5) if not (rated[:, a].all() and rated[:, b].all())]
+    shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
+    K = len(np.unique(X[rated]))
+    assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
+    for key in [(s, scheme) for s in agreement_ci.STATISTICS for scheme in agreement_ci.SCHEMES]:
+        expected = {("pairwise", "items"): work["pairwise", "items"], ("alpha_interval", "items"): 20}
+        assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
+    assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1) == 0
+
+
+def test_schema_default_is_the_code_default():
+    from simgold.config import load_schema
+
+    agreement_keys = load_schema()["$defs"]["dataset"]["properties"]["agreement"]["properties"]
+    assert agreement_keys["ci_max_work"]["default"] == agreement_ci.MAX_WORK
+    assert agreement_keys["resamples"]["default"] == 1000
+
+
+# -------------------------------------------------------------------------------- the agreement stage
+
+
+def _stage(ratings, items, **kw):
+    from simgold.reliability import agreement_report
+
+    calibration = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
+    return agreement_report("d", items, ratings, ratings, calibration, min_overlap=MIN_OVERLAP, **kw)
+
+
+def test_the_stage_reports_cis_for_every_stage_and_subset():
+    X = random_panel(8, n_items=40, n_raters=7, missing=0.2)
+    ratings = ratings_of(X)
+    items = pd.DataFrame({"item_id": np.arange(40), "pos": np.where(np.arange(40) % 3, "N", "V")})
+    ci = {"resamples": 60, "seed": 3, "confidence": 0.9, "max_work": agreement_ci.MAX_WORK}
+    outliers = {"method": "pairwise_sd", "k": 0.5}
+    plain = _stage(ratings, items, subset_names=["pos"], outliers=outliers)
+    report = _stage(ratings, items, subset_names=["pos"], outliers=outliers, ci=ci)
+    for key in ("agreement", "raters", "ratings"):  # CIs change nothing else
+        pd.testing.assert_frame_equal(plain[key], report[key])
+    table = report["agreement_ci"]
+    assert len(table) == 3 * 3 * 8  # stages x subsets (all, pos=N, pos=V) x statistics and schemes
+    values = table.merge(plain["agreement"], on=["dataset", "stage", "subset"])
+    for statistic in agreement_ci.STATISTICS:
+        rows = values[values["statistic"] == statistic]
+        assert (rows["value"] == rows[statistic]).all()  # the agreement table's numbers, to the bit
+    assert (table["resamples"] == 60).all() and (table["confidence"] == 0.9).all()
+    # each stage and subset has its own draws: the seed names them
+    filtered = agreement_cis("d", "filtered", "pos=V", _filtered_matrix(report, items, "V"), resamples=60, seed=3,
+                             confidence=0.9, min_overlap=MIN_OVERLAP)  # fmt: skip
+    mine = table[(table["stage"] == "filtered") & (table["subset"] == "pos=V")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, filtered.table)
+
+
+def _filtered_matrix(report, items, pos):
+    kept = report["ratings"][report["ratings"]["item_id"].isin(items.loc[items["pos"] == pos, "item_id"])]
+    return RatingMatrix.from_ratings(kept)
+
+
+def test_rating_slots_get_alpha_resampling_items_only():
+    X = random_panel(9, n_items=30, n_raters=5)
+    items = pd.DataFrame({"item_id": np.arange(30)})
+    report = _stage(ratings_of(X), items, persistent_raters=False, ci={"resamples": 50, "seed": 0})
+    table = report["agreement_ci"]
+    assert list(table["stage"]) == ["raw", "calibrated", "filtered"]
+    assert set(table["statistic"]) == {"alpha_interval"} and set(table["scheme"]) == {"items"}
+    assert (table["value"] == report["agreement"]["alpha_interval"].to_numpy()).all()

@@ -295,8 +295,8 @@ def test_the_snakefile_checks_every_config_file(tmp_path):
     with pytest.raises(ConfigError, match="twice.yaml, line 2: scoring is given twice"):
         check_config_files([tmp_path / "ok.yaml", tmp_path / "twice.yaml"])
     assert (
-        "check_config_files(" in (ROOT / "Snakefile").read_text()
-        and "workflow.overwrite_configfiles" in (ROOT / "Snakefile").read_text()
+        "check_config_files(" in (ROOT / "workflow" / "Snakefile").read_text()
+        and "workflow.overwrite_configfiles" in (ROOT / "workflow" / "Snakefile").read_text()
     )
 
 

@@ -395,7 +395,7 @@ def test_lint_is_clean():
 
 
 def test_snakefmt_is_clean():
-    files = ["Snakefile", *map(str, sorted((ROOT / "workflow" / "rules").glob("*.smk")))]
+    files = ["Snakefile", "workflow/Snakefile", *map(str, sorted((ROOT / "workflow" / "rules").glob("*.smk")))]
     proc = subprocess.run(
         [sys.executable, "-m", "snakefmt", "--check", *files], cwd=ROOT, capture_output=True, text=True
     )

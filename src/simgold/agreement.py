@@ -206,15 +206,16 @@ def _sums_are_exact(values: list[np.ndarray]) -> bool:
 def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int):
     """Average ranks (1-based) of integer codes within each group, and per group the count, sum and
     sum of squares of the ranks. A counting sort when groups x codes is small (a rank is the count of
-    the group's lower codes plus half its ties: scores take few values), else a sort."""
-    if n_groups * n_codes <= RANK_TABLE_CELLS:
+    the group's lower codes plus half its ties: scores take few values), else a sort (when the table
+    would be much larger than the entries)."""
+    if n_groups * n_codes <= min(RANK_TABLE_CELLS, 4 * len(code)):
         cell = group * n_codes + code
         count = np.bincount(cell, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
         rank = (np.cumsum(count, axis=1) - count) + (count + 1) / 2.0
         weighted = count * rank
         return rank.ravel()[cell], (count.sum(axis=1), weighted.sum(axis=1), (weighted * rank).sum(axis=1))
     key = group * n_codes + code
-    order = np.argsort(key, kind="stable")
+    order = argsort_ints(key)
     ks, gs = key[order], group[order]
     n = len(ks)
     group_start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
@@ -227,6 +228,22 @@ def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int
     return ranks, (np.bincount(group, minlength=n_groups), *sums)
 
 
+def argsort_ints(key: np.ndarray) -> np.ndarray:
+    """An argsort of non-negative integers (the order of ties does not matter to ranks): one sort of
+    the keys with their positions in the low bits (several times faster than ``np.argsort``) when
+    that fits in 63 bits.
+
+    Examples
+    --------
+    >>> argsort_ints(np.array([3, 1, 3, 0])).tolist()
+    [3, 1, 0, 2]
+    """
+    bits = max(int(len(key) - 1).bit_length(), 1)
+    if len(key) == 0 or int(key.max()) < 2 ** (63 - bits):
+        return np.sort((key.astype(np.int64) << bits) | np.arange(len(key))) & ((1 << bits) - 1)
+    return np.argsort(key)
+
+
 def grouped_spearman(group, code_a, code_b, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Spearman r between two integer-coded variables within each group; (r, n), r NaN where
     either side is constant. Ranks are multiples of 1/2 and every sum is exact."""
@@ -234,16 +251,19 @@ def grouped_spearman(group, code_a, code_b, n_groups: int) -> tuple[np.ndarray, 
     ra, (n, sa, saa) = group_ranks(group, code_a, n_groups, int(code_a.max(initial=-1)) + 1)
     rb, (_, sb, sbb) = group_ranks(group, code_b, n_groups, int(code_b.max(initial=-1)) + 1)
     sab = np.bincount(group, ra * rb, n_groups)
-    n = n.astype(float)
+    return spearman_from_sums(n.astype(float), sa, saa, sb, sbb, sab), n.astype(np.int64)
+
+
+def spearman_from_sums(n, sa, saa, sb, sbb, sab) -> np.ndarray:
+    """Spearman r from the (weighted) count and sums of two rank vectors: n, sum a, sum a^2, sum b,
+    sum b^2, sum ab (arrays of any one shape); NaN where either side is constant."""
     va = n * saa - sa * sa
     vb = n * sbb - sb * sb
-    cov = n * sab - sa * sb
     # ranks are multiples of 1/2, so a constant vector gives va == 0 up to rounding
-    tol = 1e-9 * np.maximum(n * saa, 1.0)
-    ok = (va > tol) & (vb > 1e-9 * np.maximum(n * sbb, 1.0))
-    r = np.full(n_groups, np.nan)
-    r[ok] = cov[ok] / np.sqrt(va[ok] * vb[ok])
-    return np.clip(r, -1.0, 1.0), n.astype(np.int64)
+    ok = (va > 1e-9 * np.maximum(n * saa, 1.0)) & (vb > 1e-9 * np.maximum(n * sbb, 1.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(ok, (n * sab - sa * sb) / np.sqrt(va * vb), np.nan)
+    return np.clip(r, -1.0, 1.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,16 +303,20 @@ def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
     return changed
 
 
+def complete_raters(m: RatingMatrix) -> np.ndarray:
+    """Raters who rated every item of the matrix (a mask over the raters)."""
+    return np.bincount(m.rater, minlength=m.shape[1]) == m.shape[0]
+
+
 def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None) -> PairResult:
     """The pairs with at least ``min_overlap`` shared items, of every rater (``changed`` None) or
     with at least one changed rater."""
-    n_items, R = m.shape
-    count = np.bincount(m.rater, minlength=R)
-    complete = count == n_items
-    parts = [_complete_pairs(m, count, complete, changed, min_overlap)]
-    parts.append(_sparse_pairs(m, complete, changed, min_overlap))
+    count = np.bincount(m.rater, minlength=m.shape[1])
+    parts = [_complete_pairs(m, count, complete_raters(m), changed, min_overlap)]
+    for block in shared_items(m, min_overlap, changed):
+        parts.append((block.a, block.b, grouped_spearman(block.pair, block.code_a, block.code_b, len(block.a))[0]))
     a, b, rho = (np.concatenate(x) for x in zip(*parts))
-    return PairResult.from_pairs(R, a, b, rho, min_overlap)
+    return PairResult.from_pairs(m.shape[1], a, b, rho, min_overlap)
 
 
 def _complete_pairs(m, count, complete, changed, min_overlap):
@@ -323,9 +347,27 @@ def _complete_pairs(m, count, complete, changed, min_overlap):
     return idx[i], idx[j], np.clip(block[i, j], -1.0, 1.0)
 
 
-def _sparse_pairs(m, complete, changed, min_overlap):
-    """(a, b, rho) of the wanted pairs, not both complete, with ``min_overlap`` shared items."""
+@dataclass
+class SharedItems:
+    """A block of rater pairs with their shared items. Pair k is raters ``a[k]``, ``b[k]`` (indices
+    of the matrix's raters); triple t is an item shared by pair ``pair[t]``, with the two raters'
+    score codes (ranks of the matrix's distinct scores) and, when asked for, the item."""
+
+    a: np.ndarray
+    b: np.ndarray
+    pair: np.ndarray
+    code_a: np.ndarray
+    code_b: np.ndarray
+    item: np.ndarray | None = None
+
+
+def shared_items(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None = None, *, items: bool = False,
+                 max_triples: int = CHUNK_ENTRIES):  # fmt: skip
+    """The rater pairs that share at least ``min_overlap`` items, not both complete (the pairs of
+    complete raters come from a product of ranks), of every rater (``changed`` None) or with at least
+    one changed rater; in blocks (``SharedItems``) of about ``max_triples`` triples."""
     n_items, R = m.shape
+    complete = complete_raters(m)
     # raters relabelled with the complete ones last: past a complete rater, every partner is complete
     # (those pairs come from the product), so its triples stop at the item's incomplete raters
     order = np.r_[np.flatnonzero(~complete), np.flatnonzero(complete)]
@@ -341,15 +383,11 @@ def _sparse_pairs(m, complete, changed, min_overlap):
     e["row"] = row_of[e["p"]]
     t["row_label"] = np.flatnonzero(rows)
     sizes = np.bincount(e["row"], e["hi"] - e["lo"], minlength=int(rows.sum()))
-    found = []
-    for r0, r1 in _blocks(sizes, CHUNK_ENTRIES, max(1, BLOCK_CELLS // max(R, 1))):
+    for r0, r1 in _blocks(sizes, max_triples, max(1, BLOCK_CELLS // max(R, 1))):
         s0, s1 = np.searchsorted(e["row"], [r0, r1])
         block = {k: v[s0:s1] for k, v in e.items()}
-        found.append(_block_pairs(block, t, rows, r0, r1, R, min_overlap, changed is not None))
-    if not found:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    p, q, rho = (np.concatenate(x) for x in zip(*found))
-    return order[p], order[q], rho
+        p, q, *triples = _block_triples(block, t, rows, r0, r1, R, min_overlap, changed is not None, items)
+        yield SharedItems(order[p], order[q], *triples)
 
 
 def _incidence(m, label, complete) -> dict:
@@ -373,8 +411,10 @@ def _incidence(m, label, complete) -> dict:
         "csr_pos": csr_pos,
         "item_start": start,
         "hi": hi,
+        "item": item,
         "csr_p": p[by_item],
         "csr_code": code[by_item],
+        "csr_item": item[by_item],
     }
 
 
@@ -390,8 +430,8 @@ def _blocks(sizes: np.ndarray, max_size: float, max_rows: int):
         yield start, len(sizes)
 
 
-def _block_pairs(e, t, rows, r0, r1, R, min_overlap, incremental):
-    """(p, q, rho) by label for the rows r0..r1: triples, overlap counts, ranks, correlations."""
+def _block_triples(e, t, rows, r0, r1, R, min_overlap, incremental, items):
+    """(p, q by label, pair, code_a, code_b, item) of the rows r0..r1: triples, overlap counts."""
     counts = e["hi"] - e["lo"]
     first = np.cumsum(counts) - counts
     j = np.arange(int(counts.sum())) + np.repeat(e["lo"] - first, counts)  # partner entries (item-major)
@@ -407,8 +447,9 @@ def _block_pairs(e, t, rows, r0, r1, R, min_overlap, incremental):
     pid[cells] = np.arange(len(cells))
     pid = pid[key]
     sel = pid >= 0
-    rho, _ = grouped_spearman(pid[sel], code[sel], t["csr_code"][j[sel]], len(cells))
-    return t["row_label"][cells // R + r0], cells % R, rho
+    j = j[sel]
+    item = t["csr_item"][j] if items else None
+    return t["row_label"][cells // R + r0], cells % R, pid[sel], code[sel], t["csr_code"][j], item
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,18 +459,22 @@ def _block_pairs(e, t, rows, r0, r1, R, min_overlap, incremental):
 def vs_reference(m: RatingMatrix, min_overlap: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Per rater: Spearman with the item means of all raters (``vs_mean``) and of the other
     raters (``vs_rest``, leave one out; items nobody else rated are left out)."""
-    n_items, R = m.shape
-    item, rater, x = m.item, m.rater, m.score
-    count = np.bincount(item, minlength=n_items)
-    total = row_sums([(item, rater, x)], m.shape)
-    mean = total[item] / count[item]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rest = (total[item] - x) / (count[item] - 1)
-    keep = count[item] > 1
+    R = m.shape[1]
+    mean, rest, keep = reference_values(m)
     return (
-        _grouped_spearman(rater, x, mean, R, min_overlap),
-        _grouped_spearman(rater[keep], x[keep], rest[keep], R, min_overlap),
+        _grouped_spearman(m.rater, m.score, mean, R, min_overlap),
+        _grouped_spearman(m.rater[keep], m.score[keep], rest[keep], R, min_overlap),
     )
+
+
+def reference_values(m: RatingMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per entry: the mean of its item over all raters, over the other raters (NaN when there is
+    none) and whether there is one."""
+    count = np.bincount(m.item, minlength=m.shape[0])[m.item]
+    total = row_sums([(m.item, m.rater, m.score)], m.shape)[m.item]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = (total - m.score) / (count - 1)
+    return total / count, rest, count > 1
 
 
 def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:

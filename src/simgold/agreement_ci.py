@@ -1,8 +1,8 @@
 """Bootstrap confidence intervals on agreement (docs/methods.md section 11).
 
-Percentile bootstrap, B resamples (default 1000), for the statistics of the agreement table:
-``pairwise`` (mean pairwise-complete Spearman over rater pairs with a value), ``vs_mean``,
-``vs_rest`` (means over raters) and ``alpha_interval``. Two schemes, both reported:
+Percentile bootstrap, B resamples (``agreement.resamples``, default 1000), for the statistics of the
+agreement table: ``pairwise`` (mean pairwise-complete Spearman over the rater pairs with a value),
+``vs_mean``, ``vs_rest`` (means over raters) and ``alpha_interval``. Two schemes, both reported:
 
 * ``items``: the items are drawn with replacement, every rater kept. A resample is a dataset of N
   items in which an item drawn twice is two items (as in the bootstrap of model scores): it counts
@@ -14,197 +14,81 @@ Percentile bootstrap, B resamples (default 1000), for the statistics of the agre
   copy). The dataset values average over the drawn raters, each copy counting.
 
 A resample where a statistic is undefined (no rater pair with a value, no rater with a value, or
-no expected disagreement) is counted in ``n_undefined``; the interval comes from the others.
+no expected disagreement) is counted in ``n_undefined``; the interval comes from the others. The
+point estimates are those of ``simgold.agreement`` (the agreement table's values).
 
-Seeds: one numpy Generator per scheme, seeded from a SHA-256 digest of the config seed and the
-dataset, stage, subset and scheme names (``simgold.scoring.seed_for``), never Python's ``hash()``.
+Seeds: one numpy Generator per scheme, seeded from the config seed and the dataset, stage, subset
+and scheme names (``simgold.seeds.seed_for``).
 
-How it is fast. Everything is exact (tests compare with scipy on each resampled dataset):
+Work cap. The *work* of one resample is the number of ratings it ranks or sums (the items, for
+alpha with items resampled), except for ``pairwise`` with items resampled, which ranks the shared
+items of every rater pair: pairs of raters not both complete rank their joint cells (shared items
+pooled by the two raters' scores: at most the shared items, and at most K^2 for K distinct scores),
+bounded by ``min(shared items, pairs x K^2)``; complete raters rank their items once (``C x items``).
+(``pairwise`` with raters resampled sums the rater pairs' values weighted by the draw counts, one
+sparse product that costs less than ranking the ratings: it counts as the ratings.)
 
-* weighted ranks: a resample of items is a weight vector w (how often each item was drawn). In a
-  group of entries (a rater pair's shared items, or a rater's items), the average rank of a value
-  is the weight of the group's smaller values plus (its tie weight + 1) / 2; with the entries
-  sorted once by (group, value), that is a cumulative sum per resample, for many resamples at once
-  (a resamples x entries array, in bounded chunks). Spearman then comes from grouped sums: the
-  rank variance is ``(W^3 - W - sum_ties (t^3 - t)) / 12`` and the covariance
-  ``sum w r_a r_b - W (W + 1)^2 / 4``, exact in float64 (ranks are multiples of 1/2);
-* raters resampled: the pairwise values do not depend on the other raters, so the mean over a
-  resample's pairs is ``c' P c / c' D c`` for the draw counts c, a sparse matrix product for all
-  resamples; alpha's sums per item are matrix products of the counts;
-* ``vs_mean`` / ``vs_rest`` with raters resampled need the ranks of new item means: one sort of the
-  drawn raters' ratings per resample.
+A statistic and scheme uses the first ``min(B, max_work // work)`` of its B resamples (the same
+draws whatever the cap: a larger cap extends them), and none when that leaves fewer than
+``min_resamples(confidence)`` (a 95% interval needs 40, one beyond each end); the ``resamples``
+column says how many were used and the note why. The default, ``agreement.ci_max_work`` =
+15 million, never binds on the per-rater datasets of ../shared (the largest, Danish pairwise: 13
+thousand per resample, 13 million for B = 1000); at crowd scale (1000 raters x 2000 items at 10%:
+200 thousand ratings, 10 million pair x shared-item entries) it allows 75 resamples of everything
+but ``pairwise`` with items resampled, which gets no interval, and the agreement stage keeps its
+time budget (benchmarks/agreement_ci.py).
+
+How it is fast. Everything is exact (tests compare every replicate with scipy on the resampled
+dataset to 1e-12):
+
+* items resampled: a resample is a weight vector w (how often each item was drawn). Within a group
+  of entries (a rater pair's shared items, or a rater's ratings), the average rank of a value is the
+  weight of the group's smaller values plus (its tie weight + 1) / 2. The entries are pooled once
+  into cells of equal (group, value) (and joint cells of equal (group, value a, value b)); per
+  resample, the cells' weights are one sparse product with the item weights and the ranks a
+  cumulative sum over the cells, for a few resamples at once. Spearman then comes from grouped sums
+  (``agreement.spearman_from_sums``), exact in float64 (ranks are multiples of 1/2);
+* raters who rated every item ("complete") rank the same items with every partner: their ranks
+  under w are computed once per resample and all their pairs come from one batched product
+  ``R diag(w) R'`` (this is the whole of Danish but 6 raters);
+* raters resampled: a pair's value does not depend on the other raters, so the mean over a
+  resample's pairs is ``c' P c / c' D c`` for the draw counts c (one matrix product for all
+  resamples); alpha's sums per item are matrix products of the counts; ``vs_mean`` / ``vs_rest``
+  rank the new item means of many resamples in one call of ``agreement.group_ranks``, each
+  (resample, rater) a group (a counting sort when the means take few values).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .scoring import seed_for
+from .agreement import (
+    AgreementStats,
+    PairResult,
+    RatingMatrix,
+    agreement,
+    complete_raters,
+    group_ranks,
+    reference_values,
+    shared_items,
+    spearman_from_sums,
+)
+from .seeds import seed_for
 
 SCHEMES = ("items", "raters")
 STATISTICS = ("pairwise", "vs_mean", "vs_rest", "alpha_interval")
-CELLS = 1 << 22  # resamples x entries evaluated at once: bounds the memory (about 32 MB per array)
+CELLS = 1 << 18  # resamples x entries evaluated at once: arrays of 2 MB stay in the cache (faster than larger)
+BLOCK_TRIPLES = 1 << 16  # rater-pair x shared-item entries per block (a few resamples of a block at once)
+MAX_WORK = 15_000_000  # default agreement.ci_max_work (see the module docstring)
 TABLE_COLUMNS = [
     "dataset", "stage", "subset", "statistic", "scheme", "value", "ci_low", "ci_high",
     "confidence", "resamples", "n_undefined", "note",
 ]  # fmt: skip
-
-
-@dataclass
-class Panel:
-    """Ratings as integer-coded arrays: one entry per rating, sorted by item then rater."""
-
-    item: np.ndarray
-    rater: np.ndarray
-    score: np.ndarray
-    n_items: int
-    n_raters: int
-
-    @classmethod
-    def from_ratings(cls, ratings: pd.DataFrame) -> "Panel":
-        """From a ratings table (``item_id``, ``rater``, ``score``); ids are coded in sorted order."""
-        ok = ratings["score"].notna().to_numpy()
-        item, items = pd.factorize(ratings["item_id"][ok], sort=True)
-        rater, raters = pd.factorize(ratings["rater"][ok], sort=True)
-        return cls._sorted(item, rater, ratings["score"].to_numpy(float)[ok], len(items), len(raters))
-
-    @classmethod
-    def from_dense(cls, X: np.ndarray) -> "Panel":
-        """From an items x raters array with NaN for no rating."""
-        item, rater = np.nonzero(~np.isnan(X))
-        return cls._sorted(item, rater, X[item, rater], X.shape[0], X.shape[1])
-
-    @classmethod
-    def _sorted(cls, item, rater, score, n_items, n_raters) -> "Panel":
-        order = np.lexsort((rater, item))
-        return cls(item[order].astype(np.int64), rater[order].astype(np.int64), score[order], n_items, n_raters)
-
-
-# -------------------------------------------------------------------------------- weighted Spearman
-
-
-@dataclass
-class Entries:
-    """Entries of groups (rater pairs, or raters), each an item with two integer codes whose order
-    is the order of the two variables; sorted by group."""
-
-    group: np.ndarray
-    item: np.ndarray
-    code_a: np.ndarray
-    code_b: np.ndarray
-    n_groups: int
-    _runs: dict = field(default_factory=dict, repr=False)
-
-    def runs(self, side: str) -> dict:
-        """Runs of equal (group, code) in (group, code) order, computed once per side."""
-        if side not in self._runs:
-            code = self.code_a if side == "a" else self.code_b
-            order = np.lexsort((code, self.group))
-            g, c = self.group[order], code[order]
-            new = np.r_[True, (g[1:] != g[:-1]) | (c[1:] != c[:-1])]
-            run_of_sorted = np.cumsum(new) - 1
-            run_of_entry = np.empty(len(order), dtype=np.int64)
-            run_of_entry[order] = run_of_sorted
-            run_group = g[new]
-            first_run = np.flatnonzero(np.r_[True, run_group[1:] != run_group[:-1]])
-            self._runs[side] = {
-                "order": order,
-                "starts": np.flatnonzero(new),
-                "of_entry": run_of_entry,
-                "group_first": first_run,  # index of each group's first run
-                "first_of_run": np.repeat(first_run, np.diff(np.r_[first_run, len(run_group)])),
-            }
-        return self._runs[side]
-
-
-def weighted_spearman(entries: Entries, weights: np.ndarray, min_overlap: int) -> np.ndarray:
-    """Spearman per group for each row of ``weights`` (resamples x items: how often each item is
-    drawn); NaN where the group has fewer than ``min_overlap`` drawn entries or a constant side.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> e = Entries(np.zeros(4, int), np.arange(4), np.array([0, 1, 2, 3]), np.array([0, 2, 1, 3]), 1)
-    >>> weighted_spearman(e, np.ones((1, 4)), 3).round(6).tolist()  # scipy: spearmanr -> 0.8
-    [[0.8]]
-    """
-    out = np.full((len(weights), entries.n_groups), np.nan)
-    if len(entries.group) == 0:
-        return out
-    group_start = np.flatnonzero(np.r_[True, entries.group[1:] != entries.group[:-1]])
-    groups = entries.group[group_start]
-    step = max(1, CELLS // len(entries.group))
-    for k0 in range(0, len(weights), step):
-        wt = weights[k0 : k0 + step][:, entries.item]
-        ra, var_a = _ranks(entries.runs("a"), wt, group_start)
-        rb, var_b = _ranks(entries.runs("b"), wt, group_start)
-        W = np.add.reduceat(wt, group_start, axis=1)
-        cov = np.add.reduceat(wt * ra * rb, group_start, axis=1) - W * ((W + 1.0) / 2.0) ** 2
-        ok = (W >= min_overlap) & (var_a > 0) & (var_b > 0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rho = np.where(ok, cov / np.sqrt(var_a * var_b), np.nan)
-        out[k0 : k0 + step, groups] = np.clip(rho, -1.0, 1.0)
-    return out
-
-
-def _ranks(runs: dict, wt: np.ndarray, group_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average ranks of each entry within its group under weights ``wt`` (resamples x entries), and
-    each group's sum of squared deviations of the ranks, (W^3 - W - sum_ties (t^3 - t)) / 12."""
-    tie = np.add.reduceat(wt[:, runs["order"]], runs["starts"], axis=1)  # weight of each run
-    before = np.cumsum(tie, axis=1) - tie
-    below = before - before[:, runs["first_of_run"]]  # weight of the group's smaller values
-    rank = below + (tie + 1.0) / 2.0
-    W = np.add.reduceat(tie, runs["group_first"], axis=1)
-    ties = np.add.reduceat(tie**3 - tie, runs["group_first"], axis=1)
-    return rank[:, runs["of_entry"]], (W**3 - W - ties) / 12.0
-
-
-# -------------------------------------------------------------------------------- the entries
-
-
-def pair_entries(panel: Panel) -> tuple[Entries, np.ndarray, np.ndarray]:
-    """(entries of every rater pair sharing two or more items, first rater, second rater)."""
-    start = np.r_[0, np.cumsum(np.bincount(panel.item, minlength=panel.n_items))]
-    size = np.diff(start)
-    position = np.arange(len(panel.item)) - start[panel.item]
-    reps = size[panel.item] - 1 - position  # partners after this entry in its item
-    left = np.repeat(np.arange(len(panel.item)), reps)
-    offset = np.arange(len(left)) - np.repeat(np.cumsum(reps) - reps, reps)
-    right = left + 1 + offset
-    key = panel.rater[left] * panel.n_raters + panel.rater[right]  # rater[left] < rater[right]
-    pair_keys, pair, shared = np.unique(key, return_inverse=True, return_counts=True)
-    keep = shared[pair] >= 2
-    order = np.argsort(pair[keep], kind="stable")
-    left, right, pair = left[keep][order], right[keep][order], pair[keep][order]
-    kept_pairs, pair = np.unique(pair, return_inverse=True)
-    code = np.unique(panel.score, return_inverse=True)[1]
-    entries = Entries(pair, panel.item[left], code[left], code[right], len(kept_pairs))
-    keys = pair_keys[kept_pairs]
-    return entries, keys // panel.n_raters, keys % panel.n_raters
-
-
-def reference_entries(panel: Panel, leave_out: bool) -> Entries:
-    """Entries of each rater with the item means (of all raters, or of the others)."""
-    count = np.bincount(panel.item, minlength=panel.n_items)[panel.item]
-    total = np.bincount(panel.item, panel.score, minlength=panel.n_items)[panel.item]
-    if leave_out:
-        keep = count > 1
-        ref = (total[keep] - panel.score[keep]) / (count[keep] - 1)
-    else:
-        keep = np.ones(len(panel.item), dtype=bool)
-        ref = total / count
-    return _rater_entries(panel.rater[keep], panel.item[keep], panel.score[keep], ref, panel.n_raters)
-
-
-def _rater_entries(rater, item, score, ref, n_raters) -> Entries:
-    order = np.argsort(rater, kind="stable")
-    code_a = np.unique(score, return_inverse=True)[1]
-    code_b = np.unique(ref.round(10), return_inverse=True)[1]  # means equal to 10 decimals are ties
-    return Entries(rater[order], item[order], code_a[order], code_b[order], n_raters)
 
 
 # -------------------------------------------------------------------------------- resamples
@@ -221,14 +105,150 @@ def draw_counts(idx: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(rows * n + idx.ravel(), minlength=len(idx) * n).reshape(len(idx), n).astype(float)
 
 
-def _mean_over_groups(rho: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
-    """Per resample: the mean of the defined values (weighted by draw counts when given); NaN when
-    none is defined."""
-    defined = ~np.isnan(rho)
-    w = defined if weight is None else defined * weight
-    total = np.where(defined, rho, 0.0) * w
+def _chunks(total: int, per_resample: int):
+    """Slices of resamples whose resamples x per_resample stays within CELLS."""
+    step = max(1, CELLS // max(per_resample, 1))
+    return [slice(k, min(total, k + step)) for k in range(0, total, step)]
+
+
+def _mean_of_defined(total: np.ndarray, count: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(w.sum(axis=1) > 0, total.sum(axis=1) / w.sum(axis=1), np.nan)
+        return np.where(count > 0, total / count, np.nan)
+
+
+# -------------------------------------------------------------------------------- items resampled
+
+
+@dataclass
+class _Cells:
+    """Cells of equal (group, code) among entries, in (group, code) order: the ranks of a group's
+    codes under item weights are cumulative sums over its cells."""
+
+    of_entry: np.ndarray  # the cell of each entry
+    first: np.ndarray  # the first cell of each cell's group
+    group_start: np.ndarray  # where each group's cells start
+    pool: sparse.csr_matrix  # cells x items: how many of a cell's entries are of each item
+
+    @classmethod
+    def of(cls, group: np.ndarray, code: np.ndarray, item: np.ndarray, n_items: int) -> "_Cells":
+        n_codes = int(code.max(initial=0)) + 1
+        cells, of_entry = np.unique(group.astype(np.int64) * n_codes + code, return_inverse=True)
+        of_entry = of_entry.reshape(-1)
+        cell_group = cells // n_codes
+        start = np.flatnonzero(np.r_[True, cell_group[1:] != cell_group[:-1]])
+        first = np.repeat(start, np.diff(np.r_[start, len(cells)]))
+        pool = sparse.csr_matrix((np.ones(len(item)), (of_entry, item)), shape=(len(cells), n_items))
+        return cls(of_entry, first, start, pool)
+
+    def weights(self, items_by_resample: np.ndarray) -> np.ndarray:
+        """The cells' weights (resamples x cells) from the items' (items x resamples, C-ordered)."""
+        return np.ascontiguousarray((self.pool @ items_by_resample).T)
+
+    def ranks(self, weight: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The average rank of each cell's code in its group under the cells' weights (resamples x
+        cells), and per group the weight, the weighted sum of the ranks and of their squares."""
+        before = np.cumsum(weight, axis=1) - weight  # exact: sums of whole numbers
+        rank = before - np.take(before, self.first, axis=1) + (weight + 1.0) / 2.0
+        weighted = weight * rank
+        sums = [np.add.reduceat(x, self.group_start, axis=1) for x in (weight, weighted, weighted * rank)]
+        return rank, sums
+
+
+class WeightedSpearman:
+    """Spearman within groups of entries (an item and two integer codes each, whose order is the
+    order of the two variables) for many item weight vectors at once.
+
+    Each side's cells of equal (group, code) get their weights from one sparse product with the
+    item weights, and their ranks from a cumulative sum; the cross products come from the joint
+    cells of equal (group, code_a, code_b) (a rater pair's 95 shared items on a 7-point scale fill
+    about 25)."""
+
+    def __init__(self, group, item, code_a, code_b, n_items: int):
+        self.side_a = _Cells.of(group, code_a, item, n_items)
+        self.side_b = _Cells.of(group, code_b, item, n_items)
+        n_b = int(code_b.max(initial=0)) + 1
+        self.joint = _Cells.of(group, code_a.astype(np.int64) * n_b + code_b, item, n_items)
+        self.a_of_joint, self.b_of_joint = (_cell_of_cell(self.joint, side) for side in (self.side_a, self.side_b))
+
+    def rho(self, weights: np.ndarray, min_overlap: int) -> np.ndarray:
+        """resamples x groups (those with entries): NaN where a group has fewer than
+        ``min_overlap`` drawn entries or a constant side."""
+        items = np.ascontiguousarray(weights.T)
+        ra, (w, sa, saa) = self.side_a.ranks(self.side_a.weights(items))
+        rb, (_, sb, sbb) = self.side_b.ranks(self.side_b.weights(items))
+        cross = self.joint.weights(items) * np.take(ra, self.a_of_joint, axis=1) * np.take(rb, self.b_of_joint, axis=1)
+        rho = spearman_from_sums(w, sa, saa, sb, sbb, np.add.reduceat(cross, self.joint.group_start, axis=1))
+        return np.where(w >= min_overlap, rho, np.nan)
+
+    def mean_over_groups(self, weights: np.ndarray, min_overlap: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per resample: the sum of the defined values and how many there are."""
+        total, count = np.zeros(len(weights)), np.zeros(len(weights))
+        size = self.joint.pool.shape[0]
+        for s in _chunks(len(weights), size) if size else []:
+            rho = self.rho(weights[s], min_overlap)
+            total[s], count[s] = np.nansum(rho, axis=1), (~np.isnan(rho)).sum(axis=1)
+        return total, count
+
+
+def _cell_of_cell(fine: _Cells, coarse: _Cells) -> np.ndarray:
+    """For each cell of ``fine``, the cell of ``coarse`` that holds its entries."""
+    out = np.zeros(fine.pool.shape[0], np.int64)
+    out[fine.of_entry] = coarse.of_entry
+    return out
+
+
+def _complete_pairs_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int):
+    """(sum, count) per resample over the pairs of complete raters: their ranks under w once per
+    resample, every pair's sums from one batched product."""
+    n_items = m.shape[0]
+    idx = np.flatnonzero(complete_raters(m))
+    B = len(weights)
+    total, count = np.zeros(B), np.zeros(B)
+    if len(idx) < 2:
+        return total, count
+    entries = np.isin(m.rater, idx)  # sorted by rater, then item: n_items entries per rater
+    rater = np.repeat(np.arange(len(idx)), n_items)
+    cells = _Cells.of(rater, _codes(m.score)[entries], m.item[entries], n_items)
+    upper = np.flatnonzero(np.triu(np.ones((len(idx), len(idx)), dtype=bool), k=1))  # the pairs
+    for s in _chunks(B, len(rater)):
+        w = weights[s]
+        rank, (total_w, sum_r, sum_rr) = cells.ranks(cells.weights(np.ascontiguousarray(w.T)))
+        R = np.take(rank, cells.of_entry, axis=1).reshape(len(w), len(idx), n_items)
+        G = (R * w[:, None, :]) @ R.transpose(0, 2, 1)  # exact: multiples of 1/4, far below 2^53
+        W, a, b = total_w[:, :, None], (slice(None), slice(None), None), (slice(None), None, slice(None))
+        rho = spearman_from_sums(W, sum_r[a], sum_rr[a], sum_r[b], sum_rr[b], G)
+        rho = np.take(np.where(W >= min_overlap, rho, np.nan).reshape(len(w), -1), upper, axis=1)
+        total[s], count[s] = np.nansum(rho, axis=1), (~np.isnan(rho)).sum(axis=1)
+    return total, count
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    return np.unique(values, return_inverse=True)[1].reshape(-1)
+
+
+def pairwise_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int) -> np.ndarray:
+    """Mean pairwise Spearman per resample of items (weights: resamples x items)."""
+    total, count = _complete_pairs_items(m, weights, min_overlap)
+    # a pair sharing two items reaches min_overlap when they are drawn several times
+    for block in shared_items(m, 2, items=True, max_triples=BLOCK_TRIPLES):
+        engine = WeightedSpearman(block.pair, block.item, block.code_a, block.code_b, m.shape[0])
+        t, c = engine.mean_over_groups(weights, min_overlap)
+        total += t
+        count += c
+    return _mean_of_defined(total, count)
+
+
+def reference_items(m: RatingMatrix, weights: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
+    """vs_mean (or vs_rest) per resample of items: each rater's Spearman with the item means of all
+    raters (of the others), as ``agreement.vs_reference`` has them, averaged over the raters."""
+    mean, rest, has_rest = reference_values(m)
+    keep = has_rest if leave_out else np.ones(len(mean), dtype=bool)
+    ref = rest if leave_out else mean
+    engine = WeightedSpearman(m.rater[keep], m.item[keep], _codes(m.score[keep]), _codes(ref[keep]), m.shape[0])
+    return _mean_of_defined(*engine.mean_over_groups(weights, min_overlap))
+
+
+# -------------------------------------------------------------------------------- alpha
 
 
 def _alpha_from_sums(m, s1, s2, d) -> np.ndarray:
@@ -247,64 +267,108 @@ def _within(m, s1, s2) -> np.ndarray:
         return np.where(m >= 2, 2.0 * (m * s2 - s1 * s1) / (m - 1.0), 0.0)
 
 
-def alpha_items(panel: Panel, weights: np.ndarray) -> np.ndarray:
+def alpha_items(m: RatingMatrix, weights: np.ndarray) -> np.ndarray:
     """Interval alpha per resample of items (weights: resamples x items)."""
-    v = panel.score - panel.score.mean()  # centred: no cancellation in the sums of squares
-    m = np.bincount(panel.item, minlength=panel.n_items).astype(float)
-    s1 = np.bincount(panel.item, v, panel.n_items)
-    s2 = np.bincount(panel.item, v * v, panel.n_items)
-    pairable = m >= 2
-    d = _within(m, s1, s2)
-    parts = [weights * (x * pairable) for x in (m, s1, s2)]
-    return _alpha_from_sums(*parts, weights * d)
+    n_items = m.shape[0]
+    v = m.score - m.score.mean()  # centred: no cancellation in the sums of squares
+    count = np.bincount(m.item, minlength=n_items).astype(float)
+    s1 = np.bincount(m.item, v, n_items)
+    s2 = np.bincount(m.item, v * v, n_items)
+    pairable = count >= 2
+    parts = [weights * (x * pairable) for x in (count, s1, s2)]
+    return _alpha_from_sums(*parts, weights * _within(count, s1, s2))
 
 
-def alpha_raters(panel: Panel, counts: np.ndarray) -> np.ndarray:
+def alpha_raters(m: RatingMatrix, counts: np.ndarray) -> np.ndarray:
     """Interval alpha per resample of raters (counts: resamples x raters)."""
-    v = panel.score - panel.score.mean()
-    shape = (panel.n_items, panel.n_raters)
+    v = m.score - m.score.mean()
     out = []
     for data in (np.ones(len(v)), v, v * v):
-        matrix = sparse.csr_matrix((data, (panel.item, panel.rater)), shape=shape)
+        matrix = sparse.csr_matrix((data, (m.item, m.rater)), shape=m.shape)
         out.append(np.asarray(matrix @ counts.T).T)  # resamples x items
-    m, s1, s2 = out
-    pairable = m >= 2
-    return _alpha_from_sums(m * pairable, s1 * pairable, s2 * pairable, _within(m, s1, s2))
+    n, s1, s2 = out
+    pairable = n >= 2
+    return _alpha_from_sums(n * pairable, s1 * pairable, s2 * pairable, _within(n, s1, s2))
 
 
-def pairwise_raters(a, b, rho: np.ndarray, counts: np.ndarray, n_raters: int) -> np.ndarray:
+# -------------------------------------------------------------------------------- raters resampled
+
+
+def pairwise_raters(pairs: PairResult, counts: np.ndarray) -> np.ndarray:
     """Mean pairwise value per resample of raters: sum c_a c_b rho_ab / sum c_a c_b over the
     pairs of different raters with a value (a rater's pairs with its own copies left out)."""
-    ok = ~np.isnan(rho)
-    shape = (n_raters, n_raters)
-    values = sparse.csr_matrix((rho[ok], (a[ok], b[ok])), shape=shape)
-    defined = sparse.csr_matrix((np.ones(int(ok.sum())), (a[ok], b[ok])), shape=shape)
-    num = (np.asarray(values.T @ counts.T).T * counts).sum(axis=1)
-    den = (np.asarray(defined.T @ counts.T).T * counts).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+    ok = ~np.isnan(pairs.rho)
+    a, b, shape = pairs.a[ok], pairs.b[ok], (pairs.n_raters, pairs.n_raters)
+    C = np.ascontiguousarray(counts.T)  # raters x resamples
+    sums = []
+    for data in (pairs.rho[ok], np.ones(int(ok.sum()))):
+        P = sparse.csr_matrix((data, (a, b)), shape=shape)
+        P = P.toarray() if pairs.n_raters**2 <= CELLS else P  # dense: one BLAS product
+        sums.append((C * (P @ C)).sum(axis=0))
+    return _mean_of_defined(*sums)
 
 
-def reference_raters(panel: Panel, counts: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
+def reference_raters(m: RatingMatrix, counts: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
     """vs_mean (or vs_rest) per resample of raters: the item means of the drawn raters (each copy
     counting; for vs_rest without any copy of the rater itself), Spearman per drawn rater, the mean
-    over the drawn raters weighted by their counts."""
+    over the drawn raters weighted by their counts. Each (resample, rater) is a group of
+    ``agreement.group_ranks``; for vs_mean a drawn rater keeps all its ratings, ranked once. Means
+    equal to 10 decimals are ties (sums in another order can differ in their last bits)."""
+    n_items, R = m.shape
+    sums = [sparse.csr_matrix((v, (m.item, m.rater)), shape=m.shape) for v in (m.score, np.ones(len(m.score)))]
+    code = _codes(m.score)
+    n_codes = int(code.max(initial=-1)) + 1
+    own = None if leave_out else group_ranks(m.rater, code, R, n_codes)
     out = np.full(len(counts), np.nan)
-    ones = np.ones((1, panel.n_items))
-    for k, c in enumerate(counts):
-        cw = c[panel.rater]
-        total = np.bincount(panel.item, cw * panel.score, panel.n_items)[panel.item]
-        weight = np.bincount(panel.item, cw, panel.n_items)[panel.item]
-        keep = cw > 0
+    for s in _chunks(len(counts), len(m.score)):
+        c = counts[s]
+        k = len(c)
+        total, weight = (np.asarray(x @ c.T).T for x in sums)  # resamples x items, over the drawn raters
+        cw = np.take(c, m.rater, axis=1)  # resamples x ratings: the count of each rating's rater
         if leave_out:
-            keep &= weight - cw > 0
-            ref = (total[keep] - cw[keep] * panel.score[keep]) / (weight[keep] - cw[keep])
+            total, weight = np.take(total, m.item, axis=1), np.take(weight, m.item, axis=1)
+            keep = (cw > 0) & (weight > cw)
+            ref_code = _tie_codes((total - cw * m.score)[keep] / (weight - cw)[keep], k * R)
+        else:  # one mean per item: ranked within each resample, few codes
+            keep = cw > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ref_code = np.take(_codes_by_row(total / weight), m.item, axis=1)[keep]
+        group = (np.arange(k)[:, None] * R + m.rater)[keep]
+        if own is None:
+            ra, (n, sa, saa) = group_ranks(group, np.broadcast_to(code, cw.shape)[keep], k * R, n_codes)
         else:
-            ref = total[keep] / weight[keep]
-        entries = _rater_entries(panel.rater[keep], panel.item[keep], panel.score[keep], ref, panel.n_raters)
-        rho = weighted_spearman(entries, ones, min_overlap)
-        out[k] = _mean_over_groups(rho, c[None, :])[0]
+            ra, (n, sa, saa) = np.broadcast_to(own[0], cw.shape)[keep], (np.tile(x, k) for x in own[1])
+        rb, (_, sb, sbb) = group_ranks(group, ref_code, k * R, int(ref_code.max(initial=-1)) + 1)
+        rho = spearman_from_sums(n.astype(float), sa, saa, sb, sbb, np.bincount(group, ra * rb, k * R))
+        out[s] = _weighted_mean(np.where(n >= min_overlap, rho, np.nan).reshape(k, R), c)
     return out
+
+
+def _tie_codes(values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Integer codes in the order of the values, equal for values equal to 10 decimals, small
+    enough to pair with a group."""
+    q = np.rint(values * 1e10).astype(np.int64)
+    q -= q.min(initial=0)
+    return q if (int(q.max(initial=0)) + 1) * n_groups < 2**62 else _codes(q)
+
+
+def _codes_by_row(values: np.ndarray) -> np.ndarray:
+    """Per row, the dense ranks (0, 1, ...) of the values, equal for values equal to 10 decimals;
+    NaN last."""
+    q = np.rint(np.nan_to_num(values, nan=np.inf, posinf=np.inf) * 1e10)
+    order = np.argsort(q, axis=1)
+    ranked = np.take_along_axis(q, order, axis=1)
+    dense = np.cumsum(np.c_[np.zeros(len(q), bool), ranked[:, 1:] != ranked[:, :-1]], axis=1)
+    out = np.empty(q.shape, np.int64)
+    np.put_along_axis(out, order, dense, axis=1)
+    return out
+
+
+def _weighted_mean(rho: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Per row: the mean of the defined values weighted by the draw counts; NaN when none."""
+    defined = ~np.isnan(rho) & (weight > 0)
+    w = np.where(defined, weight, 0.0)
+    return _mean_of_defined((np.where(defined, rho, 0.0) * w).sum(axis=1), w.sum(axis=1))
 
 
 # -------------------------------------------------------------------------------- per stage and subset
@@ -313,53 +377,63 @@ def reference_raters(panel: Panel, counts: np.ndarray, leave_out: bool, min_over
 @dataclass
 class AgreementCI:
     """The CI table (one row per statistic and scheme) and the bootstrap replicates behind it
-    (``(statistic, scheme) -> array`` of B values, NaN where undefined)."""
+    (``(statistic, scheme) -> array`` of the resamples used, NaN where undefined)."""
 
     table: pd.DataFrame
     replicates: dict
 
 
-def point_estimates(panel: Panel, min_overlap: int = 5, statistics=STATISTICS) -> dict[str, float]:
-    """The statistics on the data as they are (every item and rater once)."""
-    one = np.ones((1, panel.n_items))
-    out = {}
-    if "pairwise" in statistics:
-        out["pairwise"] = _mean_over_groups(weighted_spearman(pair_entries(panel)[0], one, min_overlap))[0]
-    for name, leave_out in (("vs_mean", False), ("vs_rest", True)):
-        if name in statistics:
-            rho = weighted_spearman(reference_entries(panel, leave_out), one, min_overlap)
-            out[name] = _mean_over_groups(rho)[0]
-    if "alpha_interval" in statistics:
-        out["alpha_interval"] = alpha_items(panel, one)[0]
-    return {k: float(v) for k, v in out.items()}
+def min_resamples(confidence: float) -> int:
+    """The fewest resamples with one beyond each end of a ``confidence`` interval (40 at 0.95).
+
+    Examples
+    --------
+    >>> min_resamples(0.95), min_resamples(0.9)
+    (40, 20)
+    """
+    return math.ceil(round(2.0 / (1.0 - confidence), 9))
 
 
-def replicates(panel: Panel, item_idx, rater_idx, min_overlap: int = 5, statistics=STATISTICS) -> dict:
-    """Bootstrap replicates for given draws: ``item_idx`` (resamples x items) and ``rater_idx``
-    (resamples x raters) index the resampled datasets' items and raters (either may be None)."""
-    out = {}
-    if item_idx is not None:
-        w = draw_counts(item_idx, panel.n_items)
-        if "pairwise" in statistics:
-            out["pairwise", "items"] = _mean_over_groups(weighted_spearman(pair_entries(panel)[0], w, min_overlap))
-        for name, leave_out in (("vs_mean", False), ("vs_rest", True)):
-            if name in statistics:
-                rho = weighted_spearman(reference_entries(panel, leave_out), w, min_overlap)
-                out[name, "items"] = _mean_over_groups(rho)
-        if "alpha_interval" in statistics:
-            out["alpha_interval", "items"] = alpha_items(panel, w)
-    if rater_idx is not None:
-        c = draw_counts(rater_idx, panel.n_raters)
-        if "pairwise" in statistics:
-            entries, a, b = pair_entries(panel)
-            rho = weighted_spearman(entries, np.ones((1, panel.n_items)), min_overlap)[0]
-            out["pairwise", "raters"] = pairwise_raters(a, b, rho, c, panel.n_raters)
-        for name, leave_out in (("vs_mean", False), ("vs_rest", True)):
-            if name in statistics:
-                out[name, "raters"] = reference_raters(panel, c, leave_out, min_overlap)
-        if "alpha_interval" in statistics:
-            out["alpha_interval", "raters"] = alpha_raters(panel, c)
+def work_per_resample(m: RatingMatrix) -> dict:
+    """(statistic, scheme) -> the work of one resample (see the module docstring).
+
+    Examples
+    --------
+    >>> X = np.array([[1, 2, 3.0], [2, 2, 1], [3, np.nan, 2], [4, 1, np.nan]])  # rater 0 complete
+    >>> m = RatingMatrix.from_dense(X)
+    >>> work = work_per_resample(m)
+    >>> work["pairwise", "items"], work["vs_mean", "raters"], work["alpha_interval", "items"]
+    (12, 10, 4)
+    """
+    n_items, R = m.shape
+    k = np.bincount(m.item, minlength=n_items).astype(np.int64)
+    C = int(complete_raters(m).sum())
+    triples = int((k * (k - 1) // 2).sum()) - n_items * C * (C - 1) // 2  # pairs not both complete
+    distinct = len(np.unique(m.score))
+    out = {(s, scheme): len(m.score) for s in STATISTICS for scheme in SCHEMES}
+    out["pairwise", "items"] = min(triples, (R * (R - 1) - C * (C - 1)) // 2 * distinct**2) + C * n_items
+    out["alpha_interval", "items"] = n_items
     return out
+
+
+def replicates(m: RatingMatrix, pairs: PairResult, weights, counts, min_overlap: int = 5, wanted=None) -> dict:
+    """Bootstrap replicates: ``weights`` (resamples x items, how often each item is drawn) and
+    ``counts`` (resamples x raters) are the resampled datasets; ``wanted`` maps (statistic, scheme)
+    to how many of the resamples to use (default: all of both)."""
+    if wanted is None:
+        wanted = {(s, scheme): len(x) for s in STATISTICS for scheme, x in (("items", weights), ("raters", counts))}
+    compute = {
+        ("pairwise", "items"): lambda w: pairwise_items(m, w, min_overlap),
+        ("vs_mean", "items"): lambda w: reference_items(m, w, False, min_overlap),
+        ("vs_rest", "items"): lambda w: reference_items(m, w, True, min_overlap),
+        ("alpha_interval", "items"): lambda w: alpha_items(m, w),
+        ("pairwise", "raters"): lambda c: pairwise_raters(pairs, c),
+        ("vs_mean", "raters"): lambda c: reference_raters(m, c, False, min_overlap),
+        ("vs_rest", "raters"): lambda c: reference_raters(m, c, True, min_overlap),
+        ("alpha_interval", "raters"): lambda c: alpha_raters(m, c),
+    }
+    draws_of = {"items": weights, "raters": counts}
+    return {key: compute[key](draws_of[key[1]][:used]) for key, used in wanted.items() if used > 0}
 
 
 def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, int]:
@@ -379,45 +453,86 @@ def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[f
     return float(low), float(high), int(len(values) - len(defined))
 
 
+def _compact(m: RatingMatrix, pairs: PairResult) -> tuple[RatingMatrix, PairResult]:
+    """The items and raters with a rating (the units that are resampled)."""
+    rated = np.bincount(m.rater, minlength=m.shape[1]) > 0
+    m = m.keep_raters(rated)
+    return m.subset(np.bincount(m.item, minlength=m.shape[0]) > 0), pairs.restrict(rated)
+
+
 def agreement_cis(
     dataset: str,
     stage: str,
     subset: str,
-    ratings: pd.DataFrame,
+    matrix: RatingMatrix,
     *,
+    stats: AgreementStats | None = None,
     resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
     min_overlap: int = 5,
+    max_work: int = MAX_WORK,
     statistics=STATISTICS,
     schemes=SCHEMES,
 ) -> AgreementCI:
-    """Percentile bootstrap CIs of the agreement statistics of one ratings table (one stage and
-    subset), resampling items and, separately, raters.
+    """Percentile bootstrap CIs of the agreement statistics of one rating matrix (one stage and
+    subset), resampling items and, separately, raters. ``stats``: the matrix's agreement, when the
+    stage has it already (the point estimates are its values).
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> truth = rng.uniform(0, 6, 30)
-    >>> r = pd.DataFrame([(i, j, round(truth[i] + rng.normal())) for i in range(30) for j in range(6)],
-    ...                  columns=["item_id", "rater", "score"])
-    >>> ci = agreement_cis("toy", "raw", "all", r, resamples=200)
+    >>> X = np.rint(rng.uniform(0, 6, (30, 1)) + rng.normal(size=(30, 6)))
+    >>> ci = agreement_cis("toy", "raw", "all", RatingMatrix.from_dense(X), resamples=200)
     >>> row = ci.table.set_index(["statistic", "scheme"]).loc[("pairwise", "items")]
-    >>> bool(row["ci_low"] < row["value"] < row["ci_high"]), int(row["n_undefined"])
-    (True, 0)
+    >>> bool(row["ci_low"] < row["value"] < row["ci_high"]), int(row["n_undefined"]), int(row["resamples"])
+    (True, 0, 200)
     """
-    panel = Panel.from_ratings(ratings)
-    point = point_estimates(panel, min_overlap, statistics)
+    stats = stats if stats is not None else agreement(matrix, min_overlap)
+    point = stats.summary()
+    m, pairs = _compact(matrix, stats.pairs)
+    work = work_per_resample(m)
+    wanted = {
+        (s, scheme): resamples_within(resamples, work[s, scheme], max_work, confidence)
+        for s in statistics
+        for scheme in schemes
+    }
     idx = {}
-    for scheme, n in (("items", panel.n_items), ("raters", panel.n_raters)):
-        if scheme in schemes:
-            rng = np.random.default_rng(seed_for(seed, dataset, stage, subset, scheme))
-            idx[scheme] = draws(n, resamples, rng)
-    reps = replicates(panel, idx.get("items"), idx.get("raters"), min_overlap, statistics)
+    for scheme, n in (("items", m.shape[0]), ("raters", m.shape[1])):
+        rng = np.random.default_rng(seed_for(seed, dataset, stage, subset, scheme))
+        idx[scheme] = draw_counts(draws(n, resamples, rng), n)
+    reps = replicates(m, pairs, idx["items"], idx["raters"], min_overlap, wanted)
     rows = []
-    for (statistic, scheme), values in sorted(reps.items(), key=lambda kv: (STATISTICS.index(kv[0][0]), kv[0][1])):
-        low, high, undefined = percentile_interval(values, confidence)
-        note = f"{undefined} of {resamples} resamples without a value" if undefined else ""
-        rows.append((dataset, stage, subset, statistic, scheme, point[statistic], low, high, confidence, resamples, undefined, note))
+    for statistic in statistics:
+        for scheme in schemes:
+            values = reps.get((statistic, scheme), np.zeros(0))
+            low, high, undefined = percentile_interval(values, confidence)
+            note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence)
+            rows.append((dataset, stage, subset, statistic, scheme, point[statistic], low, high, confidence,
+                         len(values), undefined, note))  # fmt: skip
     return AgreementCI(pd.DataFrame(rows, columns=TABLE_COLUMNS), reps)
+
+
+def resamples_within(resamples: int, work: int, max_work: int, confidence: float = 0.95) -> int:
+    """How many of the resamples fit the cap; none when fewer than an interval needs.
+
+    Examples
+    --------
+    >>> resamples_within(1000, 200_000, 15_000_000), resamples_within(1000, 400_000, 15_000_000)
+    (75, 0)
+    """
+    used = resamples if work * resamples <= max_work else max_work // max(work, 1)
+    return used if used >= min(resamples, min_resamples(confidence)) else 0
+
+
+def _note(used: int, resamples: int, undefined: int, work: int, max_work: int, confidence: float) -> str:
+    parts = []
+    cost = f"one resample has {work:,} entries to rank, agreement.ci_max_work = {max_work:,}"
+    if used == 0 and resamples > 0:
+        parts.append(f"no interval: {min_resamples(confidence)} resamples needed; {cost}")
+    elif used < resamples:
+        parts.append(f"{used} of {resamples} resamples: {cost}")
+    if undefined:
+        parts.append(f"{undefined} of {used} resamples without a value")
+    return "; ".join(parts)

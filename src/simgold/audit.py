@@ -11,7 +11,7 @@ source_row, column, raw_value, detail. Checks:
   they should be exact);
 * ``spreadsheet_date``: a score cell that a spreadsheet turned into a date (``1.elo``, ``3-Mar``,
   a date-typed cell): the cleaning ledger's ``non_numeric`` cells that match
-  ``simgold.clean._DATE_LIKE`` or that were date cells;
+  ``simgold.clean.DATE_LIKE`` or that were date cells;
 * ``text_number``: a score cell holding a number written as text (a leading apostrophe, quotes,
   spaces inside, a decimal comma where the file uses points);
 * ``duplicate_pair`` / ``reversed_pair``: a word pair listed again in the same order, or in the
@@ -33,7 +33,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .clean import _DATE_LIKE
+from .clean import DATE_LIKE
 
 AUDIT_COLUMNS = ["dataset", "check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
 CHECKS = (
@@ -160,7 +160,7 @@ def damaged_cells(name: str, rejects: pd.DataFrame, items: pd.DataFrame) -> pd.D
     if cells.empty:
         return _empty()
     raw = cells["raw_value"].fillna("").astype(str).str.strip()
-    date = raw.map(lambda t: bool(_DATE_LIKE.fullmatch(t))) | cells["detail"].fillna("").str.contains("date")
+    date = raw.map(lambda t: bool(DATE_LIKE.fullmatch(t))) | cells["detail"].fillna("").str.contains("date")
     text = ~date & raw.map(_number_as_text)
     dates = cells[date].assign(detail="a score a spreadsheet turned into a date: " + cells["detail"][date].fillna(""))
     texts = cells[text].assign(detail="a number stored as text: " + cells["detail"][text].fillna(""))

@@ -81,7 +81,7 @@ _CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
 _ROLE = {role: k for k, role in enumerate(ROLES)}
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 # "1.elo", "3-Mar", "12/04": how Excel shows a decimal it read as a day and month
-_DATE_LIKE = re.compile(r"\d{1,2}[./ -](?:[^\W\d_]{3,}\.?|\d{1,2})|[^\W\d_]{3,}[./ -]\d{1,2}")
+DATE_LIKE = re.compile(r"\d{1,2}[./ -](?:[^\W\d_]{3,}\.?|\d{1,2})|[^\W\d_]{3,}[./ -]\d{1,2}")
 # invisible characters that never belong in a word (zero-width space, BOM, soft hyphen, word
 # joiner, direction marks); ZWJ and ZWNJ are left alone: they spell words in Persian and Indic scripts
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
@@ -133,7 +133,7 @@ def parse_value(
         if not _NUMBER.fullmatch(text):
             if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
                 return None, "non_finite", f"{text!r} is not a finite number"
-            if _DATE_LIKE.fullmatch(text):
+            if DATE_LIKE.fullmatch(text):
                 return None, "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
             return None, "non_numeric", "not a number"
         value = float(text)

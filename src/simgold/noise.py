@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata, spearmanr
 
-from .scoring import _rowwise_pearson, seed_for
+from .scoring import _rowwise_pearson
+from .seeds import seed_for
 from .tables import TABLES
 
 NOISE_COLUMNS = tuple(TABLES["noise"][0])  # the canonical schema's columns, in order

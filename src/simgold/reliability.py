@@ -10,6 +10,10 @@ Rankings (Avraham & Goldberg design) get the same treatment with rankings in pla
 agreement of two raters is the mean, over the target groups both ranked, of the Spearman between
 their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
 ranks; alpha treats each (target, candidate) as a unit.
+
+With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``), every stage and subset of a
+ratings dataset also gets bootstrap CIs on its agreement (``simgold.agreement_ci``): the table
+``agreement_ci``. Rating slots (``persistent_raters: false``) get alpha's, resampling items.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from .agreement import (
     pairwise_spearman,
     vs_reference,
 )
+from .agreement_ci import TABLE_COLUMNS as CI_COLUMNS
+from .agreement_ci import agreement_cis
 from .tables import TABLES
 
 STAGES = ("raw", "calibrated", "filtered")
@@ -98,18 +104,20 @@ def agreement_report(
     subset_names: list[str] | None = None,
     outliers: dict | None = None,
     persistent_raters: bool = True,
+    ci: dict | None = None,
     log=None,
 ) -> dict[str, pd.DataFrame]:
-    """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered ``ratings``."""
+    """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered
+    ``ratings``; with ``ci``, also ``agreement_ci``."""
     outliers = outliers or {"method": "none"}
     item_ids = items["item_id"].to_numpy()
     masks = subsets(items, subset_names or [])
     if not persistent_raters:
-        return _anonymous_report(dataset, item_ids, raw, calibrated, masks)
+        return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)
 
     raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
     cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
-    rows, per_stage = [], {}
+    rows, per_stage, cis = [], {}, []
     excluded = reasons = None
     for label, mask in masks:
         raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
@@ -126,17 +134,28 @@ def agreement_report(
             if log and excluded.any():
                 log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
         keep = ~excluded
-        stats["filtered"] = agreement(cal_s.keep_raters(keep), min_overlap, cal_pairs.restrict(keep))
+        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
+        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
         for stage in STAGES:
             summary = stats[stage].summary()
             rows.append(_row(dataset, stage, label, summary, _note(summary, summary["n_raters"])))
+            if ci is not None:
+                cis.append(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
+                                         min_overlap=min_overlap, **ci).table)  # fmt: skip
         if label == "all":
             per_stage = stats
 
     raters = _rater_table(dataset, per_stage, calibration, excluded, reasons, cal_m.raters)
     dropped = set(cal_m.raters[excluded])
     filtered = calibrated[~calibrated["rater"].isin(dropped)].reset_index(drop=True)
-    return {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "ratings": filtered}
+    out = {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "ratings": filtered}
+    return _with_cis(out, ci, cis)
+
+
+def _with_cis(report: dict, ci: dict | None, tables: list[pd.DataFrame]) -> dict:
+    if ci is not None:
+        report["agreement_ci"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=CI_COLUMNS)
+    return report
 
 
 def _rater_table(dataset, per_stage, calibration, excluded, reasons, all_raters) -> pd.DataFrame:
@@ -165,9 +184,9 @@ def _rater_table(dataset, per_stage, calibration, excluded, reasons, all_raters)
     return pd.concat(frames, ignore_index=True)[list(RATER_COLUMNS)]
 
 
-def _anonymous_report(dataset, item_ids, raw, calibrated, masks) -> dict[str, pd.DataFrame]:
+def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci) -> dict[str, pd.DataFrame]:
     """Rating columns that are slots, not people (Rare Words): only alpha is defined."""
-    rows = []
+    rows, cis = [], []
     note = "raters are not persistent (rating slots): pairwise and per-rater figures are not defined; alpha only"
     # no rater is filtered out, so the filtered stage is the calibrated one: build each matrix once
     matrices = {"raw": RatingMatrix.from_ratings(raw, items=item_ids)}
@@ -189,11 +208,16 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks) -> dict[str, pd
             rows.append(_row(dataset, stage, label, summary, note))
             if stage == "calibrated":
                 rows.append(_row(dataset, "filtered", label, summary, note))
-    return {
+            if ci is not None:  # alpha resampling items: slots are not raters to resample
+                for name in ("raw",) if stage == "raw" else ("calibrated", "filtered"):
+                    only_alpha = {"statistics": ("alpha_interval",), "schemes": ("items",)}
+                    cis.append(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **only_alpha, **ci).table)
+    out = {
         "agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)),
         "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),
         "ratings": calibrated.reset_index(drop=True),
     }
+    return _with_cis(out, ci, cis)
 
 
 # --------------------------------------------------------------------------------------------

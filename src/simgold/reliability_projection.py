@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from .scoring import seed_for
+from .seeds import seed_for
 
 TARGETS = (0.8, 0.9)
 SPLIT_COLUMNS = ["dataset", "split", "n_items", "h", "r_half", "r_full", "r1"]

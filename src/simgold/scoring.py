@@ -14,23 +14,17 @@ differences: a paired bootstrap over the items both models score, two-sided p fo
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau, rankdata
 
 from .comparisons import TYPES, ag_score, ag_score_parts
 from .embeddings import cosine
+from .seeds import seed_for
 from .tables import SUMMARY_EXTRAS, TABLES
 
 SCORE_COLUMNS = tuple(TABLES["scores"][0])  # the canonical schemas' columns, in order
 PREDICTION_COLUMNS = tuple(TABLES["predictions"][0])
-
-
-def seed_for(base: int, *names: str) -> int:
-    digest = hashlib.sha256("\x1f".join(names).encode("utf-8")).digest()
-    return (int.from_bytes(digest[:8], "little") ^ base) % (2**63)
 
 
 class Vectors:
