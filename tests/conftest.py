@@ -37,6 +37,12 @@ def default_pairs(name: str):
     return _default_pairs(name).copy()
 
 
+def pytest_collection_modifyitems(items):
+    """The workflow tests first: on two worker processes (pyproject's addopts) the long runs start
+    at once, and the short tests fill the other worker and the end."""
+    items.sort(key=lambda item: item.get_closest_marker("workflow") is None)
+
+
 def _shared_available() -> bool:
     return (SHARED / "data").is_dir() and (SHARED / "README.md").is_file()
 

@@ -4,6 +4,12 @@ The shared run of this module is the README's own path: a git clone of the repos
 virtual environment `.venv` inside the checkout, set up and run by the README's first command as
 written. The README's report and archive commands then run in it as written (report, archive,
 unpack elsewhere, verify, rebuild byte for byte), and the other tests reuse the finished run.
+
+Only that first run computes every vector from an empty store; the runs that follow it (the
+rebuild, the cluster run, the bad-input run) read the vectors it computed from its store
+(`SIMGOLD_CACHE`, simgold.vectorcache), and their tables are compared byte for byte with the first
+run's: the store's promise (tables as without it) is checked on the way. The cluster and bad-input
+runs build a subset of the targets that covers what they check, not the whole default run again.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -32,11 +39,13 @@ from .conftest import ROOT, SHARED
 from .userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, user_shell
 
 pytestmark = pytest.mark.workflow
+# the tests that use the README's run, on one worker process (pytest-xdist's --dist loadgroup)
+README_RUN = pytest.mark.xdist_group("readme-run")
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
-def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(SNAKEMAKE + list(args), cwd=cwd, capture_output=True, text=True)
+def snakemake(cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run(SNAKEMAKE + list(args), cwd=cwd, capture_output=True, text=True, env=env)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc
@@ -84,6 +93,21 @@ def default_run(readme_run):
     return readme_run.project
 
 
+@pytest.fixture(scope="module")
+def warm_store(readme_run) -> dict:
+    """This process's environment, with the vector store of the README's first run (its vectors
+    computed from an empty store)."""
+    return {**os.environ, "SIMGOLD_CACHE": str(readme_run.project / ".snakemake" / "simgold-cache")}
+
+
+def built_like_the_default_run(project: Path, default_run: Path, targets: list[str]) -> None:
+    """The run in ``project`` built every target, and every result file it built (targets and the
+    files they need) is byte for byte the one the default run built."""
+    built, default = output_bytes(project), output_bytes(default_run)
+    assert set(targets) <= set(built), sorted(set(targets) - set(built))
+    assert [k for k in built if built[k] != default.get(k)] == []
+
+
 def _snakemake_part(output: str) -> str:
     """What snakemake printed (after pip's lines)."""
     return output[output.index("Using workflow specific profile") :]
@@ -103,6 +127,7 @@ def unresolved_images(page: str, directory: Path | None = None) -> list[str]:
     ]
 
 
+@README_RUN
 def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     project, env = readme_run.project, readme_run.env
     printed = _snakemake_part(readme_run.run.stdout + readme_run.run.stderr)
@@ -129,8 +154,10 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     assert re.search(r"^ws353\s+spearman\s+.*0\.503 \[0\.414, 0\.584\]", scores, re.M), scores
     agreement = bash(".venv/bin/simgold agreement", project, env).stdout
     assert re.search(r"^demo-da\s+22\s+2\s+37\s+0\.828\s+0\.895\s+0\.782$", agreement, re.M), agreement
-    # the README's report and archive commands, each as written, with the environment activated
-    outputs = [bash(f". .venv/bin/activate && {line}", project, env) for line in readme_run.archive_lines]
+    # the README's report and archive commands, each as written, with the environment activated; the
+    # rebuild reads the vectors the first run computed (its tables must still match byte for byte)
+    store = {**env, "SIMGOLD_CACHE": str(project / ".snakemake" / "simgold-cache")}
+    outputs = [bash(f". .venv/bin/activate && {line}", project, store) for line in readme_run.archive_lines]
     seconds = time.monotonic() - readme_run.started
     print(f"README path: {seconds:.0f} s; {len(lines)} lines printed by the run")
     said, progress = outputs[-1].stdout, outputs[-1].stderr  # rebuild's own lines; snakemake's, as they came
@@ -183,6 +210,7 @@ def check_archive(project: Path, root: Path, env: dict) -> None:
     assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
 
 
+@README_RUN
 def test_front_page_and_score_files(default_run):
     index = (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
     matrix = index.split("</table>")[0]
@@ -210,6 +238,7 @@ def test_front_page_and_score_files(default_run):
     assert noise == {"demo-en-context", "simlex999", "ws353"}
 
 
+@README_RUN
 def test_default_config_builds_every_target(default_run):
     config = yaml.safe_load((default_run / "config" / "config.yaml").read_text(encoding="utf-8"))
     for dataset in config["datasets"]:
@@ -259,6 +288,7 @@ def test_default_config_builds_every_target(default_run):
     assert counts.loc["ws353", "n_means"] == 353 and counts.loc["simlex999", "n_means"] == 999
 
 
+@README_RUN
 def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run):
     from simgold.figures import exclusion_threshold
 
@@ -270,6 +300,7 @@ def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run)
     assert ((calibrated[column] < cut) == calibrated["excluded"]).all()
 
 
+@README_RUN
 def test_pipeline_finds_the_planted_raters(default_run):
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
     calibrated = raters[raters["stage"] == "calibrated"].set_index("rater")
@@ -286,6 +317,7 @@ def test_pipeline_finds_the_planted_raters(default_run):
     assert len(means) == 353 and (means["basis"] == "shipped means").all()
 
 
+@README_RUN
 def test_parquet_carries_provenance(default_run):
     path = default_run / "results" / "clean" / "demo-da" / "ratings.parquet"
     prov = read_provenance(path)
@@ -365,12 +397,14 @@ def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path
     assert verify(root) == []
 
 
+@README_RUN
 def test_rerun_has_nothing_to_do(readme_run):
     # in the README's environment: with another one, gensim's files have another path (a changed input)
     proc = bash(". .venv/bin/activate && snakemake --cores 1 -n", readme_run.project, readme_run.env)
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
+@README_RUN
 def test_changed_params_rerun_only_that_dataset(readme_run, tmp_path):
     project = tmp_path / "simgold"  # the finished default run, with its metadata and file times
     shutil.copytree(readme_run.project, project, symlinks=True)
@@ -430,13 +464,25 @@ def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
     assert not (project / "results").exists()
 
 
-def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, tmp_path):
+BAD_INPUT_STAGES = ("clean", "translate", "calibrate", "agreement", "gold")
+
+
+@README_RUN
+def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, warm_store, tmp_path):
+    """A Croatian sheet saved with one word in cp1250; the run asks for every table of the Croatian
+    dataset and of the Danish one it translates (an independent branch that must go on)."""
     project = fresh_copy(tmp_path / "simgold")
+    targets = [
+        rel
+        for rel in output_bytes(default_run)
+        if rel.split("/")[1] in BAD_INPUT_STAGES and rel.split("/")[2] in ("demo-da", "demo-hr")
+    ]
+    assert "results/gold/demo-hr/gold.parquet" in targets and "results/translate/demo-hr/items.parquet" in targets
     sheet = project / "raw" / "demo" / "hr" / "ocjene.tsv"
     data = sheet.read_bytes()
     row = data[: data.index("mačka".encode())].count(b"\n") + 1
     sheet.write_bytes(data.replace("mačka".encode(), "mačka".encode("cp1250")))  # one word saved in cp1250
-    proc = snakemake(project, "--cores", "2", "--keep-going", check=False)
+    proc = snakemake(project, "--cores", "2", "--keep-going", *targets, check=False, env=warm_store)
     assert proc.returncode != 0
     log = (project / "logs" / "clean" / "demo-hr.log").read_text()
     assert f"raw/demo/hr/ocjene.tsv, row {row}: byte 0xe8" in log and "cp1250" in log
@@ -449,16 +495,25 @@ def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, tmp_path):
     assert project / "results" / "gold" / "demo-da" / "gold.parquet" in built  # the rest went on (--keep-going)
     # the input fixed, the rerun builds only what is missing and leaves finished tables alone
     sheet.write_bytes(data)
-    proc = snakemake(project, "--cores", "2")
+    proc = snakemake(project, "--cores", "2", *targets, env=warm_store)
     ran = jobs_run(proc.stdout + proc.stderr)
     assert ("clean_dataset", "dataset=demo-hr") in ran and ("clean_dataset", "dataset=demo-da") not in ran
     assert all(p.stat().st_mtime_ns == t for p, t in built.items())
-    assert output_bytes(project) == output_bytes(default_run)
+    built_like_the_default_run(project, default_run, targets)
 
 
-def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default_run, tmp_path):
-    """Each job is submitted as its own process by tests/cluster/submit.py (a stand-in sbatch)."""
+@README_RUN
+def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default_run, warm_store, tmp_path):
+    """Each job is submitted as its own process by tests/cluster/submit.py (a stand-in sbatch). The
+    targets need a job of every kind of stage up to the scores: every dataset cleaned, every model's
+    vectors, a rater dataset's calibration, agreement and gold, and a dataset scored by every model."""
     project = fresh_copy(tmp_path / "simgold")
+    models = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))["models"]
+    targets = [
+        *(f"results/embeddings/{m}.parquet" for m in models),
+        *(f"results/scores/ws353/{m}/scores.parquet" for m in models),
+        "results/gold/demo-da/gold.parquet",
+    ]
     spool = tmp_path / "spool"
     submit = (
         f"{sys.executable} tests/cluster/submit.py --spool {spool} --rule {{rule}} --threads {{threads}}"
@@ -469,25 +524,30 @@ def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default
         project,
         *("--executor", "cluster-generic", "--jobs", "8", "--latency-wait", "10"),
         *("--cluster-generic-submit-cmd", submit, "--cluster-generic-status-cmd", status),
+        *targets,
+        env=warm_store,
     )
     jobs = [json.loads(line) for line in (spool / "submissions.jsonl").read_text().splitlines()]
-    local = snakemake(default_run, "--cores", "1", "-n", "--forceall").stdout
-    assert len(jobs) == int(re.search(r"^total\s+(\d+)", local, re.M).group(1)) - 1  # all but the target rule
+    local = snakemake(default_run, "--cores", "1", "-n", "--forceall", *targets).stdout
+    assert len(jobs) == int(re.search(r"^total\s+(\d+)", local, re.M).group(1))  # every job (no local rule)
+    assert {j["rule"] for j in jobs} >= {"clean_dataset", "calibrate", "agreement", "gold", "embeddings", "score"}
     assert all(j["threads"] >= 1 and j["mem_mb"] >= 500 and j["runtime"] >= 5 for j in jobs)
     # each model's load asks for memory by the size of its file (here: of its installed package)
-    models = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))["models"]
     asked = sorted(j["mem_mb"] for j in jobs if j["rule"] == "embeddings")
     assert asked == sorted(embedding_mem_mb(m) for m in models.values()) and len(set(asked)) == len(models)
-    assert output_bytes(project) == output_bytes(default_run)
+    built_like_the_default_run(project, default_run, targets)
 
 
 @pytest.mark.shared
 def test_shared_data_config_runs(shared, tmp_path):
     project = fresh_copy(tmp_path / "work" / "simgold")
     (tmp_path / "work" / "shared").symlink_to(shared)
-    # without the on-demand e5 model (about 14,000 words to embed; tested on its own elsewhere)
+    # without the on-demand e5 model (about 14,000 words to embed; tested on its own elsewhere); the
+    # noise check runs for every dataset and model as the config asks, on 5 x 2 noisy copies per level
+    # instead of 100 x 20 (nothing here checks its curves; a 384-d curve takes ~20 s at the default)
     config = yaml.safe_load((project / "config/examples/shared-data.yaml").read_text(encoding="utf-8"))
     del config["models"]["e5-small"]
+    config["noise"] = {**config.get("noise", {}), "k": 5, "m": 2}
     (project / "config/examples/shared-test.yaml").write_text(
         yaml.safe_dump(config, allow_unicode=True), encoding="utf-8"
     )

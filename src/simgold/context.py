@@ -26,7 +26,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control, mannwhitneyu, pearsonr, spearmanr, wilcoxon
 
 from .scoring import PREDICTION_COLUMNS
 from .tables import TABLES
@@ -56,6 +55,8 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     """BH q-values (step-up, ``scipy.stats.false_discovery_control``), NaN where p is NaN; m counts
     the p-values that exist."""
+    from scipy.stats import false_discovery_control  # here: scipy.stats costs a second to import
+
     q = np.full(len(p), np.nan)
     ok = ~np.isnan(p)
     if ok.any():
@@ -130,6 +131,8 @@ def _get(stats, key) -> float:
 
 
 def _recomputed(x: pd.Series, y: pd.Series, test: str) -> dict:
+    from scipy.stats import mannwhitneyu, wilcoxon
+
     out = {
         "n1": len(x),
         "n2": len(y),
@@ -199,6 +202,8 @@ def cosimlex_scores(
     dataset: str, model: str, items: pd.DataFrame, gold: pd.DataFrame, predictions: pd.DataFrame
 ) -> pd.DataFrame:
     """Subtask 1 and subtask 2 figures for one model on one two-context dataset."""
+    from scipy.stats import pearsonr, spearmanr
+
     pairs = context_pairs(items)
     g = gold.set_index("item_id")["mean"]
     s = predictions.set_index("item_id")["sim"]

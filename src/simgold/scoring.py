@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, rankdata
 
 from .comparisons import TYPES, ag_score, ag_score_parts
 from .embeddings import cosine
@@ -114,6 +113,8 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
+    from scipy.stats import kendalltau, rankdata  # here: scipy.stats costs a second to import
+
     if len(gold) < 3:
         return float("nan")
     if metric == "kendall":
@@ -125,6 +126,8 @@ def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
 
 def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """The metric on every resample (a row of item indices)."""
+    from scipy.stats import rankdata
+
     if metric == "kendall":
         return kendall_resamples(gold, sim, idx)
     G, S = gold[idx], sim[idx]
