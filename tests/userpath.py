@@ -132,6 +132,14 @@ def user_shell(work: Path) -> dict:
     return {**env, "PATH": os.pathsep.join([str(bin_dir), *path])}
 
 
+def snakemake(cwd: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``snakemake`` with this Python in ``cwd``; a failure shows the end of its output."""
+    proc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
 def bash(command: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
     proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
