@@ -186,3 +186,37 @@ def test_crowd_scale_continuous_scores_where_the_package_cannot_run():
     assert krippendorff_alpha(item, value, "nominal") == pytest.approx(0.0, abs=1e-12)
     ratio = krippendorff_alpha(item, value, "ratio")
     assert 0.5 < interval < 0.9 and 0.3 < ratio < 0.9
+
+
+# -------------------------------------------------------------------------------- per stage and subset
+
+
+def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_table():
+    """demo-da (pos subsets, shift calibration, two raters filtered out): every stage x subset x
+    level equals the krippendorff package on that stage's ratings of that subset's items, and the
+    interval level is the agreement table's alpha_interval."""
+    from simgold.calibrate import calibrate
+    from simgold.clean import clean_dataset
+    from simgold.config import check_config
+    from simgold.reliability import agreement_report, alpha_levels
+
+    config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
+    spec = config["datasets"]["demo-da"]
+    tables = clean_dataset("demo-da", spec, base_dir=str(ROOT))
+    items, raw = tables["items"], tables["ratings"]
+    calibrated, calibration = calibrate(raw, spec["scale"], **spec["calibration"])
+    report = agreement_report("demo-da", items, raw, calibrated, calibration, subset_names=["pos"], outliers=spec["outliers"])
+    stages = {"raw": raw, "calibrated": calibrated, "filtered": report["ratings"]}
+    table = alpha_levels("demo-da", items, stages, ["pos"])
+    subsets = sorted(set(table["subset"]))
+    assert subsets[0] == "all" and len(subsets) >= 3 and report["ratings"]["rater"].nunique() == 20
+    assert len(table) == 3 * len(subsets) * len(LEVELS)
+    for row in table.itertuples():
+        chosen = stages[row.stage]
+        if row.subset != "all":
+            value = row.subset.split("=", 1)[1]
+            chosen = chosen[chosen["item_id"].isin(items.loc[items["pos"].astype(str) == value, "item_id"])]
+        assert row.alpha == pytest.approx(package(wide(chosen), row.level), abs=1e-9), row
+    interval = table[table["level"] == "interval"].set_index(["stage", "subset"])["alpha"]
+    agreement = report["agreement"].set_index(["stage", "subset"])["alpha_interval"]
+    assert np.allclose(interval.sort_index().to_numpy(), agreement.reindex(interval.index).sort_index().to_numpy(), atol=1e-12)

@@ -177,3 +177,41 @@ def test_rare_words_released_avg_is_not_the_mean(audited, shared):
 def test_danish_has_nothing_to_report(audited):
     # released means exact (SOURCE.txt: max abs diff 0.0); no duplicate; raters within 1.0 of the mean
     assert audited("dsd-da").empty
+
+
+@pytest.mark.shared
+def test_workflow_audit_on_the_shared_data_config(cleaned, shared_specs, tmp_path):
+    """What the audit rule runs (``audit_configured`` on the resolved config entry, the cleaned tables
+    as Parquet, the source's tables where the translation carries the source's words), on
+    config/examples/shared-data.yaml: the known damage of each file, and nothing else where the
+    file is known to be clean."""
+    from simgold.audit import audit_configured
+    from simgold.config import resolve_dataset
+    from simgold.tables import read_parquet, write_parquet
+
+    def as_written(name: str) -> dict:
+        out = {}
+        for table in ("items", "ratings", "means", "rejects"):
+            write_parquet(cleaned(name)[table], tmp_path / f"{name}-{table}.parquet")
+            out[table] = read_parquet(tmp_path / f"{name}-{table}.parquet")
+        return out
+
+    def audit(name: str):
+        spec = resolve_dataset(shared_specs[name])
+        words = "source_words" in spec.get("translation", {})  # the audit rule's input function
+        source = as_written(spec["translation_of"]) if words else None
+        return audit_configured(name, spec, as_written(name), source=source)
+
+    finnsim = audit("finnsim")
+    assert finnsim["check"].tolist() == ["spreadsheet_date"] * 8
+    assert finnsim["raw_value"].tolist()[:2] == ["1.elo", "2.huhti"]
+    shifted = audit("finnsim-simlex")
+    shifted = shifted[shifted["check"] == "shifted_row"]
+    assert shifted["raw_value"].tolist() == ["8.65"] and "dumb / clever" in shifted["detail"].iloc[0]
+    assert "the source has 1.17" in shifted["detail"].iloc[0]
+    assert audit("ws353")[["check", "raw_value"]].values.tolist() == [
+        ["duplicate_pair", "money / cash"],
+        ["reversed_pair", "money / bank"],
+    ]
+    assert audit("simlex999")[["check", "raw_value"]].values.tolist() == [["reversed_pair", "strange / sly"]]
+    assert audit("dsd-da").empty

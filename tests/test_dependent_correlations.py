@@ -8,6 +8,7 @@ import doctest
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from nlpstats.correlations.williams import williams_test as nlpstats_williams
 from scipy.stats import pearsonr, spearmanr
@@ -120,3 +121,61 @@ def test_msd_any_score_is_the_worst_case_over_baselines():
                 worst = max(worst, d)
                 break
     assert ours == pytest.approx(worst, abs=0.001)
+
+
+# -------------------------------------------------------------------------------- in the scores
+
+
+def test_paired_difference_carries_williams_test_on_the_shared_items():
+    from simgold.scoring import paired_difference
+
+    rng = np.random.default_rng(3)
+    gold = rng.normal(size=120)
+    a = gold + rng.normal(scale=0.8, size=120)
+    b = gold + rng.normal(scale=1.3, size=120)
+    b[:7] = np.nan  # b does not score 7 items: both tests use the 113 that both score
+    row = paired_difference("d", "a", "b", gold, a, b, resamples=200)
+    ok = ~np.isnan(b)
+    r_ag, r_bg, r_ab = (spearmanr(x, y).statistic for x, y in ((a[ok], gold[ok]), (b[ok], gold[ok]), (a[ok], b[ok])))
+    expected = williams_test(r_ag, r_bg, r_ab, 113)
+    assert row["n_used"] == 113 and row["value_a"] == pytest.approx(r_ag, abs=1e-12)
+    assert row["r_ab"] == pytest.approx(r_ab, abs=1e-12)
+    assert row["williams_t"] == pytest.approx(expected.t, abs=1e-9) and row["williams_p"] == pytest.approx(expected.p, abs=1e-12)
+    assert row["williams_p"] < 0.05 and row["p"] < 0.05  # the two tests agree on a clear difference
+
+
+def _scores(values: dict, n: int = 353) -> pd.DataFrame:
+    rows = [(m, "spearman", "all", v, n) for m, v in values.items()]
+    rows += [(m, "spearman", "pos=N", v - 0.1, 100) for m, v in values.items()]  # a subset: never the best
+    rows += [(m, "pearson", "all", 0.99, n) for m in values]  # another metric: never the best
+    return pd.DataFrame(rows, columns=["model", "metric", "subset", "value", "n_used"]).assign(dataset="ws353")
+
+
+def test_dataset_msd_takes_the_best_spearman_and_the_two_best_models_correlation():
+    scores = _scores({"glove": 0.50, "e5": 0.62, "minilm": 0.58})
+    diffs = pd.DataFrame(
+        {"model_a": ["e5", "e5", "glove"], "model_b": ["glove", "minilm", "minilm"], "r_ab": [0.40, 0.85, 0.55]}
+    )
+    table = dependent_correlations.dataset_msd("ws353", scores, diffs)
+    assert table["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"]
+    assert table["r_jk"].tolist() == [0.5, 0.7, 0.9, 0.85] and (table["r_best"] == 0.62).all() and (table["n"] == 353).all()
+    for row in table.itertuples():  # each d is where Williams' test crosses p = 0.05
+        assert williams_test(0.62, 0.62 - row.msd, row.r_jk, 353).p == pytest.approx(0.05, abs=1e-9)
+    single = dependent_correlations.dataset_msd("ws353", _scores({"e5": 0.62}), diffs.iloc[:0])
+    assert single["r_jk_kind"].tolist() == ["fixed"] * 3
+    assert dependent_correlations.dataset_msd("x", _scores({"e5": np.nan}), diffs.iloc[:0]).empty
+
+
+def test_with_msd_puts_the_value_beside_each_spearman_on_all_items():
+    two = dependent_correlations.dataset_msd("ws353", _scores({"a": 0.6, "b": 0.5}), pd.DataFrame(
+        {"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]}))  # fmt: skip
+    one = dependent_correlations.dataset_msd("demo", _scores({"a": 0.6}, n=30).assign(dataset="demo"), pd.DataFrame(
+        {"model_a": [], "model_b": [], "r_ab": []}))  # fmt: skip
+    summary = pd.concat([_scores({"a": 0.6, "b": 0.5}), _scores({"a": 0.6}, n=30).assign(dataset="demo")])
+    out = dependent_correlations.with_msd(summary, pd.concat([two, one]))
+    head = (out["metric"] == "spearman") & (out["subset"] == "all")
+    assert out.loc[~head, ["msd", "msd_r_jk"]].isna().all().all()
+    ws = out[head & (out["dataset"] == "ws353")]
+    assert (ws["msd"] == two["msd"].iloc[-1]).all() and (ws["msd_r_jk"] == 0.8).all()  # observed
+    demo = out[head & (out["dataset"] == "demo")]
+    assert demo["msd"].iloc[0] == one.loc[one["r_jk"] == 0.7, "msd"].iloc[0] and demo["msd_r_jk"].iloc[0] == 0.7

@@ -416,3 +416,124 @@ def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default
     asked = sorted(j["mem_mb"] for j in jobs if j["rule"] == "embeddings")
     assert asked == sorted(embedding_mem_mb(m) for m in models.values()) and len(set(asked)) == len(models)
     built_like_the_default_run(project, default_run, targets)
+
+
+# -------------------------------------------------------------------------------- issue 15 statistics
+# What the run wrote for docs/methods.md section 11 is what the library gives on the run's own inputs.
+
+
+def _stats_config(project: Path) -> dict:
+    from simgold.config import check_config
+
+    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
+    return check_config(config, base_dir=project)
+
+
+def _result(project: Path, *parts: str) -> pd.DataFrame:
+    return pd.read_parquet(project.joinpath("results", *parts))
+
+
+def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
+    from simgold.reliability import agreement_report, alpha_levels
+
+    config = _stats_config(default_run)
+    for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):  # every per-rater dataset
+        spec, settings = config["datasets"][name], config["datasets"][name]["agreement"]
+        items, raw = _result(default_run, "clean", name, "items.parquet"), _result(default_run, "clean", name, "ratings.parquet")
+        calibrated = _result(default_run, "calibrate", name, "ratings.parquet")
+        ci = {"resamples": settings["resamples"], "max_work": settings["ci_max_work"]}
+        ci.update(seed=config["scoring"]["seed"], confidence=config["scoring"]["confidence"])
+        report = agreement_report(
+            name, items, raw, calibrated, _result(default_run, "calibrate", name, "raters.parquet"),
+            min_overlap=settings["min_overlap"], subset_names=settings["subsets"], outliers=spec["outliers"],
+            persistent_raters=spec["persistent_raters"], ci=ci,
+        )  # fmt: skip
+        got = _result(default_run, "agreement", name, "agreement_ci.parquet")
+        pd.testing.assert_frame_equal(got, report["agreement_ci"], check_dtype=False)
+        assert (got["resamples"] == 1000).all() and len(got) == 3 * 4 * 2 * got["subset"].nunique()
+        table = _result(default_run, "agreement", name, "agreement.parquet").set_index(["stage", "subset"])
+        for statistic in ("pairwise", "vs_mean", "vs_rest", "alpha_interval"):  # the point values are the table's
+            rows = got[got["statistic"] == statistic]
+            expected = table.loc[list(zip(rows["stage"], rows["subset"])), statistic].to_numpy()
+            assert ((rows["value"].to_numpy() == expected) | (rows["value"].isna().to_numpy() & pd.isna(expected))).all()
+        stages = {"raw": raw, "calibrated": calibrated, "filtered": _result(default_run, "agreement", name, "ratings.parquet")}
+        alpha = _result(default_run, "agreement", name, "alpha.parquet")
+        pd.testing.assert_frame_equal(alpha, alpha_levels(name, items, stages, settings["subsets"]), check_dtype=False)
+        assert set(alpha["level"]) == {"nominal", "ordinal", "interval", "ratio"}
+    da = _result(default_run, "agreement", "demo-da", "agreement_ci.parquet")
+    assert set(da["subset"]) > {"all"}  # the pos subsets of the config
+
+
+def test_reliability_projection_per_rated_dataset(default_run):
+    from simgold.reliability_projection import reliability_projection
+
+    config = _stats_config(default_run)
+    for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):
+        spec = config["datasets"][name]
+        expected = reliability_projection(
+            name, _result(default_run, "clean", name, "ratings.parquet"), seed=config["scoring"]["seed"],
+            persistent_raters=spec["persistent_raters"], stage="raw",
+        )  # fmt: skip
+        for table in ("summary", "curve"):
+            got = _result(default_run, "reliability", name, f"{table}.parquet")
+            pd.testing.assert_frame_equal(got, expected[table], check_dtype=False)
+        summary = _result(default_run, "reliability", name, "summary.parquet").iloc[0]
+        assert summary["n_splits"] == 200 and 0 < summary["r_full"] <= 1
+        assert (default_run / "results" / "reliability" / name / "curve.png").is_file()
+        page = (default_run / "results" / "report" / name / "index.html").read_text(encoding="utf-8")
+        assert "How many raters are enough" in page and "Uncertainty of the agreement" in page
+        assert "Krippendorff&#x27;s alpha at each level of measurement" in page
+
+
+def test_williams_test_and_minimum_significant_difference_beside_the_scores(default_run):
+    from simgold.dependent_correlations import compare_predictions, dataset_msd, with_msd
+
+    gold = _result(default_run, "gold", "ws353", "gold.parquet").set_index("item_id")["mean"]
+    sims = {
+        m: _result(default_run, "scores", "ws353", m, "predictions.parquet").set_index("item_id")["sim"].reindex(gold.index)
+        for m in ("e5-small", "glove-6b-50d", "minilm")
+    }  # fmt: skip
+    diffs = _result(default_run, "scores", "ws353", "model_differences.parquet")
+    for row in diffs.itertuples():
+        expected = compare_predictions(gold.to_numpy(), sims[row.model_a].to_numpy(), sims[row.model_b].to_numpy())
+        assert (row.r_ab, row.williams_t, row.williams_p) == (expected["r_jk"], expected["t"], expected["p"])
+        assert row.n_used == expected["n"] and row.value_a == pytest.approx(expected["r_jg"], abs=1e-12)
+    scores = pd.concat([_result(default_run, "scores", "ws353", m, "scores.parquet") for m in sims])
+    msd = _result(default_run, "scores", "ws353", "msd.parquet")
+    pd.testing.assert_frame_equal(msd, dataset_msd("ws353", scores, diffs), check_dtype=False)
+    assert msd["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"] and msd["n"].iloc[0] == 353
+    summary = _result(default_run, "scores", "summary.parquet")
+    msds = pd.concat([_result(default_run, "scores", d, "msd.parquet") for d in summary["dataset"].unique()])
+    recomputed = with_msd(summary.drop(columns=["msd", "msd_r_jk"]), msds)
+    pd.testing.assert_frame_equal(summary, recomputed[summary.columns], check_dtype=False)
+    wide = pd.read_csv(default_run / "results" / "scores" / "wide.tsv", sep="\t").set_index("dataset")
+    head = summary[(summary["metric"] == "spearman") & (summary["subset"] == "all")].groupby("dataset")["msd"].first()
+    assert wide.loc[head.index, "msd"].to_numpy() == pytest.approx(head.to_numpy(), abs=5e-6)
+    assert 0 < wide.loc["ws353", "msd"] < 0.1
+    page = (default_run / "results" / "report" / "ws353" / "index.html").read_text(encoding="utf-8")
+    assert "Williams&#x27; test" in page and "Minimum significant difference" in page
+    assert "<th>msd</th>" in (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
+
+
+def test_every_cleaned_dataset_is_audited(default_run):
+    from simgold.audit import audit_configured
+    from simgold.tables import to_arrow
+
+    config = _stats_config(default_run)
+    cleaned = [d for d, spec in config["datasets"].items() if spec["kind"] != "comparisons"]
+    for name in cleaned:
+        spec = config["datasets"][name]
+        tables = {t: _result(default_run, "clean", name, f"{t}.parquet") for t in ("items", "ratings", "means", "rejects")}
+        source = None
+        if "source_words" in spec.get("translation", {}):
+            source = {t: _result(default_run, "clean", spec["translation_of"], f"{t}.parquet") for t in ("items", "means")}
+        got = _result(default_run, "audit", f"{name}.parquet")
+        expected = to_arrow(audit_configured(name, spec, tables, source=source), "audit").to_pandas()  # nulls as read
+        pd.testing.assert_frame_equal(got, expected)
+        page = (default_run / "results" / "report" / name / "index.html").read_text(encoding="utf-8")
+        assert "Dataset audit: what the data say" in page
+    ws = _result(default_run, "audit", "ws353.parquet")
+    assert ws[["check", "raw_value"]].values.tolist() == [["duplicate_pair", "money / cash"], ["reversed_pair", "money / bank"]]
+    simlex = _result(default_run, "audit", "simlex999.parquet")
+    assert simlex[["check", "raw_value"]].values.tolist() == [["reversed_pair", "strange / sly"]]
+    assert "Dataset audit: findings per dataset" in (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")

@@ -34,12 +34,9 @@ import numpy as np
 import pandas as pd
 
 from .clean import DATE_LIKE
+from .tables import AUDIT_CHECKS as CHECKS
 
 AUDIT_COLUMNS = ["dataset", "check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
-CHECKS = (
-    "released_mean", "spreadsheet_date", "text_number", "duplicate_pair", "reversed_pair",
-    "shifted_row", "single_rating", "rater_mean",
-)  # fmt: skip
 EXACT_DECIMALS = 6  # released values with more decimals than this are taken to be exact
 COPIED_SHARE = 0.9  # a translation whose linked scores equal the source's this often carries them
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
@@ -98,6 +95,17 @@ def audit_dataset(
     for column in ("item_id", "rater", "source_file", "column", "raw_value", "detail"):  # text or null
         out[column] = pd.Series([None if pd.isna(v) else str(v) for v in out[column]], dtype=object)
     return out
+
+
+def audit_configured(name: str, spec: dict, tables: dict, source: dict | None = None) -> pd.DataFrame:
+    """The audit of a dataset as its resolved config entry (``simgold.config.resolve_dataset``) sets
+    it: the rater-mean threshold is its calibration ``threshold``, the released-mean tolerance half
+    its calibration ``step`` (the scale's unit step); ``source``: the cleaned ``items`` and ``means``
+    of the dataset it translates, when its translation names ``source_words``."""
+    calibration = spec["calibration"]
+    return audit_dataset(
+        name, spec, tables, threshold=calibration["threshold"], unit_step=calibration["step"], source=source
+    )
 
 
 def _empty() -> pd.DataFrame:

@@ -207,3 +207,52 @@ def _msd_above(r_low: float, n: int, r_jk: float, alpha: float) -> float:
         return float(grid[0])
     lo, hi = grid[below[0] - 1], grid[below[0]]
     return float(brentq(lambda d: williams_test(r_low + d, r_low, r_jk, n).p - alpha, lo, hi, xtol=1e-12))
+
+
+# -------------------------------------------------------------------------------- per dataset
+
+MSD_FALLBACK_R_JK = 0.7  # the r_jk the scores table assumes where one model scores a dataset
+MSD_COLUMNS = ["dataset", "n", "r_best", "r_jk", "r_jk_kind", "alpha", "msd"]
+
+
+def dataset_msd(dataset: str, scores: pd.DataFrame, differences: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """The minimum significant Spearman difference of one dataset (``msd_table``) from its score
+    rows (every model's ``scores.parquet``) and its ``model_differences`` table: ``r_best`` is the
+    best model's Spearman over all items, ``n`` the items it scores, and the observed ``r_jk`` the
+    correlation between the predictions of the two best models (when two models score it).
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"model": ["a", "b"], "metric": "spearman", "subset": "all",
+    ...                        "value": [0.7, 0.6], "n_used": [353, 353]})
+    >>> diffs = pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]})
+    >>> dataset_msd("ws353", scores, diffs)[["r_jk_kind", "r_jk", "msd"]].round(4).values.tolist()[-1]
+    ['observed', 0.8, 0.0466]
+    """
+    rows = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all") & scores["value"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=MSD_COLUMNS)
+    ranked = rows.sort_values(["value", "model"], ascending=[False, True], kind="stable")
+    best = ranked.iloc[0]
+    observed = None
+    if len(ranked) >= 2:
+        pair = {best["model"], ranked.iloc[1]["model"]}
+        match = differences[[{a, b} == pair for a, b in zip(differences["model_a"], differences["model_b"])]]
+        observed = float(match["r_ab"].iloc[0]) if len(match) else None
+    return msd_table(dataset, int(best["n_used"]), float(best["value"]), observed, alpha)
+
+
+def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:
+    """The score summary with ``msd`` and ``msd_r_jk`` beside each dataset's Spearman (all items):
+    the difference at the observed r_jk of the two best models, or at r_jk = 0.7 where one model
+    scores the dataset."""
+    chosen = msd[(msd["r_jk_kind"] == "observed") | np.isclose(msd["r_jk"].astype(float), MSD_FALLBACK_R_JK)]
+    chosen = chosen.assign(observed=chosen["r_jk_kind"] == "observed")
+    chosen = chosen.sort_values(["dataset", "observed"], kind="stable").drop_duplicates("dataset", keep="last")
+    per_dataset = chosen.set_index("dataset")
+    headline = (summary["metric"] == "spearman") & (summary["subset"] == "all")
+    out = summary.copy()
+    for column, source in (("msd", "msd"), ("msd_r_jk", "r_jk")):
+        values = out["dataset"].map(per_dataset[source]).astype(float)
+        out[column] = values.where(headline)
+    return out

@@ -127,3 +127,33 @@ def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, ti
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
+
+
+def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: str) -> None:
+    """Expected reliability of the item means against the raters per item (Spearman-Brown from the
+    split-half single-rater reliability), its band from the splits' 2.5-97.5 percentiles, the 0.8
+    and 0.9 lines with the raters each needs, and the dataset's own raters per item."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    row = summary.iloc[0]
+    if curve["reliability"].isna().all():
+        ax.text(0.5, 0.5, "no split-half correlation: the reliability cannot be projected", ha="center", va="center")
+        ax.set_axis_off()
+    else:
+        ax.fill_between(curve["m"], curve["low"], curve["high"], color="#4C72B0", alpha=0.2, label="95% of splits")
+        ax.plot(curve["m"], curve["reliability"], color="#4C72B0", label=f"expected reliability (r1 = {row['r1']:.2f})")
+        for target, colour in ((0.8, "#DD8452"), (0.9, "#C44E52")):
+            needed = row[f"m_{target:g}"]
+            label = f"{target:g} needs {needed:.0f} raters per item" if np.isfinite(needed) else f"{target:g}: not reached"
+            ax.axhline(target, color=colour, ls="--", lw=1, label=label)
+            if np.isfinite(needed):
+                ax.axvline(needed, color=colour, ls=":", lw=1)
+        observed = row["observed_raters"]
+        ax.plot([observed], [row["r_full"]], "o", color="#222222", label=f"this dataset: {observed:.1f} raters, {row['r_full']:.3f}")
+        ax.set_xlim(1, float(curve["m"].max()))
+        ax.set_ylim(max(0.0, float(np.nanmin(curve["low"])) - 0.05), 1.0)
+        ax.set_xlabel("raters per item")
+        ax.set_ylabel("reliability of the item means")
+        _legend_outside(ax)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .alpha import LEVELS, alpha_table
 from .agreement import (
     AgreementStats,
     PairResult,
@@ -218,6 +219,26 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci
         "ratings": calibrated.reset_index(drop=True),
     }
     return _with_cis(out, ci, cis)
+
+
+def alpha_levels(
+    dataset: str, items: pd.DataFrame, stages: dict[str, pd.DataFrame], subset_names=None, levels=LEVELS
+) -> pd.DataFrame:
+    """Krippendorff's alpha at every level of measurement (``simgold.alpha``) for each stage's
+    ratings (``stage name -> item_id, score``) and each subset of the agreement table.
+
+    The interval level is the agreement table's ``alpha_interval``; ratio is left out (with a note)
+    where scores are negative, and ``n_distinct`` shows where nominal and ordinal alpha have few
+    categories to work with (raw scores on a scale) or none (calibrated, continuous scores).
+    """
+    rows = []
+    ids = items["item_id"].to_numpy()
+    for stage, ratings in stages.items():
+        for label, mask in subsets(items, subset_names or []):
+            table = alpha_table(ratings[ratings["item_id"].isin(ids[mask])], levels)
+            rows.append(table.assign(dataset=dataset, stage=stage, subset=label))
+    columns = ["dataset", "stage", "subset", "level", "alpha", "n_units", "n_values", "n_distinct", "note"]
+    return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
 
 
 # --------------------------------------------------------------------------------------------

@@ -237,7 +237,8 @@ def reliability_projection(
 ) -> dict[str, pd.DataFrame]:
     """Split-half reliability, its Spearman-Brown projection and the raters-needed curve.
 
-    Returns ``splits`` (one row per split), ``summary`` (one row) and ``curve`` (one row per m).
+    Returns ``splits`` (one row per split), ``summary`` (one row) and ``curve`` (one row per m);
+    the last two say which ``stage`` of the ratings they are of.
 
     Examples
     --------
@@ -253,4 +254,7 @@ def reliability_projection(
     """
     per_split = split_half(dataset, ratings, splits=splits, seed=seed, persistent_raters=persistent_raters, stage=stage)
     observed = ratings.groupby("item_id").size().mean() if len(ratings) else 0.0
-    return {"splits": per_split, **projection(dataset, per_split, observed)}
+    tables = projection(dataset, per_split, observed)
+    for table in tables.values():  # which ratings the projection is of
+        table.insert(1, "stage", stage)
+    return {"splits": per_split, **tables}

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .tables import AUDIT_CHECKS as CHECKS
+
 MAIN_METRICS = ("spearman", "ag_score")
 #: an A&G score over fewer comparisons than this is flagged and never the headline number
 MIN_COMPARISONS = 10
@@ -144,6 +146,11 @@ def context_figure(tests: pd.DataFrame, path, title: str) -> None:
 # pages
 
 
+CLEAN_COLUMNS = ("n_items", "n_raters", "n_ratings", "n_rankings", "n_means", "n_rejects", "raw_cells", "ledger_balanced")
+AGREEMENT_COLUMNS = ["stage", "subset", "n_raters", "n_items", "pairwise", "pairwise_min", "pairwise_max", "consistency",
+                     "vs_mean", "vs_rest", "alpha_interval", "note"]  # fmt: skip
+
+
 def dataset_page(
     name: str,
     *,
@@ -152,57 +159,157 @@ def dataset_page(
     scores: pd.DataFrame | None,
     context: pd.DataFrame | None,
     figures: list[tuple[str, str]],
+    statistics: dict | None = None,
 ) -> str:
+    """A dataset's page. ``statistics``: the tables of docs/methods.md section 11 the dataset has
+    (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``)."""
+    statistics = statistics or {}
+    if scores is not None and "msd" in statistics:
+        from .dependent_correlations import with_msd  # here: it imports scipy.stats
+
+        scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
     for src, caption in figures:
         parts.append(figure_html(src, caption))
     if clean is not None and len(clean):
-        cols = [
-            c
-            for c in (
-                "n_items",
-                "n_raters",
-                "n_ratings",
-                "n_rankings",
-                "n_means",
-                "n_rejects",
-                "raw_cells",
-                "ledger_balanced",
-            )
-            if c in clean
-        ]
+        cols = [c for c in CLEAN_COLUMNS if c in clean]
         parts.append(html_table(clean[cols], "Cleaning: what was read and what went to the rejects ledger"))
     if agreement is not None and len(agreement):
-        cols = [
-            "stage",
-            "subset",
-            "n_raters",
-            "n_items",
-            "pairwise",
-            "pairwise_min",
-            "pairwise_max",
-            "consistency",
-            "vs_mean",
-            "vs_rest",
-            "alpha_interval",
-            "note",
-        ]
-        parts.append(
-            html_table(
-                agreement[cols], "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
-            )
-        )
+        caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
+        parts.append(html_table(agreement[AGREEMENT_COLUMNS], caption))
+    parts += agreement_sections(statistics)
     if scores is not None and len(scores):
-        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "flag"]
+        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag"]
         parts.append(
             html_table(
-                flag_scores(scores)[cols],
-                "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling",
+                flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
+                "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling; msd: the smallest "
+                "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
+                "(Williams' test; see the table below): a smaller gap is no evidence that one model is better",
             )
         )
+    parts += model_sections(statistics)
     if context is not None and len(context):
         parts.append(html_table(context, "Context effects: pairs whose similarity differs between the two contexts"))
+    if "audit" in statistics:
+        parts += audit_sections(statistics["audit"])
     return page(f"simgold: {name}", "".join(parts))
+
+
+def _interval(low, high) -> str:
+    return "" if pd.isna(low) or pd.isna(high) else f"[{low:.3f}, {high:.3f}]"
+
+
+def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
+    """One row per stage, subset and statistic: the value and its CI with items, and with raters,
+    resampled (the resamples used), and the notes."""
+    rows = []
+    for (stage, subset, statistic), group in ci.groupby(["stage", "subset", "statistic"], sort=False):
+        row = {"stage": stage, "subset": subset, "statistic": statistic, "value": group["value"].iloc[0]}
+        for scheme in ("items", "raters"):
+            hit = group[group["scheme"] == scheme]
+            row[f"CI, {scheme} resampled"] = _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
+            row[f"resamples ({scheme})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
+        row["note"] = "; ".join(f"{s}: {n}" for s, n in zip(group["scheme"], group["note"]) if n)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def agreement_sections(statistics: dict) -> list[str]:
+    """The CIs on agreement, alpha at every level and the split-half reliability of a dataset."""
+    parts = []
+    if "agreement_ci" in statistics and len(statistics["agreement_ci"]):
+        ci = statistics["agreement_ci"]
+        level = f"{ci['confidence'].iloc[0]:.0%}"
+        parts.append(html_table(agreement_ci_view(ci), (
+            f"Uncertainty of the agreement: {level} percentile bootstrap intervals, resampling the items (every "
+            "rater kept), and separately the raters (every item kept). Items resampled: would other word pairs give "
+            "the same agreement? Raters resampled: would other raters? An interval narrower with items than with "
+            "raters says the raters, not the pairs, are the main source of uncertainty (docs/methods.md 11.2)")))  # fmt: skip
+    if "alpha" in statistics and len(statistics["alpha"]):
+        alpha = statistics["alpha"]
+        wide = alpha.pivot_table(index=["stage", "subset"], columns="level", values="alpha", sort=False, dropna=False)
+        wide = wide.reindex(columns=[c for c in ("nominal", "ordinal", "interval", "ratio") if c in wide]).reset_index()
+        notes = alpha[alpha["note"] != ""].groupby(["stage", "subset"], sort=False)["note"].first()
+        wide["note"] = [notes.get((a, b), "") for a, b in zip(wide["stage"], wide["subset"])]
+        parts.append(html_table(wide.rename_axis(columns=None), (
+            "Krippendorff's alpha at each level of measurement: nominal (any two different scores disagree equally), "
+            "ordinal (by how many ratings lie between them), interval (by their squared difference, the agreement "
+            "table's alpha), ratio (by their relative difference). 1 is perfect agreement, 0 what chance gives; "
+            "nominal and ordinal say little about calibrated, continuous scores")))  # fmt: skip
+    if "reliability" in statistics and len(statistics["reliability"]):
+        parts.append(html_table(reliability_view(statistics["reliability"]), (
+            "How many raters are enough (split halves of the raters, Spearman-Brown): r_half, the Spearman between "
+            "two random halves' item means; R_full, the reliability of the whole panel's means; r1, of one rater; "
+            "raters per item needed for a reliability of 0.8 and 0.9 (range: from r1's 95% band over the splits)")))  # fmt: skip
+    return parts
+
+
+def _needed(row, target: str) -> str:
+    m, low, high = (row[f"m_{target}{end}"] for end in ("", "_low", "_high"))
+    if pd.isna(m):
+        return "not reached"
+    return f"{m:.0f}" if low == high or pd.isna(low) or pd.isna(high) else f"{m:.0f} ({low:.0f}-{high:.0f})"
+
+
+def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
+    """The split-half summary as a reader wants it: values with their 95% ranges over the splits."""
+    return pd.DataFrame(
+        {
+            "dataset": summary["dataset"],
+            "ratings": summary["stage"],
+            "raters per item": summary["observed_raters"],
+            "splits": summary["n_splits"],
+            "r_half": summary["r_half"],
+            "R_full": summary["r_full"],
+            "R_full 95%": [_interval(a, b) for a, b in zip(summary["r_full_low"], summary["r_full_high"])],
+            "r1": summary["r1"],
+            "raters for 0.8": [_needed(row, "0.8") for _, row in summary.iterrows()],
+            "raters for 0.9": [_needed(row, "0.9") for _, row in summary.iterrows()],
+        }
+    )
+
+
+def model_sections(statistics: dict) -> list[str]:
+    """Every two models compared (paired bootstrap and Williams' test) and the minimum significant
+    differences of the dataset."""
+    parts = []
+    diffs = statistics.get("differences")
+    if diffs is not None and len(diffs):
+        cols = ["model_a", "model_b", "n_used", "value_a", "value_b", "difference", "ci_low", "ci_high", "p"]
+        parts.append(html_table(diffs[cols + ["r_ab", "williams_t", "williams_p"]], (
+            "Two models on the same gold: Spearman of each, their difference with its 95% paired-bootstrap CI and "
+            "p, and Williams' test of the two dependent correlations (r_ab: Spearman between the models' "
+            "predictions; williams_p below 0.05: the difference is significant). The two tests usually agree; "
+            "where they do not, the difference is near the edge")))  # fmt: skip
+    msd = statistics.get("msd")
+    if msd is not None and len(msd):
+        parts.append(html_table(msd.drop(columns=["dataset"]), (
+            "Minimum significant difference (after Rastogi et al. 2015): for this dataset's size n and best score "
+            "r_best, the smallest drop d below r_best that Williams' test finds significant (p < alpha), for two "
+            "models whose predictions correlate r_jk (fixed levels; observed: the two best models here). The "
+            "more alike two models, the smaller the difference that counts")))  # fmt: skip
+    return parts
+
+
+AUDIT_SHOWN = 20  # findings shown per check on a page (the table has them all)
+
+
+def audit_sections(audit: pd.DataFrame) -> list[str]:
+    """The dataset audit: findings per check, then the first findings of each check."""
+    counts = audit["check"].value_counts()
+    overview = pd.DataFrame({"check": list(CHECKS), "findings": [int(counts.get(c, 0)) for c in CHECKS]})
+    parts = [html_table(overview, (
+        "Dataset audit: what the data say against what was released with them: released means that are not the "
+        "means of the ratings, score cells a spreadsheet damaged (dates, numbers as text), pairs listed twice or "
+        "in both orders, rows repeating the next row's values, items with one rating, raters whose mean is far "
+        "from the others'. A finding is something to check in the source, not necessarily an error"))]  # fmt: skip
+    if len(audit):
+        shown = audit.groupby("check", sort=False).head(AUDIT_SHOWN)
+        more = f" (the first {AUDIT_SHOWN} of each check; all in results/audit/)" if len(shown) < len(audit) else ""
+        cols = ["check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
+        parts.append(html_table(shown[cols], f"Dataset audit: the findings{more}"))
+    return parts
 
 
 def flag_scores(summary: pd.DataFrame) -> pd.DataFrame:
@@ -235,6 +342,7 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
                 "n_total": int(row["n_total"]),
                 "oov_pairs": row["oov_pairs"],
                 "oov_words": row["oov_words"],
+                "msd": row["msd"] if "msd" in row else np.nan,
                 "note": "" if usable else f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})",
             }
         )
@@ -249,17 +357,19 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
         "n_total",
         "oov_pairs",
         "oov_words",
+        "msd",
     ]
     return pd.DataFrame(rows, columns=columns + ["note"])
 
 
 def wide_table(head: pd.DataFrame) -> pd.DataFrame:
-    """Datasets as rows, models as columns, the headline value in each cell (empty: not scored)."""
+    """Datasets as rows, models as columns, the headline value in each cell (empty: not scored);
+    ``msd``: the dataset's minimum significant Spearman difference (p < 0.05) beside them."""
     if head.empty:
-        return pd.DataFrame(columns=["dataset", "metric"])
+        return pd.DataFrame(columns=["dataset", "metric", "msd"])
     values = head.pivot(index="dataset", columns="model", values="value")
-    metric = head.groupby("dataset")["metric"].first()
-    return pd.concat([metric, values], axis=1).reset_index().rename_axis(columns=None)
+    per_dataset = head.groupby("dataset")
+    return pd.concat([per_dataset["metric"].first(), per_dataset["msd"].first(), values], axis=1).reset_index().rename_axis(columns=None)
 
 
 def _number(value) -> float | None:
@@ -336,15 +446,21 @@ def headline_matrix(head: pd.DataFrame) -> str:
     models = sorted(head["model"].unique())
     cells = {(r["dataset"], r["model"]): _cell(r) for _, r in head.iterrows()}
     metric = head.groupby("dataset")["metric"].first()
+    msd = head.groupby("dataset")["msd"].first()
     names = {"spearman": "Spearman", "ag_score": "A&amp;G score"}
-    header = "<th>dataset</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in models)
+    header = "<th>dataset</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in models) + "<th>msd</th>"
     body = "".join(
         f"<tr><th>{html.escape(d)} <small>({names[metric[d]]})</small></th>"
         + "".join(cells.get((d, m), "<td></td>") for m in models)
-        + "</tr>"
+        + f"<td>{_fmt(msd[d])}</td></tr>"
         for d in sorted(metric.index)
     )
-    caption = "Every dataset and model: Spearman's rho (A&amp;G score where a dataset has only comparisons), 95% bootstrap CI, share of pairs with an OOV word"
+    caption = (
+        "Every dataset and model: Spearman's rho (A&amp;G score where a dataset has only comparisons), 95% bootstrap "
+        "CI, share of pairs with an OOV word; msd: the smallest Spearman difference between two models on the "
+        "dataset that is significant at p &lt; 0.05 (Williams' test, Rastogi et al. 2015): a smaller gap between "
+        "two cells of a row is no evidence that one model is better"
+    )
     return f'<table class="data matrix"><caption>{caption}</caption><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -354,9 +470,12 @@ def index_page(
     clean: pd.DataFrame,
     crosslingual: pd.DataFrame | None,
     agreement: pd.DataFrame | None = None,
+    reliability: pd.DataFrame | None = None,
+    audit: dict[str, pd.DataFrame] | None = None,
 ) -> str:
     """The front page: the answer first (models x datasets, agreement across datasets), then the
-    dataset pages and every table."""
+    dataset pages and every table; ``reliability`` (the split-half summaries) and ``audit`` (every
+    dataset's findings) give a table across datasets each."""
     parts = []
     if len(summary):
         parts.append(headline_matrix(headline(summary)))
@@ -369,6 +488,15 @@ def index_page(
                 "(interval) of the raters kept",
             )
         )
+    if reliability is not None and len(reliability):
+        parts.append(html_table(reliability_view(reliability), (
+            "How many raters are enough, per dataset (split halves of the raters, Spearman-Brown): the reliability "
+            "of the item means with the raters each item has (R_full) and of one rater (r1), and the raters per "
+            "item a new dataset like it would need for 0.8 and 0.9")))  # fmt: skip
+    if audit:
+        parts.append(html_table(audit_overview(audit), (
+            "Dataset audit: findings per dataset and check (the dataset pages list them; "
+            "results/audit/{dataset}.parquet has every one)")))  # fmt: skip
     parts.append("<p>Per dataset: figures and tables.</p><ul>")
     parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
     parts.append("</ul>")
@@ -390,6 +518,12 @@ def index_page(
             )
         )
     return page("simgold report", "".join(parts))
+
+
+def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Datasets x checks: the number of findings of each audited dataset (also where none)."""
+    rows = [{"dataset": name, **{c: int((found["check"] == c).sum()) for c in CHECKS}} for name, found in audits.items()]
+    return pd.DataFrame(rows, columns=["dataset", *CHECKS])
 
 
 def write(path, text: str) -> None:

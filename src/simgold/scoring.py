@@ -226,10 +226,16 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, *, resamp
 
 
 def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resamples=1000, seed=0, confidence=0.95):
-    """Paired bootstrap of Spearman(A) - Spearman(B) over the items both models score."""
+    """Paired bootstrap of Spearman(A) - Spearman(B) over the items both models score, and beside
+    it Williams' test of the two dependent correlations (``simgold.dependent_correlations``):
+    ``r_ab`` (Spearman between the two models' predictions), ``williams_t``, ``williams_p``."""
+    from .dependent_correlations import compare_predictions  # here: it imports scipy.stats
+
     ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
     g, a, b = gold[ok], sim_a[ok], sim_b[ok]
     row = {"dataset": dataset, "model_a": model_a, "model_b": model_b, "metric": "spearman", "n_used": int(ok.sum())}
+    williams = compare_predictions(g, a, b, "spearman")
+    row_end = {"r_ab": williams["r_jk"], "williams_t": williams["t"], "williams_p": williams["p"]}
     if len(g) < 3:
         return {
             **row,
@@ -239,6 +245,7 @@ def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resample
             "ci_low": np.nan,
             "ci_high": np.nan,
             "p": np.nan,
+            **row_end,
         }
     va, vb = _point("spearman", g, a), _point("spearman", g, b)
     rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference"))
@@ -247,7 +254,11 @@ def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resample
     diff = diff[~np.isnan(diff)]
     low, high = _ci(diff, confidence)
     p = min(1.0, 2.0 * min((diff <= 0).mean(), (diff >= 0).mean())) if len(diff) else np.nan
-    return {**row, "value_a": va, "value_b": vb, "difference": va - vb, "ci_low": low, "ci_high": high, "p": float(p)}
+    return {
+        **row,
+        **{"value_a": va, "value_b": vb, "difference": va - vb, "ci_low": low, "ci_high": high, "p": float(p)},
+        **row_end,
+    }
 
 
 # --------------------------------------------------------------------------------------------

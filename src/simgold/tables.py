@@ -38,6 +38,12 @@ SCORE_KEY = ["dataset", "model", "metric", "subset"]
 #: score rows that the summary shows as columns beside the other metrics
 SUMMARY_EXTRAS = ("oov_pairs", "oov_words", "human_ceiling")
 
+#: the checks of the dataset audit (simgold.audit), in the order its table lists them
+AUDIT_CHECKS = (
+    "released_mean", "spreadsheet_date", "text_number", "duplicate_pair", "reversed_pair",
+    "shifted_row", "single_rating", "rater_mean",
+)  # fmt: skip
+
 #: column -> Arrow type, in column order; and the sort key (None: keep the given order)
 TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     "items": (
@@ -196,7 +202,11 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     "scores": (SCORE_COLUMNS, SCORE_KEY),
     # the summary puts the OOV shares and the human ceiling beside each score, and flags a model
     # that found fewer than half of the dataset's words (a file read wrongly looks like that)
-    "summary_scores": ({**SCORE_COLUMNS, **dict.fromkeys(SUMMARY_EXTRAS, F), "low_coverage": B}, SCORE_KEY),
+    # and the dataset's minimum significant Spearman difference (with the r_jk it assumes) beside it
+    "summary_scores": (
+        {**SCORE_COLUMNS, **dict.fromkeys(SUMMARY_EXTRAS, F), "low_coverage": B, "msd": F, "msd_r_jk": F},
+        SCORE_KEY,
+    ),
     "model_differences": (
         {
             "dataset": S,
@@ -210,8 +220,16 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
             "ci_low": F,
             "ci_high": F,
             "p": F,
+            "r_ab": F,
+            "williams_t": F,
+            "williams_p": F,
         },
         ["dataset", "model_a", "model_b", "metric"],
+    ),
+    # minimum significant differences of a dataset: the fixed r_jk levels, then the observed one
+    "msd": (
+        {"dataset": S, "n": I, "r_best": F, "r_jk": F, "r_jk_kind": S, "alpha": F, "msd": F},
+        None,
     ),
     "context_tests": (
         {
@@ -277,6 +295,71 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
             "monotonic_share": F,
         },
         ["dataset", "model", "level"],
+    ),
+    # bootstrap CIs on agreement, in stage, subset, statistic and scheme order (simgold.agreement_ci)
+    "agreement_ci": (
+        {
+            "dataset": S,
+            "stage": S,
+            "subset": S,
+            "statistic": S,
+            "scheme": S,
+            "value": F,
+            "ci_low": F,
+            "ci_high": F,
+            "confidence": F,
+            "resamples": I,
+            "n_undefined": I,
+            "note": S,
+        },
+        None,
+    ),
+    # Krippendorff's alpha per stage, subset and level of measurement, in that order
+    "alpha": (
+        {
+            "dataset": S,
+            "stage": S,
+            "subset": S,
+            "level": S,
+            "alpha": F,
+            "n_units": I,
+            "n_values": I,
+            "n_distinct": I,
+            "note": S,
+        },
+        None,
+    ),
+    # split-half reliability and raters needed (one row), and the projected curve
+    "reliability": (
+        {
+            "dataset": S,
+            "stage": S,
+            "n_splits": I,
+            "observed_raters": F,
+            "n_splits_undefined": I,
+            **{f"{name}{end}": F for name in ("r_half", "r_full", "r1", "h") for end in ("", "_low", "_high")},
+            **{f"m_{target}{end}": F for target in ("0.8", "0.9") for end in ("", "_low", "_high")},
+        },
+        None,
+    ),
+    "reliability_curve": (
+        {"dataset": S, "stage": S, "m": I, "reliability": F, "low": F, "high": F},
+        ["dataset", "m"],
+    ),
+    # dataset audit findings, in the order of AUDIT_CHECKS, then file, row and column
+    "audit": (
+        {
+            "dataset": S,
+            "check": S,
+            "item_id": S,
+            "rater": S,
+            "source_file": S,
+            "source_row": I,
+            "column": S,
+            "raw_value": S,
+            "detail": S,
+        },
+        None,
     ),
     # the ledger is kept in file order: source, row, column position (the cleaner sorts it)
     "rejects": (

@@ -64,3 +64,65 @@ rule ranking_agreement:
         outliers=dataset_param("outliers"),
     script:
         "../scripts/ranking_agreement.py"
+
+
+# Bootstrap CIs on the agreement and alpha at every level (docs/methods.md sections 11.1, 11.2): a
+# rule of its own, so the gold standard and the scores do not wait for the resamples.
+rule agreement_ci:
+    input:
+        item_table="results/clean/{dataset}/items.parquet",
+        raw="results/clean/{dataset}/ratings.parquet",
+        calibrated="results/calibrate/{dataset}/ratings.parquet",
+        calibration="results/calibrate/{dataset}/raters.parquet",
+    output:
+        ci="results/agreement/{dataset}/agreement_ci.parquet",
+        alpha="results/agreement/{dataset}/alpha.parquet",
+    log:
+        "logs/agreement/{dataset}.ci.log",
+    wildcard_constraints:
+        dataset=alternatives(RATED),
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        agreement=dataset_param("agreement"),
+        outliers=dataset_param("outliers"),
+        persistent_raters=dataset_param("persistent_raters"),
+        seed=CONFIG["scoring"]["seed"],
+        confidence=CONFIG["scoring"]["confidence"],
+    script:
+        "../scripts/agreement_ci.py"
+
+
+# How many raters are enough (docs/methods.md section 11.3), on the ratings as they were given.
+rule reliability:
+    input:
+        "results/clean/{dataset}/ratings.parquet",
+    output:
+        summary="results/reliability/{dataset}/summary.parquet",
+        curve="results/reliability/{dataset}/curve.parquet",
+        figure=report(
+            "results/reliability/{dataset}/curve.png",
+            caption="../report/reliability.rst",
+            category="Agreement",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "raters needed"},
+        ),
+    log:
+        "logs/reliability/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(RATED),
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        persistent_raters=dataset_param("persistent_raters"),
+        seed=CONFIG["scoring"]["seed"],
+    script:
+        "../scripts/reliability.py"

@@ -176,8 +176,16 @@ def report_inputs(wildcards):
     }
     if d in CLEANED:
         inputs["clean"] = f"results/clean/{d}/summary.parquet"
+        inputs["audit"] = f"results/audit/{d}.parquet"
     if d in RATED or d in RANKED:
         inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
+    if d in RATED:
+        inputs["agreement_ci"] = f"results/agreement/{d}/agreement_ci.parquet"
+        inputs["alpha"] = f"results/agreement/{d}/alpha.parquet"
+        inputs["reliability"] = f"results/reliability/{d}/summary.parquet"
+    if d in SCORED_BY:
+        inputs["differences"] = f"results/scores/{d}/model_differences.parquet"
+        inputs["msd"] = f"results/scores/{d}/msd.parquet"
     if d in CONTEXT_DATASETS:
         inputs["context"] = f"results/context/{d}/tests.parquet"
     return inputs
@@ -201,6 +209,15 @@ def report_figures(d):
         figures.append(
             (f"results/agreement/{d}/raters.png", "Agreement of each rater (pairwise and with the item means)")
         )
+    if d in RATED:
+        figures.append(
+            (
+                f"results/reliability/{d}/curve.png",
+                "How many raters are enough: expected reliability of the item means against the raters per item "
+                "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
+                "and the dotted lines at the raters each needs",
+            )
+        )
     if d in CLEANED:
         figures.append((f"results/gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
     return figures
@@ -209,9 +226,29 @@ def report_figures(d):
 def difference_inputs(wildcards):
     d = wildcards.dataset
     models = [m for dd, m in SCORED if dd == d]
-    inputs = {"predictions": [f"results/scores/{d}/{m}/predictions.parquet" for m in models]}
+    inputs = {
+        "predictions": [f"results/scores/{d}/{m}/predictions.parquet" for m in models],
+        "scores": [f"results/scores/{d}/{m}/scores.parquet" for m in models],
+    }
     if d in GOLD_SCORED:
         inputs["gold"] = f"results/gold/{d}/gold.parquet"
+    return inputs
+
+
+# the cleaned tables the audit reads, by input name ("items" is a name snakemake keeps for itself)
+AUDITED_TABLES = {"item_table": "items", "ratings": "ratings", "means": "means", "rejects": "rejects"}
+
+
+def audit_inputs(wildcards):
+    """The cleaned tables of a dataset; and of its source, for a translation that carries the
+    source's scores beside the source's words."""
+    d = wildcards.dataset
+    inputs = {key: f"results/clean/{d}/{table}.parquet" for key, table in AUDITED_TABLES.items()}
+    ds = CONFIG["datasets"][d]
+    source = ds["translation_of"] if "source_words" in ds.get("translation", {}) else None
+    if source:
+        inputs["source_items"] = f"results/clean/{source}/items.parquet"
+        inputs["source_means"] = f"results/clean/{source}/means.parquet"
     return inputs
 
 
@@ -226,6 +263,11 @@ def all_targets():
     agreement += expand("results/calibrate/{dataset}/{table}.parquet", dataset=RATED, table=["ratings", "raters"])
     agreement += expand("results/agreement/{dataset}/ratings.parquet", dataset=RATED)
     agreement += expand("results/agreement/{dataset}/rankings.parquet", dataset=RANKED)
+    agreement += expand("results/agreement/{dataset}/{table}.parquet", dataset=RATED, table=["agreement_ci", "alpha"])
+    agreement += expand(
+        "results/reliability/{dataset}/{file}", dataset=RATED, file=["summary.parquet", "curve.parquet", "curve.png"]
+    )
+    agreement += expand("results/audit/{dataset}.parquet", dataset=CLEANED)
     gold = expand(
         "results/gold/{dataset}/{file}",
         dataset=CLEANED,
@@ -235,7 +277,9 @@ def all_targets():
         "results/translate/{dataset}/{table}.parquet", dataset=TRANSLATED, table=["items", "dropped"]
     ) + ["results/translate/crosslingual.parquet", "results/translate/crosslingual_correlations.parquet"]
     scores = [f"results/scores/{d}/{m}/{t}.parquet" for d, m in SCORED for t in ("predictions", "scores")]
-    scores += expand("results/scores/{dataset}/model_differences.parquet", dataset=sorted({d for d, _ in SCORED}))
+    scores += expand(
+        "results/scores/{dataset}/{table}.parquet", dataset=sorted(SCORED_BY), table=["model_differences", "msd"]
+    )
     scores += expand("results/embeddings/{model}.parquet", model=MODELS)
     scores += expand("results/comparisons/{dataset}.{ext}", dataset=COMPARED, ext=["parquet", "ag.txt"])
     scores += ["results/scores/summary.parquet"] if SCORED else []

@@ -159,6 +159,8 @@ rule report_index:
         crosslingual="results/translate/crosslingual_correlations.parquet",
         agreement=expand("results/agreement/{dataset}/agreement.parquet", dataset=RATED + RANKED),
         raters=expand("results/agreement/{dataset}/raters.parquet", dataset=RATED + RANKED),
+        reliability=expand("results/reliability/{dataset}/summary.parquet", dataset=RATED),
+        audit=expand("results/audit/{dataset}.parquet", dataset=CLEANED),
     output:
         page=report(
             "results/report/index.html",
@@ -182,5 +184,6 @@ rule report_index:
         runtime=10,
     params:
         datasets=DATASETS,
+        audited=CLEANED,
     script:
         "../scripts/report_index.py"

@@ -72,7 +72,8 @@ rule model_differences:
     input:
         unpack(difference_inputs),
     output:
-        "results/scores/{dataset}/model_differences.parquet",
+        differences="results/scores/{dataset}/model_differences.parquet",
+        msd="results/scores/{dataset}/msd.parquet",
     log:
         "logs/scores/{dataset}/model_differences.log",
     conda:
@@ -89,7 +90,8 @@ rule model_differences:
 
 rule score_summary:
     input:
-        [f"results/scores/{d}/{m}/scores.parquet" for d, m in SCORED],
+        scores=[f"results/scores/{d}/{m}/scores.parquet" for d, m in SCORED],
+        msd=expand("results/scores/{dataset}/msd.parquet", dataset=sorted(SCORED_BY)),
     output:
         "results/scores/summary.parquet",
     log:

@@ -1,9 +1,11 @@
-"""Paired bootstrap between every two models scored on the same dataset."""
+"""Paired bootstrap and Williams' test between every two models scored on the same dataset, and
+the dataset's minimum significant Spearman difference."""
 
 import itertools
 
 import pandas as pd
 
+from simgold.dependent_correlations import dataset_msd
 from simgold.scoring import paired_difference
 from simgold.tables import TABLES, read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
@@ -40,7 +42,12 @@ def main(snakemake, log):
     log.info(
         "\n%s", table.to_string(index=False) if len(table) else f"{name}: fewer than two models or no gold standard"
     )
-    write_parquet(table, snakemake.output[0], table="model_differences", provenance=provenance_for(snakemake))
+    scores = pd.concat([read_parquet(p) for p in snakemake.input.scores], ignore_index=True)
+    msd = dataset_msd(name, scores, table)
+    log.info("minimum significant Spearman difference (p < 0.05):\n%s", msd.to_string(index=False))
+    prov = provenance_for(snakemake)
+    write_parquet(table, snakemake.output.differences, table="model_differences", provenance=prov)
+    write_parquet(msd, snakemake.output.msd, table="msd", provenance=prov)
 
 
 run(snakemake, main)

@@ -13,8 +13,15 @@ def main(snakemake, log):
     agreement = agreement_overview(
         [read_parquet(p) for p in inputs.agreement], [read_parquet(p) for p in inputs.raters]
     )
+    reliability = [read_parquet(p) for p in inputs.reliability]
     page = index_page(
-        snakemake.params.datasets, summary, read_parquet(inputs.clean), read_parquet(inputs.crosslingual), agreement
+        snakemake.params.datasets,
+        summary,
+        read_parquet(inputs.clean),
+        read_parquet(inputs.crosslingual),
+        agreement,
+        reliability=pd.concat(reliability, ignore_index=True) if reliability else None,
+        audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
     )
     write(snakemake.output.page, page)
     flag_scores(summary).to_csv(

@@ -1,0 +1,67 @@
+"""The report's tables of docs/methods.md section 11: each view holds the numbers of the table it
+shows (counted here from that table), and the pages carry them with their captions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from simgold.report import agreement_ci_view, audit_overview, dataset_page, headline, reliability_view, wide_table
+from simgold.tables import AUDIT_CHECKS
+
+
+def _ci_table() -> pd.DataFrame:
+    rows = []
+    for stage in ("raw", "filtered"):
+        for statistic, value in (("pairwise", 0.6), ("alpha_interval", 0.5)):
+            for scheme, width, used, note in (("items", 0.05, 1000, ""), ("raters", 0.1, 75, "75 of 1000 resamples")):
+                rows.append(("d", stage, "all", statistic, scheme, value, value - width, value + width, 0.95, used, 0, note))
+    columns = ["dataset", "stage", "subset", "statistic", "scheme", "value", "ci_low", "ci_high", "confidence",
+               "resamples", "n_undefined", "note"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_agreement_ci_view_puts_both_schemes_on_one_row():
+    table = _ci_table()
+    view = agreement_ci_view(table)
+    assert len(view) == len(table) // 2
+    first = view.iloc[0]
+    assert (first["stage"], first["statistic"], first["value"]) == ("raw", "pairwise", 0.6)
+    assert first["CI, items resampled"] == "[0.550, 0.650]" and first["CI, raters resampled"] == "[0.500, 0.700]"
+    assert (first["resamples (items)"], first["resamples (raters)"]) == (1000, 75)
+    assert first["note"] == "raters: 75 of 1000 resamples"
+
+
+def test_reliability_view_gives_the_raters_needed_with_their_range():
+    summary = pd.DataFrame([{
+        "dataset": "d", "stage": "raw", "observed_raters": 12.0, "n_splits": 200, "r_half": 0.9, "r_full": 0.95,
+        "r_full_low": 0.93, "r_full_high": 0.97, "r1": 0.6, "m_0.8": 3.0, "m_0.8_low": 2.0, "m_0.8_high": 4.0,
+        "m_0.9": np.nan, "m_0.9_low": 5.0, "m_0.9_high": np.nan,
+    }])  # fmt: skip
+    row = reliability_view(summary).iloc[0]
+    assert row["raters for 0.8"] == "3 (2-4)" and row["raters for 0.9"] == "not reached"
+    assert row["R_full 95%"] == "[0.930, 0.970]"
+
+
+def test_audit_overview_counts_every_check_of_every_dataset():
+    found = pd.DataFrame({"dataset": "a", "check": ["reversed_pair", "duplicate_pair", "reversed_pair"]})
+    table = audit_overview({"a": found, "clean": found.iloc[:0]}).set_index("dataset")
+    assert list(table.columns) == list(AUDIT_CHECKS)
+    assert table.loc["a"].to_dict() == {c: int((found["check"] == c).sum()) for c in AUDIT_CHECKS}
+    assert table.loc["clean"].sum() == 0
+
+
+def test_wide_table_and_page_carry_the_minimum_significant_difference():
+    summary = pd.DataFrame({
+        "dataset": ["ws", "ws", "ws"], "model": ["a", "b", "a"], "metric": ["spearman", "spearman", "pearson"],
+        "subset": "all", "value": [0.6, 0.5, 0.7], "ci_low": 0.4, "ci_high": 0.8, "n_used": 353, "n_total": 353,
+        "oov_pairs": 0.0, "oov_words": 0.0, "human_ceiling": np.nan, "msd": [0.06, 0.06, np.nan],
+        "msd_r_jk": [0.8, 0.8, np.nan],
+    })  # fmt: skip
+    wide = wide_table(headline(summary))
+    assert wide.columns.tolist() == ["dataset", "metric", "msd", "a", "b"] and wide["msd"].tolist() == [0.06]
+    msd = pd.DataFrame({"dataset": "ws", "n": 353, "r_best": 0.6, "r_jk": [0.7, 0.8], "r_jk_kind": ["fixed", "observed"],
+                        "alpha": 0.05, "msd": [0.05, 0.06]})  # fmt: skip
+    scores = summary.drop(columns=["msd", "msd_r_jk"])
+    page = dataset_page("ws", clean=None, agreement=None, scores=scores, context=None, figures=[], statistics={"msd": msd})
+    assert "<th>msd</th>" in page and "<td>0.060</td>" in page and "Minimum significant difference" in page

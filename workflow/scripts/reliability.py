@@ -1,0 +1,26 @@
+"""How many raters are enough: split-half reliability, Spearman-Brown curve, raters needed."""
+
+from simgold.figures import reliability_figure
+from simgold.reliability_projection import reliability_projection
+from simgold.tables import read_parquet, write_parquet
+from simgold.workflow import provenance_for, run
+
+
+def main(snakemake, log):
+    name, params = snakemake.wildcards.dataset, snakemake.params
+    out = reliability_projection(
+        name,
+        read_parquet(snakemake.input[0]),
+        seed=params.seed,
+        persistent_raters=params.persistent_raters,
+        stage="raw",
+    )
+    summary, curve = out["summary"], out["curve"]
+    log.info("\n%s", summary.T.to_string(header=False))
+    prov = provenance_for(snakemake)
+    write_parquet(summary, snakemake.output.summary, table="reliability", provenance=prov)
+    write_parquet(curve, snakemake.output.curve, table="reliability_curve", provenance=prov)
+    reliability_figure(summary, curve, snakemake.output.figure, f"{name}: reliability against the raters per item")
+
+
+run(snakemake, main)
