@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,14 @@ def default_pairs(name: str):
     """A means dataset of the default config (gensim's WordSim-353 or SimLex-999) as item_id, word1,
     word2, mean, in file order: read by the project's own cleaner."""
     return _default_pairs(name).copy()
+
+
+def pytest_collection_modifyitems(items):
+    """The workflow tests first, the files with the most of them first: on two worker processes
+    (pyproject's addopts; a file's tests stay on one) the long runs start at once, on different
+    workers, and the short tests fill the gaps and the end."""
+    runs = Counter(item.path for item in items if item.get_closest_marker("workflow"))
+    items.sort(key=lambda item: -runs[item.path] if item.get_closest_marker("workflow") else 1)
 
 
 def _shared_available() -> bool:

