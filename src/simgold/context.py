@@ -123,6 +123,7 @@ def _get(stats, key) -> float:
 
 def _recomputed(x: pd.Series, y: pd.Series, test: str) -> dict:
     from scipy.stats import mannwhitneyu, wilcoxon  # here: scipy.stats costs a second to import
+
     out = {
         "n1": len(x),
         "n2": len(y),
