@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from simgold.agreement import RatingMatrix, pairwise_spearman
+from simgold.rank_correlation import RatingMatrix, pairwise_spearman
 from simgold.calibrate import calibrate
-from simgold.reliability import agreement_report
+from simgold.agreement import agreement_report
 
 MIN_OVERLAP = 5
 DENSE_GROWTH = [(250, 2000, 0.10), (500, 2000, 0.10), (1000, 2000, 0.10), (2000, 2000, 0.10), (4000, 2000, 0.10)]

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from agreement import MIN_OVERLAP, measure, synthetic, whole_stage
 
-from simgold.agreement import RatingMatrix, _grouped_spearman, krippendorff_alpha_interval, pairwise_spearman, vs_reference
+from simgold.rank_correlation import RatingMatrix, _grouped_spearman, krippendorff_alpha_interval, pairwise_spearman, vs_reference
 from simgold.agreement_ci import (
     MAX_WORK,
     SCHEMES,

@@ -91,3 +91,10 @@ def cleaned(shared_specs):
         return cache[key]
 
     return get
+
+
+def ratings_frame(rows):
+    """Long ratings (dataset, item_id, rater, score) as the cleaner writes them."""
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["dataset", "item_id", "rater", "score"]).assign(source_file="f", source_row=0)

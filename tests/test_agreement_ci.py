@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold import agreement as agreement_module
+from simgold import rank_correlation as agreement_module
 from simgold import agreement_ci
-from simgold.agreement import RatingMatrix, agreement, pairwise_spearman
+from simgold.rank_correlation import RatingMatrix, agreement, pairwise_spearman
 from simgold.agreement_ci import agreement_cis, draw_counts, draws, replicates
 from simgold.seeds import seed_for
 
@@ -63,7 +63,12 @@ def loop_statistics(X: np.ndarray, who: np.ndarray) -> dict:
         alpha = float(krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval"))
     except ValueError:  # the package refuses data with no pairable unit or one value
         alpha = np.nan
-    return {"pairwise": _nanmean(pairs), "vs_mean": _nanmean(vs_mean), "vs_rest": _nanmean(vs_rest), "alpha_interval": alpha}
+    return {
+        "pairwise": _nanmean(pairs),
+        "vs_mean": _nanmean(vs_mean),
+        "vs_rest": _nanmean(vs_rest),
+        "alpha_interval": alpha,
+    }
 
 
 def random_panel(seed: int, n_items: int = 24, n_raters: int = 7, missing: float = 0.25, complete: int = 0,
@@ -245,7 +250,7 @@ def test_schema_default_is_the_code_default():
 
 
 def _stage(ratings, items, **kw):
-    from simgold.reliability import agreement_report
+    from simgold.agreement import agreement_report
 
     calibration = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
     return agreement_report("d", items, ratings, ratings, calibration, min_overlap=MIN_OVERLAP, **kw)

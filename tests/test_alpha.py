@@ -198,7 +198,7 @@ def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_t
     from simgold.calibrate import calibrate
     from simgold.clean import clean_dataset
     from simgold.config import check_config
-    from simgold.reliability import agreement_report, alpha_levels
+    from simgold.agreement import agreement_report, alpha_levels
 
     config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
     spec = config["datasets"]["demo-da"]

@@ -434,7 +434,7 @@ def _result(project: Path, *parts: str) -> pd.DataFrame:
 
 
 def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
-    from simgold.reliability import agreement_report, alpha_levels
+    from simgold.agreement import agreement_report, alpha_levels
 
     config = _stats_config(default_run)
     for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):  # every per-rater dataset
@@ -465,7 +465,7 @@ def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
 
 
 def test_reliability_projection_per_rated_dataset(default_run):
-    from simgold.reliability_projection import reliability_projection
+    from simgold.reliability import reliability_projection
 
     config = _stats_config(default_run)
     for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):

@@ -9,7 +9,7 @@ The notebook API (docs in README.md):
 ``import simgold`` stays cheap (every Snakemake job imports the package): the API and its
 dependencies load on first use (PEP 562). ``simgold.agreement`` and ``simgold.clean`` are also the
 names of library modules; the package attribute is callable as the API function and reaches the
-module's names as attributes (``simgold.agreement.pairwise_spearman``), whichever was imported first.
+module's names as attributes (``simgold.agreement.agreement_report``), whichever was imported first.
 """
 
 import importlib

@@ -67,7 +67,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .agreement import (
+from .rank_correlation import (
     AgreementStats,
     PairResult,
     RatingMatrix,

@@ -77,7 +77,7 @@ def gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, pd
     from .clean import clean_dataset
     from .config import has_ratings
     from .gold import gold_from_means, gold_from_ratings
-    from .reliability import agreement_report
+    from .agreement import agreement_report
 
     tables = clean_dataset(name, spec, str(base_dir))
     items = tables["items"]
@@ -331,8 +331,8 @@ def agreement(
     it: pairwise-complete Spearman between every two raters (pairs sharing fewer than
     ``min_overlap`` items give no value and are counted), each rater against the item means
     (vs_mean) and against the other raters' means (vs_rest), Krippendorff's alpha (interval)."""
-    from .agreement import RatingMatrix
-    from .agreement import agreement as agreement_stats
+    from .rank_correlation import RatingMatrix
+    from .rank_correlation import agreement as agreement_stats
 
     missing = [c for c in (item, rater, score) if c not in df.columns]
     if missing:

@@ -1,314 +1,260 @@
-"""The agreement stage: agreement per stage (raw, calibrated, filtered) and per subset, the per-rater
-table, and outlier filtering (docs/methods.md section 4).
+"""How many raters are enough: split-half reliability, the Spearman-Brown projection and the
+number of raters needed per item (docs/methods.md section 11).
 
-Outlier filtering is decided once, on the calibrated ratings of the whole dataset, and not
-iterated: ``pairwise_sd`` excludes raters whose average pairwise Spearman lies more than ``k`` SDs
-(ddof=1) below the mean of the raters' averages; ``vs_rest_min`` excludes raters whose
-leave-one-out Spearman with the other raters' means is below ``threshold``.
+* **Split-half.** S times (default 200), split the raters at random into two halves (sizes
+  floor(R/2) and ceil(R/2)); with ``persistent_raters: false`` (rating slots, not people: Rare
+  Words) split each item's ratings instead. ``r_half`` is the Spearman correlation between the two
+  halves' item means over the items rated in both halves.
+* **Spearman-Brown.** ``R_full = 2 r_half / (1 + r_half)``: the reliability of the means of the
+  whole panel. Reported as the mean and the 2.5 / 97.5 percentiles over splits.
+* **Single rater.** With ``h`` ratings per item in a half (the mean over the items used and the two
+  halves; ``R / 2`` for a complete panel), ``r1 = r_half / (h - (h - 1) r_half)`` is the
+  reliability of one rater's scores, and ``R_m = m r1 / (1 + (m - 1) r1)`` the expected reliability
+  of the means of m raters per item. Raters needed for a target R:
+  ``m = R (1 - r1) / (r1 (1 - R))``, rounded up (undefined when ``r1 <= 0``).
+* The curve runs over ``m = 1 .. max(2 x observed raters per item, 50)``, from the mean ``r1``,
+  with a band from ``r1``'s 2.5 / 97.5 percentiles over splits.
 
-Rankings (Avraham & Goldberg design) get the same treatment with rankings in place of scores: the
-agreement of two raters is the mean, over the target groups both ranked, of the Spearman between
-their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
-ranks; alpha treats each (target, candidate) as a unit.
-
-With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``), every stage and subset of a
-ratings dataset also gets bootstrap CIs on its agreement (``simgold.agreement_ci``): the table
-``agreement_ci``. Rating slots (``persistent_raters: false``) get alpha's, resampling items.
+Splits are drawn from a numpy Generator seeded from a SHA-256 digest of the config seed and the
+names given (dataset, stage), never from Python's ``hash()``.
 """
 
 from __future__ import annotations
 
-import warnings
+import math
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
-from .alpha import LEVELS, alpha_table
-from .agreement import (
-    AgreementStats,
-    PairResult,
-    RatingMatrix,
-    agreement,
-    krippendorff_alpha_interval,
-    pairwise_spearman,
-    vs_reference,
-)
-from .agreement_ci import TABLE_COLUMNS as CI_COLUMNS
-from .agreement_ci import agreement_cis
-from .tables import TABLES
+from .seeds import seed_for
 
-STAGES = ("raw", "calibrated", "filtered")
-AGREEMENT_COLUMNS = tuple(TABLES["agreement"][0])  # the canonical schema's columns, in order
-RATER_COLUMNS = tuple(TABLES["raters"][0])  # the canonical schema's columns, in order
+TARGETS = (0.8, 0.9)
+SPLIT_COLUMNS = ["dataset", "split", "n_items", "h", "r_half", "r_full", "r1"]
 
 
-def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:
-    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows."""
-    out = [("all", np.ones(len(items), dtype=bool))]
-    for name in names:
-        if name not in items.columns:
-            raise KeyError(f"agreement subset attribute {name!r} is not an item column ({list(items.columns)})")
-        values = items[name]
-        for value in sorted(values.dropna().unique(), key=str):
-            out.append((f"{name}={_label(value)}", (values == value).to_numpy()))
-    return out
+def spearman_brown(r, factor):
+    """Reliability of a test ``factor`` times as long: ``k r / (1 + (k - 1) r)``.
 
-
-def _label(value) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshold: float | None = None):
-    """(excluded mask over stats.raters, reasons); decided once, not iterated."""
-    R = len(stats.raters)
-    excluded = np.zeros(R, dtype=bool)
-    reasons = np.array([""] * R, dtype=object)
-    if method == "pairwise_sd":
-        avg = stats.avg_pairwise
-        valid = avg[~np.isnan(avg)]
-        if len(valid) >= 2:
-            mu, sd = valid.mean(), valid.std(ddof=1)
-            cut = mu - k * sd
-            excluded = ~np.isnan(avg) & (avg < cut)
-            for j in np.flatnonzero(excluded):
-                reasons[j] = f"pairwise_sd: avg_pairwise {avg[j]:.3f} < mean {mu:.3f} - {k:g} x sd {sd:.3f} = {cut:.3f}"
-    elif method == "vs_rest_min":
-        v = stats.vs_rest
-        excluded = ~np.isnan(v) & (v < threshold)
-        for j in np.flatnonzero(excluded):
-            reasons[j] = f"vs_rest_min: vs_rest {v[j]:.3f} < {threshold:g}"
-    elif method != "none":
-        raise ValueError(f"unknown outlier method {method!r}")
-    return excluded, reasons
-
-
-def _note(stats_summary: dict, n_raters: int) -> str:
-    if n_raters < 2:
-        return f"{n_raters} rater(s): agreement between raters is not defined"
-    if stats_summary["n_pairs"] == 0:
-        return "no two raters share enough items (min_overlap) with varying scores: no pairwise value"
-    return ""
-
-
-def _row(dataset, stage, subset, summary, note) -> dict:
-    return {"dataset": dataset, "stage": stage, "subset": subset, **summary, "note": note}
-
-
-def agreement_report(
-    dataset: str,
-    items: pd.DataFrame,
-    raw: pd.DataFrame,
-    calibrated: pd.DataFrame,
-    calibration: pd.DataFrame,
-    *,
-    min_overlap: int = 5,
-    subset_names: list[str] | None = None,
-    outliers: dict | None = None,
-    persistent_raters: bool = True,
-    ci: dict | None = None,
-    log=None,
-) -> dict[str, pd.DataFrame]:
-    """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered
-    ``ratings``; with ``ci``, also ``agreement_ci``."""
-    outliers = outliers or {"method": "none"}
-    item_ids = items["item_id"].to_numpy()
-    masks = subsets(items, subset_names or [])
-    if not persistent_raters:
-        return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)
-
-    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
-    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
-    rows, per_stage, cis = [], {}, []
-    excluded = reasons = None
-    for label, mask in masks:
-        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
-        raw_pairs = pairwise_spearman(raw_s, min_overlap)
-        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
-        stats = {
-            "raw": agreement(raw_s, min_overlap, raw_pairs),
-            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
-        }
-        if excluded is None:  # decided on the calibrated ratings of the whole dataset ("all" comes first)
-            excluded, reasons = select_outliers(
-                stats["calibrated"], outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
-            )
-            if log and excluded.any():
-                log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
-        keep = ~excluded
-        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
-        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
-        for stage in STAGES:
-            summary = stats[stage].summary()
-            rows.append(_row(dataset, stage, label, summary, _note(summary, summary["n_raters"])))
-            if ci is not None:
-                cis.append(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
-                                         min_overlap=min_overlap, **ci).table)  # fmt: skip
-        if label == "all":
-            per_stage = stats
-
-    raters = _rater_table(dataset, per_stage, calibration, excluded, reasons, cal_m.raters)
-    dropped = set(cal_m.raters[excluded])
-    filtered = calibrated[~calibrated["rater"].isin(dropped)].reset_index(drop=True)
-    out = {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "ratings": filtered}
-    return _with_cis(out, ci, cis)
-
-
-def _with_cis(report: dict, ci: dict | None, tables: list[pd.DataFrame]) -> dict:
-    if ci is not None:
-        report["agreement_ci"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=CI_COLUMNS)
-    return report
-
-
-def _rater_table(dataset, per_stage, calibration, excluded, reasons, all_raters) -> pd.DataFrame:
-    calib = calibration.set_index("rater") if len(calibration) else pd.DataFrame(columns=["calib_diff", "calib_shift"])
-    status = pd.DataFrame({"excluded": excluded, "exclusion_reason": reasons}, index=all_raters)
-    frames = []
-    for stage in STAGES:
-        s = per_stage[stage]
-        frame = pd.DataFrame(
-            {
-                "dataset": dataset,
-                "stage": stage,
-                "rater": s.raters,
-                "n_items": s.n_items_per_rater,
-                "mean_score": s.mean_score_per_rater,
-                "avg_pairwise": s.avg_pairwise,
-                "vs_mean": s.vs_mean,
-                "vs_rest": s.vs_rest,
-            }
-        )
-        frame["calib_diff"] = frame["rater"].map(calib["calib_diff"]).astype(float)
-        frame["calib_shift"] = frame["rater"].map(calib["calib_shift"]).astype(float)
-        frame["excluded"] = frame["rater"].map(status["excluded"]).astype(bool)
-        frame["exclusion_reason"] = frame["rater"].map(status["exclusion_reason"])
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)[list(RATER_COLUMNS)]
-
-
-def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci) -> dict[str, pd.DataFrame]:
-    """Rating columns that are slots, not people (Rare Words): only alpha is defined."""
-    rows, cis = [], []
-    note = "raters are not persistent (rating slots): pairwise and per-rater figures are not defined; alpha only"
-    # no rater is filtered out, so the filtered stage is the calibrated one: build each matrix once
-    matrices = {"raw": RatingMatrix.from_ratings(raw, items=item_ids)}
-    matrices["calibrated"] = RatingMatrix.from_ratings(calibrated, items=item_ids)
-    for label, mask in masks:
-        for stage in ("raw", "calibrated"):
-            m = matrices[stage].subset(mask)
-            summary = {c: np.nan for c in AGREEMENT_COLUMNS[3:-1]}
-            summary.update(
-                n_raters=0,
-                n_items=len(np.unique(m.item)),
-                n_ratings=len(m.score),
-                mean_score=float(m.score.mean()) if len(m.score) else np.nan,
-                n_pairs=0,
-                n_pairs_few_items=0,
-                n_pairs_constant=0,
-                alpha_interval=krippendorff_alpha_interval(m),
-            )
-            rows.append(_row(dataset, stage, label, summary, note))
-            if stage == "calibrated":
-                rows.append(_row(dataset, "filtered", label, summary, note))
-            if ci is not None:  # alpha resampling items: slots are not raters to resample
-                for name in ("raw",) if stage == "raw" else ("calibrated", "filtered"):
-                    only_alpha = {"statistics": ("alpha_interval",), "schemes": ("items",)}
-                    cis.append(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **only_alpha, **ci).table)
-    out = {
-        "agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)),
-        "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),
-        "ratings": calibrated.reset_index(drop=True),
-    }
-    return _with_cis(out, ci, cis)
-
-
-def alpha_levels(
-    dataset: str, items: pd.DataFrame, stages: dict[str, pd.DataFrame], subset_names=None, levels=LEVELS
-) -> pd.DataFrame:
-    """Krippendorff's alpha at every level of measurement (``simgold.alpha``) for each stage's
-    ratings (``stage name -> item_id, score``) and each subset of the agreement table.
-
-    The interval level is the agreement table's ``alpha_interval``; ratio is left out (with a note)
-    where scores are negative, and ``n_distinct`` shows where nominal and ordinal alpha have few
-    categories to work with (raw scores on a scale) or none (calibrated, continuous scores).
+    Examples
+    --------
+    >>> round(spearman_brown(0.6, 2), 6)
+    0.75
     """
-    rows = []
-    ids = items["item_id"].to_numpy()
-    for stage, ratings in stages.items():
-        for label, mask in subsets(items, subset_names or []):
-            table = alpha_table(ratings[ratings["item_id"].isin(ids[mask])], levels)
-            rows.append(table.assign(dataset=dataset, stage=stage, subset=label))
-    columns = ["dataset", "stage", "subset", "level", "alpha", "n_units", "n_values", "n_distinct", "note"]
-    return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+    r = np.asarray(r, dtype=float)
+    return _scalar(factor * r / (1.0 + (factor - 1.0) * r))
 
 
-# --------------------------------------------------------------------------------------------
-# rankings
+def single_rater(r_half, h):
+    """Reliability of one rater from the split-half correlation of halves of ``h`` raters.
+
+    Examples
+    --------
+    >>> round(single_rater(0.75, 3), 6)
+    0.5
+    """
+    r_half = np.asarray(r_half, dtype=float)
+    return _scalar(r_half / (h - (h - 1.0) * r_half))
 
 
-def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> AgreementStats:
-    """Agreement of target-group rankings: per-target Spearman, averaged over targets."""
-    raters = np.array(sorted(rankings["rater"].unique()))
-    R = len(raters)
-    rho_sum, rho_n = np.zeros((R, R)), np.zeros((R, R))
-    vm_sum, vm_n, vr_sum, vr_n = np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R)
-    unit_rows = []
-    col = {r: j for j, r in enumerate(raters)}
-    for _, group in rankings.groupby("target", sort=True):
-        wide = group.pivot(index="candidate", columns="rater", values="rank")
-        X = np.full((len(wide), R), np.nan)
-        X[:, [col[r] for r in wide.columns]] = wide.to_numpy(float)
-        unit_rows.append(X)
-        matrix = RatingMatrix.from_dense(X)
-        rho = pairwise_spearman(matrix, min_overlap).dense()
-        has = ~np.isnan(rho)
-        rho_sum[has] += rho[has]
-        rho_n += has
-        vm, vr = vs_reference(matrix, min_overlap)
-        for total, count, v in ((vm_sum, vm_n, vm), (vr_sum, vr_n, vr)):
-            ok = ~np.isnan(v)
-            total[ok] += v[ok]
-            count[ok] += 1
+def raters_needed(r1: float, target: float) -> float:
+    """Raters per item for reliability ``target``: ``R (1 - r1) / (r1 (1 - R))``, rounded up; NaN
+    when ``r1 <= 0`` (no number of raters reaches it) or ``r1`` is NaN.
+
+    Examples
+    --------
+    >>> raters_needed(0.5, 0.8), raters_needed(0.5, 0.9)
+    (4.0, 9.0)
+    """
+    if not r1 > 0:
+        return float("nan")
+    if r1 >= target:
+        return 1.0
+    m = target * (1.0 - r1) / (r1 * (1.0 - target))
+    return float(math.ceil(m - 1e-9))  # 4.000000000001 from rounding is 4
+
+
+def _scalar(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+# -------------------------------------------------------------------------------- split halves
+
+
+def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> pd.DataFrame:
+    """Split-half correlations of an items x raters array (NaN: no rating) for given splits.
+
+    Parameters
+    ----------
+    X : ndarray, items x raters
+    in_first : ndarray of bool, splits x raters
+        True where a rater is in the first half of a split; the others form the second half.
+
+    Returns
+    -------
+    DataFrame
+        One row per split: ``split``, ``n_items`` (rated in both halves), ``h`` (mean ratings per
+        item in a half over those items), ``r_half`` (Spearman between the halves' item means).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 2, 1, 1], [3, 3, 2, 4], [5, 4, 5, 5], [2, 4, 3, 1.]])
+    >>> split_half_correlations(X, np.array([[True, True, False, False]]))["r_half"].round(4).tolist()
+    [0.9487]
+    """
+    present = ~np.isnan(X)
+    filled = np.where(present, X, 0.0)
+    first = in_first.T.astype(float)
+    second = (~in_first).T.astype(float)
+    sums_a, sums_b = filled @ first, filled @ second
+    counts_a, counts_b = present @ first, present @ second
+    return _halves_table(sums_a, counts_a, sums_b, counts_b)
+
+
+def _halves_table(sums_a, counts_a, sums_b, counts_b) -> pd.DataFrame:
+    """items x splits sums and counts of the two halves -> the per-split table."""
+    both = (counts_a > 0) & (counts_b > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # means equal to 10 decimals are ties
+        mean_a = np.where(both, sums_a / counts_a, np.nan).round(10)
+        mean_b = np.where(both, sums_b / counts_b, np.nan).round(10)
+    n_items = both.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.where(rho_n > 0, rho_sum / np.maximum(rho_n, 1), np.nan)
-        vs_mean = np.where(vm_n > 0, vm_sum / np.maximum(vm_n, 1), np.nan)
-        vs_rest = np.where(vr_n > 0, vr_sum / np.maximum(vr_n, 1), np.nan)
-    a, b = np.nonzero(np.triu(rho_n > 0, k=1))  # pairs that share no target have too few items
-    pairs = PairResult(R, a, b, rho[a, b], min_overlap)
-    X_all = np.vstack(unit_rows) if unit_rows else np.zeros((0, R))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        avg = pairs.rater_means()
-    n_per = rankings.groupby("rater")["target"].nunique().reindex(raters).to_numpy()
-    return AgreementStats(
-        raters=raters,
-        n_items_per_rater=n_per,
-        mean_score_per_rater=rankings.groupby("rater")["rank"].mean().reindex(raters).to_numpy(),
-        avg_pairwise=avg,
-        vs_mean=vs_mean,
-        vs_rest=vs_rest,
-        pairs=pairs,
-        alpha=krippendorff_alpha_interval(RatingMatrix.from_dense(X_all)),
-        n_items=int(rankings["target"].nunique()),
-        mean_score=float(rankings["rank"].mean()) if len(rankings) else np.nan,
+        h = np.where(both, (counts_a + counts_b) / 2.0, 0.0).sum(axis=0) / n_items
+    r = _columnwise_spearman(mean_a, mean_b)
+    return pd.DataFrame({"split": np.arange(len(n_items)), "n_items": n_items, "h": h, "r_half": r})
+
+
+def _columnwise_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman per column over the rows where both are present (average ranks); NaN when fewer
+    than 3 rows or a constant column."""
+    ra = rankdata(a, axis=0, nan_policy="omit")
+    rb = rankdata(b, axis=0, nan_policy="omit")
+    ra -= np.nanmean(ra, axis=0)
+    rb -= np.nanmean(rb, axis=0)
+    num = np.nansum(ra * rb, axis=0)
+    den = np.sqrt(np.nansum(ra * ra, axis=0) * np.nansum(rb * rb, axis=0))
+    n = (~np.isnan(a)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where((den > 1e-12) & (n >= 3), num / den, np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+def rater_splits(n_raters: int, splits: int, rng: np.random.Generator) -> np.ndarray:
+    """splits x raters booleans: a random floor(R/2) raters in the first half of each split."""
+    keys = rng.random((splits, n_raters))
+    order = np.argsort(keys, axis=1)
+    in_first = np.zeros((splits, n_raters), dtype=bool)
+    np.put_along_axis(in_first, order[:, : n_raters // 2], True, axis=1)
+    return in_first
+
+
+def rating_splits(item: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> pd.DataFrame:
+    """Split-half table when raters are slots: each item's ratings are split at random (floor(m/2)
+    to the first half)."""
+    counts = np.bincount(item, minlength=n_items)
+    order = np.argsort(item, kind="stable")
+    item, score = item[order], score[order]
+    start = np.r_[0, np.cumsum(counts)[:-1]]
+    keys = rng.random((splits, len(item))) + item[None, :]  # sorts within items only
+    position = np.empty_like(keys, dtype=np.int64)
+    np.put_along_axis(position, np.argsort(keys, axis=1), np.arange(len(item))[None, :], axis=1)
+    first = (position - start[item][None, :]) < (counts[item] // 2)[None, :]
+    cell = (np.arange(splits)[:, None] * n_items + item[None, :]).ravel()
+    size = splits * n_items
+
+    def sums(mask, weight):
+        return np.bincount(cell[mask.ravel()], np.broadcast_to(weight, mask.shape)[mask], size).reshape(splits, n_items).T
+
+    ones = np.ones(len(item))
+    return _halves_table(sums(first, score), sums(first, ones), sums(~first, score), sums(~first, ones))
+
+
+# -------------------------------------------------------------------------------- per dataset
+
+
+def split_half(
+    dataset: str, ratings: pd.DataFrame, *, splits: int = 200, seed: int = 0, persistent_raters: bool = True, stage: str = "raw"
+) -> pd.DataFrame:
+    """Per-split table for a ratings table (``item_id``, ``rater``, ``score``).
+
+    Columns: ``dataset``, ``split``, ``n_items``, ``h``, ``r_half``, ``r_full`` (Spearman-Brown),
+    ``r1`` (single rater).
+    """
+    rng = np.random.default_rng(seed_for(seed, dataset, stage, "split_half"))
+    item, items = pd.factorize(ratings["item_id"], sort=True)
+    score = ratings["score"].to_numpy(float)
+    if persistent_raters:
+        rater, raters = pd.factorize(ratings["rater"], sort=True)
+        X = np.full((len(items), len(raters)), np.nan)
+        X[item, rater] = score
+        table = split_half_correlations(X, rater_splits(len(raters), splits, rng))
+    else:
+        table = rating_splits(item, score, len(items), splits, rng)
+    table.insert(0, "dataset", dataset)
+    table["r_full"] = spearman_brown(table["r_half"].to_numpy(), 2.0)
+    table["r1"] = single_rater(table["r_half"].to_numpy(), table["h"].to_numpy())
+    return table[SPLIT_COLUMNS]
+
+
+def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=TARGETS) -> dict[str, pd.DataFrame]:
+    """Summary (one row) and curve tables from the per-split table.
+
+    ``observed`` is the mean number of ratings per item. The summary holds, for ``r_half``,
+    ``r_full`` and ``r1``, the mean and 2.5 / 97.5 percentiles over the splits with a value, the
+    count of splits without one, and per target ``m_{target}`` (from the mean r1) with
+    ``m_{target}_low`` / ``_high`` (from r1's 97.5 / 2.5 percentiles). The curve holds
+    ``m``, ``reliability`` and its ``low`` / ``high`` band.
+    """
+    row = {"dataset": dataset, "n_splits": len(per_split), "observed_raters": float(observed)}
+    valid = per_split.dropna(subset=["r_half"])
+    row["n_splits_undefined"] = len(per_split) - len(valid)
+    for name in ("r_half", "r_full", "r1", "h"):
+        values = valid[name].to_numpy()
+        row[name] = float(values.mean()) if len(values) else np.nan
+        low, high = np.percentile(values, [2.5, 97.5]) if len(values) else (np.nan, np.nan)
+        row[f"{name}_low"], row[f"{name}_high"] = float(low), float(high)
+    for target in targets:
+        key = f"m_{target:g}"
+        row[key] = raters_needed(row["r1"], target)
+        row[f"{key}_low"] = raters_needed(row["r1_high"], target)
+        row[f"{key}_high"] = raters_needed(row["r1_low"], target)
+    m = np.arange(1, max(2 * math.ceil(observed), 50) + 1, dtype=float)
+    curve = pd.DataFrame(
+        {
+            "dataset": dataset,
+            "m": m.astype(np.int64),
+            "reliability": spearman_brown(row["r1"], m),
+            "low": spearman_brown(row["r1_low"], m),
+            "high": spearman_brown(row["r1_high"], m),
+        }
     )
+    return {"summary": pd.DataFrame([row]), "curve": curve}
 
 
-def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | None = None, log=None) -> dict:
-    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks)."""
-    outliers = outliers or {"method": "none"}
-    stats = ranking_agreement(rankings)
-    excluded, reasons = select_outliers(stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold"))
-    if log and excluded.any():
-        log(f"excluded raters: {', '.join(map(str, stats.raters[excluded]))}")
-    dropped = set(stats.raters[excluded])
-    filtered = rankings[~rankings["rater"].isin(dropped)].reset_index(drop=True)
-    per_stage = {"raw": stats, "calibrated": stats, "filtered": ranking_agreement(filtered)}
-    rows = []
-    for stage in STAGES:
-        summary = per_stage[stage].summary()
-        summary["n_items"] = per_stage[stage].n_items  # target groups
-        note = _note(summary, summary["n_raters"]) or "rankings: items are target groups; n_ratings counts ranks"
-        rows.append(_row(dataset, stage, "all", summary, note))
-    empty = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
-    raters = _rater_table(dataset, per_stage, empty, excluded, reasons, stats.raters)
-    return {"agreement": pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), "raters": raters, "rankings": filtered}
+def reliability_projection(
+    dataset: str, ratings: pd.DataFrame, *, splits: int = 200, seed: int = 0, persistent_raters: bool = True, stage: str = "raw"
+) -> dict[str, pd.DataFrame]:
+    """Split-half reliability, its Spearman-Brown projection and the raters-needed curve.
+
+    Returns ``splits`` (one row per split), ``summary`` (one row) and ``curve`` (one row per m);
+    the last two say which ``stage`` of the ratings they are of.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.normal(size=40)
+    >>> r = pd.DataFrame([(i, j, truth[i] + rng.normal()) for i in range(40) for j in range(10)],
+    ...                  columns=["item_id", "rater", "score"])
+    >>> out = reliability_projection("toy", r, splits=50)
+    >>> s = out["summary"].iloc[0]
+    >>> bool(0.3 < s["r1"] < 0.7), int(s["m_0.8"]) >= 2, len(out["curve"])
+    (True, True, 50)
+    """
+    per_split = split_half(dataset, ratings, splits=splits, seed=seed, persistent_raters=persistent_raters, stage=stage)
+    observed = ratings.groupby("item_id").size().mean() if len(ratings) else 0.0
+    tables = projection(dataset, per_split, observed)
+    for table in tables.values():  # which ratings the projection is of
+        table.insert(1, "stage", stage)
+    return {"splits": per_split, **tables}

@@ -1,7 +1,7 @@
 """Agreement per stage and subset, per-rater figures, outlier filtering; writes the filtered ratings."""
 
 from simgold.figures import rater_agreement_figure
-from simgold.reliability import agreement_report
+from simgold.agreement import agreement_report
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 

@@ -1,6 +1,6 @@
 """Bootstrap CIs on agreement per stage and subset, and Krippendorff's alpha at every level."""
 
-from simgold.reliability import agreement_report, alpha_levels
+from simgold.agreement import agreement_report, alpha_levels
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 

@@ -1,7 +1,7 @@
 """Agreement of target-group rankings (per-target Spearman averaged over targets), outlier filtering."""
 
 from simgold.figures import rater_agreement_figure
-from simgold.reliability import ranking_report
+from simgold.agreement import ranking_report
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 

@@ -1,7 +1,7 @@
 """How many raters are enough: split-half reliability, Spearman-Brown curve, raters needed."""
 
 from simgold.figures import reliability_figure
-from simgold.reliability_projection import reliability_projection
+from simgold.reliability import reliability_projection
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 

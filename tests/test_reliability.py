@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold import reliability_projection as rp
-from simgold.reliability_projection import (
+from simgold import reliability as rp
+from simgold.reliability import (
     projection,
     raters_needed,
     rating_splits,

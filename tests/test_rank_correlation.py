@@ -1,0 +1,209 @@
+"""The rank-correlation engine of the agreement stage (docs/methods.md section 4): pairwise Spearman
+over shared items, vs_mean and vs_rest, interval alpha, sparse at crowd scale.
+
+Reference values come from scipy loops written out here, pandas' pairwise-complete
+``DataFrame.corr(method="spearman")``, numpy's dense sums, the `krippendorff` package and
+Krippendorff's worked example, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+
+import simgold.rank_correlation as ag
+from simgold.rank_correlation import (
+    PairResult,
+    RatingMatrix,
+    krippendorff_alpha_interval,
+    pairwise_spearman,
+    row_sums,
+    vs_reference,
+)
+
+
+def loop_pairwise(X, min_overlap=5):
+    """The obvious implementation: scipy on the items both raters rated."""
+    R = X.shape[1]
+    rho = np.full((R, R), np.nan)
+    few = constant = 0
+    for a, b in itertools.combinations(range(R), 2):
+        m = ~np.isnan(X[:, a]) & ~np.isnan(X[:, b])
+        if m.sum() < min_overlap:
+            few += 1
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = spearmanr(X[m, a], X[m, b])[0]
+        if np.isnan(r):
+            constant += 1
+        rho[a, b] = rho[b, a] = r
+    return rho, few, constant
+
+
+def random_matrix(seed, n=60, R=15, density=0.6, levels=7, complete=3):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, R)).astype(float)
+    X[rng.random((n, R)) > density] = np.nan
+    X[:, :complete] = rng.integers(0, levels, size=(n, complete))
+    X[:, complete] = np.where(np.isnan(X[:, complete]), np.nan, 3.0)  # a constant rater
+    X[: n - 4, R - 1] = np.nan  # a rater who shares too few items with anyone
+    return X
+
+
+def spearman(X, min_overlap=5, previous=None) -> PairResult:
+    return pairwise_spearman(RatingMatrix.from_dense(X), min_overlap, previous)
+
+
+def small_blocks(monkeypatch):
+    """Every bound tiny: many blocks of triples and rows, and ranks by sorting as well as counting."""
+    monkeypatch.setattr(ag, "CHUNK_ENTRIES", 50)
+    monkeypatch.setattr(ag, "BLOCK_CELLS", 40)
+    monkeypatch.setattr(ag, "ROW_CELLS", 30)
+    monkeypatch.setattr(ag, "RANK_TABLE_CELLS", 60)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pairwise_equals_scipy_loop(seed):
+    X = random_matrix(seed, levels=3 + seed)
+    res = spearman(X, min_overlap=5)
+    rho, few, constant = loop_pairwise(X)
+    np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
+    assert (res.n_few, res.n_constant) == (few, constant)
+    assert res.n_pairs == int(np.triu(~np.isnan(rho), 1).sum())
+
+
+def test_pairwise_with_continuous_values_and_small_blocks(monkeypatch):
+    small_blocks(monkeypatch)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(80, 20)).round(2)
+    X[rng.random(X.shape) < 0.5] = np.nan
+    X[:, :2] = rng.normal(size=(80, 2)).round(1)  # two complete raters
+    np.testing.assert_allclose(spearman(X).dense(), loop_pairwise(X)[0], atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_crowd_equals_pandas_pairwise_complete_corr(monkeypatch, seed):
+    """Many raters with few ratings each: pandas ranks every pair on its shared items, as we do."""
+    if seed == 2:
+        small_blocks(monkeypatch)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 7, size=(150, 120)).astype(float)
+    X[rng.random(X.shape) > 0.15] = np.nan
+    X[:, 0] = rng.integers(0, 7, 150)  # a complete rater among the others
+    res = spearman(X, min_overlap=4)
+    expected = pd.DataFrame(X).corr(method="spearman", min_periods=4).to_numpy().copy()
+    np.fill_diagonal(expected, np.nan)
+    np.testing.assert_allclose(res.dense(), expected, atol=1e-12, equal_nan=True)
+    assert 0 < res.n_pairs < 120 * 119 // 2 and res.n_few > 0  # only some pairs share 4 items
+
+
+def test_incremental_update_equals_full_recomputation():
+    X = random_matrix(3)
+    before = spearman(X)
+    X2 = X.copy()
+    X2[:, [1, 6]] = np.clip(X2[:, [1, 6]] + 1, 0, 6)  # a complete rater and another one
+    m, m2 = RatingMatrix.from_dense(X), RatingMatrix.from_dense(X2)
+    np.testing.assert_allclose(
+        pairwise_spearman(m2, previous=(m, before)).dense(), loop_pairwise(X2)[0], atol=1e-12, equal_nan=True
+    )
+    assert pairwise_spearman(m, previous=(m, before)) is before
+
+
+def test_incremental_update_when_a_rater_loses_ratings():
+    # the counts of too-few and constant pairs follow the new missing values, as a full loop has them
+    X = random_matrix(4)
+    before = spearman(X)
+    X2 = X.copy()
+    X2[5:, 0] = np.nan  # rater 0 keeps 5 ratings: below min_overlap with most raters
+    res = pairwise_spearman(RatingMatrix.from_dense(X2), previous=(RatingMatrix.from_dense(X), before))
+    rho, few, constant = loop_pairwise(X2)
+    np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
+    assert (res.n_few, res.n_constant) == (few, constant) and few > before.n_few
+
+
+def test_restricted_pairs_equal_the_pairs_of_the_kept_raters():
+    X = random_matrix(5)
+    keep = np.ones(X.shape[1], dtype=bool)
+    keep[[1, 4, 9]] = False
+    res = spearman(X).restrict(keep)
+    rho, few, constant = loop_pairwise(X[:, keep])
+    np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
+    assert (res.n_raters, res.n_few, res.n_constant) == (keep.sum(), few, constant)
+
+
+def test_rater_means_and_row_sums_are_numpys_dense_sums_to_the_bit(monkeypatch):
+    small_blocks(monkeypatch)
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(70, 40)).round(1)  # tenths: sums depend on their order
+    X[rng.random(X.shape) < 0.4] = np.nan
+    rho = spearman(X, min_overlap=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(rho.rater_means(), np.nanmean(rho.dense(), axis=1))
+    m = RatingMatrix.from_dense(X)
+    np.testing.assert_array_equal(row_sums([(m.item, m.rater, m.score)], m.shape), np.nansum(X, axis=1))
+    halves = np.round(X * 2) / 2  # on a grid of 1/2 every order gives the same sum
+    m = RatingMatrix.from_dense(halves)
+    np.testing.assert_array_equal(row_sums([(m.item, m.rater, m.score)], m.shape), np.nansum(halves, axis=1))
+
+
+def test_argsort_ints_packed_and_not():
+    rng = np.random.default_rng(0)
+    for high in (50, 2**62):  # keys that fit beside their positions in 63 bits, and keys that do not
+        key = rng.integers(0, high, 5000) // 7  # ties
+        order = ag.argsort_ints(key)
+        assert np.array_equal(key[order], np.sort(key)) and np.array_equal(np.sort(order), np.arange(5000))
+
+
+def test_rating_matrix_keeps_the_last_of_two_scores_and_drops_nan():
+    m = RatingMatrix.from_entries(
+        np.array([1, 0, 1, 2]), np.array([0, 0, 0, 1]), np.array([3.0, 1.0, 5.0, np.nan]), ["a", "b", "c"], ["r", "s"]
+    )
+    expected = np.array([[1.0, np.nan], [5.0, np.nan], [np.nan, np.nan]])
+    np.testing.assert_array_equal(m.dense(), expected)
+    np.testing.assert_array_equal(m.subset(np.array([False, True, True])).dense(), expected[1:])
+    np.testing.assert_array_equal(m.keep_raters(np.array([False, True])).dense(), expected[:, 1:])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vs_mean_and_vs_rest_equal_scipy(seed):
+    X = random_matrix(seed)
+    vm, vr = vs_reference(RatingMatrix.from_dense(X), min_overlap=5)
+    mean = np.nanmean(X, axis=1)
+    for a in range(X.shape[1]):
+        m = ~np.isnan(X[:, a])
+        others = np.delete(X, a, axis=1)
+        has_other = (~np.isnan(others)).any(axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref_m = spearmanr(X[m, a], mean[m])[0] if m.sum() >= 5 else np.nan
+            rest = np.nanmean(others[m & has_other], axis=1)
+            ref_r = spearmanr(X[m & has_other, a], rest)[0] if (m & has_other).sum() >= 5 else np.nan
+        np.testing.assert_allclose([vm[a], vr[a]], [ref_m, ref_r], atol=1e-12, equal_nan=True)
+
+
+def test_alpha_krippendorff_worked_example():
+    nan = np.nan
+    data = np.array(  # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", 4 coders x 12 units
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+        ]
+    )
+    assert krippendorff_alpha_interval(RatingMatrix.from_dense(data.T)) == pytest.approx(0.849, abs=5e-4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_alpha_equals_krippendorff_package(seed):
+    X = random_matrix(seed)
+    expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
+    assert krippendorff_alpha_interval(RatingMatrix.from_dense(X)) == pytest.approx(expected, abs=1e-12)
