@@ -207,3 +207,22 @@ def test_alpha_equals_krippendorff_package(seed):
     X = random_matrix(seed)
     expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
     assert krippendorff_alpha_interval(RatingMatrix.from_dense(X)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_rankdata_is_scipys_to_the_bit():
+    """Ranks without scipy.stats: equal, bit for bit, to scipy's on ties, floats, NaN and empty input."""
+    from scipy.stats import rankdata as scipy_rankdata
+
+    from simgold.rank_correlation import rankdata
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, levels = int(rng.integers(0, 30)), int(rng.integers(1, 6))
+        x = rng.integers(0, levels, size=n).astype(float) if rng.random() < 0.7 else rng.normal(size=n)
+        assert np.array_equal(rankdata(x), scipy_rankdata(x))
+        block = rng.integers(0, levels, size=(4, n)).astype(float)
+        if n:
+            block[1, int(rng.integers(0, n))] = np.nan  # the row (axis 1) or the column (axis 0) becomes NaN
+        for axis in (0, 1):
+            assert np.array_equal(rankdata(block, axis=axis), scipy_rankdata(block, axis=axis), equal_nan=True)
+    assert rankdata([3.0, 1.0, 3.0, 2.0]).tolist() == [3.5, 1.0, 3.5, 2.0]  # by hand

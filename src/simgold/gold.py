@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
+from .rank_correlation import rankdata
 from .tables import TABLES
 
 GOLD_COLUMNS = tuple(TABLES["gold"][0])  # the canonical schema's columns, in order
@@ -42,7 +42,7 @@ def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFram
         frame["mean_minmax"] = (mean - lo) / (hi - lo) if hi > lo else np.nan
         valid = mean.notna().to_numpy()
         ranks = np.full(len(frame), np.nan)
-        ranks[valid] = rankdata(-mean[valid].to_numpy(), method="average")
+        ranks[valid] = rankdata(-mean[valid].to_numpy())
         frame["rank"] = ranks
     frame["dataset"] = dataset
     frame["basis"] = basis

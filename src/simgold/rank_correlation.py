@@ -30,12 +30,38 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
 BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
 RANK_TABLE_CELLS = 1 << 23  # pairs x score codes of a counting sort; beyond it, ranks by sorting
 ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
+
+
+def rankdata(a, axis: int | None = None) -> np.ndarray:
+    """Average ranks (1-based, ties get the mean of their positions), as ``scipy.stats.rankdata``
+    gives them to the bit (its algorithm; NaN in a slice makes the slice NaN, its default policy),
+    without importing scipy.stats: about a second of CPU in every job that ranks."""
+    x = np.asarray(a, dtype=np.float64)
+    if axis is None:
+        x, axis = x.ravel(), 0
+    if x.size == 0:
+        return x.copy()
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    n = rows.shape[1]
+    order = np.argsort(rows, axis=1, kind="stable")
+    ordered = np.take_along_axis(rows, order, axis=1)
+    positions = np.broadcast_to(np.arange(n), rows.shape)
+    first = np.ones(rows.shape, dtype=bool)  # each value's first position among equal values
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    last = np.ones(rows.shape, dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    start = np.maximum.accumulate(np.where(first, positions, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(rows.shape)
+    np.put_along_axis(ranks, order, 0.5 * (start + end + 2), axis=1)  # scipy: 0.5 * (count + count_before + 1)
+    ranks[np.isnan(rows).any(axis=1)] = np.nan
+    return np.moveaxis(ranks.reshape(moved.shape), -1, axis)
 
 
 @dataclass

@@ -22,6 +22,7 @@ import pandas as pd
 
 from .comparisons import TYPES, ag_score, ag_score_parts
 from .embeddings import cosine
+from .rank_correlation import rankdata
 from .seeds import seed_for
 from .tables import SUMMARY_EXTRAS, TABLES
 
@@ -133,21 +134,16 @@ def pearson_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.
 
 
 def spearman(gold: np.ndarray, sim: np.ndarray) -> float:
-    from scipy.stats import rankdata  # here: scipy.stats costs a second to import, and few jobs score
-
     return pearson(rankdata(gold), rankdata(sim))
 
 
 def spearman_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
-
     return _rowwise_pearson(rankdata(gold[idx], axis=1), rankdata(sim[idx], axis=1))
 
 
 def kendall(gold: np.ndarray, sim: np.ndarray) -> float:
-    from scipy.stats import kendalltau
-
-    return float(kendalltau(gold, sim, variant="b")[0])
+    """Kendall tau-b, scipy's to the last bit (the one resample that keeps every item once)."""
+    return float(kendall_resamples(gold, sim, np.arange(len(gold))[None, :])[0])
 
 
 def kendall_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray, block: int = 1 << 22) -> np.ndarray:
