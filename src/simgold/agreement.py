@@ -38,8 +38,8 @@ from .agreement_ci import agreement_cis
 from .tables import TABLES
 
 STAGES = ("raw", "calibrated", "filtered")
-AGREEMENT_COLUMNS = tuple(TABLES["agreement"][0])  # the canonical schema's columns, in order
-RATER_COLUMNS = tuple(TABLES["raters"][0])  # the canonical schema's columns, in order
+AGREEMENT_COLUMNS = TABLES["agreement"].names  # the canonical schema's columns, in order
+RATER_COLUMNS = TABLES["raters"].names  # the canonical schema's columns, in order
 
 
 def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:

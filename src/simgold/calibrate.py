@@ -18,7 +18,7 @@ import pandas as pd
 
 from .tables import TABLES
 
-RATER_COLUMNS = tuple(TABLES["calibration"][0])  # the canonical schema's columns, in order
+RATER_COLUMNS = TABLES["calibration"].names  # the canonical schema's columns, in order
 
 
 def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step: float):

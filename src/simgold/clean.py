@@ -658,8 +658,8 @@ def _exclude_incomplete(threshold: float, n_items: int, cells: Cells, cid: np.nd
 # tables
 
 
-ITEM_COLUMNS = tuple(TABLES["items"][0])  # the canonical schema's columns, in order
-TABLE_COLUMNS = {name: tuple(TABLES[name][0]) for name in ("ratings", "means", "rankings", "rejects")}
+ITEM_COLUMNS = TABLES["items"].names  # the canonical schema's columns, in order
+TABLE_COLUMNS = {name: TABLES[name].names for name in ("ratings", "means", "rankings", "rejects")}
 
 
 def _tables(name, ds, items, cells, cid, occurrence, first, item_ids, notes) -> dict[str, pd.DataFrame]:

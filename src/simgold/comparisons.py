@@ -34,7 +34,7 @@ from .errors import InputError
 from .readers import decode_text, resolve_path
 from .tables import TABLES
 
-COMPARISON_COLUMNS = tuple(TABLES["comparisons"][0])  # the canonical schema's columns, in order
+COMPARISON_COLUMNS = TABLES["comparisons"].names  # the canonical schema's columns, in order
 TYPES = ("positive", "distractor", "random")
 _MARKERS = {"distractors": "distractor", "randoms": "random", "positives": "positive"}
 

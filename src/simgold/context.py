@@ -21,7 +21,7 @@ import pandas as pd
 
 from .tables import TABLES
 
-TEST_COLUMNS = tuple(TABLES["context_tests"][0])  # the canonical schema's columns, in order
+TEST_COLUMNS = TABLES["context_tests"].names  # the canonical schema's columns, in order
 
 
 def context_pairs(items: pd.DataFrame) -> pd.DataFrame:

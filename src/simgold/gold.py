@@ -25,8 +25,8 @@ import pandas as pd
 from .rank_correlation import rankdata
 from .tables import TABLES
 
-GOLD_COLUMNS = tuple(TABLES["gold"][0])  # the canonical schema's columns, in order
-DISTRIBUTION_COLUMNS = tuple(TABLES["distribution"][0])  # the canonical schema's columns, in order
+GOLD_COLUMNS = TABLES["gold"].names  # the canonical schema's columns, in order
+DISTRIBUTION_COLUMNS = TABLES["distribution"].names  # the canonical schema's columns, in order
 
 
 def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFrame:

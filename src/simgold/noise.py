@@ -23,7 +23,7 @@ from .scoring import _rowwise_pearson
 from .seeds import seed_for
 from .tables import TABLES
 
-NOISE_COLUMNS = tuple(TABLES["noise"][0])  # the canonical schema's columns, in order
+NOISE_COLUMNS = TABLES["noise"].names  # the canonical schema's columns, in order
 BATCH_FLOATS = 1_000_000  # noisy vector elements drawn at once: a batch stays in the cache (a third less time than 20M)
 
 

@@ -26,8 +26,8 @@ from .rank_correlation import rankdata
 from .seeds import seed_for
 from .tables import SUMMARY_EXTRAS, TABLES
 
-SCORE_COLUMNS = tuple(TABLES["scores"][0])  # the canonical schemas' columns, in order
-PREDICTION_COLUMNS = tuple(TABLES["predictions"][0])
+SCORE_COLUMNS = TABLES["scores"].names  # the canonical schemas' columns, in order
+PREDICTION_COLUMNS = TABLES["predictions"].names
 
 
 @dataclass(frozen=True)

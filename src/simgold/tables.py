@@ -14,6 +14,7 @@ import math
 import os
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import pyarrow as pa
@@ -44,8 +45,21 @@ AUDIT_CHECKS = (
     "shifted_row", "single_rating", "rater_mean",
 )  # fmt: skip
 
-#: column -> Arrow type, in column order; and the sort key (None: keep the given order)
-TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
+
+class TableSpec(NamedTuple):
+    """A canonical table: its columns (name -> Arrow type, in column order) and its sort key
+    (None: rows keep the order they are given in)."""
+
+    columns: dict[str, pa.DataType]
+    key: list[str] | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        return tuple(self.columns)
+
+
+_SPECS: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     "items": (
         {
             "dataset": S,
@@ -368,6 +382,9 @@ TABLES: dict[str, tuple[dict[str, pa.DataType], list[str] | None]] = {
     ),
 }
 
+#: every canonical table by name; adding a table is one entry above
+TABLES: dict[str, TableSpec] = {name: TableSpec(*spec) for name, spec in _SPECS.items()}
+
 
 def arrow_type_for(values: pd.Series) -> pa.DataType:
     """Type of an extra (attribute) column: string unless every non-null value is numeric or boolean."""
@@ -383,14 +400,14 @@ def arrow_type_for(values: pd.Series) -> pa.DataType:
 
 def sort_canonical(df: pd.DataFrame, table: str) -> pd.DataFrame:
     """Rows in the documented order of ``table`` (a fresh 0..n-1 index)."""
-    key = TABLES[table][1] if table in TABLES else None
+    key = TABLES[table].key if table in TABLES else None
     return (df.sort_values(key, kind="stable") if key else df).reset_index(drop=True)
 
 
 def to_arrow(df: pd.DataFrame, table: str | None = None, types: dict | None = None) -> pa.Table:
     """Sort and cast a DataFrame to its canonical schema (extra columns typed by ``types`` or by
     their values)."""
-    fixed = TABLES[table][0] if table in TABLES else {}
+    fixed = TABLES[table].columns if table in TABLES else {}
     missing = [c for c in fixed if c not in df.columns]
     if missing:
         raise ValueError(f"table {table}: missing columns {missing}")

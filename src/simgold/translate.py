@@ -35,7 +35,7 @@ from .errors import InputError
 from .readers import read_source_table
 from .tables import TABLES
 
-DROPPED_COLUMNS = tuple(TABLES["dropped"][0])  # the canonical schema's columns, in order
+DROPPED_COLUMNS = TABLES["dropped"].names  # the canonical schema's columns, in order
 
 
 def _fold(word) -> str:

@@ -10,7 +10,7 @@ from simgold.scoring import paired_difference
 from simgold.tables import TABLES, read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
 
-COLUMNS = list(TABLES["model_differences"][0])
+COLUMNS = list(TABLES["model_differences"].names)
 
 
 def main(snakemake, log):
