@@ -306,3 +306,13 @@ def test_each_metric_gives_scipys_value_on_every_resample():
         assert metric.point(gold, sim) == pytest.approx(reference[name](gold, sim)[0], abs=1e-12)
         expected = [reference[name](gold[row], sim[row])[0] for row in idx]
         np.testing.assert_allclose(metric.resamples(gold, sim, idx), expected, rtol=0, atol=1e-12)
+
+
+def test_score_rows_are_named_as_the_table_columns():
+    from simgold.scoring import SCORE_COLUMNS, ScoreRow
+
+    assert ScoreRow._fields == SCORE_COLUMNS
+    gold, sim = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, 4.0])
+    rows = correlation_scores("d", "m", gold, sim, 5, ScoringSettings(resamples=0, seed=1, confidence=0.95))
+    spearman = next(r for r in rows if r.metric == "spearman")
+    assert spearman.value == pytest.approx(0.8) and (spearman.n_used, spearman.n_total) == (4, 5)  # 1 - 6 * 2 / 60

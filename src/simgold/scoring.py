@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,20 @@ from .tables import SUMMARY_EXTRAS, TABLES
 
 SCORE_COLUMNS = TABLES["scores"].names  # the canonical schemas' columns, in order
 PREDICTION_COLUMNS = TABLES["predictions"].names
+
+
+class ScoreRow(NamedTuple):
+    """One row of the scores table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model: str
+    metric: str
+    subset: str
+    value: float
+    ci_low: float
+    ci_high: float
+    n_used: int
+    n_total: int
 
 
 @dataclass(frozen=True)
@@ -233,7 +248,9 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
             idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
             low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
-        rows.append((dataset, model, metric, subset, value, low, high, int(ok.sum()), int(n_total)))
+        rows.append(
+            ScoreRow(dataset, model, metric, subset, value, low, high, n_used=int(ok.sum()), n_total=int(n_total))
+        )
     return rows
 
 
@@ -257,7 +274,9 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
             low, high = _ci(boot, settings.confidence)
-        rows.append((dataset, model, "ag_score", subset, value, low, high, int(len(used)), int(mask.sum())))
+        rows.append(
+            ScoreRow(dataset, model, "ag_score", subset, value, low, high, n_used=len(used), n_total=int(mask.sum()))
+        )
     return rows
 
 
@@ -350,9 +369,9 @@ def score_dataset(
         rows += comparison_scores(dataset, model, comparisons, sim1, sim2, scoring)
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
-        rows.append((dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))
+        rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))
     ceiling = human_ceiling(agreement)
-    rows.append((dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, 0, 0))
+    rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, n_used=0, n_total=0))
     return pred, pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 
