@@ -98,3 +98,28 @@ def ratings_frame(rows):
     import pandas as pd
 
     return pd.DataFrame(rows, columns=["dataset", "item_id", "rater", "score"]).assign(source_file="f", source_row=0)
+
+
+def loop_pairwise(X, min_overlap=5):
+    """Pairwise Spearman the obvious way, scipy on the items both raters rated (the agreement tests' reference)."""
+    import itertools
+    import warnings
+
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    R = X.shape[1]
+    rho = np.full((R, R), np.nan)
+    few = constant = 0
+    for a, b in itertools.combinations(range(R), 2):
+        m = ~np.isnan(X[:, a]) & ~np.isnan(X[:, b])
+        if m.sum() < min_overlap:
+            few += 1
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = spearmanr(X[m, a], X[m, b])[0]
+        if np.isnan(r):
+            constant += 1
+        rho[a, b] = rho[b, a] = r
+    return rho, few, constant

@@ -17,8 +17,7 @@ from simgold.rank_correlation import (
     agreement,
 )
 
-from .conftest import ratings_frame
-from .test_rank_correlation import loop_pairwise
+from .conftest import loop_pairwise, ratings_frame
 
 # -------------------------------------------------------------------------------- real data
 

@@ -8,7 +8,6 @@ Krippendorff's worked example, not from the code under test.
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import krippendorff
@@ -27,24 +26,7 @@ from simgold.rank_correlation import (
     vs_reference,
 )
 
-
-def loop_pairwise(X, min_overlap=5):
-    """The obvious implementation: scipy on the items both raters rated."""
-    R = X.shape[1]
-    rho = np.full((R, R), np.nan)
-    few = constant = 0
-    for a, b in itertools.combinations(range(R), 2):
-        m = ~np.isnan(X[:, a]) & ~np.isnan(X[:, b])
-        if m.sum() < min_overlap:
-            few += 1
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = spearmanr(X[m, a], X[m, b])[0]
-        if np.isnan(r):
-            constant += 1
-        rho[a, b] = rho[b, a] = r
-    return rho, few, constant
+from .conftest import loop_pairwise
 
 
 def random_matrix(seed, n=60, R=15, density=0.6, levels=7, complete=3):
