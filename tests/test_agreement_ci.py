@@ -304,5 +304,6 @@ def test_agreement_ci_rows_are_named_as_the_table_columns():
     ci = agreement_cis("x", "raw", "all", RatingMatrix.from_ratings(ratings_of(X)), resamples=50)
     assert list(ci.table.columns) == list(AgreementCIRow._fields)
     row = AgreementCIRow(*ci.table.iloc[0])
-    assert (row.dataset, row.statistic, row.scheme, row.resamples, row.confidence) == ("x", "pairwise", "items", 50, 0.95)
+    assert (row.dataset, row.statistic, row.scheme) == ("x", "pairwise", "items")
+    assert (row.resamples, row.confidence) == (50, 0.95)
     assert row.value == pytest.approx(spearmanr(X[:, 0], X[:, 1]).statistic, abs=1e-12)  # one pair of raters

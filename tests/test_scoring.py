@@ -325,7 +325,8 @@ def test_difference_rows_are_named_as_the_table_columns():
     assert DifferenceRow._fields == TABLES["model_differences"].names
     gold, a, b = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, np.nan])
     row = paired_difference("d", "a", "b", gold, a, b, resamples=50)
-    assert isinstance(row, DifferenceRow) and (row.model_a, row.model_b, row.metric, row.n_used) == ("a", "b", "spearman", 3)
+    assert isinstance(row, DifferenceRow)
+    assert (row.model_a, row.model_b, row.metric, row.n_used) == ("a", "b", "spearman", 3)
     assert (row.value_a, row.value_b) == pytest.approx((1.0, 0.5))  # 1 - 6 * 2 / 24 on the three shared items
     assert row.difference == pytest.approx(0.5)
     few = paired_difference("d", "a", "b", gold[:2], a[:2], b[:2], resamples=50)  # fewer than 3 items: undefined

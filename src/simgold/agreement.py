@@ -155,7 +155,7 @@ def agreement_report(
 
 def _with_cis(report: dict, ci: dict | None, tables: list[pd.DataFrame]) -> dict:
     if ci is not None:
-        report["agreement_ci"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=list(CI_COLUMNS))
+        report["agreement_ci"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=CI_COLUMNS)
     return report
 
 

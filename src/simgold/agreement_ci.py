@@ -87,7 +87,7 @@ STATISTICS = ("pairwise", "vs_mean", "vs_rest", "alpha_interval")
 CELLS = 1 << 18  # resamples x entries evaluated at once: arrays of 2 MB stay in the cache (faster than larger)
 BLOCK_TRIPLES = 1 << 16  # rater-pair x shared-item entries per block (a few resamples of a block at once)
 MAX_WORK = 15_000_000  # default agreement.ci_max_work (see the module docstring)
-TABLE_COLUMNS = TABLES["agreement_ci"].names  # the canonical schema's columns, in order
+TABLE_COLUMNS = list(TABLES["agreement_ci"].names)  # the canonical schema's columns, in order
 
 
 class AgreementCIRow(NamedTuple):
@@ -528,7 +528,7 @@ def agreement_cis(
             row = AgreementCIRow(dataset, stage, subset, statistic, scheme, point[statistic], low, high, confidence,
                                  resamples=len(values), n_undefined=undefined, note=note)  # fmt: skip
             rows.append(row)
-    return AgreementCI(pd.DataFrame(rows, columns=list(TABLE_COLUMNS)), reps)
+    return AgreementCI(pd.DataFrame(rows, columns=TABLE_COLUMNS), reps)
 
 
 def resamples_within(resamples: int, work: int, max_work: int, confidence: float = 0.95) -> int:

@@ -90,5 +90,6 @@ def in_context_predictions(
             v1, v2 = next(vectors)
             if v1 is not None and v2 is not None:
                 sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
-        rows.append(PredictionRow(dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing)))
+        row = PredictionRow(dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing))
+        rows.append(row)
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
