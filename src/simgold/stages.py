@@ -1,4 +1,5 @@
-"""Which datasets (and dataset x model pairs) go through which stage of the workflow.
+"""Which datasets (and dataset x model pairs) go through which stage of the workflow, and the
+files a run makes from that (``all_targets``, each report page's ``report_figures``).
 
 Computed once from the resolved config (``simgold.config.check_config``); the workflow's input
 functions and rules read it (``workflow/rules/common.smk``), so the routing is tested here, not
