@@ -293,3 +293,17 @@ def test_rating_slots_get_alpha_resampling_items_only():
     assert list(table["stage"]) == ["raw", "calibrated", "filtered"]
     assert set(table["statistic"]) == {"alpha_interval"} and set(table["scheme"]) == {"items"}
     assert (table["value"] == report["agreement"]["alpha_interval"].to_numpy()).all()
+
+
+def test_agreement_ci_rows_are_named_as_the_table_columns():
+    from simgold.agreement_ci import AgreementCIRow
+    from simgold.tables import TABLES
+
+    assert AgreementCIRow._fields == TABLES["agreement_ci"].names
+    X = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 6]], dtype=float)
+    ci = agreement_cis("x", "raw", "all", RatingMatrix.from_ratings(ratings_of(X)), resamples=50)
+    assert list(ci.table.columns) == list(AgreementCIRow._fields)
+    row = AgreementCIRow(*ci.table.iloc[0])
+    assert (row.dataset, row.statistic, row.scheme) == ("x", "pairwise", "items")
+    assert (row.resamples, row.confidence) == (50, 0.95)
+    assert row.value == pytest.approx(spearmanr(X[:, 0], X[:, 1]).statistic, abs=1e-12)  # one pair of raters

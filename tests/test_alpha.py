@@ -220,3 +220,17 @@ def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_t
     interval = table[table["level"] == "interval"].set_index(["stage", "subset"])["alpha"]
     agreement = report["agreement"].set_index(["stage", "subset"])["alpha_interval"]
     assert np.allclose(interval.sort_index().to_numpy(), agreement.reindex(interval.index).sort_index().to_numpy(), atol=1e-12)
+
+
+def test_alpha_levels_are_named_as_the_alpha_table_columns_after_dataset_stage_subset():
+    from simgold.alpha import AlphaLevel
+    from simgold.tables import TABLES
+
+    assert TABLES["alpha"].names[:3] == ("dataset", "stage", "subset")
+    assert AlphaLevel._fields == TABLES["alpha"].names[3:]
+    # the hand-computed small case above, as a ratings table: units {1, 1}, {2, 3}, {3, 3}
+    ratings = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "score": [1.0, 1.0, 2.0, 3.0, 3.0, 3.0]})
+    table = alpha_table(ratings)
+    assert list(table.columns) == list(AlphaLevel._fields)
+    interval = AlphaLevel(*table.set_index("level", drop=False).loc["interval"])
+    assert interval == AlphaLevel("interval", pytest.approx(1 - 2 / 11.6, abs=1e-15), 3, 6, 3, "")

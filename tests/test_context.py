@@ -100,3 +100,27 @@ def test_cosimlex_shipped_p_values_give_the_papers_counts(cleaned, lang, pairs, 
         assert s.n_p_below_0_05 == below_005
     assert not s.recomputed and tests["note"].str.contains("not recomputed").all()
     assert tests["mean1"].notna().all() and tests["sd2"].notna().all()
+
+
+def test_context_pairs_are_named_as_the_context_tests_columns_after_dataset():
+    from simgold.context import ContextPair, context_pairs
+    from simgold.tables import TABLES
+
+    assert ContextPair._fields == TABLES["context_tests"].names[1:6]
+    # a wide sheet (both contexts on source row 2) and a long one (the same words on rows 3 and 4)
+    items = pd.DataFrame(
+        {
+            "item_id": ["a1", "a2", "b1", "b2"],
+            "word1": ["x", "x", "cup", "tea"],
+            "word2": ["y", "y", "tea", "cup"],
+            "context": [1, 2, 1, 2],
+            "source_file": ["f", "f", "f", "f"],
+            "source_row": [2, 2, 3, 4],
+        }
+    )
+    pairs = context_pairs(items)
+    assert list(pairs.columns) == list(ContextPair._fields)
+    assert [ContextPair(*r) for r in pairs.itertuples(index=False)] == [
+        ContextPair("a1", "x", "y", item1="a1", item2="a2"),
+        ContextPair("b1", "cup", "tea", item1="b1", item2="b2"),
+    ]

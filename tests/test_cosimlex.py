@@ -69,3 +69,21 @@ def test_negative_correlations_do_not_crash():
 
 
 # -------------------------------------------------------------------------------- in context
+
+
+def test_cosimlex_rows_are_named_as_the_table_columns_and_say_what_was_left_out():
+    from simgold.cosimlex import CosimlexRow
+    from simgold.tables import TABLES
+
+    assert CosimlexRow._fields == TABLES["cosimlex"].names
+    items = _pair_items(6)
+    gold = pd.DataFrame({"item_id": items["item_id"], "mean": np.arange(12.0)})
+    # a context-free model that has no similarity for the first pair's second context
+    pred = pd.DataFrame({"item_id": items["item_id"][1:], "sim": np.repeat(np.linspace(0, 1, 6), 2)[1:]})
+    table = cosimlex_scores("d", "m", items, gold, pred)
+    assert list(table.columns) == list(CosimlexRow._fields)
+    notes = table.set_index("metric")["note"]
+    left_out = "1 pairs without both similarities left out"
+    assert notes["subtask2_pearson"] == left_out
+    assert notes["subtask1_uncentred_pearson"].endswith(f"0 by definition; {left_out}")
+    assert table.set_index("metric").loc["subtask2_pearson", "n"] == 10  # five pairs, two contexts each

@@ -134,7 +134,7 @@ def test_paired_difference_carries_williams_test_on_the_shared_items():
     a = gold + rng.normal(scale=0.8, size=120)
     b = gold + rng.normal(scale=1.3, size=120)
     b[:7] = np.nan  # b does not score 7 items: both tests use the 113 that both score
-    row = paired_difference("d", "a", "b", gold, a, b, resamples=200)
+    row = paired_difference("d", "a", "b", gold, a, b, resamples=200)._asdict()
     ok = ~np.isnan(b)
     r_ag, r_bg, r_ab = (spearmanr(x, y).statistic for x, y in ((a[ok], gold[ok]), (b[ok], gold[ok]), (a[ok], b[ok])))
     expected = williams_test(r_ag, r_bg, r_ab, 113)
@@ -179,3 +179,16 @@ def test_with_msd_puts_the_value_beside_each_spearman_on_all_items():
     assert (ws["msd"] == two["msd"].iloc[-1]).all() and (ws["msd_r_jk"] == 0.8).all()  # observed
     demo = out[head & (out["dataset"] == "demo")]
     assert demo["msd"].iloc[0] == one.loc[one["r_jk"] == 0.7, "msd"].iloc[0] and demo["msd_r_jk"].iloc[0] == 0.7
+
+
+def test_msd_rows_are_named_as_the_table_columns():
+    from simgold.dependent_correlations import MsdRow
+    from simgold.tables import TABLES
+
+    assert MsdRow._fields == TABLES["msd"].names
+    table = msd_table("ws353", 353, 0.7, r_jk_observed=0.8)
+    assert list(table.columns) == list(MsdRow._fields)
+    assert [MsdRow(*r) for r in table.itertuples(index=False)] == [
+        MsdRow("ws353", 353, 0.7, r, kind, 0.05, minimum_significant_difference(0.7, 353, r))
+        for r, kind in ((0.5, "fixed"), (0.7, "fixed"), (0.9, "fixed"), (0.8, "observed"))
+    ]

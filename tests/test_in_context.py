@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -75,3 +76,31 @@ def test_in_context_subtask_one_is_not_zero_on_cosimlex(cleaned):
     gold = gold_from_means("cosimlex-en", items, t["means"], (0, 10))
     table = cosimlex_scores("cosimlex-en", "minilm", items, gold, pred).set_index("metric")["value"]
     assert table["subtask1_uncentred_pearson"] > 0.1 and table["subtask2_harmonic_mean"] > 0.3
+
+
+class _UnitVectors:
+    """An encoder whose two target vectors are (1, 0) and (1, 1) in every context: cosine 1/sqrt(2)."""
+
+    def in_context_many(self, wanted, store=None, log=None):
+        return [(np.array([1.0, 0.0]), np.array([1.0, 1.0])) for _ in wanted]
+
+
+def test_prediction_rows_are_named_as_the_table_columns():
+    from simgold.in_context import PredictionRow
+    from simgold.tables import TABLES
+
+    assert PredictionRow._fields == TABLES["predictions"].names
+    items = pd.DataFrame(
+        {
+            "item_id": ["a", "b"],
+            "word1": ["bank", "tiger"],
+            "word2": ["river", "cat"],
+            "context_text": ["The bank of the river.", "A cat slept."],
+        }
+    )
+    pred = in_context_predictions("d", "m", items, _UnitVectors())
+    assert list(pred.columns) == list(PredictionRow._fields)
+    pred = pred.set_index("item_id")
+    assert pred.loc["a", "sim"] == pytest.approx(1 / np.sqrt(2)) and not pred.loc["a", "oov"]
+    # "tiger" is not in its context: no similarity, and the missing form is named
+    assert np.isnan(pred.loc["b", "sim"]) and pred.loc["b", "oov"] and pred.loc["b", "oov_words"] == "tiger"

@@ -249,9 +249,9 @@ def test_paired_difference():
     gold = rng.normal(size=300)
     good, bad = gold + rng.normal(scale=0.3, size=300), gold + rng.normal(scale=3, size=300)
     same = paired_difference("d", "a", "b", gold, good, good, resamples=400)
-    assert same["difference"] == 0 and same["p"] == 1.0
+    assert same.difference == 0 and same.p == 1.0
     diff = paired_difference("d", "a", "b", gold, good, bad, resamples=400)
-    assert diff["difference"] > 0.3 and diff["p"] < 0.01 and diff["ci_low"] > 0
+    assert diff.difference > 0.3 and diff.p < 0.01 and diff.ci_low > 0
 
 
 def test_score_dataset_reports_oov_and_the_human_ceiling():
@@ -316,3 +316,18 @@ def test_score_rows_are_named_as_the_table_columns():
     rows = correlation_scores("d", "m", gold, sim, 5, ScoringSettings(resamples=0, seed=1, confidence=0.95))
     spearman = next(r for r in rows if r.metric == "spearman")
     assert spearman.value == pytest.approx(0.8) and (spearman.n_used, spearman.n_total) == (4, 5)  # 1 - 6 * 2 / 60
+
+
+def test_difference_rows_are_named_as_the_table_columns():
+    from simgold.scoring import DifferenceRow
+    from simgold.tables import TABLES
+
+    assert DifferenceRow._fields == TABLES["model_differences"].names
+    gold, a, b = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, np.nan])
+    row = paired_difference("d", "a", "b", gold, a, b, resamples=50)
+    assert isinstance(row, DifferenceRow)
+    assert (row.model_a, row.model_b, row.metric, row.n_used) == ("a", "b", "spearman", 3)
+    assert (row.value_a, row.value_b) == pytest.approx((1.0, 0.5))  # 1 - 6 * 2 / 24 on the three shared items
+    assert row.difference == pytest.approx(0.5)
+    few = paired_difference("d", "a", "b", gold[:2], a[:2], b[:2], resamples=50)  # fewer than 3 items: undefined
+    assert few.n_used == 2 and np.isnan([few.value_a, few.difference, few.ci_low, few.p]).all()

@@ -1,11 +1,13 @@
-"""Which datasets go through which stage, for the default config (its datasets listed by hand)."""
+"""Which datasets go through which stage, for the default config (its datasets listed by hand), and
+the files a run makes from them (for a two-dataset config written out by hand)."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 from simgold.config import check_config, load_config
-from simgold.stages import stages
+from simgold.stages import CLEAN_TABLES, Stages, all_targets, finished_message, report_figures, stages
 
 from .conftest import ROOT
 
@@ -41,3 +43,122 @@ def test_the_noise_block_restricts_datasets_and_models():
     raw["noise"] = {"datasets": ["ws353"]}  # every model, one dataset
     s = stages(check_config(raw, base_dir=ROOT))
     assert s.noised == [("ws353", "e5-small"), ("ws353", "glove-6b-50d"), ("ws353", "minilm")]
+
+
+# -------------------------------------------------------------------------------- the files a run makes
+
+# "r": rated (per-rater scores, so comparisons too); "m": shipped means only, with the noise check;
+# one model "g" scores both
+TINY = Stages(
+    datasets=["m", "r"],
+    models=["g"],
+    cleaned=["m", "r"],
+    compared=["r"],
+    rated=["r"],
+    ranked=[],
+    context=[],
+    translated=[],
+    groups={},
+    model_datasets={"g": ["m", "r"]},
+    scored=[("m", "g"), ("r", "g")],
+    scored_by={"m": ["g"], "r": ["g"]},
+    gold_scored={"m", "r"},
+    cosimlex=[],
+    noised=[("m", "g")],
+)
+# the files of one dataset, with its name as {d}
+MEANS_ONLY = {
+    *(f"results/clean/{{d}}/{table}.parquet" for table in CLEAN_TABLES),
+    "results/audit/{d}.parquet",
+    "results/gold/{d}/gold.parquet",
+    "results/gold/{d}/distribution.parquet",
+    "results/gold/{d}/distribution.png",
+    "results/scores/{d}/g/predictions.parquet",
+    "results/scores/{d}/g/scores.parquet",
+    "results/scores/{d}/model_differences.parquet",
+    "results/scores/{d}/msd.parquet",
+    "results/scores/json/g/{d}.json",
+    "results/report/{d}/index.html",
+    "results/report/{d}/scores.png",
+}
+RATED_EXTRA = {
+    "results/calibrate/{d}/ratings.parquet",
+    "results/calibrate/{d}/raters.parquet",
+    "results/agreement/{d}/ratings.parquet",
+    "results/agreement/{d}/agreement.parquet",
+    "results/agreement/{d}/raters.parquet",
+    "results/agreement/{d}/raters.png",
+    "results/agreement/{d}/agreement_ci.parquet",
+    "results/agreement/{d}/alpha.parquet",
+    "results/reliability/{d}/summary.parquet",
+    "results/reliability/{d}/curve.parquet",
+    "results/reliability/{d}/curve.png",
+    "results/comparisons/{d}.parquet",
+    "results/comparisons/{d}.ag.txt",
+}
+EVERY_RUN = {
+    "results/clean/summary.parquet",
+    "results/translate/crosslingual.parquet",
+    "results/translate/crosslingual_correlations.parquet",
+    "results/embeddings/g.parquet",
+    "results/scores/summary.parquet",
+    "results/scores/wide.tsv",
+    "results/report/index.html",
+    "results/report/summary.tsv",
+}
+
+
+def test_clean_tables_are_the_tables_cleaning_makes():
+    from simgold.clean import clean_dataset
+
+    config = _config()
+    tables = clean_dataset("demo-da", config["datasets"]["demo-da"], base_dir=str(ROOT))
+    assert sorted(tables) == sorted(CLEAN_TABLES)  # the clean rule writes each of them, and only them
+
+
+def test_all_targets_of_a_rated_and_a_means_only_dataset():
+    targets = all_targets(TINY)  # a figure comes twice: as its stage's output and as a report figure
+    expected = (
+        {t.format(d="m") for t in MEANS_ONLY | {"results/report/{d}/noise.png", "results/noise/{d}/g.parquet"}}
+        | {t.format(d="r") for t in MEANS_ONLY | RATED_EXTRA}
+        | EVERY_RUN
+    )
+    assert set(targets) == expected
+    assert "results/agreement/r/agreement_ci.parquet" in targets and "results/reliability/r/curve.png" in targets
+    assert "results/agreement/m/agreement_ci.parquet" not in targets
+    assert "results/reliability/m/curve.png" not in targets
+
+
+def test_report_figures_in_page_order():
+    assert [path for path, _ in report_figures(TINY, "r")] == [
+        "results/report/r/scores.png",
+        "results/agreement/r/raters.png",
+        "results/reliability/r/curve.png",
+        "results/gold/r/distribution.png",
+    ]
+    figures = report_figures(TINY, "m")
+    assert [path for path, _ in figures] == [
+        "results/report/m/scores.png",
+        "results/report/m/noise.png",
+        "results/gold/m/distribution.png",
+    ]
+    assert figures[1][1].startswith("Noise sanity check")
+    # every figure a page shows is made by the run
+    assert {path for d in TINY.datasets for path, _ in report_figures(TINY, d)} <= set(all_targets(TINY))
+
+
+def test_a_run_without_models_makes_no_score_files():
+    unscored = dataclasses.replace(TINY, models=[], model_datasets={}, scored=[], scored_by={}, noised=[])
+    targets = all_targets(unscored)
+    assert not [t for t in targets if t.startswith(("results/scores/", "results/embeddings/", "results/noise/"))]
+    assert "results/report/r/index.html" in targets and "results/report/m/scores.png" not in targets
+    assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
+
+
+def test_the_default_configs_figures_follow_its_stages():
+    s = stages(_config())
+    targets = set(all_targets(s))
+    for d in s.datasets:
+        curve = f"results/reliability/{d}/curve.png"
+        assert (curve in targets) == (d in s.rated) == (curve in [path for path, _ in report_figures(s, d)])
+    assert "results/report/demo-en-context/context.png" in targets

@@ -318,3 +318,23 @@ def test_crosslingual_finnsim_and_simlex_translations(translated, cleaned, share
         expected = spearmanr(raw.iloc[:, 2], sl["SimLex999"])[0]
         assert corr.loc[("simlex999", name), "spearman"] == pytest.approx(expected, abs=1e-12)
     assert corr.loc[("simlex999", "simlex-hr"), "n"] == 0
+
+
+def test_dropped_rows_are_named_as_the_table_columns():
+    from simgold.tables import TABLES
+    from simgold.translate import DroppedRow
+
+    assert DroppedRow._fields == TABLES["dropped"].names
+    source = items("en", [("tiger", "cat"), ("cup", "coffee")])
+    a = pd.DataFrame(
+        [("tiger", "cat", "老虎", "猫"), ("cup", "coffee", "杯", "咖啡")],
+        columns=["source1", "source2", "target1", "target2"],
+    )
+    b = a.iloc[:1].assign(target1="虎")
+    _, dropped = adjudicate(source, [a, b], dataset="zh")
+    assert list(dropped.columns) == list(DroppedRow._fields)
+    assert [DroppedRow(*r) for r in dropped.itertuples(index=False)] == [
+        DroppedRow("zh", "source", "en:000001", "tiger", "cat", "the translators disagree and nothing decides",
+                   candidates="老虎/猫 | 虎/猫"),
+        DroppedRow("zh", "source", "en:000002", "cup", "coffee", "the second translator has no translation", ""),
+    ]  # fmt: skip

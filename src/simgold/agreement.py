@@ -237,7 +237,7 @@ def alpha_levels(
         for label, mask in subsets(items, subset_names or []):
             table = alpha_table(ratings[ratings["item_id"].isin(ids[mask])], levels)
             rows.append(table.assign(dataset=dataset, stage=stage, subset=label))
-    columns = ["dataset", "stage", "subset", "level", "alpha", "n_units", "n_values", "n_distinct", "note"]
+    columns = list(TABLES["alpha"].names)
     return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
 
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -79,16 +80,31 @@ from .rank_correlation import (
     spearman_from_sums,
 )
 from .seeds import seed_for
+from .tables import TABLES
 
 SCHEMES = ("items", "raters")
 STATISTICS = ("pairwise", "vs_mean", "vs_rest", "alpha_interval")
 CELLS = 1 << 18  # resamples x entries evaluated at once: arrays of 2 MB stay in the cache (faster than larger)
 BLOCK_TRIPLES = 1 << 16  # rater-pair x shared-item entries per block (a few resamples of a block at once)
 MAX_WORK = 15_000_000  # default agreement.ci_max_work (see the module docstring)
-TABLE_COLUMNS = [
-    "dataset", "stage", "subset", "statistic", "scheme", "value", "ci_low", "ci_high",
-    "confidence", "resamples", "n_undefined", "note",
-]  # fmt: skip
+TABLE_COLUMNS = list(TABLES["agreement_ci"].names)  # the canonical schema's columns, in order
+
+
+class AgreementCIRow(NamedTuple):
+    """One row of the agreement_ci table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    stage: str
+    subset: str
+    statistic: str
+    scheme: str
+    value: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    resamples: int
+    n_undefined: int
+    note: str
 
 
 # -------------------------------------------------------------------------------- resamples
@@ -509,8 +525,9 @@ def agreement_cis(
             values = reps.get((statistic, scheme), np.zeros(0))
             low, high, undefined = percentile_interval(values, confidence)
             note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence)
-            rows.append((dataset, stage, subset, statistic, scheme, point[statistic], low, high, confidence,
-                         len(values), undefined, note))  # fmt: skip
+            row = AgreementCIRow(dataset, stage, subset, statistic, scheme, point[statistic], low, high, confidence,
+                                 resamples=len(values), n_undefined=undefined, note=note)  # fmt: skip
+            rows.append(row)
     return AgreementCI(pd.DataFrame(rows, columns=TABLE_COLUMNS), reps)
 
 

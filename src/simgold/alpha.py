@@ -35,6 +35,7 @@ Every path equals ``krippendorff.alpha`` to 1e-9 where the package runs (tests).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,18 @@ PAIR_CHUNK = 1 << 20  # otherwise within-unit value pairs, this many at once (ab
 _QUAD_STEP = 0.25  # trapezoidal step in log t: relative error ~1e-16 (0.3: 4e-14, 0.35: 1e-11)
 _T0 = math.exp(-3.0)  # below it, ratio D_e by a power series
 _SERIES_TERMS = 24
+
+
+class AlphaLevel(NamedTuple):
+    """Alpha at one level of measurement, by name: the alpha table's columns after ``dataset``,
+    ``stage`` and ``subset`` (``simgold.agreement.alpha_levels`` adds those)."""
+
+    level: str
+    alpha: float
+    n_units: int  # units with two or more values
+    n_values: int  # pairable values
+    n_distinct: int  # distinct pairable values
+    note: str  # why the value is missing
 
 
 def krippendorff_alpha(unit, value, level: str = "interval") -> float:
@@ -103,8 +116,8 @@ def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
 def alpha_table(ratings: pd.DataFrame, levels=LEVELS) -> pd.DataFrame:
     """Alpha at each level for a ratings table (``item_id``, ``score``); one row per level.
 
-    Columns: ``level``, ``alpha``, ``n_units`` (units with two or more values), ``n_values``
-    (pairable values), ``n_distinct`` (distinct pairable values), ``note`` (why a value is missing).
+    Columns: the fields of ``AlphaLevel`` (``level``, ``alpha``, ``n_units``, ``n_values``,
+    ``n_distinct``, ``note``).
 
     Examples
     --------
@@ -125,8 +138,8 @@ def alpha_table(ratings: pd.DataFrame, levels=LEVELS) -> pd.DataFrame:
             observed, expected = _DISAGREEMENT[level](codes, v, m)
             value = float(1.0 - observed / expected) if expected > 0 else float("nan")
             note = "" if expected > 0 else "every pairable score is the same: no expected disagreement"
-        rows.append((level, value, len(m), len(v), len(np.unique(v)), note))
-    return pd.DataFrame(rows, columns=["level", "alpha", "n_units", "n_values", "n_distinct", "note"])
+        rows.append(AlphaLevel(level, value, len(m), len(v), len(np.unique(v)), note))
+    return pd.DataFrame(rows, columns=list(AlphaLevel._fields))
 
 
 # --------------------------------------------------------------------------------------------

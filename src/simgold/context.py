@@ -15,6 +15,7 @@ context in ``simgold.in_context``.
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -24,8 +25,18 @@ from .tables import TABLES
 TEST_COLUMNS = TABLES["context_tests"].names  # the canonical schema's columns, in order
 
 
+class ContextPair(NamedTuple):
+    """A word pair's two items, by name: the context_tests table's columns after ``dataset``."""
+
+    pair_id: str  # the context-1 item's id
+    word1: str
+    word2: str
+    item1: str  # the item in context 1
+    item2: str  # the item in context 2
+
+
 def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
-    """(pair_id, word1, word2, item1, item2): each item in context 1 with its context-2 partner."""
+    """Each item in context 1 with its context-2 partner (the fields of ``ContextPair``)."""
     one, two = items[items["context"] == 1], items[items["context"] == 2]
     by_row = two.set_index(["source_file", "source_row"])["item_id"]
     by_words = {}
@@ -39,8 +50,8 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
             partner = free[0] if free else None
         if partner is not None:
             used.add(partner)
-            rows.append((r.item_id, r.word1, r.word2, r.item_id, partner))
-    return pd.DataFrame(rows, columns=["pair_id", "word1", "word2", "item1", "item2"])
+            rows.append(ContextPair(r.item_id, r.word1, r.word2, item1=r.item_id, item2=partner))
+    return pd.DataFrame(rows, columns=list(ContextPair._fields))
 
 
 def benjamini_hochberg(p: np.ndarray) -> np.ndarray:

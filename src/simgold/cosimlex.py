@@ -11,11 +11,27 @@ change and scores 0 on subtask 1, which the table says.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
 from .context import context_pairs
+from .tables import TABLES
+
+COSIMLEX_COLUMNS = TABLES["cosimlex"].names  # the canonical schema's columns, in order
+
+
+class CosimlexRow(NamedTuple):
+    """One row of the cosimlex table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model: str
+    metric: str
+    value: float
+    n: int  # pairs (subtask 1) or similarities (subtask 2) scored
+    note: str
 
 
 def uncentred_pearson(x: np.ndarray, y: np.ndarray) -> float:
@@ -44,14 +60,15 @@ def cosimlex_scores(
     f = frame[ok]
     gold_change, pred_change = (f["g2"] - f["g1"]).to_numpy(float), (f["s2"] - f["s1"]).to_numpy(float)
     no_change = not np.any(pred_change)
+    context_free = "the model predicts no change between contexts (context-free): 0 by definition"
     rows = [
-        (
+        CosimlexRow(
             dataset,
             model,
             "subtask1_uncentred_pearson",
             uncentred_pearson(pred_change, gold_change),
             len(f),
-            "the model predicts no change between contexts (context-free): 0 by definition" if no_change else "",
+            note=context_free if no_change else "",
         ),
     ]
     gold_all = np.ravel(np.column_stack([f["g1"], f["g2"]]))  # interleaved: pair 1 context 1, context 2, ...
@@ -67,17 +84,15 @@ def cosimlex_scores(
         else ""
     )
     rows += [
-        (dataset, model, "subtask2_pearson", pearson, len(gold_all), ""),
-        (dataset, model, "subtask2_spearman", spearman, len(gold_all), ""),
-        (dataset, model, "subtask2_harmonic_mean", hm, len(gold_all), note),
+        CosimlexRow(dataset, model, "subtask2_pearson", pearson, len(gold_all), ""),
+        CosimlexRow(dataset, model, "subtask2_spearman", spearman, len(gold_all), ""),
+        CosimlexRow(dataset, model, "subtask2_harmonic_mean", hm, len(gold_all), note),
     ]
     dropped = int((~ok).sum())
     if dropped:
-        rows = [
-            r[:5] + ((r[5] + "; " if r[5] else "") + f"{dropped} pairs without both similarities left out",)
-            for r in rows
-        ]
-    return pd.DataFrame(rows, columns=["dataset", "model", "metric", "value", "n", "note"])
+        left_out = f"{dropped} pairs without both similarities left out"
+        rows = [r._replace(note=f"{r.note}; {left_out}" if r.note else left_out) for r in rows]
+    return pd.DataFrame(rows, columns=list(COSIMLEX_COLUMNS))
 
 
 def cosimlex_summary(tables: list[pd.DataFrame], languages: dict[str, str]) -> pd.DataFrame:

@@ -20,6 +20,7 @@ every baseline correlation and a one-sided p; ``msd_any_score`` gives that varia
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,10 @@ from scipy.optimize import brentq
 from scipy.stats import rankdata
 from scipy.stats import t as student_t
 
+from .tables import TABLES
+
 R_JK_LEVELS = (0.5, 0.7, 0.9)
+MSD_COLUMNS = list(TABLES["msd"].names)  # the canonical schema's columns, in order
 _GRID = 4000  # points scanned for the first significant d before it is refined by brentq
 
 
@@ -153,12 +157,23 @@ def _largest_difference(r_jg: float, r_jk: float) -> float:
     return float(r_jg - max(lowest, -1.0)) * (1 - 1e-12)
 
 
+class MsdRow(NamedTuple):
+    """One row of the msd table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    n: int
+    r_best: float
+    r_jk: float
+    r_jk_kind: str  # fixed / observed
+    alpha: float
+    msd: float
+
+
 def msd_table(dataset: str, n: int, r_best: float, r_jk_observed=None, alpha: float = 0.05) -> pd.DataFrame:
     """Minimum significant differences for one dataset: at r_jk = 0.5, 0.7, 0.9 and (when given)
     the observed correlation between the two best models' predictions.
 
-    Columns: ``dataset``, ``n``, ``r_best``, ``r_jk``, ``r_jk_kind`` (``fixed`` / ``observed``),
-    ``alpha``, ``msd``.
+    Columns: the fields of ``MsdRow``.
 
     Examples
     --------
@@ -169,10 +184,10 @@ def msd_table(dataset: str, n: int, r_best: float, r_jk_observed=None, alpha: fl
     if r_jk_observed is not None and not np.isnan(r_jk_observed):
         levels.append((float(r_jk_observed), "observed"))
     rows = [
-        (dataset, int(n), float(r_best), r, kind, alpha, minimum_significant_difference(r_best, n, r, alpha))
+        MsdRow(dataset, int(n), float(r_best), r, kind, alpha, msd=minimum_significant_difference(r_best, n, r, alpha))
         for r, kind in levels
     ]
-    return pd.DataFrame(rows, columns=["dataset", "n", "r_best", "r_jk", "r_jk_kind", "alpha", "msd"])
+    return pd.DataFrame(rows, columns=MSD_COLUMNS)
 
 
 def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = True, step: float = 0.01) -> float:
@@ -212,7 +227,6 @@ def _msd_above(r_low: float, n: int, r_jk: float, alpha: float) -> float:
 # -------------------------------------------------------------------------------- per dataset
 
 MSD_FALLBACK_R_JK = 0.7  # the r_jk the scores table assumes where one model scores a dataset
-MSD_COLUMNS = ["dataset", "n", "r_best", "r_jk", "r_jk_kind", "alpha", "msd"]
 
 
 def dataset_msd(dataset: str, scores: pd.DataFrame, differences: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

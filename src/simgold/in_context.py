@@ -5,11 +5,26 @@ are in a context paragraph, and the cosine of their vectors in it from a context
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .scoring import PREDICTION_COLUMNS
+
+
+class PredictionRow(NamedTuple):
+    """One row of the predictions table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model: str
+    item_id: str
+    word1: str
+    word2: str
+    sim: float
+    oov: bool
+    oov_words: str
+
 
 _TAG = re.compile(r"</?strong>", re.IGNORECASE)
 
@@ -75,5 +90,6 @@ def in_context_predictions(
             v1, v2 = next(vectors)
             if v1 is not None and v2 is not None:
                 sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
-        rows.append((dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing)))
+        row = PredictionRow(dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing))
+        rows.append(row)
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))

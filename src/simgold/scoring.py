@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -43,6 +44,25 @@ class ScoreRow(NamedTuple):
     ci_high: float
     n_used: int
     n_total: int
+
+
+class DifferenceRow(NamedTuple):
+    """One row of the model_differences table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model_a: str
+    model_b: str
+    metric: str
+    n_used: int
+    value_a: float
+    value_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p: float
+    r_ab: float
+    williams_t: float
+    williams_p: float
 
 
 @dataclass(frozen=True)
@@ -283,25 +303,18 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
 def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resamples=1000, seed=0, confidence=0.95):
     """Paired bootstrap of Spearman(A) - Spearman(B) over the items both models score, and beside
     it Williams' test of the two dependent correlations (``simgold.dependent_correlations``):
-    ``r_ab`` (Spearman between the two models' predictions), ``williams_t``, ``williams_p``."""
+    ``r_ab`` (Spearman between the two models' predictions), ``williams_t``, ``williams_p``: one
+    ``DifferenceRow``."""
     ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
     g, a, b = gold[ok], sim_a[ok], sim_b[ok]
-    row = {"dataset": dataset, "model_a": model_a, "model_b": model_b, "metric": "spearman", "n_used": int(ok.sum())}
     from .dependent_correlations import compare_predictions  # scipy.stats: imported where used
 
     williams = compare_predictions(g, a, b, "spearman")
-    row_end = {"r_ab": williams["r_jk"], "williams_t": williams["t"], "williams_p": williams["p"]}
+    row = partial(DifferenceRow, dataset, model_a, model_b, "spearman", int(ok.sum()))
+    williams_end = {"r_ab": williams["r_jk"], "williams_t": williams["t"], "williams_p": williams["p"]}
     if len(g) < 3:
-        return {
-            **row,
-            "value_a": np.nan,
-            "value_b": np.nan,
-            "difference": np.nan,
-            "ci_low": np.nan,
-            "ci_high": np.nan,
-            "p": np.nan,
-            **row_end,
-        }
+        undefined = dict.fromkeys(("value_a", "value_b", "difference", "ci_low", "ci_high", "p"), np.nan)
+        return row(**undefined, **williams_end)
     va, vb = _point("spearman", g, a), _point("spearman", g, b)
     rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference"))
     idx = rng.integers(0, len(g), size=(resamples, len(g)))
@@ -309,11 +322,7 @@ def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resample
     diff = diff[~np.isnan(diff)]
     low, high = _ci(diff, confidence)
     p = min(1.0, 2.0 * min((diff <= 0).mean(), (diff >= 0).mean())) if len(diff) else np.nan
-    return {
-        **row,
-        **{"value_a": va, "value_b": vb, "difference": va - vb, "ci_low": low, "ci_high": high, "p": float(p)},
-        **row_end,
-    }
+    return row(va, vb, va - vb, ci_low=low, ci_high=high, p=float(p), **williams_end)
 
 
 # --------------------------------------------------------------------------------------------

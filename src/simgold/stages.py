@@ -1,4 +1,5 @@
-"""Which datasets (and dataset x model pairs) go through which stage of the workflow.
+"""Which datasets (and dataset x model pairs) go through which stage of the workflow, and the
+files a run makes from that (``all_targets``, each report page's ``report_figures``).
 
 Computed once from the resolved config (``simgold.config.check_config``); the workflow's input
 functions and rules read it (``workflow/rules/common.smk``), so the routing is tested here, not
@@ -79,3 +80,92 @@ def _noised(config: dict, scored: list[tuple[str, str]], gold_scored: set[str]) 
     models = noise["models"] if "models" in noise else config["models"]
     datasets = noise["datasets"] if "datasets" in noise else config["datasets"]
     return [(d, m) for d, m in scored if d in gold_scored and m in models and d in datasets]
+
+
+# -------------------------------------------------------------------------------- what a run makes
+
+#: the tables the clean stage writes for each dataset
+CLEAN_TABLES = ["items", "ratings", "means", "rankings", "rejects", "summary"]
+
+
+def all_targets(routing: Stages) -> list[str]:
+    """Every file the workflow makes (rule ``all``; the archive takes them all): the intermediate
+    tables too, since every table is a result."""
+    return _clean_and_agreement_targets(routing) + _score_targets(routing) + _report_targets(routing)
+
+
+def _clean_and_agreement_targets(routing: Stages) -> list[str]:
+    rated, ranked, cleaned = routing.rated, routing.ranked, routing.cleaned
+    out = [f"results/clean/{d}/{table}.parquet" for d in cleaned for table in CLEAN_TABLES]
+    out.append("results/clean/summary.parquet")
+    agreement_files = ("agreement.parquet", "raters.parquet", "raters.png")
+    out += [f"results/agreement/{d}/{f}" for d in rated + ranked for f in agreement_files]
+    out += [f"results/calibrate/{d}/{table}.parquet" for d in rated for table in ("ratings", "raters")]
+    out += [f"results/agreement/{d}/ratings.parquet" for d in rated]
+    out += [f"results/agreement/{d}/rankings.parquet" for d in ranked]
+    out += [f"results/agreement/{d}/{table}.parquet" for d in rated for table in ("agreement_ci", "alpha")]
+    out += [f"results/reliability/{d}/{f}" for d in rated for f in ("summary.parquet", "curve.parquet", "curve.png")]
+    out += [f"results/audit/{d}.parquet" for d in cleaned]
+    gold_files = ("gold.parquet", "distribution.parquet", "distribution.png")
+    out += [f"results/gold/{d}/{f}" for d in cleaned for f in gold_files]
+    out += [f"results/translate/{d}/{table}.parquet" for d in routing.translated for table in ("items", "dropped")]
+    return out + ["results/translate/crosslingual.parquet", "results/translate/crosslingual_correlations.parquet"]
+
+
+def _score_targets(routing: Stages) -> list[str]:
+    scored, scored_by = routing.scored, sorted(routing.scored_by)
+    out = [f"results/scores/{d}/{m}/{table}.parquet" for d, m in scored for table in ("predictions", "scores")]
+    out += [f"results/scores/{d}/{table}.parquet" for d in scored_by for table in ("model_differences", "msd")]
+    out += [f"results/embeddings/{m}.parquet" for m in routing.models]
+    out += [f"results/comparisons/{d}.{ext}" for d in routing.compared for ext in ("parquet", "ag.txt")]
+    out += ["results/scores/summary.parquet"] if scored else []
+    out += [f"results/context/{d}/{table}.parquet" for d in routing.context for table in ("tests", "summary")]
+    out += [f"results/scores/{d}/{m}/cosimlex.parquet" for d, m in routing.cosimlex]
+    return out + (["results/scores/cosimlex_summary.parquet"] if routing.cosimlex else [])
+
+
+def _report_targets(routing: Stages) -> list[str]:
+    out = [f"results/noise/{d}/{m}.parquet" for d, m in routing.noised]
+    out += [f"results/report/{d}/index.html" for d in routing.datasets]
+    out += [path for d in routing.datasets for path, _ in report_figures(routing, d)]
+    out += ["results/report/index.html", "results/report/summary.tsv"]
+    if routing.scored:
+        out += ["results/scores/wide.tsv"] + [f"results/scores/json/{m}/{d}.json" for d, m in routing.scored]
+    return out
+
+
+def report_figures(routing: Stages, dataset: str) -> list[tuple[str, str]]:
+    """(path, caption) of every figure a dataset's report page shows (embedded in the page)."""
+    d, figures = dataset, []
+    if d in routing.scored_by:
+        figures.append((f"results/report/{d}/scores.png", "Model scores with 95% bootstrap CIs and the human ceiling"))
+    if any(noised == d for noised, _ in routing.noised):
+        caption = "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)"
+        figures.append((f"results/report/{d}/noise.png", caption))
+    if d in routing.context:
+        figures.append((f"results/report/{d}/context.png", "Mean similarity of each pair in its two contexts"))
+    if d in routing.rated or d in routing.ranked:
+        caption = "Agreement of each rater (pairwise and with the item means)"
+        figures.append((f"results/agreement/{d}/raters.png", caption))
+    if d in routing.rated:
+        caption = (
+            "How many raters are enough: expected reliability of the item means against the raters per item "
+            "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
+            "and the dotted lines at the raters each needs"
+        )
+        figures.append((f"results/reliability/{d}/curve.png", caption))
+    if d in routing.cleaned:
+        figures.append((f"results/gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
+    return figures
+
+
+def finished_message(routing: Stages) -> str:
+    """The last lines of a run: where the answer is."""
+    lines = ["", "simgold: finished. The results:"]
+    lines.append(
+        "  report   results/report/index.html (open it in a browser; or: snakemake --report results/report.html)"
+    )
+    if routing.scored:
+        lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
+    lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
+    return "\n".join(lines)

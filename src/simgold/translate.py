@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,18 @@ from .readers import read_source_table
 from .tables import TABLES
 
 DROPPED_COLUMNS = TABLES["dropped"].names  # the canonical schema's columns, in order
+
+
+class DroppedRow(NamedTuple):
+    """One row of the dropped table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    side: str  # source (translators) or target
+    item_id: str
+    word1: str
+    word2: str
+    reason: str
+    candidates: str
 
 
 def _fold(word) -> str:
@@ -117,9 +130,8 @@ def adjudicate(
         decided, how = None, ""
         if ta is None or tb is None:
             missing = "first" if ta is None else "second"
-            dropped.append(
-                (dataset, "source", it.item_id, it.word1, it.word2, f"the {missing} translator has no translation", "")
-            )
+            reason = f"the {missing} translator has no translation"
+            dropped.append(DroppedRow(dataset, "source", it.item_id, it.word1, it.word2, reason, candidates=""))
             continue
         if _key(*ta) == _key(*tb):
             decided, how = ta, "translators agree"
@@ -132,17 +144,8 @@ def adjudicate(
                     decided, how = pick, f"rule {rule}"
                     break
         if decided is None:
-            dropped.append(
-                (
-                    dataset,
-                    "source",
-                    it.item_id,
-                    it.word1,
-                    it.word2,
-                    "the translators disagree and nothing decides",
-                    f"{'/'.join(ta)} | {'/'.join(tb)}",
-                )
-            )
+            reason, candidates = "the translators disagree and nothing decides", f"{'/'.join(ta)} | {'/'.join(tb)}"
+            dropped.append(DroppedRow(dataset, "source", it.item_id, it.word1, it.word2, reason, candidates))
             continue
         accepted.append((it.word1, it.word2, decided[0], decided[1], how, 0))
     table = pd.DataFrame(accepted, columns=["source1", "source2", "target1", "target2", "file", "row"])
@@ -285,7 +288,7 @@ def link(target_items: pd.DataFrame, source_items: pd.DataFrame, targets: list[_
             reason = "ambiguous: several source items fit"
         else:
             reason = "every candidate source item is linked to another target item"
-        dropped.append((dataset, "target", t.item_id, t.word1, t.word2, reason, cands))
+        dropped.append(DroppedRow(dataset, "target", t.item_id, t.word1, t.word2, reason, candidates=cands))
         items.loc[t.pos, "link_note"] = reason
     return items, pd.DataFrame(dropped, columns=list(DROPPED_COLUMNS))
 
@@ -401,7 +404,5 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str]):
         if wide_parts
         else pd.DataFrame(columns=["source_dataset", "source_item_id", "word1", "word2"])
     )
-    corr = pd.DataFrame(
-        corr_rows, columns=["source_dataset", "dataset_a", "language_a", "dataset_b", "language_b", "n", "spearman"]
-    )
+    corr = pd.DataFrame(corr_rows, columns=list(TABLES["crosslingual_correlations"].names))
     return wide, corr

@@ -3,7 +3,7 @@
 
 rule archive:
     input:
-        all_targets(),
+        all_targets(STAGES),
     output:
         f"results/archive/{CONFIG['archive']['name']}.tar.gz",
     log:

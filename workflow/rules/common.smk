@@ -10,7 +10,7 @@ from simgold.config import (
     translation_files,
 )
 from simgold.models import is_contextual
-from simgold.stages import stages
+from simgold.stages import CLEAN_TABLES, all_targets, finished_message, report_figures, stages
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure. The
@@ -32,9 +32,6 @@ def alternatives(names):
 wildcard_constraints:
     dataset=alternatives(DATASETS),
     model=alternatives(MODELS),
-
-
-CLEAN_TABLES = ["items", "ratings", "means", "rankings", "rejects", "summary"]
 
 
 def dataset_spec(wildcards):
@@ -144,7 +141,7 @@ def report_inputs(wildcards):
     d = wildcards.dataset
     inputs = {
         "scores": [f"results/scores/{d}/{m}/scores.parquet" for m in SCORED_BY.get(d, [])],
-        "figures": [path for path, _ in report_figures(d)],
+        "figures": [path for path, _ in report_figures(STAGES, d)],
     }
     if d in CLEANED:
         inputs["clean"] = f"results/clean/{d}/summary.parquet"
@@ -161,38 +158,6 @@ def report_inputs(wildcards):
     if d in CONTEXT_DATASETS:
         inputs["context"] = f"results/context/{d}/tests.parquet"
     return inputs
-
-
-def report_figures(d):
-    """(path, caption) of every figure a dataset's page shows (embedded in the page)."""
-    figures = []
-    if d in SCORED_BY:
-        figures.append((f"results/report/{d}/scores.png", "Model scores with 95% bootstrap CIs and the human ceiling"))
-    if any(dd == d for dd, _ in NOISED):
-        figures.append(
-            (
-                f"results/report/{d}/noise.png",
-                "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)",
-            )
-        )
-    if d in CONTEXT_DATASETS:
-        figures.append((f"results/report/{d}/context.png", "Mean similarity of each pair in its two contexts"))
-    if d in RATED or d in RANKED:
-        figures.append(
-            (f"results/agreement/{d}/raters.png", "Agreement of each rater (pairwise and with the item means)")
-        )
-    if d in RATED:
-        figures.append(
-            (
-                f"results/reliability/{d}/curve.png",
-                "How many raters are enough: expected reliability of the item means against the raters per item "
-                "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
-                "and the dotted lines at the raters each needs",
-            )
-        )
-    if d in CLEANED:
-        figures.append((f"results/gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
-    return figures
 
 
 def difference_inputs(wildcards):
@@ -224,63 +189,6 @@ def audit_inputs(wildcards):
     return inputs
 
 
-def all_targets():
-    clean = expand("results/clean/{dataset}/{table}.parquet", dataset=CLEANED, table=CLEAN_TABLES)
-    agreement = expand(
-        "results/agreement/{dataset}/{file}",
-        dataset=RATED + RANKED,
-        file=["agreement.parquet", "raters.parquet", "raters.png"],
-    )
-    # the intermediate tables too: every table the workflow makes is a result (and goes into the archive)
-    agreement += expand("results/calibrate/{dataset}/{table}.parquet", dataset=RATED, table=["ratings", "raters"])
-    agreement += expand("results/agreement/{dataset}/ratings.parquet", dataset=RATED)
-    agreement += expand("results/agreement/{dataset}/rankings.parquet", dataset=RANKED)
-    agreement += expand("results/agreement/{dataset}/{table}.parquet", dataset=RATED, table=["agreement_ci", "alpha"])
-    agreement += expand(
-        "results/reliability/{dataset}/{file}", dataset=RATED, file=["summary.parquet", "curve.parquet", "curve.png"]
-    )
-    agreement += expand("results/audit/{dataset}.parquet", dataset=CLEANED)
-    gold = expand(
-        "results/gold/{dataset}/{file}",
-        dataset=CLEANED,
-        file=["gold.parquet", "distribution.parquet", "distribution.png"],
-    )
-    translate = expand(
-        "results/translate/{dataset}/{table}.parquet", dataset=TRANSLATED, table=["items", "dropped"]
-    ) + ["results/translate/crosslingual.parquet", "results/translate/crosslingual_correlations.parquet"]
-    scores = [f"results/scores/{d}/{m}/{t}.parquet" for d, m in SCORED for t in ("predictions", "scores")]
-    scores += expand(
-        "results/scores/{dataset}/{table}.parquet", dataset=sorted(SCORED_BY), table=["model_differences", "msd"]
-    )
-    scores += expand("results/embeddings/{model}.parquet", model=MODELS)
-    scores += expand("results/comparisons/{dataset}.{ext}", dataset=COMPARED, ext=["parquet", "ag.txt"])
-    scores += ["results/scores/summary.parquet"] if SCORED else []
-    context = expand("results/context/{dataset}/{table}.parquet", dataset=CONTEXT_DATASETS, table=["tests", "summary"])
-    context += [f"results/scores/{d}/{m}/cosimlex.parquet" for d, m in COSIMLEX]
-    context += ["results/scores/cosimlex_summary.parquet"] if COSIMLEX else []
-    scores += context
-    report_files = [f"results/noise/{d}/{m}.parquet" for d, m in NOISED]
-    report_files += expand("results/report/{dataset}/index.html", dataset=DATASETS)
-    report_files += [path for d in DATASETS for path, _ in report_figures(d)]
-    report_files += ["results/report/index.html", "results/report/summary.tsv"]
-    if SCORED:
-        report_files += ["results/scores/wide.tsv"] + [f"results/scores/json/{m}/{d}.json" for d, m in SCORED]
-    scores += report_files
-    return clean + ["results/clean/summary.parquet"] + agreement + gold + translate + scores
-
-
 # the workflow's own directory (this checkout, or the one a module deployment points to): the
 # archive takes the workflow's code from here, and the run's results from the working directory
 WORKFLOW_DIR = os.path.normpath(os.path.join(str(workflow.current_basedir), "..", ".."))
-
-
-def finished_message():
-    """The last lines of a run: where the answer is."""
-    lines = ["", "simgold: finished. The results:"]
-    lines.append(
-        "  report   results/report/index.html (open it in a browser; or: snakemake --report results/report.html)"
-    )
-    if SCORED:
-        lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
-    lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
-    return "\n".join(lines)

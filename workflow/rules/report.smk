@@ -101,7 +101,7 @@ rule report_dataset:
         mem_mb=1000,
         runtime=10,
     params:
-        figures=lambda wildcards: report_figures(wildcards.dataset),
+        figures=lambda wildcards: report_figures(STAGES, wildcards.dataset),
     script:
         "../scripts/report_dataset.py"
 
