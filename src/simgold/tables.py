@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
@@ -461,6 +462,27 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
+_digests: dict[str, Future] = {}  # path -> its SHA-256 being computed (hash_in_background)
+
+
+def hash_in_background(paths) -> None:
+    """Start computing the SHA-256 of ``paths`` on one thread while the job works: hashlib releases
+    the GIL, so an input read by the job (a 4 GB embedding file scanned for its needed words) is
+    hashed for its provenance at the same time rather than read a second time afterwards.
+    ``provenance`` takes the digests from here; the files are inputs and do not change meanwhile."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
+    for path in sorted({str(p) for p in paths}, key=lambda p: -os.path.getsize(p) if os.path.isfile(p) else 0):
+        if path not in _digests:
+            _digests[path] = pool.submit(sha256_file, path)
+    pool.shutdown(wait=False)
+
+
+def input_digest(path: str | Path) -> str:
+    """The SHA-256 of an input: from the background hashing when it was started, else computed now."""
+    future = _digests.get(str(path))
+    return future.result() if future is not None else sha256_file(path)
+
+
 LIBRARIES = ("simgold", "pandas", "pyarrow", "numpy", "scipy")
 
 
@@ -476,7 +498,7 @@ def provenance(rule: str, wildcards: dict, params: dict, inputs: dict[str, str] 
         "rule": rule,
         "wildcards": dict(sorted(wildcards.items())),
         "params": params,
-        "inputs": {label: sha256_file(inputs[label]) for label in sorted(inputs)},
+        "inputs": {label: input_digest(inputs[label]) for label in sorted(inputs)},
         "versions": {lib: _version(lib) for lib in LIBRARIES},
     }
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path, PurePath
 
 from .errors import SimgoldError
-from .tables import provenance
+from .tables import hash_in_background, provenance
 from .threads import limit_threads
 from .vectorcache import DEFAULT as DEFAULT_STORE
 
@@ -25,9 +25,12 @@ def run(snakemake, main) -> None:
     written to both as one clear line and ends the job with exit status 1; anything else is a bug
     and keeps its traceback. A rule without a log file logs everything to stderr. BLAS and OpenMP
     thread pools are limited to the job's threads (``simgold.threads``); computed vectors are kept
-    in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise.
+    in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise. A job that declared two
+    threads or more hashes its inputs (for provenance) on one of them while it works.
     """
     limit_threads(snakemake.threads)
+    if snakemake.threads >= 2:  # a spare thread the job declared: the inputs' digests meanwhile
+        hash_in_background(snakemake.input)
     os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)
     log = logging.getLogger(f"simgold.{snakemake.rule}")
     log.setLevel(logging.INFO)
