@@ -345,3 +345,20 @@ def test_a_code_change_makes_the_index_stale(tmp_path, monkeypatch):
     monkeypatch.setattr(simgold.lineindex, "code_version", lambda: "another")
     again = read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
     assert "scan" in again[1].timings and any("another version of the reader" in m for m in again[2])
+
+
+def test_a_line_read_short_is_not_used(tmp_path, monkeypatch):
+    """A file cut short while it is read (after its size was checked): a line read whole is checked."""
+    path = write(tmp_path / "v.txt", vector_lines())
+    plain = read(path, store=None, monkeypatch=monkeypatch)
+    read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
+    read_at = simgold.textvectors._read_at
+
+    def cut_short(fd, start, end):  # " lion ...": all but the line end before it (its key is 0, as an empty line's)
+        piece = read_at(fd, start, end)
+        return piece[:1] if piece.startswith(b"\n lion ") else piece
+
+    monkeypatch.setattr(simgold.textvectors, "_read_at", cut_short)
+    again = read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
+    assert_same(plain, again)
+    assert any("is not where it was indexed" in m for m in again[2])

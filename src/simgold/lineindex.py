@@ -163,15 +163,15 @@ class LineStore:
         self.say(f"line index written to {self.file}: the next read of this file parses the needed lines only")
 
 
-def _parts(body: bytes) -> tuple[dict, bytes]:
-    head, _, data = body.partition(b"\n")
-    meta = json.loads(head)
+def _parts(body: bytes) -> tuple[dict, memoryview]:
+    end = body.index(b"\n")
+    meta, data = json.loads(body[:end]), memoryview(body)[end + 1 :]  # the arrays: not copied
     if len(data) != meta["bytes"] or zlib.crc32(data) != meta["crc32"]:
         raise ValueError("its checksum does not match: the file is damaged")
     return meta, data
 
 
-def _arrays(meta: dict, data: bytes) -> LineIndex:
+def _arrays(meta: dict, data: memoryview) -> LineIndex:
     n, dim = meta["words"], meta["header"][0]
     sizes = [n * 8, n * 8, (n + 1) * 8, dim * 8 if meta["has_total"] else 0]
     if sum(sizes) != len(data):

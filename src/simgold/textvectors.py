@@ -29,6 +29,7 @@ scan's, to the bit. A gzip file is always scanned.
 from __future__ import annotations
 
 import mmap
+import os
 import threading
 import time
 import zlib
@@ -615,11 +616,9 @@ def _through_index(source, first: Header, targets: Targets, report: LoadReport, 
         index = store.load(first.dim, first.offset, first.lines_before, want_mean)
         if index is None:
             return None
-        source.mm.madvise(mmap.MADV_RANDOM)  # a few lines here and there, not the whole file
-        kept, looked_at = _indexed_lines(source.mm, first, targets, index, report.file)
+        kept, looked_at = _indexed_lines(source, first, targets, index, report.file)
     except Stale as err:
         store.say(f"{report.file}: line index {store.file} not used: {err}; the whole file is scanned")
-        source.mm.madvise(mmap.MADV_SEQUENTIAL)
         return None
     report.timings["index"] = time.perf_counter() - t0 - kept.seconds
     store.say(
@@ -629,21 +628,21 @@ def _through_index(source, first: Header, targets: Targets, report: LoadReport, 
     return kept, index.total if want_mean else None, index.words
 
 
-def _indexed_lines(mm, first: Header, targets: Targets, index, display: str) -> tuple[_Kept, int]:
+def _indexed_lines(source: _Mapped, first: Header, targets: Targets, index, display: str) -> tuple[_Kept, int]:
     """The needed lines at the places the index gives, each checked to be where it was indexed
     (raises ``Stale`` otherwise); and the number of lines looked at."""
-    data = np.frombuffer(mm, dtype=np.uint8)
-    if index.bounds[-1] != len(data):
-        raise Stale(f"the file has {len(data):,} bytes, the index {int(index.bounds[-1]):,}")
+    if index.bounds[-1] != source.size:
+        raise Stale(f"the file has {source.size:,} bytes, the index {int(index.bounds[-1]):,}")
     rows, keys = index.candidates(targets.keys)
     starts, ends = index.bounds[rows], index.bounds[rows + 1]
-    moved = _misplaced(data, rows, starts, ends, keys, first.offset, index.words)
-    del data  # the mapping can only close once no array points into it
+    # read, not mapped: a page fault per line (and the pages around it) costs more than a read
+    pieces = [_read_at(source.fh.fileno(), start - 1, end) for start, end in zip(starts.tolist(), ends.tolist())]
+    moved = _misplaced(pieces, rows, starts, ends, keys, first.offset, index.words, source.size)
     if len(moved):
         raise Stale(f"line {first.lines_before + int(moved[0]) + 1:,} is not where it was indexed")
     hits = []
-    for row, start, end in zip(rows.tolist(), starts.tolist(), ends.tolist()):
-        line = mm[start:end].removesuffix(b"\n")
+    for row, piece in zip(rows.tolist(), pieces):
+        line = piece[1:].removesuffix(b"\n")
         if b"\n" in line:
             raise Stale(f"line {first.lines_before + row + 1:,} is not where it was indexed")
         fields = line.split(None, 1)
@@ -658,13 +657,25 @@ def _indexed_lines(mm, first: Header, targets: Targets, index, display: str) -> 
     return kept, len(rows)
 
 
-def _misplaced(data: np.ndarray, rows, starts, ends, keys, offset: int, n_lines: int) -> np.ndarray:
-    """Rows of the lines that do not start after a line end (the first line: at ``offset``), end
-    with one (the last line: at the end of the file), or begin with the key they were indexed by."""
-    begins = np.where(rows == 0, starts == offset, data[np.maximum(starts - 1, 0)] == 10)
-    closed = np.where(rows == n_lines - 1, ends == len(data), data[np.maximum(ends - 1, 0)] == 10)
-    same = line_keys(data, starts) == keys
-    return rows[~(begins & closed & same)]
+def _read_at(fd: int, start: int, end: int) -> bytes:
+    """The bytes from ``start`` to ``end``; from -1: a line end stands in for the byte before the file."""
+    return os.pread(fd, end - start, start) if start >= 0 else b"\n" + os.pread(fd, end, 0)
+
+
+def _misplaced(pieces: list[bytes], rows, starts, ends, keys, offset: int, n_lines: int, size: int) -> np.ndarray:
+    """Rows of the lines (``pieces``: each after the byte before it) that are not whole, do not start
+    after a line end (the first line: at ``offset``), do not end with one (the last line: at the end
+    of the file), or do not begin with the key they were indexed by."""
+    lengths = np.array([len(p) for p in pieces], dtype=np.int64)
+    if not len(lengths):
+        return rows
+    data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    first = np.cumsum(lengths) - lengths + 1  # where each line begins in ``data``
+    whole = lengths == ends - starts + 1
+    begins = np.where(rows == 0, starts == offset, data[first - 1] == 10)
+    closed = np.where(rows == n_lines - 1, ends == size, data[np.clip(first + lengths - 2, 0, len(data) - 1)] == 10)
+    same = line_keys(data, np.minimum(first, len(data) - 1)) == keys
+    return rows[~(whole & begins & closed & same)]
 
 
 def _head(source, display: str) -> bytes:
