@@ -8,12 +8,14 @@ import gzip
 import os
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import simgold.lineindex
 import simgold.textvectors
 from simgold.embeddings import load_model
 from simgold.errors import InputError
+from simgold.tables import write_parquet
 
 # words sharing their first 8 bytes, multibyte UTF-8, duplicates (in another order than their keys'),
 # a line that begins with a blank
@@ -59,6 +61,16 @@ def assert_same(a, b):
         assert ra.mean.tobytes() == rb.mean.tobytes()
 
 
+def table_bytes(result, path) -> bytes:
+    """The embeddings table as the workflow's job writes it (with the duplicates and mean in its provenance)."""
+    table, report, _ = result
+    mean = None if report.mean is None else [float(x) for x in report.mean]
+    provenance = {"duplicates": [list(d) for d in report.duplicates], "mean_vector": mean}
+    types = {"vector": pa.list_(pa.float32(), report.dim)}
+    write_parquet(table, path, table="embeddings", provenance=provenance, types=types)
+    return path.read_bytes()
+
+
 def scans_forbidden(monkeypatch):
     def no_scan(*args, **kwargs):
         raise AssertionError("the whole file was scanned")
@@ -88,6 +100,7 @@ def test_a_second_read_goes_through_the_index_with_the_same_result(tmp_path, mon
     second = read(path, store=tmp_path / "store", monkeypatch=monkeypatch, oov="mean")
     assert_same(plain, first)
     assert_same(plain, second)
+    assert table_bytes(plain, tmp_path / "plain.parquet") == table_bytes(second, tmp_path / "indexed.parquet")
     assert "scan" not in second[1].timings and "index" in second[1].timings
     assert any("read through its line index" in m for m in second[2])
     # what a full scan must find, from the lines written (a plain loop): the first of a repeated word
@@ -131,6 +144,7 @@ def test_shared_files_read_the_same_through_the_index(shared, tmp_path, monkeypa
         assert "index" in second[1].timings and "scan" not in second[1].timings, path.name
         assert_same(plain, first)
         assert_same(plain, second)
+        assert table_bytes(plain, tmp_path / "a.parquet") == table_bytes(second, tmp_path / "b.parquet")
         assert plain[1].kept >= len(need) // 2, path.name
 
 
