@@ -13,12 +13,15 @@ sides alternately and `--runs` times (medians):
   runs, and 1), with where the time goes (scan of every line, parse of the kept lines, writing
   the embeddings table); and the workflow job's whole path, which also records the file's SHA-256
   in the table's provenance: hashed after the read, or on a thread of its own meanwhile (the job's way);
+* ours with the vector store (``$SIMGOLD_CACHE``, as workflow jobs have it): the first read, which
+  scans and writes the file's line index, and a later read through that index (only the needed
+  lines are read; simgold.lineindex), alone and as the job's path with the digest;
 * gensim KeyedVectors.load(mmap="r") of the prepared KV, then the needed words looked up: the
   fastest fair alternative (it reads no vectors until asked, but needs the prepared copy);
 * gensim load_word2vec_format of the binary copy, and of the text file (once: it takes a minute);
 * `cat` and `wc -l` on the text file: the time to read it once;
-* the scoring path (load + Spearman/Pearson/Kendall on both datasets): ours against gensim's
-  mmap load + evaluate_word_pairs, with the same scores.
+* the scoring path (load + Spearman/Pearson/Kendall on both datasets): ours (full scan, and through
+  the line index) against gensim's mmap load + evaluate_word_pairs, with the same scores.
 
 CPU and wall time and peak memory for each; the ratios at the end.
 """
@@ -27,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import time
@@ -38,6 +43,7 @@ import pandas as pd
 from gensim.test.utils import datapath
 
 DATASETS = ("wordsim353.tsv", "simlex999.txt")
+STORE = "/tmp/simgold-bench-store"  # the vector store (and line index) of the runs that use one
 
 
 def dataset_pairs(name: str) -> pd.DataFrame:
@@ -77,15 +83,27 @@ def write_file(path: Path, n_words: int, dim: int, seed: int = 0) -> None:
 # the sides (each runs in a fresh child process)
 
 
-def ours_load(path: str, threads: int, digest: str | None = None) -> dict:
+def use_store(store: str | None) -> None:
+    """The vector store of this process (its line index); None: none, whatever the caller's environment
+    says. Also imports what ``load_model`` imports on its first call: each side's library is imported
+    before its clock starts (gensim's too), also where Python writes no bytecode (this machine)."""
+    import simgold.config  # noqa: F401
+    import simgold.readers  # noqa: F401
+
+    os.environ["SIMGOLD_CACHE"] = store or "off"
+
+
+def ours_load(path: str, threads: int, digest: str | None = None, store: str | None = None) -> dict:
     """The needed words read and written; with ``digest``, also the file's SHA-256 for the table's
     provenance, as the workflow's job does: "after" the read (a second pass), or "meanwhile" (on a
-    thread of its own while the file is scanned, simgold.tables.hash_in_background: the job's way)."""
+    thread of its own while the file is scanned, simgold.tables.hash_in_background: the job's way);
+    with ``store``, the vector store (and the file's line index) there."""
     import pyarrow as pa
 
     from simgold.embeddings import load_model, needed_words
     from simgold.tables import hash_in_background, provenance, write_parquet
 
+    use_store(store)
     words = needed()
     t0, c0 = time.perf_counter(), _cpu()
     if digest == "meanwhile":
@@ -99,7 +117,8 @@ def ours_load(path: str, threads: int, digest: str | None = None) -> dict:
     wall, cpu = t2 - t0, _cpu() - c0
     have = set(table["word"].tolist())
     found = sum(1 for w in needed_words(words, True) if w in have)
-    return {"wall": wall, "cpu": cpu, "found": found, "timings": {**report.timings, "write": t2 - t1}}
+    timings = {**report.timings, "write": t2 - t1}
+    return {"wall": wall, "load": t1 - t0, "cpu": cpu, "found": found, "timings": timings}
 
 
 def gensim_load(path: str, how: str) -> dict:
@@ -116,10 +135,11 @@ def gensim_load(path: str, how: str) -> dict:
     return {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "found": len(vectors)}
 
 
-def ours_scores(path: str, threads: int) -> dict:
+def ours_scores(path: str, threads: int, store: str | None = None) -> dict:
     from simgold.embeddings import load_model
     from simgold.scoring import ScoringSettings, Vectors, correlation_scores, predictions
 
+    use_store(store)
     t0, c0 = time.perf_counter(), _cpu()
     pairs = {name: dataset_pairs(name) for name in DATASETS}
     table, _ = load_model({"path": path}, needed(), threads=threads)
@@ -127,7 +147,9 @@ def ours_scores(path: str, threads: int) -> dict:
     for name, p in pairs.items():
         pred = predictions(name, "bench", p, vectors)
         gold, sim = p["mean"].to_numpy(float), pred["sim"].to_numpy(float)
-        rows = correlation_scores(name, "bench", gold, sim, len(p), ScoringSettings(0, 0, 0.95))  # gensim has no CIs either
+        rows = correlation_scores(
+            name, "bench", gold, sim, len(p), ScoringSettings(0, 0, 0.95)
+        )  # gensim has no CIs either
         scores[name] = rows[0][4]
     return {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "scores": scores}
 
@@ -202,7 +224,8 @@ def alternate(sides: dict, runs: int) -> dict:
         for name, run in sides.items():
             results[name].append(run())
     return {
-        name: rs[-1] | {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "peak_mb")}
+        name: rs[-1]
+        | {k: statistics.median(r[k] for r in rs) for k in ("wall", "load", "cpu", "peak_mb") if k in rs[0]}
         for name, rs in results.items()
     }
 
@@ -230,14 +253,18 @@ def main() -> None:
     if prep == prep:
         print(f"preparing gensim's KV and binary copies took {prep:.1f} s (once per file)")
     command("cat", str(path))  # the same warm page cache for everyone
+    p = str(path)
     fast = alternate(
         {
-            "cat": lambda: command("cat", str(path)),
-            "wc -l": lambda: command("wc", "-l", str(path)),
-            "ours, 2 threads": lambda: in_child(ours_load, str(path), 2),
-            "ours, 1 thread": lambda: in_child(ours_load, str(path), 1),
-            "job: hashed after": lambda: in_child(ours_load, str(path), 2, "after"),
-            "job: hashed meanwhile": lambda: in_child(ours_load, str(path), 2, "meanwhile"),
+            "cat": lambda: command("cat", p),
+            "wc -l": lambda: command("wc", "-l", p),
+            "ours, 2 threads": lambda: in_child(ours_load, p, 2),
+            "ours, 1 thread": lambda: in_child(ours_load, p, 1),
+            "index written": lambda: first_read(p),
+            "through the index": lambda: in_child(ours_load, p, 2, None, STORE),
+            "job: hashed after": lambda: in_child(ours_load, p, 2, "after"),
+            "job: hashed meanwhile": lambda: in_child(ours_load, p, 2, "meanwhile"),
+            "job: index, hashed meanwhile": lambda: in_child(ours_load, p, 2, "meanwhile", STORE),
             "gensim mmap": lambda: in_child(gensim_load, str(kv_path), "mmap"),
         },
         args.runs,
@@ -245,43 +272,79 @@ def main() -> None:
     binary = alternate({"gensim binary": lambda: in_child(gensim_load, str(bin_path), "binary")}, 1)
     half = in_child(ours_load, f"{path}.half", 2)
     scoring = alternate(
-        {"ours": lambda: in_child(ours_scores, str(path), 2), "gensim": lambda: in_child(gensim_scores, str(kv_path))},
+        {
+            "ours": lambda: in_child(ours_scores, p, 2),
+            "ours, through the line index": lambda: in_child(ours_scores, p, 2, STORE),
+            "gensim": lambda: in_child(gensim_scores, str(kv_path)),
+        },
         args.runs,
     )
-    text = in_child(gensim_load, str(path), "text")
-    report(fast, binary, half, scoring, text, args.runs)
+    text = in_child(gensim_load, p, "text")
+    report_reads(fast, binary, half, text, args.runs)
+    report_scoring(fast, scoring, binary, text)
 
 
-def report(fast, binary, half, scoring, text, runs) -> None:
-    wc, ours = fast["wc -l"], fast["ours, 2 threads"]
+def first_read(path: str) -> dict:
+    """Our first read with a vector store: the full scan, which writes the file's line index."""
+    shutil.rmtree(STORE, ignore_errors=True)
+    return in_child(ours_load, path, 2, None, STORE)
+
+
+def report_reads(fast, binary, half, text, runs) -> None:
+    wc = fast["wc -l"]
     print(f"\nthe needed words from the file (medians of {runs} runs, taking turns; the machine may be shared):")
     print(line("cat", fast["cat"], wc))
     print(line("wc -l", wc, wc))
     for name in ("ours, 2 threads", "ours, 1 thread"):
-        t = fast[name]["timings"]
         print(line(f"{name} (found {fast[name]['found']:,})", fast[name], wc))
-        print(
-            f"{'':8s}where the time goes: scan of every line {t['scan']:.3f} s (summed over threads), "
-            f"parse of the kept lines {t['parse']:.3f} s, write of the table {t['write']:.3f} s"
-        )
+        print(where_the_time_goes(fast[name]))
     print(f"{'':8s}peak memory on a file of half the vocabulary: {half['peak_mb']:,.0f} MB")
+    print("with the vector store ($SIMGOLD_CACHE): the file's line index (simgold.lineindex)")
+    print(line("  first read: scan, index written", fast["index written"], wc))
+    print(where_the_time_goes(fast["index written"]))
+    print(
+        line(f"  read through the index (found {fast['through the index']['found']:,})", fast["through the index"], wc)
+    )
+    print(where_the_time_goes(fast["through the index"]))
     print("the workflow job's path: the same, plus the file's SHA-256 for the table's provenance")
     print(line("  hashed after the read (a second pass)", fast["job: hashed after"], wc))
     print(line("  hashed meanwhile (the job's way)", fast["job: hashed meanwhile"], wc))
+    print(line("  through the index, hashed meanwhile", fast["job: index, hashed meanwhile"], wc))
     print(line(f"gensim KeyedVectors.load(mmap='r') (found {fast['gensim mmap']['found']:,})", fast["gensim mmap"], wc))
     print(line("gensim load_word2vec_format, binary (1 run)", binary["gensim binary"], wc))
     print(line("gensim load_word2vec_format, text (1 run)", text, wc))
-    g = fast["gensim mmap"]
+
+
+def where_the_time_goes(r: dict) -> str:
+    t = r["timings"]
+    parts = [
+        f"scan of every line {t['scan']:.3f} s (summed over threads)" if "scan" in t else None,
+        f"line index written {t['index written']:.3f} s" if "index written" in t else None,
+        f"index looked up and lines checked {t['index']:.3f} s" if "index" in t else None,
+        f"parse of the kept lines {t['parse']:.3f} s",
+        f"write of the table {t['write']:.3f} s (the load alone: {r['load']:.3f} s wall)",
+    ]
+    return f"{'':8s}where the time goes: " + ", ".join(part for part in parts if part)
+
+
+def report_scoring(fast, scoring, binary, text) -> None:
+    wc, ours, indexed, g = fast["wc -l"], fast["ours, 2 threads"], fast["through the index"], fast["gensim mmap"]
     print("\nscoring path (load + Spearman/Pearson/Kendall on WordSim-353 and SimLex-999):")
     for name, r in scoring.items():
         s = r["scores"]
         print(line(name, r) + f"   Spearman {s['wordsim353.tsv']:.4f} / {s['simlex999.txt']:.4f}")
     print(
         f"\nratios (wall): ours / wc -l = {ours['wall'] / wc['wall']:.1f}x; "
-        f"gensim mmap / ours = {g['wall'] / ours['wall']:.2f}x (fastest fair alternative; it needs the prepared copy); "
-        f"gensim binary / ours = {binary['gensim binary']['wall'] / ours['wall']:.0f}x; "
+        f"through the line index / wc -l = {indexed['wall'] / wc['wall']:.2f}x; "
+        f"full scan / through the index = {ours['wall'] / indexed['wall']:.1f}x; "
+        f"first read with the index written / without = {fast['index written']['wall'] / ours['wall']:.2f}x; "
+        f"gensim mmap / ours = {g['wall'] / ours['wall']:.2f}x, "
+        f"/ ours through the index = {g['wall'] / indexed['wall']:.2f}x, / its load alone (no table written, as "
+        f"gensim's side) = {g['wall'] / indexed['load']:.2f}x (fastest fair alternative; it needs the "
+        f"prepared copy); gensim binary / ours = {binary['gensim binary']['wall'] / ours['wall']:.0f}x; "
         f"gensim text / ours = {text['wall'] / ours['wall']:.0f}x; "
-        f"scoring path gensim / ours = {scoring['gensim']['wall'] / scoring['ours']['wall']:.2f}x; "
+        f"scoring path gensim / ours = {scoring['gensim']['wall'] / scoring['ours']['wall']:.2f}x, "
+        f"/ ours through the index = {scoring['gensim']['wall'] / scoring['ours, through the line index']['wall']:.2f}x; "
         f"job with the digest, after / meanwhile = "
         f"{fast['job: hashed after']['wall'] / fast['job: hashed meanwhile']['wall']:.2f}x"
     )

@@ -18,11 +18,18 @@ Chunks are taken in file order: the first of a duplicated word is kept, and an e
 file's line. Tabs, runs of blanks, a blank at the end of a line (fastText), CRLF line ends and a
 UTF-8 byte-order mark are read as what they are; a file saved as UTF-16, or with CR-only line
 ends, is refused with a message.
+
+With a vector store (``$SIMGOLD_CACHE``; workflow jobs have one), the scan of a plain file also
+notes each line's key and start, and a scan without error leaves them there as the file's line
+index (``simgold.lineindex``). A later read of the unchanged file looks the needed words up in it
+and parses only their lines, each checked to be where it was indexed; the result is the full
+scan's, to the bit. A gzip file is always scanned.
 """
 
 from __future__ import annotations
 
 import mmap
+import os
 import threading
 import time
 import zlib
@@ -34,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
+from .lineindex import Stale, line_store
 from .progress import Progress
 
 CHUNK = 1 << 21  # bytes per chunk (whole lines, about 2 MB): small enough to stay in the CPU cache
@@ -313,6 +321,9 @@ class ChunkScan:
     error: _LineError | None = None
     sums: np.ndarray | None = None  # sum of every vector (oov: mean only)
     seconds: float = 0.0
+    size: int = 0  # bytes in the chunk
+    keys: np.ndarray | None = None  # every line's key and start in the chunk (for the line index only)
+    starts: np.ndarray | None = None
 
 
 _scratch = threading.local()
@@ -363,25 +374,34 @@ def fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.diff(upto, prepend=0)
 
 
-def key_matches(a: np.ndarray, starts: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Lines whose first field begins like a needed word, or that begin with a blank."""
+def line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The first 8 bytes of each line's first field as one little-endian number (zero-padded);
+    0 for a line that begins with a blank."""
     window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
     blank = window <= 32
     first = np.where(blank.any(axis=1), blank.argmax(axis=1), KEY)
     window[np.arange(KEY) >= first[:, None]] = 0
-    line_keys = window.view("<u8").ravel()
-    at = np.minimum(np.searchsorted(keys, line_keys), len(keys) - 1)
-    return np.flatnonzero((keys[at] == line_keys) | (first == 0))
+    return window.view("<u8").ravel()
 
 
-def scan_chunk(a: np.ndarray, targets: Targets, dim: int, want_mean: bool) -> ChunkScan:
-    """The lines of needed words in a chunk of whole lines, after checking every line's field count."""
+def key_matches(keys_of_lines: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Lines whose first field begins like a needed word, or that begin with a blank (key 0)."""
+    at = np.minimum(np.searchsorted(keys, keys_of_lines), len(keys) - 1)
+    return np.flatnonzero((keys[at] == keys_of_lines) | (keys_of_lines == 0))
+
+
+def scan_chunk(a: np.ndarray, targets: Targets, dim: int, want_mean: bool, index: bool = False) -> ChunkScan:
+    """The lines of needed words in a chunk of whole lines, after checking every line's field count
+    (with ``index``, also every line's key and start, for the line index)."""
     t0 = time.perf_counter()
     ends = line_ends(a)
     starts = np.r_[0, ends[:-1] + 1]
     odd = np.flatnonzero(fields_per_line(a, ends) != dim + 1)
-    look = np.union1d(odd, key_matches(a, starts, targets.keys)) if len(targets.keys) else odd
-    scan, odd = ChunkScan(len(ends), []), set(odd.tolist())
+    keys = line_keys(a, starts) if len(targets.keys) or index else None
+    look = np.union1d(odd, key_matches(keys, targets.keys)) if len(targets.keys) else odd
+    scan, odd = ChunkScan(len(ends), [], size=len(a)), set(odd.tolist())
+    if index:
+        scan.keys, scan.starts = keys, starts
     for i in look.tolist():
         line = a[starts[i] : ends[i]].tobytes()
         fields = line.split() if i in odd else line.split(None, 1)  # the whole line only when in doubt
@@ -552,16 +572,22 @@ def read_text_vectors(
     path, display: str, needed, *, header: bool, want_mean: bool = False, threads: int = 1, log=None
 ) -> tuple[dict[str, tuple[np.ndarray, int]], LoadReport]:
     """Stream a word2vec (``header``) or GloVe text file, plain or gzip; return
-    ({word: (float32 vector, line)}, report) for the needed words found."""
+    ({word: (float32 vector, line)}, report) for the needed words found. A plain file with a
+    line index in the vector store (``simgold.lineindex``) has only its needed lines read."""
     source = open_source(Path(path))
-    fmt = ("word2vec-text" if header else "glove-text") + (" (gzip)" if isinstance(source, _Gzipped) else "")
-    report = LoadReport(display, fmt)
+    gzipped, fmt = isinstance(source, _Gzipped), "word2vec-text" if header else "glove-text"
+    report = LoadReport(display, fmt + (" (gzip)" if gzipped else ""))
     try:
         first = read_header(_head(source, display), display, header, report.notes)
-        report.dim = first.dim
-        kept, total, words = _read_body(source, first, Targets(needed), report, want_mean, threads, log)
+        report.dim, targets = first.dim, Targets(needed)
+        store = line_store(source, path, display, fmt, gzipped, log)
+        body = _through_index(source, first, targets, report, want_mean, store)
+        scanned = body is None
+        if scanned:
+            body = _read_body(source, first, targets, report, want_mean, threads, log, store)
     finally:
         source.close()
+    kept, total, words = body
     if first.count is not None and first.count != words:
         raise InputError(
             display,
@@ -569,11 +595,87 @@ def read_text_vectors(
             row=1,
             expected="a header matching the body",
         )
+    if store is not None and scanned:
+        t0 = time.perf_counter()
+        store.save(first.dim, first.offset, first.lines_before, words, total)
+        report.timings["index written"] = time.perf_counter() - t0
     report.lines, report.kept, report.duplicates = words, len(kept.vectors), kept.duplicates
     report.timings["parse"] = kept.seconds
     if want_mean and words:
         report.mean = (total / words).astype(np.float32)
     return kept.vectors, report
+
+
+def _through_index(source, first: Header, targets: Targets, report: LoadReport, want_mean: bool, store):
+    """(kept, sum of every vector, word count) through the file's line index; None when there is
+    no index that can serve this read (said in the log when there is one): then the file is scanned."""
+    if store is None:
+        return None
+    t0 = time.perf_counter()
+    try:
+        index = store.load(first.dim, first.offset, first.lines_before, want_mean)
+        if index is None:
+            return None
+        kept, looked_at = _indexed_lines(source, first, targets, index, report.file)
+    except Stale as err:
+        store.say(f"{report.file}: line index {store.file} not used: {err}; the whole file is scanned")
+        return None
+    report.timings["index"] = time.perf_counter() - t0 - kept.seconds
+    store.say(
+        f"{report.file}: read through its line index {store.file} (the file has the size, mtime and inode it "
+        f"had when indexed): {looked_at:,} of its {index.words:,} lines looked at, the rest not read"
+    )
+    return kept, index.total if want_mean else None, index.words
+
+
+def _indexed_lines(source: _Mapped, first: Header, targets: Targets, index, display: str) -> tuple[_Kept, int]:
+    """The needed lines at the places the index gives, each checked to be where it was indexed
+    (raises ``Stale`` otherwise); and the number of lines looked at."""
+    if index.bounds[-1] != source.size:
+        raise Stale(f"the file has {source.size:,} bytes, the index {int(index.bounds[-1]):,}")
+    rows, keys = index.candidates(targets.keys)
+    starts, ends = index.bounds[rows], index.bounds[rows + 1]
+    # read, not mapped: a page fault per line (and the pages around it) costs more than a read
+    pieces = [_read_at(source.fh.fileno(), start - 1, end) for start, end in zip(starts.tolist(), ends.tolist())]
+    moved = _misplaced(pieces, rows, starts, ends, keys, first.offset, index.words, source.size)
+    if len(moved):
+        raise Stale(f"line {first.lines_before + int(moved[0]) + 1:,} is not where it was indexed")
+    hits = []
+    for row, piece in zip(rows.tolist(), pieces):
+        line = piece[1:].removesuffix(b"\n")
+        if b"\n" in line:
+            raise Stale(f"line {first.lines_before + row + 1:,} is not where it was indexed")
+        fields = line.split(None, 1)
+        if fields and fields[0] in targets.words:
+            hits.append((row, fields[0], line))
+    kept = _Kept(targets, first.dim, display)
+    try:
+        kept.add(first.lines_before, hits)
+        kept.flush()
+    except InputError as err:
+        raise Stale(f"a line it points to does not read as a word and {first.dim} numbers ({err})") from None
+    return kept, len(rows)
+
+
+def _read_at(fd: int, start: int, end: int) -> bytes:
+    """The bytes from ``start`` to ``end``; from -1: a line end stands in for the byte before the file."""
+    return os.pread(fd, end - start, start) if start >= 0 else b"\n" + os.pread(fd, end, 0)
+
+
+def _misplaced(pieces: list[bytes], rows, starts, ends, keys, offset: int, n_lines: int, size: int) -> np.ndarray:
+    """Rows of the lines (``pieces``: each after the byte before it) that are not whole, do not start
+    after a line end (the first line: at ``offset``), do not end with one (the last line: at the end
+    of the file), or do not begin with the key they were indexed by."""
+    lengths = np.array([len(p) for p in pieces], dtype=np.int64)
+    if not len(lengths):
+        return rows
+    data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    first = np.cumsum(lengths) - lengths + 1  # where each line begins in ``data``
+    whole = lengths == ends - starts + 1
+    begins = np.where(rows == 0, starts == offset, data[first - 1] == 10)
+    closed = np.where(rows == n_lines - 1, ends == size, data[np.clip(first + lengths - 2, 0, len(data) - 1)] == 10)
+    same = line_keys(data, np.minimum(first, len(data) - 1)) == keys
+    return rows[~(whole & begins & closed & same)]
 
 
 def _head(source, display: str) -> bytes:
@@ -583,12 +685,13 @@ def _head(source, display: str) -> bytes:
         raise InputError(display, f"not a readable gzip file ({err})", row=1, expected="a complete gzip file") from None
 
 
-def _read_body(source, first: Header, targets: Targets, report: LoadReport, want_mean, threads, log):
-    """Every chunk's scan taken in file order: kept lines, the sum of every vector, the line count."""
-    display, dim = report.file, first.dim
+def _read_body(source, first: Header, targets: Targets, report: LoadReport, want_mean, threads, log, store=None):
+    """Every chunk's scan taken in file order: kept lines, the sum of every vector, the line count
+    (and, with a line ``store``, every line's key and start given to it)."""
+    display, dim, index = report.file, first.dim, store is not None
     kept, total, line_no = _Kept(targets, dim, display), np.zeros(dim) if want_mean else None, first.lines_before
     progress, report.timings["scan"] = Progress(log), 0.0
-    scans = _in_order(source, first.offset, lambda a: scan_chunk(a, targets, dim, want_mean), threads)
+    scans = _in_order(source, first.offset, lambda a: scan_chunk(a, targets, dim, want_mean, index), threads)
     try:
         for end, scan in scans:
             kept.add(line_no, scan.hits)
@@ -598,6 +701,8 @@ def _read_body(source, first: Header, targets: Targets, report: LoadReport, want
                 raise InputError(display, err.message, row=line_no + err.index + 1, expected=err.expected)
             if want_mean:
                 total += scan.sums
+            if index:
+                store.add(scan.keys, scan.starts + (end - scan.size))
             line_no += scan.n_lines
             report.timings["scan"] += scan.seconds
             source.scanned(end)
