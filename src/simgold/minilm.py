@@ -173,11 +173,11 @@ class MiniLM:
 
     def identity(self, kind: str) -> str:
         """What decides this model's vectors: its files, this code, numpy and the BLAS kernels."""
-        from .tables import sha256_file
+        from .tables import input_sha256
         from .vectorcache import blas_identity, identity
 
-        files = [sha256_file(self.path / name) for name in ("model.safetensors", "tokenizer.json", "config.json")]
-        return identity("minilm", kind, files, sha256_file(__file__), np.__version__, blas_identity())
+        files = [input_sha256(self.path / name) for name in ("model.safetensors", "tokenizer.json", "config.json")]
+        return identity("minilm", kind, files, input_sha256(__file__), np.__version__, blas_identity())
 
     def store(self, kind: str, log=None):
         """The vector store (``static`` or ``in-context``) of this model at ``$SIMGOLD_CACHE``."""

@@ -462,6 +462,36 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
+BIG_INPUT = 16 << 20  # inputs from this size have their SHA-256 remembered in the vector store
+DIGESTS = "digests"  # ... in this directory of it
+
+
+def input_sha256(path: str | Path) -> str:
+    """The SHA-256 of an input, remembered in the vector store (``$SIMGOLD_CACHE``, which workflow jobs
+    have) for files of ``BIG_INPUT`` bytes or more, under the file's identity (path, size, mtime, inode,
+    status-change time): a rerun of the embeddings job on an unchanged 4 GB file does not read it all
+    again for its provenance. Without a store, or for a changed file, it is computed (and noted)."""
+    from .vectorcache import cache_root, file_identity, identity, write_atomically
+
+    root = cache_root()
+    if root is None or os.path.getsize(path) < BIG_INPUT:
+        return sha256_file(path)
+    seen = file_identity(path)
+    note = Path(root) / DIGESTS / (identity(seen["path"]) + ".json")
+    try:
+        kept = json.loads(note.read_text(encoding="utf-8"))
+        if kept["file"] == seen and len(kept["sha256"]) == 64:
+            return kept["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none yet, or not as written: computed below
+    digest = sha256_file(path)
+    try:
+        write_atomically(note, json.dumps({"file": seen, "sha256": digest}).encode())
+    except OSError:
+        pass  # a read-only store: the digest is right, the next run computes it again
+    return digest
+
+
 _digests: dict[str, Future] = {}  # path -> its SHA-256 being computed (hash_in_background)
 
 
@@ -473,14 +503,14 @@ def hash_in_background(paths) -> None:
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
     for path in sorted({str(p) for p in paths}, key=lambda p: -os.path.getsize(p) if os.path.isfile(p) else 0):
         if path not in _digests:
-            _digests[path] = pool.submit(sha256_file, path)
+            _digests[path] = pool.submit(input_sha256, path)
     pool.shutdown(wait=False)
 
 
 def input_digest(path: str | Path) -> str:
     """The SHA-256 of an input: from the background hashing when it was started, else computed now."""
     future = _digests.get(str(path))
-    return future.result() if future is not None else sha256_file(path)
+    return future.result() if future is not None else input_sha256(path)
 
 
 LIBRARIES = ("simgold", "pandas", "pyarrow", "numpy", "scipy")

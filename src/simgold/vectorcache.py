@@ -33,6 +33,7 @@ import numpy as np
 
 DEFAULT = ".snakemake/simgold-cache"
 SUFFIX = ".vectors"
+FILE_FIELDS = ("path", "size", "mtime_ns", "ino", "ctime_ns")
 
 
 def cache_root() -> Path | None:
@@ -52,6 +53,27 @@ def blas_identity() -> list:
 
     keys = ("internal_api", "version", "architecture")
     return sorted(tuple(str(lib.get(k)) for k in keys) for lib in threadpool_info() if lib.get("user_api") == "blas")
+
+
+def file_identity(path, st: os.stat_result | None = None) -> dict:
+    """What says a file is the one read before: its resolved path, size, modification time (ns), inode
+    and status-change time (Snakemake reruns on a new mtime; ``touch``/``os.utime`` cannot set the
+    status-change time back, so an edit that restores size and mtime still shows)."""
+    st = st if st is not None else os.stat(path)
+    values = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+    return dict(zip(FILE_FIELDS, values))
+
+
+def write_atomically(final: Path, body: bytes) -> None:
+    """``body`` to ``final`` through a temporary name and a rename: jobs at once, on one machine or on a
+    cluster's shared file system, never see half a file."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        tmp.write_bytes(body)
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class VectorStore:
@@ -80,13 +102,9 @@ class VectorStore:
         matrix = np.ascontiguousarray([vectors[t] for t in texts])
         head = json.dumps({"dtype": matrix.dtype.str, "shape": matrix.shape, "texts": texts}).encode() + b"\n"
         body = head + matrix.tobytes()
-        self.dir.mkdir(parents=True, exist_ok=True)
         final = self.dir / (hashlib.sha256(body).hexdigest()[:32] + SUFFIX)
-        if final.exists():
-            return
-        tmp = self.dir / f".{final.name}.{uuid.uuid4().hex}.tmp"
-        tmp.write_bytes(body)
-        os.replace(tmp, final)
+        if not final.exists():
+            write_atomically(final, body)
 
     def _read(self, path: Path) -> list[tuple[str, np.ndarray]]:
         """A stored file's entries; a file that does not read back as written is skipped (and said)."""
