@@ -208,3 +208,24 @@ def test_rankdata_is_scipys_to_the_bit():
         for axis in (0, 1):
             assert np.array_equal(rankdata(block, axis=axis), scipy_rankdata(block, axis=axis), equal_nan=True)
     assert rankdata([3.0, 1.0, 3.0, 2.0]).tolist() == [3.5, 1.0, 3.5, 2.0]  # by hand
+
+
+def test_rankdata_omitting_nan_is_scipys_to_the_bit():
+    """``nan_policy="omit"`` (split-half reliability): NaN stays NaN, the rest ranked among themselves,
+    as scipy ranks them, with ties, infinities and whole NaN slices."""
+    from scipy.stats import rankdata as scipy_rankdata
+
+    from simgold.rank_correlation import rankdata
+
+    rng = np.random.default_rng(11)
+    for trial in range(200):
+        shape = (int(rng.integers(1, 30)), int(rng.integers(1, 8)))
+        x = rng.integers(0, 5, size=shape).astype(float) + (rng.random(shape) if trial % 2 else 0.0)
+        x[rng.random(shape) < 0.25] = np.nan
+        x[rng.random(shape) < 0.05] = np.inf
+        for axis in (0, 1):
+            ours, scipys = rankdata(x, axis=axis, nan_policy="omit"), scipy_rankdata(x, axis=axis, nan_policy="omit")
+            assert np.array_equal(ours, scipys, equal_nan=True)
+    assert np.array_equal(rankdata([2.0, np.nan, 1.0, 2.0], nan_policy="omit"), [2.5, np.nan, 1.0, 2.5], equal_nan=True)
+    with pytest.raises(ValueError, match="nan_policy"):
+        rankdata([1.0], nan_policy="raise")

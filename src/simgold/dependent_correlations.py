@@ -25,9 +25,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
-from scipy.stats import rankdata
-from scipy.stats import t as student_t
+from scipy.special import stdtr  # Student's t (scipy.stats.t.sf calls it), without importing scipy.stats
 
+from .rank_correlation import rankdata
 from .tables import TABLES
 
 R_JK_LEVELS = (0.5, 0.7, 0.9)
@@ -82,7 +82,7 @@ def williams_test(r_jg, r_kg, r_jk, n: int):
         denominator = 2.0 * det * (n - 1) / (n - 3) + ((r_jg + r_kg) ** 2 / 4.0) * (1.0 - r_jk) ** 3
         t = (r_jg - r_kg) * np.sqrt((n - 1) * (1.0 + r_jk) / denominator)
     t = np.where(det < 0, np.nan, t)
-    p = 2.0 * student_t.sf(np.abs(t), df)
+    p = 2.0 * stdtr(df, -np.abs(t))  # two-sided: scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
     return WilliamsResult(_scalar(t), df, _scalar(p))
 
 

@@ -37,10 +37,13 @@ RANK_TABLE_CELLS = 1 << 23  # pairs x score codes of a counting sort; beyond it,
 ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
 
 
-def rankdata(a, axis: int | None = None) -> np.ndarray:
+def rankdata(a, axis: int | None = None, nan_policy: str = "propagate") -> np.ndarray:
     """Average ranks (1-based, ties get the mean of their positions), as ``scipy.stats.rankdata``
-    gives them to the bit (its algorithm; NaN in a slice makes the slice NaN, its default policy),
-    without importing scipy.stats: about a second of CPU in every job that ranks."""
+    gives them to the bit (its algorithm; NaN in a slice makes the slice NaN, its default policy;
+    ``nan_policy="omit"``: NaN stays NaN and the other values are ranked among themselves), without
+    importing scipy.stats: about a second of CPU in every job that ranks."""
+    if nan_policy not in ("propagate", "omit"):
+        raise ValueError(f"nan_policy {nan_policy!r}: expected propagate or omit")
     x = np.asarray(a, dtype=np.float64)
     if axis is None:
         x, axis = x.ravel(), 0
@@ -60,7 +63,9 @@ def rankdata(a, axis: int | None = None) -> np.ndarray:
     end = np.minimum.accumulate(np.where(last, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
     ranks = np.empty(rows.shape)
     np.put_along_axis(ranks, order, 0.5 * (start + end + 2), axis=1)  # scipy: 0.5 * (count + count_before + 1)
-    ranks[np.isnan(rows).any(axis=1)] = np.nan
+    # numpy sorts NaN last, each NaN unequal to the next: the other values' ranks are as without them
+    missing = np.isnan(rows)
+    ranks[missing if nan_policy == "omit" else missing.any(axis=1)] = np.nan
     return np.moveaxis(ranks.reshape(moved.shape), -1, axis)
 
 
