@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -52,9 +53,14 @@ def _imports(path) -> set[str]:
     return names
 
 
+@functools.cache
+def _packages_distributions() -> dict[str, list[str]]:
+    return metadata.packages_distributions()  # reads every installed distribution's file list: once
+
+
 def _distributions_needed(script) -> set[str]:
     """The installed distributions a workflow script needs, through the library, lazy imports included."""
-    lib, by_module = ROOT / "src" / "simgold", metadata.packages_distributions()
+    lib, by_module = ROOT / "src" / "simgold", _packages_distributions()
     seen, todo, needed = set(), [script], set()
     while todo:
         path = todo.pop()
