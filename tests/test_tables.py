@@ -110,3 +110,22 @@ def test_a_damaged_note_or_no_store_means_the_digest_is_computed(tmp_path, monke
     other.write_bytes(path.read_bytes() + b"!")
     assert tables.input_sha256(other) == _sha256(other)
     assert len(list((tmp_path / "store" / tables.DIGESTS).iterdir())) == 1  # nothing noted without a store
+
+
+def test_a_jobs_background_digest_of_a_big_input_is_remembered_in_its_store(tmp_path, monkeypatch):
+    """A workflow job (two threads, no $SIMGOLD_CACHE given: the default store under .snakemake/) hashes
+    its big input in the background through the store, so that its rerun does not read it again."""
+    monkeypatch.setattr(workflow, "limit_threads", lambda threads: threads)
+    monkeypatch.setattr(tables, "BIG_INPUT", 1000)
+    monkeypatch.delenv("SIMGOLD_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (path,) = _files(tmp_path, [4000])
+    seen = {}
+
+    def main(snakemake, log):
+        seen["prov"] = provenance("r", {}, {}, {"big": str(path)})["inputs"]
+
+    run(SimpleNamespace(threads=2, input=[str(path)], log=[], rule="r"), main)
+    assert seen["prov"] == {"big": _sha256(path)}
+    notes = list((tmp_path / ".snakemake" / "simgold-cache" / tables.DIGESTS).iterdir())
+    assert len(notes) == 1 and _sha256(path) in notes[0].read_text()

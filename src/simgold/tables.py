@@ -473,10 +473,10 @@ def input_sha256(path: str | Path) -> str:
     again for its provenance. Without a store, or for a changed file, it is computed (and noted)."""
     from .vectorcache import cache_root, file_identity, identity, write_atomically
 
-    root = cache_root()
-    if root is None or os.path.getsize(path) < BIG_INPUT:
+    root, st = cache_root(), os.stat(path)
+    if root is None or st.st_size < BIG_INPUT:
         return sha256_file(path)
-    seen = file_identity(path)
+    seen = file_identity(path, st)
     note = Path(root) / DIGESTS / (identity(seen["path"]) + ".json")
     try:
         kept = json.loads(note.read_text(encoding="utf-8"))

@@ -29,9 +29,9 @@ def run(snakemake, main) -> None:
     threads or more hashes its inputs (for provenance) on one of them while it works.
     """
     limit_threads(snakemake.threads)
+    os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)  # before the digests: they are remembered there
     if snakemake.threads >= 2:  # a spare thread the job declared: the inputs' digests meanwhile
         hash_in_background(snakemake.input)
-    os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)
     log = logging.getLogger(f"simgold.{snakemake.rule}")
     log.setLevel(logging.INFO)
     log.handlers.clear()
