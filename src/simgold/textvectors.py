@@ -622,7 +622,7 @@ def _through_index(source, first: Header, targets: Targets, report: LoadReport, 
         return None
     report.timings["index"] = time.perf_counter() - t0 - kept.seconds
     store.say(
-        f"{report.file}: read through its line index {store.file} (the file has the size, mtime and inode it "
+        f"{report.file}: read through its line index {store.file} (the file has the size, times and inode it "
         f"had when indexed): {looked_at:,} of its {index.words:,} lines looked at, the rest not read"
     )
     return kept, index.total if want_mean else None, index.words
