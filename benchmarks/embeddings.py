@@ -100,10 +100,8 @@ def ours_load(path: str, threads: int, digest: str | None = None, store: str | N
     provenance, as the workflow's job does: "after" the read (a second pass), or "meanwhile" (on a
     thread of its own while the file is scanned, simgold.tables.hash_in_background: the job's way);
     with ``store``, the vector store (and the file's line index) there."""
-    import pyarrow as pa
-
-    from simgold.embeddings import load_model, needed_words
-    from simgold.tables import hash_in_background, provenance, write_parquet
+    from simgold.embeddings import load_model, needed_words, write_embeddings
+    from simgold.tables import hash_in_background, provenance
 
     use_store(store)
     words = needed()
@@ -112,9 +110,8 @@ def ours_load(path: str, threads: int, digest: str | None = None, store: str | N
         hash_in_background([path])
     table, report = load_model({"path": path}, words, threads=threads)
     t1 = time.perf_counter()
-    vector_type = {"vector": pa.list_(pa.float32(), report.dim)}
     prov = provenance("embeddings", {}, {}, {"file": path}) if digest else {}
-    write_parquet(table, "/tmp/simgold-bench.parquet", table="embeddings", provenance=prov, types=vector_type)
+    write_embeddings(table, report, "/tmp/simgold-bench.parquet", prov)  # as the workflow's job writes it
     t2 = time.perf_counter()
     wall, cpu = t2 - t0, _cpu() - c0
     have = set(table["word"].tolist())

@@ -8,14 +8,12 @@ import gzip
 import os
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 import simgold.lineindex
 import simgold.textvectors
-from simgold.embeddings import load_model
+from simgold.embeddings import load_model, write_embeddings
 from simgold.errors import InputError
-from simgold.tables import write_parquet
 
 # words sharing their first 8 bytes, multibyte UTF-8, duplicates (in another order than their keys'),
 # a line that begins with a blank
@@ -64,10 +62,7 @@ def assert_same(a, b):
 def table_bytes(result, path) -> bytes:
     """The embeddings table as the workflow's job writes it (with the duplicates and mean in its provenance)."""
     table, report, _ = result
-    mean = None if report.mean is None else [float(x) for x in report.mean]
-    provenance = {"duplicates": [list(d) for d in report.duplicates], "mean_vector": mean}
-    types = {"vector": pa.list_(pa.float32(), report.dim)}
-    write_parquet(table, path, table="embeddings", provenance=provenance, types=types)
+    write_embeddings(table, report, path, {})
     return path.read_bytes()
 
 

@@ -110,22 +110,3 @@ def test_le_2017_on_the_shipped_data(glove_ws353):
         assert small["trend_spearman"].iloc[0] < 0  # the tendency is there all the same
     assert max(shares.values()) < 0.9 and shares[10] < 0.3
     assert shares[500] > shares[10]  # the verdict depends on how many samples were drawn
-
-
-def test_trend_is_scipys_spearman_to_the_bit():
-    """The trend (Spearman of noise level against score) without scipy.stats: scipy's statistic to the
-    bit on repeated levels and tied scores; NaN for a constant input, as scipy."""
-    import warnings
-
-    from simgold.noise import _spearman
-
-    rng = np.random.default_rng(5)
-    for trial in range(100):
-        per_level = int(rng.integers(1, 300))
-        levels = np.repeat(np.round(0.2 * np.arange(int(rng.integers(2, 17))), 10), per_level)
-        scores = rng.random(len(levels))
-        scores = np.round(scores, 2) if trial % 2 else scores - 0.3 * levels
-        assert _spearman(levels, scores) == spearmanr(levels, scores)[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert np.isnan(_spearman(levels, np.ones(len(levels)))) and np.isnan(spearmanr(levels, np.ones(len(levels)))[0])

@@ -229,3 +229,25 @@ def test_rankdata_omitting_nan_is_scipys_to_the_bit():
     assert np.array_equal(rankdata([2.0, np.nan, 1.0, 2.0], nan_policy="omit"), [2.5, np.nan, 1.0, 2.5], equal_nan=True)
     with pytest.raises(ValueError, match="nan_policy"):
         rankdata([1.0], nan_policy="raise")
+
+
+def test_spearman_statistic_is_scipys_to_the_bit():
+    """Spearman without scipy.stats (the noise trend, the translation correlations): scipy's statistic
+    to the bit on repeated levels and tied scores; NaN for a constant input, as scipy."""
+    import warnings
+
+    from scipy.stats import spearmanr
+
+    from simgold.rank_correlation import spearmanr_statistic
+
+    rng = np.random.default_rng(5)
+    for trial in range(100):
+        per_level = int(rng.integers(1, 300))
+        levels = np.repeat(np.round(0.2 * np.arange(int(rng.integers(2, 17))), 10), per_level)
+        scores = rng.random(len(levels))
+        scores = np.round(scores, 2) if trial % 2 else scores - 0.3 * levels
+        assert spearmanr_statistic(levels, scores) == spearmanr(levels, scores)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        flat = np.ones(len(levels))
+        assert np.isnan(spearmanr_statistic(levels, flat)) and np.isnan(spearmanr(levels, flat)[0])

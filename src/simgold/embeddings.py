@@ -401,6 +401,19 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
     return table, report
 
 
+def write_embeddings(table: pd.DataFrame, report: LoadReport, path, provenance: dict) -> None:
+    """The embeddings table as the workflow keeps it: each vector a fixed-size float32 list; the
+    duplicated words of the file and (``oov: mean``) the mean of its vectors in the provenance."""
+    import pyarrow as pa
+
+    from .tables import write_parquet
+
+    prov = {**provenance, "duplicates": [list(d) for d in report.duplicates]}
+    if report.mean is not None:
+        prov["mean_vector"] = [float(x) for x in np.asarray(report.mean, dtype=np.float64)]
+    write_parquet(table, path, table="embeddings", provenance=prov, types={"vector": pa.list_(pa.float32(), report.dim)})
+
+
 def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
     """(kept, report, subword words) of a configured embedding file, by its format."""
     from .models import FORMATS

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from .rank_correlation import rankdata  # scipy's ranks to the bit, without importing scipy.stats (a second per job)
+from .rank_correlation import rankdata, spearmanr_statistic  # scipy's to the bit, without importing scipy.stats
 from .scoring import _rowwise_pearson
 from .seeds import seed_for
 from .tables import TABLES
@@ -72,7 +72,7 @@ def noise_check(
     pooled = scores.reshape(len(levels), -1)
     curves = scores.mean(axis=2)  # (levels, m): each repetition's curve
     monotonic = float(np.mean(np.all(np.diff(curves, axis=0) < 0, axis=0))) if len(levels) > 1 else float("nan")
-    trend = _spearman(np.repeat(levels, pooled.shape[1]), pooled.ravel()) if len(levels) > 1 else float("nan")
+    trend = spearmanr_statistic(np.repeat(levels, pooled.shape[1]), pooled.ravel()) if len(levels) > 1 else float("nan")
     return pd.DataFrame(
         {
             "dataset": dataset,
@@ -91,15 +91,6 @@ def noise_check(
         },
         columns=list(NOISE_COLUMNS),
     )
-
-
-def _spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """``scipy.stats.spearmanr(x, y)``'s statistic to the bit: the columns' ranks correlated by
-    ``np.corrcoef`` as scipy does it (NaN for a constant input, as scipy)."""
-    ranked = rankdata(np.column_stack((x, y)), axis=0)
-    if (ranked[:, 0] == ranked[0, 0]).all() or (ranked[:, 1] == ranked[0, 1]).all():
-        return float("nan")
-    return float(np.corrcoef(ranked, rowvar=False)[1, 0])
 
 
 def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) -> np.ndarray:

@@ -69,6 +69,15 @@ def rankdata(a, axis: int | None = None, nan_policy: str = "propagate") -> np.nd
     return np.moveaxis(ranks.reshape(moved.shape), -1, axis)
 
 
+def spearmanr_statistic(x, y) -> float:
+    """``scipy.stats.spearmanr(x, y)[0]`` to the bit, without importing scipy.stats: the two columns'
+    ranks correlated by ``np.corrcoef`` as scipy computes it; NaN for a constant input, as scipy."""
+    ranked = rankdata(np.column_stack((np.asarray(x, dtype=float), np.asarray(y, dtype=float))), axis=0)
+    if (ranked[:, 0] == ranked[0, 0]).all() or (ranked[:, 1] == ranked[0, 1]).all():
+        return float("nan")
+    return float(np.corrcoef(ranked, rowvar=False)[1, 0])
+
+
 @dataclass
 class RatingMatrix:
     """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""

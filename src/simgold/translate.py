@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .rank_correlation import spearmanr_statistic  # scipy's Spearman, without importing scipy.stats
 from .readers import read_source_table
 from .tables import TABLES
 
@@ -298,15 +299,13 @@ def row_alignment(
 ) -> tuple[float, int]:
     """Spearman between the two gold standards, row i against row i (a translation in the same
     order correlates well; a file in another order does not)."""
-    from scipy.stats import spearmanr  # here: scipy.stats costs a second to import
-
     n = min(len(target_items), len(source_items))
     t = target_items["item_id"].iloc[:n].map(target_gold.set_index("item_id")["mean"]).to_numpy(float)
     s = source_items["item_id"].iloc[:n].map(source_gold.set_index("item_id")["mean"]).to_numpy(float)
     ok = ~np.isnan(t) & ~np.isnan(s)
     if ok.sum() < 10:
         return float("nan"), int(ok.sum())
-    return float(spearmanr(t[ok], s[ok])[0]), int(ok.sum())
+    return spearmanr_statistic(t[ok], s[ok]), int(ok.sum())
 
 
 def translate_dataset(
@@ -370,8 +369,6 @@ def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str
 def crosslingual(groups: dict[str, dict], languages: dict[str, str]):
     """``groups``: root dataset -> {"items": root items, "gold": {dataset: gold}, "links": {dataset:
     translated items (source_item_id = root item id)}}. Returns (wide table, correlations)."""
-    from scipy.stats import spearmanr  # here: scipy.stats costs a second to import
-
     wide_parts, corr_rows = [], []
     for root, g in sorted(groups.items()):
         base = g["items"][["item_id", "word1", "word2"]].rename(columns={"item_id": "source_item_id"})
@@ -386,7 +383,7 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str]):
         for a_i, a in enumerate(members):
             for b in members[a_i + 1 :]:
                 both = base[[a, b]].dropna()
-                rho = spearmanr(both[a], both[b])[0] if len(both) >= 3 else np.nan
+                rho = spearmanr_statistic(both[a], both[b]) if len(both) >= 3 else np.nan
                 corr_rows.append(
                     {
                         "source_dataset": root,

@@ -1,11 +1,8 @@
 """Vectors of every word the model's datasets need: one pass over the embedding file (or computed once per word)."""
 
-import numpy as np
-import pyarrow as pa
-
-from simgold.embeddings import coverage_warning, load_model
+from simgold.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.scoring import words_of
-from simgold.tables import read_parquet, write_parquet
+from simgold.tables import read_parquet
 from simgold.workflow import provenance_for, run
 
 
@@ -34,17 +31,7 @@ def main(snakemake, log):
         log.warning("%s", warning)
     for word, first, again in report.duplicates:
         log.info("  duplicated word %r: line %d kept, line %d ignored", word, first, again)
-    prov = provenance_for(snakemake)
-    prov["duplicates"] = [list(d) for d in report.duplicates]
-    if report.mean is not None:
-        prov["mean_vector"] = [float(x) for x in np.asarray(report.mean, dtype=np.float64)]
-    write_parquet(
-        table,
-        snakemake.output[0],
-        table="embeddings",
-        provenance=prov,
-        types={"vector": pa.list_(pa.float32(), report.dim)},
-    )
+    write_embeddings(table, report, snakemake.output[0], provenance_for(snakemake))
 
 
 run(snakemake, main)
