@@ -110,3 +110,24 @@ def test_le_2017_on_the_shipped_data(glove_ws353):
         assert small["trend_spearman"].iloc[0] < 0  # the tendency is there all the same
     assert max(shares.values()) < 0.9 and shares[10] < 0.3
     assert shares[500] > shares[10]  # the verdict depends on how many samples were drawn
+
+
+def test_rows_no_item_uses_get_no_noise(glove_ws353):
+    """A whole vocabulary passed in gives the numbers of the items' own words (the rows no item
+    uses draw nothing), so a caller pays only for the words scored."""
+    matrix, first, second, gold = glove_ws353
+    items = slice(0, 40)
+    used = np.unique(np.concatenate([first[items], second[items]]))
+    assert len(used) < len(matrix) // 4
+    kwargs = dict(levels=grid(0, 1, 0.5), k=5, m=2, seed=7, relative=False)
+    whole = noise_check("ws353", "glove", matrix, first[items], second[items], gold[items], **kwargs)
+    own = noise_check(
+        "ws353",
+        "glove",
+        matrix[used],
+        np.searchsorted(used, first[items]),
+        np.searchsorted(used, second[items]),
+        gold[items],
+        **kwargs,
+    )
+    pd.testing.assert_frame_equal(whole, own)
