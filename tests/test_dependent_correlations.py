@@ -16,6 +16,7 @@ from scipy.stats import t as student_t
 
 from simgold import dependent_correlations
 from simgold.dependent_correlations import (
+    brentq,
     compare_predictions,
     minimum_significant_difference,
     msd_any_score,
@@ -192,3 +193,38 @@ def test_msd_rows_are_named_as_the_table_columns():
         MsdRow("ws353", 353, 0.7, r, kind, 0.05, minimum_significant_difference(0.7, 353, r))
         for r, kind in ((0.5, "fixed"), (0.7, "fixed"), (0.9, "fixed"), (0.8, "observed"))
     ]
+
+
+def test_brentq_is_scipys_to_the_bit():
+    """The written-out Brent's method (the model-difference jobs need no scipy.optimize import)
+    gives scipy's root to the bit: on the p-value curves it is used for and on other functions
+    with roots anywhere in their bracket, including tight tolerances and exact zeros."""
+    from scipy.optimize import brentq as scipy_brentq
+
+    rng = np.random.default_rng(11)
+    cases = []
+    for _ in range(150):  # the msd's own function: Williams' p against a drop d, minus alpha
+        r_best, r_jk, n = rng.uniform(0.2, 0.9), rng.uniform(0.1, 0.95), int(rng.integers(30, 3000))
+        f = lambda d, r=r_best, j=r_jk, n=n: williams_test(r, r - d, j, n).p - 0.05  # noqa: E731
+        grid = np.linspace(1e-6, r_best, 200)
+        signs = np.sign([f(d) for d in grid])
+        change = np.flatnonzero((signs[:-1] * signs[1:]) < 0)  # a finite value of each sign
+        if len(change):
+            cases.append((f, grid[change[0]], grid[change[0] + 1], 1e-12))
+    for _ in range(150):  # polynomials and transcendental functions, roots anywhere
+        root, scale, power = rng.uniform(-5, 5), rng.uniform(0.1, 10), int(rng.integers(1, 6))
+        a, b = root - rng.uniform(0.01, 4), root + rng.uniform(0.01, 4)
+        cases.append((lambda x, r=root, s=scale, p=power: s * (x - r) + (x - r) ** (2 * p + 1), a, b, 2e-12))
+        cases.append((lambda x, r=root: math.tanh(x - r) + 0.1 * (x - r) ** 3, a, b, 1e-9))
+        cases.append((lambda x, r=root, s=scale: math.exp(s * (x - r)) - 1, a, b, 2e-12))
+    cases.append((lambda x: x, -1.0, 0.0, 2e-12))  # f(b) == 0
+    assert len(cases) > 500
+    for f, a, b, xtol in cases:
+        assert brentq(f, a, b, xtol=xtol) == scipy_brentq(f, a, b, xtol=xtol)
+    flat = lambda x: (x - 1.3) ** 9  # noqa: E731 (a root so flat that neither converges in 100 steps)
+    with pytest.raises(RuntimeError):
+        scipy_brentq(flat, -2.0, 5.0)
+    with pytest.raises(RuntimeError, match="no convergence"):
+        brentq(flat, -2.0, 5.0)
+    with pytest.raises(ValueError, match="different signs"):
+        brentq(lambda x: x * x + 1, -1.0, 1.0)
