@@ -251,3 +251,30 @@ def test_spearman_statistic_is_scipys_to_the_bit():
         warnings.simplefilter("ignore")
         flat = np.ones(len(levels))
         assert np.isnan(spearmanr_statistic(levels, flat)) and np.isnan(spearmanr(levels, flat)[0])
+
+
+def test_pearson_statistic_is_scipys_to_the_bit():
+    """Pearson without scipy.stats (CoSimLex subtask 2): scipy's statistic to the bit, on lengths
+    from 3 to 800, magnitudes from 1e-3 to 1e3 and rounded (tied) values; NaN for a constant
+    input, as scipy."""
+    import warnings
+
+    from scipy.stats import pearsonr
+
+    from simgold.rank_correlation import pearsonr_statistic
+
+    rng = np.random.default_rng(8)
+    for trial in range(1000):
+        n = int(rng.integers(3, 800))
+        x = rng.normal(size=n) * 10 ** rng.uniform(-3, 3)
+        y = 0.3 * x / np.abs(x).max() + rng.normal(size=n)
+        if trial % 3 == 0:
+            x, y = np.round(x, 1), np.round(rng.uniform(0, 10, n))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a rounded input can be constant: NaN, checked as such
+            ours, theirs = pearsonr_statistic(x, y), pearsonr(x, y)[0]
+        assert ours == theirs or (np.isnan(ours) and np.isnan(theirs)), (trial, ours, theirs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        flat = np.full(5, 0.7)
+        assert np.isnan(pearsonr_statistic(flat, np.arange(5.0))) and np.isnan(pearsonr(flat, np.arange(5.0))[0])

@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr, spearmanr
 
 from .context import context_pairs
+from .rank_correlation import pearsonr_statistic, spearmanr_statistic  # scipy's, without scipy.stats
 from .tables import TABLES
 
 COSIMLEX_COLUMNS = TABLES["cosimlex"].names  # the canonical schema's columns, in order
@@ -74,7 +74,7 @@ def cosimlex_scores(
     gold_all = np.ravel(np.column_stack([f["g1"], f["g2"]]))  # interleaved: pair 1 context 1, context 2, ...
     pred_all = np.ravel(np.column_stack([f["s1"], f["s2"]]))
     if len(gold_all) >= 3 and np.ptp(pred_all) > 0:
-        pearson, spearman = float(pearsonr(pred_all, gold_all)[0]), float(spearmanr(pred_all, gold_all)[0])
+        pearson, spearman = pearsonr_statistic(pred_all, gold_all), spearmanr_statistic(pred_all, gold_all)
     else:
         pearson = spearman = float("nan")
     hm = harmonic_mean(pearson, spearman)

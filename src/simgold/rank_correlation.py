@@ -78,6 +78,21 @@ def spearmanr_statistic(x, y) -> float:
     return float(np.corrcoef(ranked, rowvar=False)[1, 0])
 
 
+def pearsonr_statistic(x, y) -> float:
+    """``scipy.stats.pearsonr(x, y)[0]`` to the bit, without importing scipy.stats (about a second
+    of CPU for a job that needs only this): scipy's steps (centred, each scaled by its largest
+    magnitude before the norm, a vecdot of the normalised vectors, clipped to [-1, 1]); NaN for a
+    constant input, as scipy."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if (x == x[0]).all() or (y == y[0]).all():
+        return float("nan")
+    xm, ym = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
+    xmax, ymax = np.max(np.abs(xm), axis=-1, keepdims=True), np.max(np.abs(ym), axis=-1, keepdims=True)
+    normxm = xmax * np.linalg.norm(xm / xmax, axis=-1, keepdims=True)
+    normym = ymax * np.linalg.norm(ym / ymax, axis=-1, keepdims=True)
+    return float(np.clip(np.vecdot(xm / normxm, ym / normym, axis=-1), -1.0, 1.0))
+
+
 @dataclass
 class RatingMatrix:
     """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
