@@ -129,3 +129,43 @@ def test_a_jobs_background_digest_of_a_big_input_is_remembered_in_its_store(tmp_
     assert seen["prov"] == {"big": _sha256(path)}
     notes = list((tmp_path / ".snakemake" / "simgold-cache" / tables.DIGESTS).iterdir())
     assert len(notes) == 1 and _sha256(path) in notes[0].read_text()
+
+
+def test_a_finished_job_ends_without_teardown_and_loses_nothing(tmp_path):
+    """A job's script (the process whose __main__ holds the `snakemake` object) ends right after its
+    main returns, without Python's teardown, once its log is complete, its background digests are
+    done and noted in the store, and the atexit handlers have run; the exit status is 0. Called in
+    any other process (a notebook, these tests), run returns as usual."""
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.bin"
+    big.write_bytes(bytes(i % 251 for i in range(5000)))
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import atexit, pathlib, sys, time\n"
+        "from types import SimpleNamespace\n"
+        "import simgold.tables as tables\n"
+        "from simgold.workflow import run\n"
+        "tables.BIG_INPUT = 1000\n"
+        "digest = tables.input_sha256\n"
+        "tables.input_sha256 = lambda path: (time.sleep(0.5), digest(path))[1]  # still hashing as main ends\n"
+        "atexit.register(lambda: pathlib.Path('atexit-ran').write_text('yes'))\n"
+        f"snakemake = SimpleNamespace(threads=2, input=[{str(big)!r}], log=['job.log'], rule='r')\n"
+        "def main(snakemake, log):\n"
+        "    for i in range(2000):\n"
+        "        log.info('line %d', i)\n"
+        "    sys.stdout.write('unflushed')\n"
+        "run(snakemake, main)\n"
+        "pathlib.Path('after-run').write_text('the process went on')\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "unflushed"
+    lines = (tmp_path / "job.log").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2000 and lines[-1] == "INFO line 1999"
+    assert (tmp_path / "atexit-ran").read_text() == "yes"
+    assert not (tmp_path / "after-run").exists()  # it ended in run
+    notes = list((tmp_path / ".snakemake" / "simgold-cache" / tables.DIGESTS).iterdir())
+    assert len(notes) == 1 and _sha256(big) in notes[0].read_text()

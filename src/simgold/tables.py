@@ -507,6 +507,12 @@ def hash_in_background(paths) -> None:
     pool.shutdown(wait=False)
 
 
+def finish_digests() -> None:
+    """Wait for the background digests (a process that ends at once would cut them short)."""
+    for future in list(_digests.values()):
+        future.exception()
+
+
 def input_digest(path: str | Path) -> str:
     """The SHA-256 of an input: from the background hashing when it was started, else computed now."""
     future = _digests.get(str(path))

@@ -3,13 +3,14 @@ and provenance for Parquet metadata. Scripts stay thin: read ``snakemake``, call
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import sys
 from pathlib import Path, PurePath
 
 from .errors import SimgoldError
-from .tables import hash_in_background, provenance
+from .tables import finish_digests, hash_in_background, provenance
 from .threads import limit_threads
 from .vectorcache import DEFAULT as DEFAULT_STORE
 
@@ -26,7 +27,8 @@ def run(snakemake, main) -> None:
     and keeps its traceback. A rule without a log file logs everything to stderr. BLAS and OpenMP
     thread pools are limited to the job's threads (``simgold.threads``); computed vectors are kept
     in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise. A job that declared two
-    threads or more hashes its inputs (for provenance) on one of them while it works.
+    threads or more hashes its inputs (for provenance) on one of them while it works. A finished
+    job's process ends without Python's teardown (``end_job_process``).
     """
     limit_threads(snakemake.threads)
     os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)  # before the digests: they are remembered there
@@ -51,6 +53,22 @@ def run(snakemake, main) -> None:
     except SimgoldError as err:
         log.error("%s", err)
         raise SystemExit(1) from None
+    if getattr(sys.modules["__main__"], "snakemake", None) is snakemake:  # this process is the job's script
+        end_job_process()
+
+
+def end_job_process() -> None:
+    """End a finished job's process without the interpreter's teardown, which frees every object
+    of every module one by one: about 0.3 s of CPU once pandas and pyarrow are loaded, a quarter of
+    a small job, spent on a process about to exit. What the teardown does that matters is done
+    first: the inputs' digests still being computed are finished (the store keeps them), the
+    atexit handlers run (logging's flush and close among them), stdout and stderr are flushed."""
+    finish_digests()
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(0)
 
 
 def input_label(path: str) -> str:
