@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PYTHON=${PYTHON:-$(command -v python3)}
 [ "$(id -u)" = 0 ] || { echo "run as root: slurmd and munged need it" >&2; exit 2; }
 "$PYTHON" -c "import snakemake_executor_plugin_slurm" 2>/dev/null || {
-    echo "$PYTHON has no snakemake-executor-plugin-slurm: install simgold with its SLURM extra first (pip install -e ".[slurm]")" >&2
+    echo "$PYTHON has no snakemake-executor-plugin-slurm: install simgold first (pip install -e .)" >&2
     exit 2
 }
 
