@@ -8,10 +8,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from simgold.clean import clean_dataset
+from simgold.errors import InputError
 
 from .test_bad_inputs import accounted, text_cells
 
@@ -206,13 +208,30 @@ def source_cells(text: str, src: dict) -> Counter:
     return +cells
 
 
+def data_lines(text: str, src: dict) -> list[str]:
+    """The lines a reader parses (after the title rows, not comments) that hold anything but blanks."""
+    lines = text.lstrip("\ufeff").split("\n")[:-1]
+    return [line for line in lines[src["skip_rows"] :] if line.strip() and not line.startswith("#")]
+
+
+RAGGED_BLANKS_ONLY = {
+    **{"layout": "ragged", "header": False, "words": [1, 2], "raters": {"from": 3}},
+    **{"path": "s.txt", "sep": "\t", "comment": "#", "skip_rows": 0},
+}
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sheet=hostile_sheets(), policy=st.sampled_from(["reject", "first", "mean", "all"]))
+@example(sheet=("\t\n", RAGGED_BLANKS_ONLY), policy="reject")  # found by CI: a headerless sheet of blank cells
 def test_every_cell_of_a_hostile_sheet_is_accounted_for_once(sheet, policy):
     text, src = sheet
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "s.txt").write_text(text, encoding="utf-8")
         spec = {"language": "en", "kind": "ratings", "scale": [0, 6], "duplicates": policy, "sources": [src]}
+        if not data_lines(text, src):  # nothing but blanks to read: a clear error, not an empty table
+            with pytest.raises(InputError, match="s.txt: the file has no data"):
+                clean_dataset("p", spec, base_dir=tmp)
+            return
         t = clean_dataset("p", spec, base_dir=tmp)
         counted = text_cells(Path(tmp, "s.txt"), src)
     expected = source_cells(text, src)
