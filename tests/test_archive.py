@@ -118,6 +118,40 @@ def test_archive_holds_no_link_no_absolute_path_and_no_dotdot(tmp_path):
     assert rows[1] == f"../shared/closed.tsv\t{closed}\t14\tclosed\tno\tinputs/external/up/shared/closed.tsv\t\tthe web"
 
 
+def test_a_directory_output_is_archived_as_its_files(tmp_path):
+    """A report page's figures are one directory output: the archive holds each file in it (in the
+    MANIFEST and the RO-Crate's results), not Snakemake's marker file, and verify checks them."""
+    import json
+
+    project, config = _project(tmp_path)
+    figures = project / "results" / "report" / "open" / "figures"
+    figures.mkdir(parents=True)
+    (figures / "scores.png").write_bytes(b"png 1")
+    (figures / "distribution.png").write_bytes(b"png 2")
+    (figures / ".snakemake_timestamp").write_text("")
+    outputs = ["results/scores/summary.parquet", "results/report/open/figures"]
+    assert archive.result_files(project, outputs) == [
+        "results/scores/summary.parquet",
+        "results/report/open/figures/distribution.png",
+        "results/report/open/figures/scores.png",
+    ]
+    target = project / "results" / "archive" / "arch.tar.gz"
+    build(project, config, outputs, target)
+    with tarfile.open(target) as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    root = tmp_path / "unpacked" / "arch"
+    manifest = (root / "MANIFEST").read_text()
+    assert "  results/report/open/figures/scores.png\n" in manifest and "snakemake_timestamp" not in manifest
+    assert (root / "results" / "report" / "open" / "figures" / "distribution.png").read_bytes() == b"png 2"
+    crate = json.loads((root / "ro-crate-metadata.json").read_text())
+    run = next(e for e in crate["@graph"] if e["@id"] == "#run")
+    assert {"@id": "results/report/open/figures/scores.png"} in run["result"]
+    assert {"@id": "results/report/open/figures"} not in run["result"]
+    assert [line.split(":")[0] for line in verify(root)] == ["inputs/external/up/shared/closed.tsv"]  # withheld
+    (root / "results" / "report" / "open" / "figures" / "scores.png").write_bytes(b"png 3")
+    assert "results/report/open/figures/scores.png: checksum does not match the MANIFEST" in verify(root)
+
+
 def test_verify_checks_a_withheld_input_supplied_inside_the_archive(tmp_path):
     root, _, _ = _unpacked(tmp_path)
     closed = hashlib.sha256(b"sly\tstrange\t1\n").hexdigest()

@@ -65,3 +65,39 @@ def test_wide_table_and_page_carry_the_minimum_significant_difference():
     scores = summary.drop(columns=["msd", "msd_r_jk"])
     page = dataset_page("ws", clean=None, agreement=None, scores=scores, context=None, figures=[], statistics={"msd": msd})
     assert "<th>msd</th>" in page and "<td>0.060</td>" in page and "Minimum significant difference" in page
+
+
+def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_path):
+    """draw_dataset_figures (the report job's one call) gives each figure the bytes its own function
+    gives with the same title, chooses the function by the file's name, and refuses a name it does
+    not know, naming the file."""
+    import pytest
+
+    from simgold.report import context_figure, draw_dataset_figures, noise_figure, scores_figure
+
+    scores = pd.DataFrame(
+        {
+            "subset": "all",
+            "metric": ["spearman", "spearman", "human_ceiling"],
+            "model": ["a", "b", "a"],
+            "value": [0.61, 0.48, 0.8],
+            "ci_low": [0.52, 0.37, np.nan],
+            "ci_high": [0.69, 0.58, np.nan],
+            "n_used": [353, 353, 353],
+        }
+    )
+    levels = np.round(np.arange(0, 1.2, 0.2), 10)
+    noise = pd.DataFrame({"model": "a", "level": levels, "mean": 0.6 - 0.1 * levels, "trend_spearman": -0.9})
+    noise = noise.assign(p2_5=noise["mean"] - 0.05, p97_5=noise["mean"] + 0.05, monotonic_share=0.85, m=20)
+    tests = pd.DataFrame(
+        {"word1": ["cat", "bank"], "word2": ["dog", "river"], "mean1": [4.0, 1.5], "mean2": [3.5, 4.5], "q": [0.2, 0.01]}
+    )
+    figures = [(str(tmp_path / "page" / f"{name}.png"), "caption") for name in ("scores", "noise", "context")]
+    draw_dataset_figures("ws", figures, {"scores": [scores], "noise": [noise], "context": tests})
+    scores_figure(scores, tmp_path / "scores.png", "ws: model scores")
+    noise_figure([noise], tmp_path / "noise.png", "ws: noise sanity check")
+    context_figure(tests, tmp_path / "context.png", "ws: context effects")
+    for name in ("scores", "noise", "context"):
+        assert (tmp_path / "page" / f"{name}.png").read_bytes() == (tmp_path / f"{name}.png").read_bytes(), name
+    with pytest.raises(ValueError, match="curve.png: no figure of that name"):
+        draw_dataset_figures("ws", [(str(tmp_path / "curve.png"), "")], {})

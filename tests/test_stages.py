@@ -5,9 +5,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from pathlib import Path
 
 from simgold.config import check_config, load_config
-from simgold.stages import CLEAN_TABLES, Stages, all_targets, finished_message, report_figures, stages
+from simgold.stages import (
+    CLEAN_TABLES,
+    Stages,
+    all_targets,
+    figures_directory,
+    finished_message,
+    report_figures,
+    stages,
+)
 
 from .conftest import ROOT
 
@@ -72,14 +81,13 @@ MEANS_ONLY = {
     "results/audit/{d}.parquet",
     "results/gold/{d}/gold.parquet",
     "results/gold/{d}/distribution.parquet",
-    "results/gold/{d}/distribution.png",
     "results/scores/{d}/g/predictions.parquet",
     "results/scores/{d}/g/scores.parquet",
     "results/scores/{d}/model_differences.parquet",
     "results/scores/{d}/msd.parquet",
     "results/scores/json/g/{d}.json",
     "results/report/{d}/index.html",
-    "results/report/{d}/scores.png",
+    "results/report/{d}/figures",
 }
 RATED_EXTRA = {
     "results/calibrate/{d}/ratings.parquet",
@@ -87,12 +95,10 @@ RATED_EXTRA = {
     "results/agreement/{d}/ratings.parquet",
     "results/agreement/{d}/agreement.parquet",
     "results/agreement/{d}/raters.parquet",
-    "results/agreement/{d}/raters.png",
     "results/agreement/{d}/agreement_ci.parquet",
     "results/agreement/{d}/alpha.parquet",
     "results/reliability/{d}/summary.parquet",
     "results/reliability/{d}/curve.parquet",
-    "results/reliability/{d}/curve.png",
     "results/comparisons/{d}.parquet",
     "results/comparisons/{d}.ag.txt",
 }
@@ -117,41 +123,45 @@ def test_clean_tables_are_the_tables_cleaning_makes():
 
 
 def test_all_targets_of_a_rated_and_a_means_only_dataset():
-    targets = all_targets(TINY)  # a figure comes twice: as its stage's output and as a report figure
+    targets = all_targets(TINY)
     expected = (
-        {t.format(d="m") for t in MEANS_ONLY | {"results/report/{d}/noise.png", "results/noise/{d}/g.parquet"}}
+        {t.format(d="m") for t in MEANS_ONLY | {"results/noise/{d}/g.parquet"}}
         | {t.format(d="r") for t in MEANS_ONLY | RATED_EXTRA}
         | EVERY_RUN
     )
     assert set(targets) == expected
-    assert "results/agreement/r/agreement_ci.parquet" in targets and "results/reliability/r/curve.png" in targets
+    assert len(targets) == len(set(targets))  # each file once
+    assert "results/agreement/r/agreement_ci.parquet" in targets and "results/reliability/r/curve.parquet" in targets
     assert "results/agreement/m/agreement_ci.parquet" not in targets
-    assert "results/reliability/m/curve.png" not in targets
+    assert "results/reliability/m/curve.parquet" not in targets
 
 
 def test_report_figures_in_page_order():
     assert [path for path, _ in report_figures(TINY, "r")] == [
-        "results/report/r/scores.png",
-        "results/agreement/r/raters.png",
-        "results/reliability/r/curve.png",
-        "results/gold/r/distribution.png",
+        "results/report/r/figures/scores.png",
+        "results/report/r/figures/raters.png",
+        "results/report/r/figures/reliability.png",
+        "results/report/r/figures/distribution.png",
     ]
     figures = report_figures(TINY, "m")
     assert [path for path, _ in figures] == [
-        "results/report/m/scores.png",
-        "results/report/m/noise.png",
-        "results/gold/m/distribution.png",
+        "results/report/m/figures/scores.png",
+        "results/report/m/figures/noise.png",
+        "results/report/m/figures/distribution.png",
     ]
     assert figures[1][1].startswith("Noise sanity check")
-    # every figure a page shows is made by the run
-    assert {path for d in TINY.datasets for path, _ in report_figures(TINY, d)} <= set(all_targets(TINY))
+    # every figure a page shows is in its page's figure directory, which the run makes
+    targets = set(all_targets(TINY))
+    for d in TINY.datasets:
+        assert {str(Path(path).parent) for path, _ in report_figures(TINY, d)} <= {figures_directory(d)} <= targets
 
 
 def test_a_run_without_models_makes_no_score_files():
     unscored = dataclasses.replace(TINY, models=[], model_datasets={}, scored=[], scored_by={}, noised=[])
     targets = all_targets(unscored)
     assert not [t for t in targets if t.startswith(("results/scores/", "results/embeddings/", "results/noise/"))]
-    assert "results/report/r/index.html" in targets and "results/report/m/scores.png" not in targets
+    assert "results/report/r/index.html" in targets and "results/report/m/figures" in targets
+    assert [path for path, _ in report_figures(unscored, "m")] == ["results/report/m/figures/distribution.png"]
     assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
 
 
@@ -159,6 +169,6 @@ def test_the_default_configs_figures_follow_its_stages():
     s = stages(_config())
     targets = set(all_targets(s))
     for d in s.datasets:
-        curve = f"results/reliability/{d}/curve.png"
-        assert (curve in targets) == (d in s.rated) == (curve in [path for path, _ in report_figures(s, d)])
-    assert "results/report/demo-en-context/context.png" in targets
+        curve, figure = f"results/reliability/{d}/curve.parquet", f"results/report/{d}/figures/reliability.png"
+        assert (curve in targets) == (d in s.rated) == (figure in [path for path, _ in report_figures(s, d)])
+    assert "results/report/demo-en-context/figures/context.png" in [p for p, _ in report_figures(s, "demo-en-context")]

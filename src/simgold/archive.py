@@ -191,6 +191,23 @@ def collect_code(code_root: Path, files: dict, skipped_links: list[str]) -> None
                 files[rel] = (code_root / rel).read_bytes()
 
 
+def result_files(root: Path, outputs: list[str]) -> list[str]:
+    """The outputs as files: a directory output (a report page's figures) stands for the files in
+    it, without the marker files Snakemake leaves there (names starting with a dot)."""
+    files = []
+    for rel in outputs:
+        path = root / rel
+        if path.is_dir() and not path.is_symlink():
+            files += sorted(
+                p.relative_to(root).as_posix()
+                for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        else:
+            files.append(rel)
+    return files
+
+
 def build(
     root: Path,
     config: dict,
@@ -207,6 +224,7 @@ def build(
     merged it, archived as ``config/config.yaml``.
     """
     root, code_root = Path(root), Path(code_root or root)
+    outputs = result_files(root, outputs)
     records = input_records(config["datasets"], root)
     withheld = {r["archive_path"] for r in records if not r["redistribute"]}
     links: list[str] = []

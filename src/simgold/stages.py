@@ -98,15 +98,15 @@ def _clean_and_agreement_targets(routing: Stages) -> list[str]:
     rated, ranked, cleaned = routing.rated, routing.ranked, routing.cleaned
     out = [f"results/clean/{d}/{table}.parquet" for d in cleaned for table in CLEAN_TABLES]
     out.append("results/clean/summary.parquet")
-    agreement_files = ("agreement.parquet", "raters.parquet", "raters.png")
+    agreement_files = ("agreement.parquet", "raters.parquet")
     out += [f"results/agreement/{d}/{f}" for d in rated + ranked for f in agreement_files]
     out += [f"results/calibrate/{d}/{table}.parquet" for d in rated for table in ("ratings", "raters")]
     out += [f"results/agreement/{d}/ratings.parquet" for d in rated]
     out += [f"results/agreement/{d}/rankings.parquet" for d in ranked]
     out += [f"results/agreement/{d}/{table}.parquet" for d in rated for table in ("agreement_ci", "alpha")]
-    out += [f"results/reliability/{d}/{f}" for d in rated for f in ("summary.parquet", "curve.parquet", "curve.png")]
+    out += [f"results/reliability/{d}/{f}" for d in rated for f in ("summary.parquet", "curve.parquet")]
     out += [f"results/audit/{d}.parquet" for d in cleaned]
-    gold_files = ("gold.parquet", "distribution.parquet", "distribution.png")
+    gold_files = ("gold.parquet", "distribution.parquet")
     out += [f"results/gold/{d}/{f}" for d in cleaned for f in gold_files]
     out += [f"results/translate/{d}/{table}.parquet" for d in routing.translated for table in ("items", "dropped")]
     return out + ["results/translate/crosslingual.parquet", "results/translate/crosslingual_correlations.parquet"]
@@ -127,36 +127,41 @@ def _score_targets(routing: Stages) -> list[str]:
 def _report_targets(routing: Stages) -> list[str]:
     out = [f"results/noise/{d}/{m}.parquet" for d, m in routing.noised]
     out += [f"results/report/{d}/index.html" for d in routing.datasets]
-    out += [path for d in routing.datasets for path, _ in report_figures(routing, d)]
+    out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
     out += ["results/report/index.html", "results/report/summary.tsv"]
     if routing.scored:
         out += ["results/scores/wide.tsv"] + [f"results/scores/json/{m}/{d}.json" for d, m in routing.scored]
     return out
 
 
+def figures_directory(dataset: str) -> str:
+    """Where a dataset's report job writes the figures its page shows (one job draws them all:
+    matplotlib is loaded once per dataset, not once per figure or per stage)."""
+    return f"results/report/{dataset}/figures"
+
+
 def report_figures(routing: Stages, dataset: str) -> list[tuple[str, str]]:
-    """(path, caption) of every figure a dataset's report page shows (embedded in the page)."""
+    """(path, caption) of every figure a dataset's report page shows (embedded in the page), in
+    page order; each file is named for its figure (``scores.png``, ``raters.png``, ...)."""
     d, figures = dataset, []
     if d in routing.scored_by:
-        figures.append((f"results/report/{d}/scores.png", "Model scores with 95% bootstrap CIs and the human ceiling"))
+        figures.append(("scores", "Model scores with 95% bootstrap CIs and the human ceiling"))
     if any(noised == d for noised, _ in routing.noised):
-        caption = "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)"
-        figures.append((f"results/report/{d}/noise.png", caption))
+        figures.append(("noise", "Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)"))
     if d in routing.context:
-        figures.append((f"results/report/{d}/context.png", "Mean similarity of each pair in its two contexts"))
+        figures.append(("context", "Mean similarity of each pair in its two contexts"))
     if d in routing.rated or d in routing.ranked:
-        caption = "Agreement of each rater (pairwise and with the item means)"
-        figures.append((f"results/agreement/{d}/raters.png", caption))
+        figures.append(("raters", "Agreement of each rater (pairwise and with the item means)"))
     if d in routing.rated:
         caption = (
             "How many raters are enough: expected reliability of the item means against the raters per item "
             "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
             "and the dotted lines at the raters each needs"
         )
-        figures.append((f"results/reliability/{d}/curve.png", caption))
+        figures.append(("reliability", caption))
     if d in routing.cleaned:
-        figures.append((f"results/gold/{d}/distribution.png", "Gold scores: items per bin, SD and RSD by score"))
-    return figures
+        figures.append(("distribution", "Gold scores: items per bin, SD and RSD by score"))
+    return [(f"{figures_directory(d)}/{name}.png", caption) for name, caption in figures]
 
 
 def finished_message(routing: Stages) -> str:

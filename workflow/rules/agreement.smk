@@ -11,13 +11,6 @@ rule agreement:
         agreement="results/agreement/{dataset}/agreement.parquet",
         raters="results/agreement/{dataset}/raters.parquet",
         ratings="results/agreement/{dataset}/ratings.parquet",
-        figure=report(
-            "results/agreement/{dataset}/raters.png",
-            caption="../report/raters.rst",
-            category="Agreement",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "per-rater agreement"},
-        ),
     log:
         "logs/agreement/{dataset}.log",
     wildcard_constraints:
@@ -43,13 +36,6 @@ rule ranking_agreement:
         agreement="results/agreement/{dataset}/agreement.parquet",
         raters="results/agreement/{dataset}/raters.parquet",
         rankings="results/agreement/{dataset}/rankings.parquet",
-        figure=report(
-            "results/agreement/{dataset}/raters.png",
-            caption="../report/raters.rst",
-            category="Agreement",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "per-rater agreement"},
-        ),
     log:
         "logs/agreement/{dataset}.log",
     wildcard_constraints:

@@ -137,21 +137,25 @@ def context_inputs(wildcards):
 
 
 def report_inputs(wildcards):
-    """Everything a dataset's report page shows."""
+    """Everything a dataset's report page shows, its figures' tables included."""
     d = wildcards.dataset
     inputs = {
         "scores": [f"results/scores/{d}/{m}/scores.parquet" for m in SCORED_BY.get(d, [])],
-        "figures": [path for path, _ in report_figures(STAGES, d)],
+        "noise": [f"results/noise/{d}/{m}.parquet" for dd, m in NOISED if dd == d],
     }
     if d in CLEANED:
         inputs["clean"] = f"results/clean/{d}/summary.parquet"
         inputs["audit"] = f"results/audit/{d}.parquet"
+        inputs["gold"] = f"results/gold/{d}/gold.parquet"
+        inputs["distribution"] = f"results/gold/{d}/distribution.parquet"
     if d in RATED or d in RANKED:
         inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
+        inputs["raters"] = f"results/agreement/{d}/raters.parquet"
     if d in RATED:
         inputs["agreement_ci"] = f"results/agreement/{d}/agreement_ci.parquet"
         inputs["alpha"] = f"results/agreement/{d}/alpha.parquet"
         inputs["reliability"] = f"results/reliability/{d}/summary.parquet"
+        inputs["curve"] = f"results/reliability/{d}/curve.parquet"
     if d in SCORED_BY:
         inputs["differences"] = f"results/scores/{d}/model_differences.parquet"
         inputs["msd"] = f"results/scores/{d}/msd.parquet"

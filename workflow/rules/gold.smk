@@ -7,13 +7,6 @@ rule gold:
     output:
         gold="results/gold/{dataset}/gold.parquet",
         distribution="results/gold/{dataset}/distribution.parquet",
-        figure=report(
-            "results/gold/{dataset}/distribution.png",
-            caption="../report/distribution.rst",
-            category="Gold standards",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "score distribution"},
-        ),
     log:
         "logs/gold/{dataset}.log",
     wildcard_constraints:

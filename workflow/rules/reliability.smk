@@ -5,13 +5,6 @@ rule reliability:
     output:
         summary="results/reliability/{dataset}/summary.parquet",
         curve="results/reliability/{dataset}/curve.parquet",
-        figure=report(
-            "results/reliability/{dataset}/curve.png",
-            caption="../report/reliability.rst",
-            category="Agreement",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "raters needed"},
-        ),
     log:
         "logs/reliability/{dataset}.log",
     wildcard_constraints:

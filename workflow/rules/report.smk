@@ -2,95 +2,25 @@
 # and written as static pages.
 
 
-rule report_scores_figure:
-    input:
-        lambda wildcards: [
-            f"results/scores/{wildcards.dataset}/{m}/scores.parquet" for m in SCORED_BY[wildcards.dataset]
-        ],
-    output:
-        report(
-            "results/report/{dataset}/scores.png",
-            caption="../report/scores.rst",
-            category="Model scores",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "model scores"},
-        ),
-    log:
-        "logs/report/{dataset}.scores.log",
-    wildcard_constraints:
-        dataset=alternatives(sorted(SCORED_BY)),
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    script:
-        "../scripts/report_figures.py"
-
-
-rule report_noise_figure:
-    input:
-        lambda wildcards: [
-            f"results/noise/{wildcards.dataset}/{m}.parquet" for d, m in NOISED if d == wildcards.dataset
-        ],
-    output:
-        report(
-            "results/report/{dataset}/noise.png",
-            caption="../report/noise.rst",
-            category="Noise sanity check",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "noise curves"},
-        ),
-    log:
-        "logs/report/{dataset}.noise.log",
-    wildcard_constraints:
-        dataset=alternatives(sorted({d for d, _ in NOISED})),
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    script:
-        "../scripts/report_figures.py"
-
-
-rule report_context:
-    input:
-        "results/context/{dataset}/tests.parquet",
-    output:
-        report(
-            "results/report/{dataset}/context.png",
-            caption="../report/context.rst",
-            category="Context effects",
-            subcategory="{dataset}",
-            labels={"dataset": "{dataset}", "figure": "context effects"},
-        ),
-    log:
-        "logs/report/{dataset}.context.log",
-    wildcard_constraints:
-        dataset=alternatives(CONTEXT_DATASETS),
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    script:
-        "../scripts/report_context.py"
-
-
 rule report_dataset:
     input:
         unpack(report_inputs),
     output:
-        report(
+        page=report(
             "results/report/{dataset}/index.html",
             caption="../report/page.rst",
             category="Datasets",
             subcategory="{dataset}",
             labels={"dataset": "{dataset}", "page": "tables"},
+        ),
+        # every figure of the page, drawn in this job: matplotlib loads once per dataset
+        figures=report(
+            directory("results/report/{dataset}/figures"),
+            patterns=["{figure}.png"],
+            caption="../report/figures.rst",
+            category="Figures",
+            subcategory="{dataset}",
+            labels={"dataset": "{dataset}", "figure": "{figure}"},
         ),
     log:
         "logs/report/{dataset}.log",
@@ -102,6 +32,8 @@ rule report_dataset:
         runtime=10,
     params:
         figures=lambda wildcards: report_figures(STAGES, wildcards.dataset),
+        ranked=lambda wildcards: wildcards.dataset in RANKED,
+        outliers=dataset_param("outliers"),
     script:
         "../scripts/report_dataset.py"
 

@@ -1,6 +1,6 @@
-"""Agreement per stage and subset, per-rater figures, outlier filtering; writes the filtered ratings."""
+"""Agreement per stage and subset, per-rater figures, outlier filtering; writes the filtered ratings
+(the per-rater figure is drawn with the dataset's report page)."""
 
-from simgold.figures import rater_agreement_figure
 from simgold.agreement import agreement_report
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
@@ -32,9 +32,6 @@ def main(snakemake, log):
     write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
     write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["ratings"], snakemake.output.ratings, table="ratings", provenance=prov)
-    rater_agreement_figure(
-        report["raters"], table, snakemake.output.figure, f"{name}: agreement of each rater", snakemake.params.outliers
-    )
 
 
 run(snakemake, main)

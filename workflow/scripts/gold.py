@@ -1,6 +1,6 @@
-"""Gold standard per item and the score distribution, from ratings, rankings or shipped means."""
+"""Gold standard per item and the score distribution, from ratings, rankings or shipped means (the
+distribution's figure is drawn with the dataset's report page)."""
 
-from simgold.figures import distribution_figure
 from simgold.gold import gold_from_means, gold_from_rankings, gold_from_ratings, score_distribution
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
@@ -24,7 +24,6 @@ def main(snakemake, log):
     prov = provenance_for(snakemake)
     write_parquet(gold, snakemake.output.gold, table="gold", provenance=prov)
     write_parquet(distribution, snakemake.output.distribution, table="distribution", provenance=prov)
-    distribution_figure(gold, distribution, snakemake.output.figure, f"{name}: gold scores")
 
 
 run(snakemake, main)

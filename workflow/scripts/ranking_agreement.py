@@ -1,6 +1,5 @@
 """Agreement of target-group rankings (per-target Spearman averaged over targets), outlier filtering."""
 
-from simgold.figures import rater_agreement_figure
 from simgold.agreement import ranking_report
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
@@ -22,13 +21,6 @@ def main(snakemake, log):
     write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
     write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["rankings"], snakemake.output.rankings, table="rankings", provenance=prov)
-    rater_agreement_figure(
-        report["raters"],
-        table,
-        snakemake.output.figure,
-        f"{name}: agreement of each rater (rankings)",
-        snakemake.params.outliers,
-    )
 
 
 run(snakemake, main)

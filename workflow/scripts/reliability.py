@@ -1,6 +1,6 @@
-"""How many raters are enough: split-half reliability, Spearman-Brown curve, raters needed."""
+"""How many raters are enough: split-half reliability, Spearman-Brown curve, raters needed (the
+curve's figure is drawn with the dataset's report page)."""
 
-from simgold.figures import reliability_figure
 from simgold.reliability import reliability_projection
 from simgold.tables import read_parquet, write_parquet
 from simgold.workflow import provenance_for, run
@@ -20,7 +20,6 @@ def main(snakemake, log):
     prov = provenance_for(snakemake)
     write_parquet(summary, snakemake.output.summary, table="reliability", provenance=prov)
     write_parquet(curve, snakemake.output.curve, table="reliability_curve", provenance=prov)
-    reliability_figure(summary, curve, snakemake.output.figure, f"{name}: reliability against the raters per item")
 
 
 run(snakemake, main)
