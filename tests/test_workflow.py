@@ -154,6 +154,8 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     assert said.rstrip().endswith("rebuild: OK") and "rebuilt byte for byte" in said, said[-2000:]
     assert re.search(r"^\[1/\d+\] ", progress, re.M) and "simgold: finished" in progress, progress[-2000:]
     assert "verify: OK, every file matches the MANIFEST" in outputs[-2].stdout
+    report_said = outputs[0].stdout + outputs[0].stderr  # `snakemake --report`: no warning, no traceback
+    assert "Report created." in report_said and not re.search(r"Warning|Traceback", report_said), report_said[-2000:]
     # independently of rebuild's own comparison: every result file, byte for byte
     root = readme_run.work / "check" / "simgold-demo"
     archived, again = output_bytes(root), output_bytes(root / "rebuild" / "project")

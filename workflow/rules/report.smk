@@ -1,5 +1,6 @@
 # The report: figures and tables per dataset and across datasets, flagged for `snakemake --report`
-# and written as static pages.
+# and written as static pages. The rules declare disk_mb: Snakemake's default (twice the input
+# size) cannot be evaluated while `snakemake --report` renders captions, and warned there.
 
 
 rule report_dataset:
@@ -29,6 +30,7 @@ rule report_dataset:
     threads: 1
     resources:
         mem_mb=1000,
+        disk_mb=1000,
         runtime=10,
     params:
         figures=lambda wildcards: report_figures(STAGES, wildcards.dataset),
@@ -51,6 +53,7 @@ rule score_tables:
     threads: 1
     resources:
         mem_mb=1000,
+        disk_mb=1000,
         runtime=10,
     params:
         scored=SCORED,
@@ -89,6 +92,7 @@ rule report_index:
     threads: 1
     resources:
         mem_mb=1000,
+        disk_mb=1000,
         runtime=10,
     params:
         datasets=DATASETS,
