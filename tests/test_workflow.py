@@ -166,6 +166,11 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
     for name in [*config["datasets"], *config["models"]]:
         assert name in report, name
+    # each figure of a page's figure directory carries its own caption (workflow/report/figures.rst)
+    for caption in ("Model scores on ws353", "Noise sanity check on ws353", "Context effects in demo-en-context",
+                    "Agreement of each rater of demo-da", "How many raters are enough for demo-da",
+                    "Gold scores of simlex999"):  # fmt: skip
+        assert caption in report, caption
     pages = embedded_pages(report)
     assert len(pages) == len(config["datasets"]) + 1 and sum(p.count("<img") for p in pages) >= 20
     assert [src for page in pages for src in unresolved_images(page)] == []
