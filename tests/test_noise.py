@@ -114,20 +114,23 @@ def test_le_2017_on_the_shipped_data(glove_ws353):
 
 def test_rows_no_item_uses_get_no_noise(glove_ws353):
     """A whole vocabulary passed in gives the numbers of the items' own words (the rows no item
-    uses draw nothing), so a caller pays only for the words scored."""
+    uses draw nothing, and relative noise is scaled by the SD of the items' words), so a caller
+    pays only for the words scored."""
     matrix, first, second, gold = glove_ws353
     items = slice(0, 40)
     used = np.unique(np.concatenate([first[items], second[items]]))
     assert len(used) < len(matrix) // 4
-    kwargs = dict(levels=grid(0, 1, 0.5), k=5, m=2, seed=7, relative=False)
-    whole = noise_check("ws353", "glove", matrix, first[items], second[items], gold[items], **kwargs)
-    own = noise_check(
-        "ws353",
-        "glove",
-        matrix[used],
-        np.searchsorted(used, first[items]),
-        np.searchsorted(used, second[items]),
-        gold[items],
-        **kwargs,
-    )
-    pd.testing.assert_frame_equal(whole, own)
+    assert abs(float(np.float32(matrix).std()) - float(np.float32(matrix[used]).std())) > 1e-4  # the SDs differ
+    for relative in (False, True):
+        kwargs = dict(levels=grid(0, 1, 0.5), k=5, m=2, seed=7, relative=relative)
+        whole = noise_check("ws353", "glove", matrix, first[items], second[items], gold[items], **kwargs)
+        own = noise_check(
+            "ws353",
+            "glove",
+            matrix[used],
+            np.searchsorted(used, first[items]),
+            np.searchsorted(used, second[items]),
+            gold[items],
+            **kwargs,
+        )
+        pd.testing.assert_frame_equal(whole, own)

@@ -93,7 +93,7 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
         {"word1": ["cat", "bank"], "word2": ["dog", "river"], "mean1": [4.0, 1.5], "mean2": [3.5, 4.5], "q": [0.2, 0.01]}
     )
     figures = [(str(tmp_path / "page" / f"{name}.png"), "caption") for name in ("scores", "noise", "context")]
-    draw_dataset_figures("ws", figures, {"scores": [scores], "noise": [noise], "context": tests})
+    draw_dataset_figures("ws", figures, {"scores": scores, "noise": [noise], "context": tests})
     scores_figure(scores, tmp_path / "scores.png", "ws: model scores")
     noise_figure([noise], tmp_path / "noise.png", "ws: noise sanity check")
     context_figure(tests, tmp_path / "context.png", "ws: context effects")

@@ -50,19 +50,20 @@ def noise_check(
     words; ``gold``: the items' gold means. Returns one row per noise level. ``k``, ``m``,
     ``relative`` and ``seed``: the config's noise block and scoring seed, resolved.
 
-    ``relative``: the levels are multiples of the SD of the vectors' elements (so that one grid
-    means the same for GloVe, whose elements are about 0.5, and for normalised 384-d vectors).
-    Each level draws from its own random stream, so the numbers do not depend on ``threads``.
-    Rows that no item uses get no noise (they cannot move a score): a caller may pass a whole
-    vocabulary and pays only for the items' words (the workflow passes those words alone).
+    ``relative``: the levels are multiples of the SD of the elements of the items' word vectors
+    (so that one grid means the same for GloVe, whose elements are about 0.5, and for normalised
+    384-d vectors). Each level draws from its own random stream, so the numbers do not depend on
+    ``threads``. Rows that no item uses are dropped first (they cannot move a score): a caller may
+    pass a whole vocabulary and gets the numbers, and pays the time, of the items' words alone
+    (the workflow passes those words alone).
     """
     from concurrent.futures import ThreadPoolExecutor
 
     vectors = np.asarray(vectors, dtype=np.float32)
-    unit = float(vectors.std()) if relative else 1.0
     used = np.unique(np.concatenate([first, second]))
     if len(used) < len(vectors):
         vectors, first, second = vectors[used], np.searchsorted(used, first), np.searchsorted(used, second)
+    unit = float(vectors.std()) if relative else 1.0
     gold_ranks = rankdata(gold)
     streams = np.random.SeedSequence(seed_for(seed, dataset, model, "noise")).spawn(len(levels))
     scores = np.empty((len(levels), m, k))

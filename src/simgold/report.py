@@ -144,34 +144,34 @@ def context_figure(tests: pd.DataFrame, path, title: str) -> None:
 
 def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict, outliers: dict | None = None) -> None:
     """Draw each figure of a dataset's page (``figures``: (path, caption) as
-    simgold.stages.report_figures lists them; the file's stem says which) from the dataset's tables:
-    ``scores`` (a list of score tables), ``noise`` (a list of noise tables), ``context`` (the
-    tests), ``raters`` and ``agreement`` (the agreement stage's; ``ranked`` true for rankings),
-    ``reliability`` and ``curve``, ``gold`` and ``distribution``. One job draws them all, so
-    matplotlib is loaded once per dataset."""
+    simgold.stages.report_figures lists them; the file's stem names the figure) from the dataset's
+    tables: ``scores`` (every model's, one table), ``noise`` (a list of noise tables), ``context``
+    (the tests), ``raters`` and ``agreement`` (the agreement stage's; ``ranked`` true for
+    rankings), ``reliability`` and ``curve``, ``gold`` and ``distribution``. One job draws them all,
+    so matplotlib is loaded once per dataset."""
     if not figures:
         return
     from .figures import distribution_figure, rater_agreement_figure, reliability_figure
 
+    t = tables
+    rankings = " (rankings)" if t.get("ranked") else ""
+    draw = {
+        "scores": lambda path: scores_figure(t["scores"], path, f"{name}: model scores"),
+        "noise": lambda path: noise_figure(t["noise"], path, f"{name}: noise sanity check"),
+        "context": lambda path: context_figure(t["context"], path, f"{name}: context effects"),
+        "raters": lambda path: rater_agreement_figure(
+            t["raters"], t["agreement"], path, f"{name}: agreement of each rater{rankings}", outliers
+        ),
+        "reliability": lambda path: reliability_figure(
+            t["reliability"], t["curve"], path, f"{name}: reliability against the raters per item"
+        ),
+        "distribution": lambda path: distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
+    }
     for path, _ in figures:
         kind = Path(path).stem
-        if kind == "scores":
-            scores_figure(pd.concat(tables["scores"], ignore_index=True), path, f"{name}: model scores")
-        elif kind == "noise":
-            noise_figure(tables["noise"], path, f"{name}: noise sanity check")
-        elif kind == "context":
-            context_figure(tables["context"], path, f"{name}: context effects")
-        elif kind == "raters":
-            title = f"{name}: agreement of each rater" + (" (rankings)" if tables.get("ranked") else "")
-            rater_agreement_figure(tables["raters"], tables["agreement"], path, title, outliers)
-        elif kind == "reliability":
-            reliability_figure(
-                tables["reliability"], tables["curve"], path, f"{name}: reliability against the raters per item"
-            )
-        elif kind == "distribution":
-            distribution_figure(tables["gold"], tables["distribution"], path, f"{name}: gold scores")
-        else:
-            raise ValueError(f"{path}: no figure of that name (scores, noise, context, raters, reliability, distribution)")
+        if kind not in draw:
+            raise ValueError(f"{path}: no figure of that name ({', '.join(draw)})")
+        draw[kind](path)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Agreement per stage and subset, per-rater figures, outlier filtering; writes the filtered ratings
+"""Agreement per stage and subset, per-rater agreement, outlier filtering; writes the filtered ratings
 (the per-rater figure is drawn with the dataset's report page)."""
 
 from simgold.agreement import agreement_report

@@ -11,28 +11,26 @@ from simgold.workflow import run
 
 #: the tables of docs/methods.md section 11 a page shows, where the dataset has them
 STATISTICS = ("agreement_ci", "alpha", "reliability", "differences", "msd", "audit")
-#: the tables the figures are drawn from, where the dataset has them (besides scores, noise, context)
-FIGURE_TABLES = ("raters", "agreement", "reliability", "curve", "gold", "distribution")
 
 
 def main(snakemake, log):
     name, inputs, params = snakemake.wildcards.dataset, snakemake.input, snakemake.params
-    scores = [read_parquet(p) for p in inputs.scores]
-    optional = {key: read_parquet(inputs[key]) for key in ("clean", "agreement") if key in inputs.keys()}
-    statistics = {key: read_parquet(inputs[key]) for key in STATISTICS if key in inputs.keys()}
-    tests = read_parquet(inputs.context) if "context" in inputs.keys() else None
-    tables = {key: read_parquet(inputs[key]) for key in FIGURE_TABLES if key in inputs.keys()}
-    tables.update(scores=scores, noise=[read_parquet(p) for p in inputs.noise], context=tests, ranked=params.ranked)
+    # each input read once: the page and its figures share the tables
+    tables = {key: read_parquet(inputs[key]) for key in inputs.keys() if key not in ("scores", "noise")}
+    scores = pd.concat([read_parquet(p) for p in inputs.scores], ignore_index=True) if inputs.scores else None
+    noise = [read_parquet(p) for p in inputs.noise]
     Path(snakemake.output.figures).mkdir(parents=True, exist_ok=True)  # a dataset may have no figure
-    draw_dataset_figures(name, params.figures, tables, params.outliers)
-    context = None
-    if tests is not None:
-        context = tests[["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic", "p", "q", "test"]]
+    figure_tables = {**tables, "scores": scores, "noise": noise, "ranked": params.ranked}
+    draw_dataset_figures(name, params.figures, figure_tables, params.outliers)
+    statistics = {key: tables[key] for key in STATISTICS if key in tables}
+    context = tables.get("context")
+    if context is not None:
+        context = context[["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic", "p", "q", "test"]]
     html = dataset_page(
         name,
-        clean=optional.get("clean"),
-        agreement=optional.get("agreement"),
-        scores=pd.concat(scores, ignore_index=True) if scores else None,
+        clean=tables.get("clean"),
+        agreement=tables.get("agreement"),
+        scores=scores,
         context=context,
         figures=params.figures,
         statistics=statistics,
