@@ -3,6 +3,8 @@ shows (counted here from that table), and the pages carry them with their captio
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -101,3 +103,22 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
         assert (tmp_path / "page" / f"{name}.png").read_bytes() == (tmp_path / f"{name}.png").read_bytes(), name
     with pytest.raises(ValueError, match="curve.png: no figure of that name"):
         draw_dataset_figures("ws", [(str(tmp_path / "curve.png"), "")], {})
+
+
+def test_the_page_shows_the_context_tests_columns_it_names():
+    """The context stage's table (its canonical schema) holds more than a reader needs: the dataset,
+    the pair's id and item ids, whether p was recomputed; the page shows the pair, both contexts'
+    counts, means and SDs, and the test."""
+    from simgold.report import CONTEXT_COLUMNS
+    from simgold.tables import TABLES
+
+    row = {"dataset": "ctx", "pair_id": "pair-7", "word1": "bank", "word2": "river", "item1": "item-13",
+           "item2": "item-14", "n1": 10, "n2": 11, "mean1": 1.5, "mean2": 4.5, "sd1": 0.5, "sd2": 0.7,
+           "statistic": 3.0, "p": 0.001, "q": 0.002, "test": "mannwhitneyu", "recomputed": True,
+           "note": "shipped"}  # fmt: skip
+    assert list(row) == list(TABLES["context_tests"].names)
+    page = dataset_page("ctx", clean=None, agreement=None, scores=None, context=pd.DataFrame([row]), figures=[])
+    headers = re.findall(r"<th>([^<]*)</th>", page.split("Context effects")[1])
+    assert headers == CONTEXT_COLUMNS == ["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic",
+                                          "p", "q", "test"]  # fmt: skip
+    assert not re.search("pair-7|item-13|shipped", page) and "<td>river</td>" in page

@@ -153,19 +153,20 @@ def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict
         return
     from .figures import distribution_figure, rater_agreement_figure, reliability_figure
 
-    t = tables
-    rankings = " (rankings)" if t.get("ranked") else ""
+    rankings = " (rankings)" if tables.get("ranked") else ""
     draw = {
-        "scores": lambda path: scores_figure(t["scores"], path, f"{name}: model scores"),
-        "noise": lambda path: noise_figure(t["noise"], path, f"{name}: noise sanity check"),
-        "context": lambda path: context_figure(t["context"], path, f"{name}: context effects"),
+        "scores": lambda path: scores_figure(tables["scores"], path, f"{name}: model scores"),
+        "noise": lambda path: noise_figure(tables["noise"], path, f"{name}: noise sanity check"),
+        "context": lambda path: context_figure(tables["context"], path, f"{name}: context effects"),
         "raters": lambda path: rater_agreement_figure(
-            t["raters"], t["agreement"], path, f"{name}: agreement of each rater{rankings}", outliers
+            tables["raters"], tables["agreement"], path, f"{name}: agreement of each rater{rankings}", outliers
         ),
         "reliability": lambda path: reliability_figure(
-            t["reliability"], t["curve"], path, f"{name}: reliability against the raters per item"
+            tables["reliability"], tables["curve"], path, f"{name}: reliability against the raters per item"
         ),
-        "distribution": lambda path: distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
+        "distribution": lambda path: distribution_figure(
+            tables["gold"], tables["distribution"], path, f"{name}: gold scores"
+        ),
     }
     for path, _ in figures:
         kind = Path(path).stem
@@ -181,6 +182,7 @@ def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict
 CLEAN_COLUMNS = ("n_items", "n_raters", "n_ratings", "n_rankings", "n_means", "n_rejects", "raw_cells", "ledger_balanced")
 AGREEMENT_COLUMNS = ["stage", "subset", "n_raters", "n_items", "pairwise", "pairwise_min", "pairwise_max", "consistency",
                      "vs_mean", "vs_rest", "alpha_interval", "note"]  # fmt: skip
+CONTEXT_COLUMNS = ["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic", "p", "q", "test"]
 
 
 def dataset_page(
@@ -197,7 +199,7 @@ def dataset_page(
     (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``)."""
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
-        from .dependent_correlations import with_msd  # here: it imports scipy.stats
+        from .dependent_correlations import with_msd  # here: it imports scipy.special
 
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
@@ -222,7 +224,8 @@ def dataset_page(
         )
     parts += model_sections(statistics)
     if context is not None and len(context):
-        parts.append(html_table(context, "Context effects: pairs whose similarity differs between the two contexts"))
+        caption = "Context effects: pairs whose similarity differs between the two contexts"
+        parts.append(html_table(context[CONTEXT_COLUMNS], caption))
     if "audit" in statistics:
         parts += audit_sections(statistics["audit"])
     return page(f"simgold: {name}", "".join(parts))

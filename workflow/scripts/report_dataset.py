@@ -23,15 +23,12 @@ def main(snakemake, log):
     figure_tables = {**tables, "scores": scores, "noise": noise, "ranked": params.ranked}
     draw_dataset_figures(name, params.figures, figure_tables, params.outliers)
     statistics = {key: tables[key] for key in STATISTICS if key in tables}
-    context = tables.get("context")
-    if context is not None:
-        context = context[["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic", "p", "q", "test"]]
     html = dataset_page(
         name,
         clean=tables.get("clean"),
         agreement=tables.get("agreement"),
         scores=scores,
-        context=context,
+        context=tables.get("context"),
         figures=params.figures,
         statistics=statistics,
     )
