@@ -17,8 +17,8 @@ from .conftest import default_pairs
 
 def test_vectorised_samples_equal_a_plain_loop_over_the_same_draws():
     rng = np.random.default_rng(5)
-    vectors = rng.normal(size=(12, 6)).astype(np.float32)
-    first, second = rng.integers(0, 12, 20), rng.integers(0, 12, 20)  # includes identity pairs
+    vectors = rng.normal(size=(13, 7)).astype(np.float32)  # 91 draws a copy: copies share a 64-bit output
+    first, second = rng.integers(0, 13, 20), rng.integers(0, 13, 20)  # includes identity pairs
     assert (first == second).any()
     gold = rng.uniform(0, 10, 20)
     levels = np.array([0.0, 0.5, 1.5])
@@ -27,7 +27,7 @@ def test_vectorised_samples_equal_a_plain_loop_over_the_same_draws():
     streams = np.random.SeedSequence(seed_for(11, "d", "m", "noise")).spawn(len(levels))
     for li, level in enumerate(levels):
         r = np.random.default_rng(streams[li])
-        draws = r.random((21, 12, 6), dtype=np.float32) if level > 0 else None
+        draws = r.random((21, 13, 7), dtype=np.float32) if level > 0 else None
         scores = []
         for s in range(21):
             noisy = vectors if draws is None else (draws[s] * np.float32(2 * level) - np.float32(level) + vectors)
@@ -40,13 +40,32 @@ def test_vectorised_samples_equal_a_plain_loop_over_the_same_draws():
         assert row["p97_5"] == pytest.approx(np.quantile(scores, 0.975), abs=1e-9)
 
 
+def test_the_kernel_draws_numpys_float32_stream_in_pieces_of_any_size():
+    """The compiled draws are numpy's Generator(PCG64).random(dtype=float32), bit for bit, whether
+    a piece ends on a whole 64-bit output or in the middle of one (numpy keeps the upper half)."""
+    from simgold.noise_kernel import fill_uniform, lane_constants, pcg64_state
+
+    stream = np.random.SeedSequence(2024)
+    expected = np.random.Generator(np.random.PCG64(stream)).random(20_000, dtype=np.float32)
+    state, jump = pcg64_state(stream), lane_constants()
+    pieces, drawn = [1, 7, 8, 9, 0, 15, 16, 17, 33, 2, 1, 5000], []
+    for size in pieces + [len(expected) - sum(pieces)]:
+        drawn.append(np.empty(size, dtype=np.float32))
+        fill_uniform(state, jump, drawn[-1])
+    np.testing.assert_array_equal(np.concatenate(drawn), expected)
+    # four steps at once are four single steps: the state the pieces end on is numpy's after 20,000 draws
+    generator = np.random.PCG64(stream)
+    np.random.Generator(generator).random(len(expected), dtype=np.float32)
+    assert int(state[0]) << 64 | int(state[1]) == generator.state["state"]["state"]
+
+
 def test_same_seed_same_numbers_whatever_the_threads_and_batches(monkeypatch):
     rng = np.random.default_rng(0)
     args = (rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40))
     one = noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=3, relative=False, threads=1)
     two = noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=3, relative=False, threads=2)
     pd.testing.assert_frame_equal(one, two)
-    monkeypatch.setattr(noise_module, "BATCH_FLOATS", 500)  # many small batches: the same stream, in pieces
+    monkeypatch.setattr(noise_module, "BATCH_COPIES", 3)  # many small batches: the same stream, in pieces
     pd.testing.assert_frame_equal(
         one, noise_check("d", "m", *args, levels=grid(0, 2, 0.5), k=20, m=5, seed=3, relative=False, threads=2)
     )
@@ -86,7 +105,9 @@ def test_le_2017_on_the_shipped_data(glove_ws353):
     decreasing curves is well below 1 and moves with k."""
     matrix, first, second, gold = glove_ws353
     levels = grid(0, 3, 0.2)
-    full = noise_check("ws353", "glove", matrix, first, second, gold, levels=levels, k=100, m=20, seed=1, relative=False, threads=2)
+    full = noise_check(
+        "ws353", "glove", matrix, first, second, gold, levels=levels, k=100, m=20, seed=1, relative=False, threads=2
+    )
     assert full["monotonic_share"].iloc[0] >= 0.8 and full["trend_spearman"].iloc[0] < -0.9
     assert full["mean"].iloc[0] == pytest.approx(0.5033, abs=5e-5)  # no noise: the model's own score
     subset = np.sort(np.random.default_rng(3).choice(len(gold), 30, replace=False))

@@ -9,8 +9,9 @@ whole curve (each curve = the per-level means of its own ``k`` samples), the sha
 decrease strictly at every step. That share is what Le shows to be unstable: it moves with ``k``
 and with the dataset's size, so "passing" or "failing" says little about a dataset.
 
-Everything is vectorised: for each level the ``m x k`` noisy copies of the (small) matrix of the
-dataset's word vectors are drawn in batches small enough to stay in the processor's cache.
+Each noisy copy is drawn, and its norms and dot products summed, by a compiled kernel
+(simgold.noise_kernel), one copy at a time so that it stays in the processor's cache; numpy ranks
+the cosines of a batch of copies at once.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .seeds import seed_for
 from .tables import TABLES
 
 NOISE_COLUMNS = TABLES["noise"].names  # the canonical schema's columns, in order
-BATCH_FLOATS = 1_000_000  # noisy vector elements drawn at once: a batch stays in the cache (a third less time than 20M)
+BATCH_COPIES = 200  # noisy copies whose cosines are ranked at once
 
 
 def grid(start: float, stop: float, step: float) -> np.ndarray:
@@ -59,7 +60,7 @@ def noise_check(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    vectors = np.asarray(vectors, dtype=np.float32)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     used = np.unique(np.concatenate([first, second]))
     if len(used) < len(vectors):
         vectors, first, second = vectors[used], np.searchsorted(used, first), np.searchsorted(used, second)
@@ -102,33 +103,22 @@ def noise_check(
 def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) -> np.ndarray:
     """Spearman of ``samples`` noisy copies at one noise level (half-width ``level``).
 
-    Almost half of the time goes into drawing the noise: one float32 per element of every copy,
-    from the level's own stream, so that a seed gives the same numbers on any number of threads
-    (a cheaper stream would change every published curve). Each word's norm is computed once per
-    copy; the items' dot products gather their rows in the order of the first word (near-sequential
-    reads) and accumulate in float64, as before, so the numbers do not change."""
+    The compiled kernel (simgold.noise_kernel) draws each copy from the level's own stream (numpy's
+    PCG64 float32 draws, to the bit, so that a seed gives the same numbers on any number of threads)
+    and returns its words' squared norms and its items' dot products; the cosines, their ranks and
+    the correlations are computed here, ``BATCH_COPIES`` copies at a time."""
+    from .noise_kernel import lane_constants, noisy_norms_dots, pcg64_state
+
     if level == 0 and samples > 1:  # no noise: every sample is the same copy, so compute it once
         return np.full(samples, _level_scores(vectors, first, second, gold_ranks, 0, 1, stream)[0])
-    rng = np.random.default_rng(stream)
-    n_words, dim = vectors.shape
-    per_batch = max(1, BATCH_FLOATS // max(1, n_words * dim))
-    by_first = np.lexsort((second, first))
-    f, g = first[by_first], second[by_first]
+    state, jump = pcg64_state(stream), lane_constants()
+    first, second = np.ascontiguousarray(first, dtype=np.int64), np.ascontiguousarray(second, dtype=np.int64)
     out = np.empty(samples)
-    for start in range(0, samples, per_batch):
-        count = min(per_batch, samples - start)
-        if level > 0:  # U(-level, level) from float32 draws in [0, 1)
-            noisy = rng.random((count, n_words, dim), dtype=np.float32)
-            noisy *= np.float32(2 * level)
-            noisy -= np.float32(level)
-            noisy += vectors
-        else:
-            noisy = np.broadcast_to(vectors, (count, n_words, dim))
-        norms = np.sqrt(np.einsum("swd,swd->sw", noisy, noisy, dtype=np.float64))
-        dots = np.empty((count, len(first)))
-        # np.take gathers the rows twice as fast as fancy indexing on the middle axis (same values)
-        pair = np.take(noisy, f, axis=1), np.take(noisy, g, axis=1)
-        dots[:, by_first] = np.einsum("snd,snd->sn", *pair, dtype=np.float64)
+    for start in range(0, samples, BATCH_COPIES):
+        count = min(BATCH_COPIES, samples - start)
+        norms, dots = np.empty((count, len(vectors))), np.empty((count, len(first)))
+        noisy_norms_dots(vectors, first, second, float(level), state, jump, norms, dots)
+        norms = np.sqrt(norms)
         den = norms[:, first] * norms[:, second]
         with np.errstate(invalid="ignore", divide="ignore"):
             sims = np.where(den > 0, dots / den, 0.0)
