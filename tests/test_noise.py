@@ -155,3 +155,33 @@ def test_rows_no_item_uses_get_no_noise(glove_ws353):
             **kwargs,
         )
         pd.testing.assert_frame_equal(whole, own)
+
+
+COMPILE_AND_COUNT = """
+import numpy as np
+from simgold.noise import noise_check
+from simgold.noise_kernel import noisy_norms_dots
+rng = np.random.default_rng(0)
+args = rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40)
+noise_check("d", "m", *args, levels=np.array([0, 1.0]), k=2, m=2, seed=1, relative=False, threads=2)
+stats = noisy_norms_dots.stats
+print(len(noisy_norms_dots.signatures), sum(stats.cache_misses.values()), sum(stats.cache_hits.values()))
+"""
+
+
+def test_jobs_that_start_together_compile_the_kernel_once(tmp_path):
+    """Two noise jobs started at the same moment with an empty numba cache: one compiles, the
+    other waits for it and loads what it wrote (without the lock both compile). Each process
+    compiles a single signature: the warm-up call has the types of the real one."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    jobs = [
+        subprocess.Popen([sys.executable, "-c", COMPILE_AND_COUNT], env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    counts = sorted(tuple(int(n) for n in job.communicate(timeout=300)[0].split()) for job in jobs)
+    assert [job.returncode for job in jobs] == [0, 0]
+    assert counts == [(1, 0, 1), (1, 1, 0)]  # (signatures, compiled, loaded from the cache)

@@ -42,8 +42,8 @@ def test_the_default_configs_stages():
     assert s.scored_by["demo-da"] == ["e5-small"]
     assert s.gold_scored == set(ALL) - {"demo-he-rank"}
     assert s.cosimlex == [("demo-en-context", m) for m in ("e5-small", "glove-6b-50d", "minilm")]
-    # noise: models: [glove-6b-50d], datasets: [ws353, demo-en-context] (glove scores simlex999 too)
-    assert s.noised == [("demo-en-context", "glove-6b-50d"), ("ws353", "glove-6b-50d")]
+    # noise: the three models on [ws353, demo-en-context] (they score simlex999 too, which is left out)
+    assert s.noised == [(d, m) for m in ("e5-small", "glove-6b-50d", "minilm") for d in ("demo-en-context", "ws353")]
 
 
 def test_the_noise_block_restricts_datasets_and_models():
@@ -52,6 +52,9 @@ def test_the_noise_block_restricts_datasets_and_models():
     raw["noise"] = {"datasets": ["ws353"]}  # every model, one dataset
     s = stages(check_config(raw, base_dir=ROOT))
     assert s.noised == [("ws353", "e5-small"), ("ws353", "glove-6b-50d"), ("ws353", "minilm")]
+    raw["noise"] = {"models": ["minilm"]}  # one model, every dataset it scores that has a gold standard
+    s = stages(check_config(raw, base_dir=ROOT))
+    assert s.noised == [(d, "minilm") for d in ("demo-en-context", "simlex999", "ws353")]
 
 
 # -------------------------------------------------------------------------------- the files a run makes

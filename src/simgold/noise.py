@@ -60,6 +60,9 @@ def noise_check(
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from .noise_kernel import compile_once
+
+    compile_once()  # before the threads start: one compiles, the others would wait for it
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     used = np.unique(np.concatenate([first, second]))
     if len(used) < len(vectors):

@@ -11,10 +11,15 @@ next call; ``fill_uniform`` does the same and keeps that half in the state array
 
 Sums run in float64 over eight partial sums in a fixed order, so a copy gives the same bits on any
 machine and in any batch. Compiled once per machine (``cache=True``: numba keeps the machine code
-beside this file, or in ``NUMBA_CACHE_DIR``).
+beside this file, or in ``NUMBA_CACHE_DIR``); ``compile_once`` makes jobs that start together wait
+for one of them to compile instead of each compiling.
 """
 
 from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from llvmlite import ir
@@ -25,6 +30,7 @@ MULT_HI = np.uint64(2549297995355413924)  # PCG64's 128-bit multiplier (numpy's 
 MULT_LO = np.uint64(4865540595714422341)
 LANES = 4
 _MASK64 = (1 << 64) - 1
+_ready = False
 
 
 def pcg64_state(stream: np.random.SeedSequence) -> np.ndarray:
@@ -171,3 +177,33 @@ def noisy_norms_dots(vectors, first, second, level, state, jump, norms, dots):
             norms[c, w] = _dot(noisy[w], noisy[w])
         for p in range(first.shape[0]):
             dots[c, p] = _dot(noisy[first[p]], noisy[second[p]])
+
+
+def compile_once() -> None:
+    """Compile the kernel for the types noise_check passes, or load it from numba's cache, once per
+    process. Jobs that start together on one machine take turns under a lock file in the temporary
+    directory, so the first compiles (about 3 s of CPU) and writes the cache, and the others load
+    it (about 0.5 s) instead of compiling too. Without ``fcntl`` (Windows) each compiles."""
+    global _ready
+    if _ready:
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on the platforms the workflow runs on
+        fcntl = None
+    name = hashlib.sha256(str(Path(__file__).resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"simgold-noise-kernel-{name}.lock", "a") as lock:
+        if fcntl:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
+        index = np.zeros(1, dtype=np.int64)
+        noisy_norms_dots(
+            np.zeros((1, 1), dtype=np.float32),
+            index,
+            index,
+            0.0,
+            pcg64_state(np.random.SeedSequence(0)),
+            lane_constants(),
+            np.empty((1, 1)),
+            np.empty((1, 1)),
+        )
+    _ready = True
