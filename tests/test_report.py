@@ -89,7 +89,8 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
         }
     )
     levels = np.round(np.arange(0, 1.2, 0.2), 10)
-    noise = pd.DataFrame({"model": "a", "level": levels, "mean": 0.6 - 0.1 * levels, "trend_spearman": -0.9})
+    noise = pd.DataFrame({"model": "a", "level": levels, "noise": levels, "mean": 0.6 - 0.1 * levels})
+    noise = noise.assign(trend_spearman=-0.9)
     noise = noise.assign(p2_5=noise["mean"] - 0.05, p97_5=noise["mean"] + 0.05, monotonic_share=0.85, m=20)
     tests = pd.DataFrame(
         {"word1": ["cat", "bank"], "word2": ["dog", "river"], "mean1": [4.0, 1.5], "mean2": [3.5, 4.5], "q": [0.2, 0.01]}
@@ -103,6 +104,19 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
         assert (tmp_path / "page" / f"{name}.png").read_bytes() == (tmp_path / f"{name}.png").read_bytes(), name
     with pytest.raises(ValueError, match="curve.png: no figure of that name"):
         draw_dataset_figures("ws", [(str(tmp_path / "curve.png"), "")], {})
+
+
+def test_the_noise_axis_says_when_levels_are_in_units_of_the_element_sd():
+    """noise.relative: the table's noise column is the level times the model's element SD, and the
+    figure's x axis says so; with absolute levels (noise = level) it says U(-n, n)."""
+    from simgold.report import noise_axis_label
+
+    levels = np.round(np.arange(0, 3.2, 0.2), 10)
+    absolute = pd.DataFrame({"level": levels, "noise": levels})
+    relative = pd.DataFrame({"level": levels, "noise": levels * 0.051})  # a 384-d model's element SD
+    assert noise_axis_label([absolute]) == "noise level n (U(-n, n) added to every vector element)"
+    assert "in units of each model's element SD" in noise_axis_label([relative])
+    assert "in units of each model's element SD" in noise_axis_label([relative.assign(noise=levels * 0.74), relative])
 
 
 def test_the_page_shows_the_context_tests_columns_it_names():

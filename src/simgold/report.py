@@ -112,12 +112,21 @@ def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
         label = f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
         ax.plot(t["level"], t["mean"], "o-", ms=3, label=label)
         ax.fill_between(t["level"], t["p2_5"], t["p97_5"], alpha=0.2)
-    ax.set_xlabel("noise level n (U(-n, n) added to every vector element)")
+    ax.set_xlabel(noise_axis_label(tables))
     ax.set_ylabel("Spearman")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
+
+
+def noise_axis_label(tables: list[pd.DataFrame]) -> str:
+    """The noise figure's x label: absolute levels, or (``noise.relative``) levels in units of each
+    model's element SD, read from the tables (their ``noise`` column is the level times that SD)."""
+    relative = any(not np.allclose(t["noise"], t["level"]) for t in tables)
+    if relative:
+        return "noise level n, in units of each model's element SD (U(-n SD, n SD) added to every vector element)"
+    return "noise level n (U(-n, n) added to every vector element)"
 
 
 def context_figure(tests: pd.DataFrame, path, title: str) -> None:
