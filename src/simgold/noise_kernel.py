@@ -28,7 +28,7 @@ from numba.extending import intrinsic
 
 MULT_HI = np.uint64(2549297995355413924)  # PCG64's 128-bit multiplier (numpy's PCG_DEFAULT_MULTIPLIER_128)
 MULT_LO = np.uint64(4865540595714422341)
-LANES = 4
+LANES = 4  # fill_uniform's chains, written out as a, b, c, d
 _MASK64 = (1 << 64) - 1
 _ready = False
 
@@ -41,12 +41,12 @@ def pcg64_state(stream: np.random.SeedSequence) -> np.ndarray:
     return np.array([s >> 64, s & _MASK64, inc >> 64, inc & _MASK64, 0], dtype=np.uint64)
 
 
-def lane_constants(lanes: int = LANES) -> np.ndarray:
-    """(multiplier, increment factor) of ``lanes`` steps at once, as uint64 halves:
-    ``s[n + lanes] = M**lanes * s[n] + inc * (1 + M + ... + M**(lanes - 1))`` modulo 2**128."""
+def lane_constants() -> np.ndarray:
+    """(multiplier, increment factor) of ``LANES`` steps at once, as uint64 halves:
+    ``s[n + L] = M**L * s[n] + inc * (1 + M + ... + M**(L - 1))`` modulo 2**128."""
     mult, modulus = int(MULT_HI) << 64 | int(MULT_LO), 1 << 128
-    jump = pow(mult, lanes, modulus)
-    factor = sum(pow(mult, j, modulus) for j in range(lanes)) % modulus
+    jump = pow(mult, LANES, modulus)
+    factor = sum(pow(mult, j, modulus) for j in range(LANES)) % modulus
     return np.array([jump >> 64, jump & _MASK64, factor >> 64, factor & _MASK64], dtype=np.uint64)
 
 
@@ -87,8 +87,9 @@ def _output(shi, slo):
 
 @njit(inline="always")
 def _float(bits):
-    """numpy's float32 of 32 random bits: the top 24 bits, times 2**-24."""
-    return np.float32(np.int64(bits >> np.uint64(8))) * np.float32(1.0 / 16777216.0)  # signed: one instruction
+    """numpy's float32 of 32 random bits: the top 24 bits, times 2**-24 (through a signed integer,
+    which converts in one instruction; 24 bits fit either way)."""
+    return np.float32(np.int64(bits >> np.uint64(8))) * np.float32(1.0 / 16777216.0)
 
 
 @njit(nogil=True, cache=True)
