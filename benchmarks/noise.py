@@ -104,6 +104,7 @@ def compare(label: str, inputs: tuple, relative: bool, repeat: int, sample: int)
                 runs["cpu"].append(time.process_time() - c0)
         per_copy, looped = numpy_loop(matrix, first, second, gold, LEVELS[middle] * unit, sample, stream)
         runs["loop"].append(per_copy * copies)
+    first, second = np.array(first, dtype=np.int64), np.array(second, dtype=np.int64)  # writable, as noise_check's
     ours = _level_scores(np.float32(matrix), first, second, rankdata(gold), LEVELS[middle] * unit, sample, stream)
     med = {k: statistics.median(v) for k, v in runs.items()}
     print(

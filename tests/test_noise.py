@@ -163,6 +163,8 @@ from simgold.noise import noise_check
 from simgold.noise_kernel import noisy_norms_dots
 rng = np.random.default_rng(0)
 args = rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40)
+for array in args:  # read-only, as pandas' to_numpy gives them to the workflow's noise job
+    array.flags.writeable = False
 noise_check("d", "m", *args, levels=np.array([0, 1.0]), k=2, m=2, seed=1, relative=False, threads=2)
 stats = noisy_norms_dots.stats
 print(len(noisy_norms_dots.signatures), sum(stats.cache_misses.values()), sum(stats.cache_hits.values()))
@@ -172,7 +174,8 @@ print(len(noisy_norms_dots.signatures), sum(stats.cache_misses.values()), sum(st
 def test_jobs_that_start_together_compile_the_kernel_once(tmp_path):
     """Two noise jobs started at the same moment with an empty numba cache: one compiles, the
     other waits for it and loads what it wrote (without the lock both compile). Each process
-    compiles a single signature: the warm-up call has the types of the real one."""
+    compiles a single signature, with read-only inputs as the workflow's: the warm-up call has the
+    types of the real one."""
     import os
     import subprocess
     import sys
@@ -185,3 +188,28 @@ def test_jobs_that_start_together_compile_the_kernel_once(tmp_path):
     counts = sorted(tuple(int(n) for n in job.communicate(timeout=300)[0].split()) for job in jobs)
     assert [job.returncode for job in jobs] == [0, 0]
     assert counts == [(1, 0, 1), (1, 1, 0)]  # (signatures, compiled, loaded from the cache)
+
+
+def test_without_a_lock_the_kernel_still_compiles(monkeypatch, tmp_path):
+    """The lock only saves time: a temporary directory that cannot hold it means no lock, not an error."""
+    import tempfile
+
+    import simgold.noise_kernel as kernel
+
+    monkeypatch.setattr(kernel, "_ready", False)
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "missing"))
+    kernel.compile_once()
+    assert kernel._ready
+
+
+def test_bad_indices_and_negative_levels_are_refused_before_the_kernel_runs():
+    """The kernel reads without bounds checks: an item index outside the vectors is an error, named."""
+    rng = np.random.default_rng(2)
+    vectors, gold = rng.normal(size=(10, 4)), rng.uniform(size=3)
+    kwargs = dict(levels=grid(0, 1, 0.5), k=2, m=2, seed=0, relative=False)
+    with pytest.raises(IndexError, match=r"\[10\] are outside the 10 rows"):
+        noise_check("d", "m", vectors, np.array([0, 1, 2]), np.array([3, 4, 10]), gold, **kwargs)
+    with pytest.raises(IndexError, match=r"\[-1\] are outside"):
+        noise_check("d", "m", vectors, np.array([0, 1, -1]), np.array([3, 4, 5]), gold, **kwargs)
+    with pytest.raises(ValueError, match=r"noise levels must be 0 or more .*\[-0.5\]"):
+        noise_check("d", "m", vectors, np.array([0, 1]), np.array([3, 4]), gold[:2], **{**kwargs, "levels": [0, -0.5]})

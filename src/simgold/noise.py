@@ -62,11 +62,20 @@ def noise_check(
 
     from .noise_kernel import compile_once
 
-    compile_once()  # before the threads start: one compiles, the others would wait for it
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    levels = np.asarray(levels, dtype=float)
+    if (levels < 0).any():
+        raise ValueError(f"noise levels must be 0 or more (U(-n, n)); got {levels[levels < 0].tolist()}")
+    # the kernel's types: C-ordered, writable arrays (a read-only one, as pandas' to_numpy gives, is
+    # another numba type and would compile the kernel a second time)
+    vectors = np.array(vectors, dtype=np.float32, order="C")
+    first, second = np.array(first, dtype=np.int64), np.array(second, dtype=np.int64)
     used = np.unique(np.concatenate([first, second]))
+    if used.size and (used[0] < 0 or used[-1] >= len(vectors)):  # the kernel reads without bounds checks
+        bad = used[(used < 0) | (used >= len(vectors))]
+        raise IndexError(f"item word indices {bad[:5].tolist()} are outside the {len(vectors)} rows of vectors")
     if len(used) < len(vectors):
         vectors, first, second = vectors[used], np.searchsorted(used, first), np.searchsorted(used, second)
+    compile_once()  # before the threads start: one compiles, the others would wait for it
     unit = float(vectors.std()) if relative else 1.0
     gold_ranks = rankdata(gold)
     streams = np.random.SeedSequence(seed_for(seed, dataset, model, "noise")).spawn(len(levels))
@@ -115,7 +124,6 @@ def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) ->
     if level == 0 and samples > 1:  # no noise: every sample is the same copy, so compute it once
         return np.full(samples, _level_scores(vectors, first, second, gold_ranks, 0, 1, stream)[0])
     state, jump = pcg64_state(stream), lane_constants()
-    first, second = np.ascontiguousarray(first, dtype=np.int64), np.ascontiguousarray(second, dtype=np.int64)
     out = np.empty(samples)
     for start in range(0, samples, BATCH_COPIES):
         count = min(BATCH_COPIES, samples - start)

@@ -2,15 +2,15 @@
 words' squared norms and its items' dot products, with nothing else between them.
 
 The draws are numpy's, to the bit: ``Generator(PCG64(stream)).random(dtype=float32)``, the stream
-noise_check used when it drew with numpy (``default_rng(stream)``), so a seed gives the curves it
-gave before. PCG64 is a 128-bit linear congruential generator; its state is kept here as two 64-bit
+noise_check used when it drew with numpy (``default_rng(stream)``). PCG64 is a 128-bit linear congruential generator; its state is kept here as two 64-bit
 halves, and four copies of it, one step apart, advance four steps at a time so that the processor
 works on four independent chains (the outputs come in the stream's own order). numpy fills a float32
 array from the 64-bit outputs a half at a time, low half first, keeping an unused upper half for the
 next call; ``fill_uniform`` does the same and keeps that half in the state array.
 
 Sums run in float64 over eight partial sums in a fixed order, so a copy gives the same bits on any
-machine and in any batch. Compiled once per machine (``cache=True``: numba keeps the machine code
+machine and in any batch. That order is not numpy's einsum's: a cosine may move by about 1e-14,
+below the 12 decimals at which noise_check ranks cosines, so the curves come out as before. Compiled once per machine (``cache=True``: numba keeps the machine code
 beside this file, or in ``NUMBA_CACHE_DIR``); ``compile_once`` makes jobs that start together wait
 for one of them to compile instead of each compiling.
 """
@@ -183,19 +183,28 @@ def noisy_norms_dots(vectors, first, second, level, state, jump, norms, dots):
 def compile_once() -> None:
     """Compile the kernel for the types noise_check passes, or load it from numba's cache, once per
     process. Jobs that start together on one machine take turns under a lock file in the temporary
-    directory, so the first compiles (about 3 s of CPU) and writes the cache, and the others load
-    it (about 0.5 s) instead of compiling too. Without ``fcntl`` (Windows) each compiles."""
+    directory (one per user and installed copy), so the first compiles (about 3 s of CPU) and writes
+    the cache, and the others load it (about 0.5 s) instead of compiling too. The lock only saves
+    time: where it cannot be had (no ``fcntl``, a temporary directory that is not writable or does
+    not lock, a separate one per job), each job compiles, with the same results."""
     global _ready
     if _ready:
         return
+    import os
+
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not on the platforms the workflow runs on
         fcntl = None
-    name = hashlib.sha256(str(Path(__file__).resolve()).encode()).hexdigest()[:16]
-    with open(Path(tempfile.gettempdir()) / f"simgold-noise-kernel-{name}.lock", "a") as lock:
+    name = hashlib.sha256(f"{getattr(os, 'getuid', lambda: '')()} {Path(__file__).resolve()}".encode()).hexdigest()
+    lock = None
+    try:
+        lock = open(Path(tempfile.gettempdir()) / f"simgold-noise-kernel-{name[:16]}.lock", "a")
         if fcntl:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
+    except OSError:
+        pass  # no lock: this job compiles (or loads) on its own
+    try:
         index = np.zeros(1, dtype=np.int64)
         noisy_norms_dots(
             np.zeros((1, 1), dtype=np.float32),
@@ -207,4 +216,7 @@ def compile_once() -> None:
             np.empty((1, 1)),
             np.empty((1, 1)),
         )
+    finally:
+        if lock is not None:
+            lock.close()
     _ready = True
