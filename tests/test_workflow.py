@@ -231,6 +231,22 @@ def test_front_page_and_score_files(default_run):
     # no placeholder figures: noise curves only where the noise check ran
     noise = {p.parent.parent.name for p in (default_run / "results" / "report").glob("*/figures/noise.png")}
     assert noise == {"demo-en-context", "ws353"}  # the config's noise datasets
+    # a curve starts at the score the report shows: level 0 adds no noise to the vectors the model scored
+    # with (MiniLM scores the context demo with in-context vectors, so it has no curve there)
+    curves = sorted((default_run / "results" / "noise").glob("*/*.parquet"))
+    assert [(p.parent.name, p.stem) for p in curves] == [
+        ("demo-en-context", "e5-small"),
+        ("demo-en-context", "glove-6b-50d"),
+        ("ws353", "e5-small"),
+        ("ws353", "glove-6b-50d"),
+        ("ws353", "minilm"),
+    ]
+    scored = spearman.set_index(["dataset", "model"])["value"]
+    for path in curves:
+        curve = pd.read_parquet(path)
+        assert curve["level"].iloc[0] == 0 and curve["mean"].iloc[0] == pytest.approx(
+            scored[(path.parent.name, path.stem)], abs=1e-9
+        ), path
 
 
 def test_default_config_builds_every_target(default_run):
