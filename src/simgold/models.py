@@ -75,3 +75,10 @@ def _function(reader: str):
 def is_contextual(model: dict) -> bool:
     """A model that gives a word a vector from its context (used on two-context datasets)."""
     return "package" in model and PACKAGES[model["package"]].contextual
+
+
+def scored_in_context(kind: str, model: dict) -> bool:
+    """Whether a model scores a dataset of this kind with each word's vector in its context (a
+    contextual model on a two-context dataset) rather than with the words' own vectors: the score
+    job and the noise check's routing both ask this."""
+    return kind == "contexts" and is_contextual(model)

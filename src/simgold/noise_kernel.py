@@ -2,22 +2,25 @@
 words' squared norms and its items' dot products, with nothing else between them.
 
 The draws are numpy's, to the bit: ``Generator(PCG64(stream)).random(dtype=float32)``, the stream
-noise_check used when it drew with numpy (``default_rng(stream)``). PCG64 is a 128-bit linear congruential generator; its state is kept here as two 64-bit
-halves, and four copies of it, one step apart, advance four steps at a time so that the processor
-works on four independent chains (the outputs come in the stream's own order). numpy fills a float32
-array from the 64-bit outputs a half at a time, low half first, keeping an unused upper half for the
-next call; ``fill_uniform`` does the same and keeps that half in the state array.
+noise_check used when it drew with numpy (``default_rng(stream)``). PCG64 is a 128-bit linear
+congruential generator; its state is kept here as two 64-bit halves, and four copies of it, one
+step apart, advance four steps at a time so that the processor works on four independent chains
+(the outputs come in the stream's own order). numpy fills a float32 array from the 64-bit outputs
+a half at a time, low half first, keeping an unused upper half for the next call; ``fill_uniform``
+does the same and keeps that half in the state array.
 
 Sums run in float64 over eight partial sums in a fixed order, so a copy gives the same bits on any
 machine and in any batch. That order is not numpy's einsum's: a cosine may move by about 1e-14,
-below the 12 decimals at which noise_check ranks cosines, so the curves come out as before. Compiled once per machine (``cache=True``: numba keeps the machine code
-beside this file, or in ``NUMBA_CACHE_DIR``); ``compile_once`` makes jobs that start together wait
-for one of them to compile instead of each compiling.
+below the 12 decimals at which noise_check ranks cosines, so the curves come out as before.
+Compiled once per machine (``cache=True``: numba keeps the machine code beside this file, or in
+``NUMBA_CACHE_DIR``); ``compile_once`` makes jobs that start together wait for one of them to
+compile instead of each compiling.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import tempfile
 from pathlib import Path
 
@@ -63,16 +66,10 @@ def _mulhi(typingctx, x, y):
 
 
 @njit(inline="always")
-def _mul64(x, y):
-    """x * y as (high, low) 64-bit halves."""
-    return _mulhi(x, y), x * y
-
-
-@njit(inline="always")
 def _muladd128(ahi, alo, bhi, blo, chi, clo):
     """a * b + c modulo 2**128, on halves."""
-    hi, lo = _mul64(alo, blo)
-    hi = hi + alo * bhi + ahi * blo
+    lo = alo * blo
+    hi = _mulhi(alo, blo) + alo * bhi + ahi * blo
     low = lo + clo
     return hi + chi + (np.uint64(1) if low < lo else np.uint64(0)), low
 
@@ -190,8 +187,6 @@ def compile_once() -> None:
     global _ready
     if _ready:
         return
-    import os
-
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not on the platforms the workflow runs on

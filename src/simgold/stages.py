@@ -78,16 +78,18 @@ def _noised(config: dict, scored: list[tuple[str, str]], gold_scored: set[str]) 
     when it names none). Not a contextual model on a two-context dataset: it is scored with each
     word's vector in its context, and the check adds noise to the words' own vectors, so its curve
     would not start at the score the report shows."""
-    from .models import is_contextual
+    from .models import scored_in_context
 
     noise = config["noise"]
     models = noise["models"] if "models" in noise else config["models"]
     datasets = noise["datasets"] if "datasets" in noise else config["datasets"]
-    in_context = {
-        (d, m) for d, m in scored if config["datasets"][d]["kind"] == "contexts" and is_contextual(config["models"][m])
-    }
     return [
-        (d, m) for d, m in scored if d in gold_scored and m in models and d in datasets and (d, m) not in in_context
+        (d, m)
+        for d, m in scored
+        if d in gold_scored
+        and m in models
+        and d in datasets
+        and not scored_in_context(config["datasets"][d]["kind"], config["models"][m])
     ]
 
 

@@ -9,7 +9,6 @@ from simgold.config import (
     embedding_mem_mb as model_mem_mb,
     translation_files,
 )
-from simgold.models import is_contextual
 from simgold.stages import CLEAN_TABLES, all_targets, finished_message, report_figures, stages
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,

@@ -62,7 +62,6 @@ rule score:
     params:
         kind=dataset_param("kind"),
         model=model_spec,
-        contextual=lambda wildcards: is_contextual(CONFIG["models"][wildcards.model]),
         scoring=CONFIG["scoring"],
     script:
         "../scripts/score.py"

@@ -1,5 +1,6 @@
 """Score one model on one dataset: predictions, correlations and the A&G score with bootstrap CIs."""
 
+from simgold.models import scored_in_context
 from simgold.scoring import ScoringSettings, Vectors, score_dataset
 from simgold.tables import read_parquet, read_provenance, write_parquet
 from simgold.workflow import provenance_for, run
@@ -11,7 +12,7 @@ def main(snakemake, log):
     mean = read_provenance(snakemake.input.embeddings).get("mean_vector")
     vectors = Vectors(read_parquet(snakemake.input.embeddings), model["lowercase"], model["oov"], mean)
     pred = None
-    if snakemake.params.contextual and snakemake.params.kind == "contexts":  # each word's vector from its context
+    if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
         from simgold.in_context import in_context_predictions
         from simgold.minilm import get_model
 
