@@ -24,8 +24,8 @@ SHARED_CONFIG = ROOT / "config" / "examples" / "shared-data.yaml"
 
 @functools.cache
 def _default_pairs(name: str):
-    from simgold.clean import clean_dataset
-    from simgold.config import check_config
+    from simgold.io.config import check_config
+    from simgold.stages.clean import clean_dataset
 
     config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
     t = clean_dataset(name, config["datasets"][name], base_dir=str(ROOT))
@@ -79,7 +79,7 @@ def shared_specs(shared) -> dict:
 @pytest.fixture(scope="session")
 def cleaned(shared_specs):
     """Clean a shared dataset once per session (memoised by name)."""
-    from simgold.clean import clean_dataset
+    from simgold.stages.clean import clean_dataset
 
     cache: dict = {}
 

@@ -23,7 +23,7 @@ def vocabulary() -> list[str]:
 
 class OneAtATime:
     def __init__(self, model):
-        """Shares the weights and tokenizer of a ``simgold.minilm.MiniLM``."""
+        """Shares the weights and tokenizer of a ``simgold.io.minilm.MiniLM``."""
         self.w, self.tokenizer, self.dim = model.w, model.tokenizer, model.dim
         self.heads, self.layers, self.eps = model.heads, model.layers, model.eps
 

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold.agreement import agreement_report, ranking_agreement, ranking_report
-from simgold.calibrate import calibrate
-from simgold.rank_correlation import (
+from simgold.stages.agreement import agreement_report, ranking_agreement, ranking_report
+from simgold.stages.calibrate import calibrate
+from simgold.stats.agreement_ci import agreement_summary
+from simgold.stats.rank_correlation import (
     RatingMatrix,
     agreement,
 )
@@ -26,7 +27,7 @@ from .conftest import loop_pairwise, ratings_frame
 def test_danish_reference_figures(cleaned, shared):
     t = cleaned("dsd-da")
     m = RatingMatrix.from_ratings(t["ratings"])
-    s = agreement(m).summary()
+    s = agreement_summary(agreement(m))
     got = {
         k: round(s[k], 3)
         for k in (
@@ -61,7 +62,7 @@ def test_danish_reference_figures(cleaned, shared):
 @pytest.mark.parametrize("name,pairwise", [("ws353-set1", 0.677), ("ws353-set2", 0.559), ("card660", None)])
 def test_other_per_rater_datasets(cleaned, name, pairwise):
     m = RatingMatrix.from_ratings(cleaned(name)["ratings"])
-    s = agreement(m).summary()
+    s = agreement_summary(agreement(m))
     if pairwise is not None:
         assert round(s["pairwise"], 3) == pairwise
     rho, _, _ = loop_pairwise(m.dense())
@@ -91,8 +92,8 @@ def test_rare_words_slots_give_alpha_only(cleaned):
 def demo():
     import yaml
 
-    from simgold.clean import clean_dataset
-    from simgold.config import check_config
+    from simgold.io.config import check_config
+    from simgold.stages.clean import clean_dataset
 
     from .conftest import ROOT
 
@@ -131,7 +132,7 @@ def test_demo_random_raters_and_only_they_are_excluded(demo):
     # the subset figure is the same computation on the subset's items
     adj = t["items"].loc[t["items"]["pos"] == "adj", "item_id"]
     sub = RatingMatrix.from_ratings(t["ratings"][t["ratings"]["item_id"].isin(adj)])
-    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement(sub).summary()["pairwise"], abs=1e-12)
+    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement_summary(agreement(sub))["pairwise"], abs=1e-12)
     rho = loop_pairwise(sub.dense())[0]  # and the obvious loop on the subset's items
     assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(
         np.nanmean(rho[np.triu_indices_from(rho, 1)]), abs=1e-12

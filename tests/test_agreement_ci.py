@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold import rank_correlation as agreement_module
-from simgold import agreement_ci
-from simgold.rank_correlation import RatingMatrix, agreement, pairwise_spearman
-from simgold.agreement_ci import agreement_cis, draw_counts, draws, replicates
-from simgold.seeds import seed_for
+from simgold.stats import agreement_ci
+from simgold.stats import rank_correlation as agreement_module
+from simgold.stats.agreement_ci import agreement_cis, agreement_summary, draw_counts, draws, replicates
+from simgold.stats.rank_correlation import RatingMatrix, agreement, pairwise_spearman
+from simgold.stats.seeds import seed_for
 
 MIN_OVERLAP = 5
 
@@ -113,7 +113,7 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     for b in range(50):
         by_items = loop_statistics(X[item_idx[b]], raters)
         by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
-        for statistic in agreement_ci.STATISTICS:
+        for statistic in agreement_ci.ci_statistics():
             for scheme, expected in (("items", by_items), ("raters", by_raters)):
                 got = ours[statistic, scheme][b]
                 want = expected[statistic]
@@ -127,9 +127,9 @@ def test_point_estimates_are_the_agreement_stage_values(panel):
     X = random_panel(9, n_items=40, n_raters=9, **PANELS[panel])
     m = RatingMatrix.from_ratings(ratings_of(X))
     table = agreement_cis("d", "raw", "all", m, resamples=50).table
-    theirs = agreement(m, MIN_OVERLAP).summary()
+    theirs = agreement_summary(agreement(m, MIN_OVERLAP))
     loop = loop_statistics(X, np.arange(X.shape[1]))
-    for statistic in agreement_ci.STATISTICS:
+    for statistic in agreement_ci.ci_statistics():
         values = table.loc[table["statistic"] == statistic, "value"]
         assert (values == theirs[statistic]).all()  # the same numbers, to the last bit
         assert theirs[statistic] == pytest.approx(loop[statistic], abs=1e-12)
@@ -216,7 +216,7 @@ def test_work_cap_below_an_interval_gives_none():
     ci = agreement_cis("d", "raw", "all", m, resamples=1000, max_work=cap, statistics=("vs_rest",), schemes=("raters",))
     row = ci.table.iloc[0]
     assert row["resamples"] == 0 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"]) and not ci.replicates
-    assert row["value"] == agreement(m, MIN_OVERLAP).summary()["vs_rest"]  # the point estimate stays
+    assert row["value"] == agreement_summary(agreement(m, MIN_OVERLAP))["vs_rest"]  # the point estimate stays
     assert row["note"].startswith("no interval: 40 resamples needed; one resample has")
     assert agreement_ci.min_resamples(0.95) == 40 and agreement_ci.min_resamples(0.99) == 200
 
@@ -232,14 +232,14 @@ def test_work_per_resample_counts_from_the_ratings():
     shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
     K = len(np.unique(X[rated]))
     assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
-    for key in [(s, scheme) for s in agreement_ci.STATISTICS for scheme in agreement_ci.SCHEMES]:
+    for key in [(s, scheme) for s in agreement_ci.ci_statistics() for scheme in agreement_ci.SCHEMES]:
         expected = {("pairwise", "items"): work["pairwise", "items"], ("alpha_interval", "items"): 20}
         assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
     assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1) == 0
 
 
 def test_schema_default_is_the_code_default():
-    from simgold.config import load_schema
+    from simgold.io.config import load_schema
 
     agreement_keys = load_schema()["$defs"]["dataset"]["properties"]["agreement"]["properties"]
     assert agreement_keys["ci_max_work"]["default"] == agreement_ci.MAX_WORK
@@ -250,7 +250,7 @@ def test_schema_default_is_the_code_default():
 
 
 def _stage(ratings, items, **kw):
-    from simgold.agreement import agreement_report
+    from simgold.stages.agreement import agreement_report
 
     calibration = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
     return agreement_report("d", items, ratings, ratings, calibration, min_overlap=MIN_OVERLAP, **kw)
@@ -269,7 +269,7 @@ def test_the_stage_reports_cis_for_every_stage_and_subset():
     table = report["agreement_ci"]
     assert len(table) == 3 * 3 * 8  # stages x subsets (all, pos=N, pos=V) x statistics and schemes
     values = table.merge(plain["agreement"], on=["dataset", "stage", "subset"])
-    for statistic in agreement_ci.STATISTICS:
+    for statistic in agreement_ci.ci_statistics():
         rows = values[values["statistic"] == statistic]
         assert (rows["value"] == rows[statistic]).all()  # the agreement table's numbers, to the bit
     assert (table["resamples"] == 60).all() and (table["confidence"] == 0.9).all()
@@ -296,8 +296,8 @@ def test_rating_slots_get_alpha_resampling_items_only():
 
 
 def test_agreement_ci_rows_are_named_as_the_table_columns():
-    from simgold.agreement_ci import AgreementCIRow
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stats.agreement_ci import AgreementCIRow
 
     assert AgreementCIRow._fields == TABLES["agreement_ci"].names
     X = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 6]], dtype=float)

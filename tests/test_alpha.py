@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from simgold import alpha as alpha_module
-from simgold.alpha import LEVELS, alpha_from_matrix, alpha_table, krippendorff_alpha
+from simgold.stats import alpha as alpha_module
+from simgold.stats.alpha import LEVELS, alpha_from_matrix, alpha_table, krippendorff_alpha
 
 from .conftest import ROOT
 
@@ -29,8 +29,8 @@ def wide(ratings: pd.DataFrame) -> np.ndarray:
 
 @functools.cache
 def demo_ratings(name: str) -> pd.DataFrame:
-    from simgold.clean import clean_dataset
-    from simgold.config import check_config
+    from simgold.io.config import check_config
+    from simgold.stages.clean import clean_dataset
 
     config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
     return clean_dataset(name, config["datasets"][name], base_dir=str(ROOT))["ratings"]
@@ -195,10 +195,10 @@ def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_t
     """demo-da (pos subsets, shift calibration, two raters filtered out): every stage x subset x
     level equals the krippendorff package on that stage's ratings of that subset's items, and the
     interval level is the agreement table's alpha_interval."""
-    from simgold.calibrate import calibrate
-    from simgold.clean import clean_dataset
-    from simgold.config import check_config
-    from simgold.agreement import agreement_report, alpha_levels
+    from simgold.io.config import check_config
+    from simgold.stages.agreement import agreement_report, alpha_levels
+    from simgold.stages.calibrate import calibrate
+    from simgold.stages.clean import clean_dataset
 
     config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
     spec = config["datasets"]["demo-da"]
@@ -223,8 +223,8 @@ def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_t
 
 
 def test_alpha_levels_are_named_as_the_alpha_table_columns_after_dataset_stage_subset():
-    from simgold.alpha import AlphaLevel
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stats.alpha import AlphaLevel
 
     assert TABLES["alpha"].names[:3] == ("dataset", "stage", "subset")
     assert AlphaLevel._fields == TABLES["alpha"].names[3:]

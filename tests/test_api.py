@@ -163,11 +163,11 @@ def test_import_simgold_is_cheap_and_both_names_work():
     code = (
         "import sys, simgold\n"
         "print(sorted(m for m in ('pandas', 'numpy', 'scipy', 'matplotlib', 'yaml') if m in sys.modules))\n"
-        "import simgold.agreement as ag\n"  # the agreement stage's module, named as the API function
+        "import simgold.stages.agreement as ag\n"  # the agreement stage's module, named as the API function
         "print(callable(simgold.agreement), ag.agreement_report.__module__)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["[]", "True simgold.agreement"]
+    assert out.splitlines() == ["[]", "True simgold.stages.agreement"]
 
 
 def test_readme_examples_run_as_written(monkeypatch):
@@ -186,7 +186,7 @@ def test_keyword_defaults_are_the_schemas():
     """The notebook API has no defaults of its own: each is the config schema's."""
     import inspect
 
-    from simgold.schema import load_schema
+    from simgold.io.schema import load_schema
 
     schema = load_schema()
     scoring = schema["properties"]["scoring"]["properties"]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simgold import archive
-from simgold.archive import archive_path, build, input_records, rebuild, verify
+from simgold.report import archive
+from simgold.report.archive import archive_path, build, input_records, rebuild, verify
 
 
 def test_translation_files_follow_their_dataset(tmp_path):

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold import audit
-from simgold.audit import AUDIT_COLUMNS, audit_dataset
+from simgold.stages import audit
+from simgold.stages.audit import AUDIT_COLUMNS, audit_dataset
 
 
 def test_docstring_examples():
@@ -185,9 +185,9 @@ def test_workflow_audit_on_the_shared_data_config(cleaned, shared_specs, tmp_pat
     as Parquet, the source's tables where the translation carries the source's words), on
     config/examples/shared-data.yaml: the known damage of each file, and nothing else where the
     file is known to be clean."""
-    from simgold.audit import audit_configured
-    from simgold.config import resolve_dataset
-    from simgold.tables import read_parquet, write_parquet
+    from simgold.io.config import resolve_dataset
+    from simgold.io.tables import read_parquet, write_parquet
+    from simgold.stages.audit import audit_configured
 
     def as_written(name: str) -> dict:
         out = {}

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simgold.clean import clean_dataset, require_accepted
-from simgold.config import check_config, load_config
-from simgold.embeddings import load_model
 from simgold.errors import SimgoldError
+from simgold.io.config import check_config, load_config
+from simgold.io.embeddings import load_model
+from simgold.stages.clean import clean_dataset, require_accepted
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 CASES = yaml.safe_load((CORPUS / "cases.yaml").read_text(encoding="utf-8"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simgold.calibrate import calibrate
+from simgold.stages.calibrate import calibrate
 
 from .conftest import ratings_frame
 

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold import clean
-from simgold.clean import accounted_cells, clean_dataset, parse_value, require_accepted, summarise
 from simgold.errors import DataError, InputError
+from simgold.stages import clean
+from simgold.stages.clean import accounted_cells, clean_dataset, parse_value, require_accepted, summarise
 
 MISSING = frozenset(["", "nan", "NA", "-"])
 
@@ -466,7 +466,7 @@ def test_sources_of_one_dataset_share_items_and_raters(tmp_path):
 
 def test_a_rater_column_the_pattern_misses_is_in_the_ledger_and_the_log(tmp_path, caplog):
     f = write(tmp_path, "w.csv", "w1,w2,r1,r2,R3,r4 (late)\ncat,dog,3,4,5,2\ncar,bus,5,6,,1\n")
-    with caplog.at_level("WARNING", logger="simgold.clean"):
+    with caplog.at_level("WARNING", logger="simgold.stages.clean"):
         t = run(tmp_path, ds([{"path": f, "words": ["w1", "w2"], "raters": "^r\\d+$"}]))
     assert rejects(t) == [(2, "R3", "5", "ignored_column"), (2, "r4 (late)", "2", "ignored_column")] + [
         (3, "r4 (late)", "1", "ignored_column")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simgold.tables import write_parquet
+from simgold.io.tables import write_parquet
 
 from .conftest import ROOT
 from .test_archive import _unpacked

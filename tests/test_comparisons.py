@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold.comparisons import from_ratings, from_rankings
+from simgold.stages.scores import from_rankings, from_ratings
 
 
 def loop_from_ratings(items: pd.DataFrame, ratings: pd.DataFrame) -> list[tuple]:

@@ -7,8 +7,8 @@ import copy
 import pytest
 import yaml
 
-from simgold.config import check_config, load_config, load_schema, resolve_dataset
 from simgold.errors import ConfigError
+from simgold.io.config import check_config, load_config, load_schema, resolve_dataset
 
 from .conftest import ROOT
 
@@ -155,7 +155,7 @@ def test_schema_documents_every_dataset_key_in_readme():
 
 
 def test_embedding_memory_follows_the_file(tmp_path):
-    from simgold.config import embedding_mem_mb
+    from simgold.io.config import embedding_mem_mb
 
     for name in ("vectors.txt", "vectors.bin"):
         with open(tmp_path / name, "wb") as fh:
@@ -175,7 +175,7 @@ def test_parse_time_checks_are_cheap():
 
     code = (
         "import sys\n"
-        "from simgold.config import check_config, load_config, embedding_mem_mb\n"
+        "from simgold.io.config import check_config, load_config, embedding_mem_mb\n"
         "config = check_config(load_config('config/config.yaml'))\n"
         "[embedding_mem_mb(m) for m in config['models'].values()]\n"
         "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow', 'scipy', 'gensim', 'matplotlib') if m in sys.modules))\n"
@@ -200,7 +200,7 @@ def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
 
 
 def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, monkeypatch):
-    import simgold.config as config
+    import simgold.io.config as config
 
     # three levels of ten: 1,000 values, over a limit of 500
     text = "datasets: {}\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
@@ -225,7 +225,7 @@ def test_yaml_anchors_and_merge_keys_are_fine():
 
 def test_the_snakefile_checks_every_config_file(tmp_path):
     """check_config_files (called by the Snakefile with workflow.overwrite_configfiles) reads them all."""
-    from simgold.config import check_config_files
+    from simgold.io.config import check_config_files
 
     (tmp_path / "ok.yaml").write_text("datasets: {}\n", encoding="utf-8")
     (tmp_path / "twice.yaml").write_text("scoring: {seed: 1}\nscoring: {seed: 2}\n", encoding="utf-8")

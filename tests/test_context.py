@@ -8,9 +8,9 @@ import pytest
 import yaml
 from scipy.stats import mannwhitneyu, wilcoxon
 
-from simgold.clean import clean_dataset
-from simgold.config import check_config
-from simgold.context import benjamini_hochberg, context_summary, significance
+from simgold.io.config import check_config
+from simgold.stages.clean import clean_dataset
+from simgold.stages.context import benjamini_hochberg, context_summary, significance
 
 from .conftest import ROOT
 
@@ -103,8 +103,8 @@ def test_cosimlex_shipped_p_values_give_the_papers_counts(cleaned, lang, pairs, 
 
 
 def test_context_pairs_are_named_as_the_context_tests_columns_after_dataset():
-    from simgold.context import ContextPair, context_pairs
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stages.context import ContextPair, context_pairs
 
     assert ContextPair._fields == TABLES["context_tests"].names[1:6]
     # a wide sheet (both contexts on source row 2) and a long one (the same words on rows 3 and 4)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from simgold.cosimlex import cosimlex_scores, harmonic_mean, uncentred_pearson
+from simgold.stages.cosimlex import cosimlex_scores, harmonic_mean, uncentred_pearson
 
 
 def test_uncentred_pearson_and_harmonic_mean():
@@ -72,8 +72,8 @@ def test_negative_correlations_do_not_crash():
 
 
 def test_cosimlex_rows_are_named_as_the_table_columns_and_say_what_was_left_out():
-    from simgold.cosimlex import CosimlexRow
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stages.cosimlex import CosimlexRow
 
     assert CosimlexRow._fields == TABLES["cosimlex"].names
     items = _pair_items(6)

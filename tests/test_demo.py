@@ -12,8 +12,8 @@ import pytest
 import yaml
 from scipy.stats import mannwhitneyu
 
-from simgold.clean import clean_dataset
-from simgold.config import check_config
+from simgold.io.config import check_config
+from simgold.stages.clean import clean_dataset
 from tools.demo import generate
 
 from .conftest import ROOT

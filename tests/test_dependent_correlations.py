@@ -14,12 +14,12 @@ from nlpstats.correlations.williams import williams_test as nlpstats_williams
 from scipy.stats import pearsonr, spearmanr
 from scipy.stats import t as student_t
 
-from simgold import dependent_correlations
-from simgold.dependent_correlations import (
-    brentq,
+from simgold.stats import dependent_correlations
+from simgold.stats.dependent_correlations import (
     compare_predictions,
     minimum_significant_difference,
     msd_any_score,
+    msd_solution,
     msd_table,
     williams_test,
 )
@@ -128,7 +128,7 @@ def test_msd_any_score_is_the_worst_case_over_baselines():
 
 
 def test_paired_difference_carries_williams_test_on_the_shared_items():
-    from simgold.scoring import paired_difference
+    from simgold.stages.scores import paired_difference
 
     rng = np.random.default_rng(3)
     gold = rng.normal(size=120)
@@ -183,8 +183,8 @@ def test_with_msd_puts_the_value_beside_each_spearman_on_all_items():
 
 
 def test_msd_rows_are_named_as_the_table_columns():
-    from simgold.dependent_correlations import MsdRow
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stats.dependent_correlations import MsdRow
 
     assert MsdRow._fields == TABLES["msd"].names
     table = msd_table("ws353", 353, 0.7, r_jk_observed=0.8)
@@ -195,36 +195,62 @@ def test_msd_rows_are_named_as_the_table_columns():
     ]
 
 
-def test_brentq_is_scipys_to_the_bit():
-    """The written-out Brent's method (the model-difference jobs need no scipy.optimize import)
-    gives scipy's root to the bit: on the p-value curves it is used for and on other functions
-    with roots anywhere in their bracket, including tight tolerances and exact zeros."""
-    from scipy.optimize import brentq as scipy_brentq
+def _steiger_t(r_jg, r_kg, r_jk, n):
+    """Williams' t as Steiger (1980, eq. 7) writes it, with |R| the determinant of the 3 x 3
+    correlation matrix taken by numpy (independent of the module's algebra); ``r_kg`` may be an
+    array."""
+    r_kg = np.asarray(r_kg, dtype=float)
+    R = np.empty(r_kg.shape + (3, 3))
+    R[...] = [[1.0, r_jk, r_jg], [r_jk, 1.0, 0.0], [r_jg, 0.0, 1.0]]
+    R[..., 1, 2] = R[..., 2, 1] = r_kg
+    det = np.maximum(np.linalg.det(R), 0.0)  # a hair inside the ends numpy may round below 0
+    r_bar = (r_jg + r_kg) / 2
+    return (r_jg - r_kg) * np.sqrt((n - 1) * (1 + r_jk) / (2 * (n - 1) / (n - 3) * det + r_bar**2 * (1 - r_jk) ** 3))
 
-    rng = np.random.default_rng(11)
-    cases = []
-    for _ in range(150):  # the msd's own function: Williams' p against a drop d, minus alpha
-        r_best, r_jk, n = rng.uniform(0.2, 0.9), rng.uniform(0.1, 0.95), int(rng.integers(30, 3000))
-        f = lambda d, r=r_best, j=r_jk, n=n: williams_test(r, r - d, j, n).p - 0.05  # noqa: E731
-        grid = np.linspace(1e-6, r_best, 200)
-        signs = np.sign([f(d) for d in grid])
-        change = np.flatnonzero((signs[:-1] * signs[1:]) < 0)  # a finite value of each sign
-        if len(change):
-            cases.append((f, grid[change[0]], grid[change[0] + 1], 1e-12))
-    for _ in range(150):  # polynomials and transcendental functions, roots anywhere
-        root, scale, power = rng.uniform(-5, 5), rng.uniform(0.1, 10), int(rng.integers(1, 6))
-        a, b = root - rng.uniform(0.01, 4), root + rng.uniform(0.01, 4)
-        cases.append((lambda x, r=root, s=scale, p=power: s * (x - r) + (x - r) ** (2 * p + 1), a, b, 2e-12))
-        cases.append((lambda x, r=root: math.tanh(x - r) + 0.1 * (x - r) ** 3, a, b, 1e-9))
-        cases.append((lambda x, r=root, s=scale: math.exp(s * (x - r)) - 1, a, b, 2e-12))
-    cases.append((lambda x: x, -1.0, 0.0, 2e-12))  # f(b) == 0
-    assert len(cases) > 500
-    for f, a, b, xtol in cases:
-        assert brentq(f, a, b, xtol=xtol) == scipy_brentq(f, a, b, xtol=xtol)
-    flat = lambda x: (x - 1.3) ** 9  # noqa: E731 (a root so flat that neither converges in 100 steps)
-    with pytest.raises(RuntimeError):
-        scipy_brentq(flat, -2.0, 5.0)
-    with pytest.raises(RuntimeError, match="no convergence"):
-        brentq(flat, -2.0, 5.0)
-    with pytest.raises(ValueError, match="different signs"):
-        brentq(lambda x: x * x + 1, -1.0, 1.0)
+
+def _numeric_msd(r, n, r_jk, t_crit):
+    """The first d > 0 where Steiger's t crosses t_crit upwards, by a scan of the valid interval
+    (|R| >= 0, r_kg >= -1) and scipy's brentq; None when the scan finds no crossing, "already"
+    when the first valid d is significant."""
+    from scipy.optimize import brentq as scipy_brentq  # only here: the reference root finder
+
+    half = math.sqrt((1 - r * r) * (1 - r_jk * r_jk))
+    lo, hi = max(r * (1 - r_jk) - half, 0.0), min(r * (1 - r_jk) + half, 1 + r)
+    if hi <= lo:
+        return None
+    grid = lo + (hi - lo) * np.r_[1e-9, np.linspace(0, 1, 4001)[1:-1], 1 - 1e-9]
+    f = _steiger_t(r, r - grid, r_jk, n) - t_crit
+    if lo > 0 and f[0] > 0:
+        return "already"
+    up = np.flatnonzero((f[:-1] <= 0) & (f[1:] > 0))
+    if len(up) == 0:
+        return None
+    return scipy_brentq(lambda d: float(_steiger_t(r, r - d, r_jk, n)) - t_crit, grid[up[0]], grid[up[0] + 1], xtol=1e-15)
+
+
+def test_closed_form_msd_is_the_numeric_root_and_never_raises():
+    """The quadratic's root equals an independent numeric root (scipy's brentq on Steiger's formula
+    of Williams' t against scipy.stats.t's critical value) to 1e-12 wherever one exists; elsewhere
+    NaN with a reason, never an exception, on a grid of r, r_jk and n."""
+    checked = 0
+    for n in (4, 5, 10, 30, 353, 3000, 10_000):
+        t_two, t_one = student_t.ppf(0.975, n - 3), student_t.ppf(0.95, n - 3)
+        for r in (-0.5, 0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95, 0.99):
+            for r_jk in (-0.9, -0.5, 0.0, 0.3, 0.5, 0.7, 0.83, 0.9, 0.95, 0.99):
+                for two_sided, t_crit in ((True, t_two), (False, t_one)):
+                    ours = msd_solution(r, n, r_jk, two_sided=two_sided)
+                    expected = _numeric_msd(r, n, r_jk, t_crit)
+                    if isinstance(expected, float):
+                        assert ours.msd == pytest.approx(expected, abs=1e-12, rel=0), (r, n, r_jk, two_sided)
+                        assert ours.note == ""
+                        checked += 1
+                    else:
+                        assert np.isnan(ours.msd) and ours.note, (r, n, r_jk, two_sided, expected, ours)
+                        if expected == "already":
+                            assert "already significant" in ours.note
+    assert checked > 500
+    assert np.isnan(minimum_significant_difference(0.9, 353, 0.5))  # raised before the closed form
+    assert "fewer than 4 items" in msd_solution(0.5, 3, 0.5).note
+    assert "outside [-1, 1]" in msd_solution(np.nan, 353, 0.5).note
+    assert "outside [-1, 1]" in msd_solution(0.5, 353, 1.2).note
+    assert "valid correlation matrix" in msd_solution(0.5, 353, 1.0).note

@@ -11,8 +11,8 @@ from gensim.models import KeyedVectors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simgold.embeddings import coverage_warning, detect_format, load_model, needed_words
 from simgold.errors import InputError
+from simgold.io.embeddings import coverage_warning, detect_format, load_model, needed_words
 
 WORDS = {"cat": [0.1, 0.2, 0.3], "dog": [0.2, 0.1, 0.4], "car": [-0.5, 0.0, 0.25], "Tiger": [1.0, 1.0, 1.0]}
 
@@ -142,11 +142,11 @@ def test_truncated_binary(tmp_path):
 
 
 def test_progress_is_logged_for_long_loads(tmp_path, monkeypatch):
-    import simgold.progress
-    import simgold.textvectors
+    import simgold.io.progress
+    import simgold.io.textvectors
 
-    monkeypatch.setattr(simgold.textvectors, "CHUNK", 64)
-    monkeypatch.setattr(simgold.progress, "INTERVAL", 0.0)  # a line after every chunk, not every 10 s
+    monkeypatch.setattr(simgold.io.textvectors, "CHUNK", 64)
+    monkeypatch.setattr(simgold.io.progress, "INTERVAL", 0.0)  # a line after every chunk, not every 10 s
     lines = []
     words = {f"w{i}": [0.5, 0.25, float(i)] for i in range(50)}
     (tmp_path / "v.txt").write_text(w2v_text(words))
@@ -260,6 +260,33 @@ def test_oov_mean_is_the_mean_of_every_vector_of_the_file(tmp_path, fmt):
     assert "cat" in set(table["word"])
 
 
+def test_the_mean_vector_is_a_row_of_the_written_table(tmp_path):
+    """oov: mean: the file's mean travels as data (one row of the embeddings table), not as metadata,
+    and comes back bit for bit; an OOV word is then scored with it."""
+    from simgold.io.embeddings import MEAN_WORD, read_embeddings, write_embeddings
+    from simgold.io.tables import read_parquet, read_provenance
+    from simgold.stages.scores import Vectors
+
+    table, report = load(tmp_path, w2v_text(), name="v.txt", oov="mean")
+    write_embeddings(table, report, tmp_path / "m.parquet", provenance={})
+    raw = read_parquet(tmp_path / "m.parquet")
+    assert raw["word"].tolist()[0] == MEAN_WORD and raw["source"].tolist()[0] == "mean"
+    assert "mean_vector" not in read_provenance(tmp_path / "m.parquet")
+    words, mean = read_embeddings(tmp_path / "m.parquet")
+    assert words["word"].tolist() == table["word"].tolist() and MEAN_WORD not in set(words["word"])
+    np.testing.assert_array_equal(mean, report.mean)  # float32 values, exactly
+    vectors = Vectors(words, False, "mean", mean)
+    assert vectors.find(MEAN_WORD) is None  # the mean row is no word
+    sims, oov, _ = vectors.pair_sims(["cat"], ["unicorn"])
+    cat = np.asarray(words.set_index("word").loc["cat", "vector"], dtype=np.float64)
+    expected = cat @ mean / (np.linalg.norm(cat) * np.linalg.norm(mean))
+    assert abs(sims[0] - expected) < 1e-12 and oov[0]
+    # without oov: mean there is no mean row
+    table, report = load(tmp_path, w2v_text(), name="w.txt")
+    write_embeddings(table, report, tmp_path / "w.parquet", provenance={})
+    assert read_embeddings(tmp_path / "w.parquet")[1] is None
+
+
 def test_oov_mean_names_a_bad_value_in_any_line(tmp_path):
     content = w2v_text(header="", extra="lion 0.1 zero 0.3\n")
     with pytest.raises(InputError, match=r"v.txt, row 5: non-numeric value 'zero' for 'lion'"):
@@ -276,7 +303,7 @@ def test_oov_mean_names_a_bad_value_in_any_line(tmp_path):
 )
 def test_any_chunking_and_threads_read_what_gensim_reads(tmp_path_factory, n_words, dim, chunk, threads, seed):
     """Chunks cut anywhere between lines, 1 or 2 threads: the vectors, lines and mean are gensim's."""
-    import simgold.textvectors
+    import simgold.io.textvectors
 
     rng = np.random.default_rng(seed)
     words = [f"w{i}é" if i % 3 else f"W{i}" for i in range(n_words)]
@@ -285,12 +312,12 @@ def test_any_chunking_and_threads_read_what_gensim_reads(tmp_path_factory, n_wor
     path = tmp_path_factory.mktemp("chunks") / "v.txt"
     path.write_text(text, encoding="utf-8")
     need = words[::2] + ["absent"]
-    original = simgold.textvectors.CHUNK
-    simgold.textvectors.CHUNK = chunk
+    original = simgold.io.textvectors.CHUNK
+    simgold.io.textvectors.CHUNK = chunk
     try:
         table, report = load_model({"path": str(path), "oov": "mean"}, need, threads=threads)
     finally:
-        simgold.textvectors.CHUNK = original
+        simgold.io.textvectors.CHUNK = original
     ref = KeyedVectors.load_word2vec_format(str(path))
     found = {w for w in needed_words(need, True) if w in ref.key_to_index}
     assert set(table["word"]) == found
@@ -348,7 +375,7 @@ def test_fewer_than_half_of_the_words_found_is_said_loudly(tmp_path):
 
 
 def test_scores_summary_flags_low_coverage():
-    from simgold.scoring import summary
+    from simgold.stages.scores import summary
 
     rows = [
         ("a", "m", "spearman", "all", 0.5, 0.4, 0.6, 10, 10),
@@ -356,7 +383,7 @@ def test_scores_summary_flags_low_coverage():
         ("b", "m", "spearman", "all", 0.5, 0.4, 0.6, 10, 10),
         ("b", "m", "oov_words", "all", 0.5, np.nan, np.nan, 10, 10),
     ]
-    from simgold.tables import SCORE_COLUMNS
+    from simgold.io.tables import SCORE_COLUMNS
 
     table = summary(pd.DataFrame(rows, columns=list(SCORE_COLUMNS)))
     assert table.set_index("dataset")["low_coverage"].to_dict() == {"a": True, "b": False}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold.gold import gold_from_means, gold_from_ratings, score_distribution
+from simgold.stages.gold import gold_from_means, gold_from_ratings, score_distribution
 
 from .conftest import ratings_frame
 

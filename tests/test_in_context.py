@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from simgold.clean import clean_dataset
-from simgold.config import check_config
-from simgold.cosimlex import cosimlex_scores
-from simgold.in_context import in_context_predictions, target_spans
+from simgold.io.config import check_config
+from simgold.stages.clean import clean_dataset
+from simgold.stages.cosimlex import cosimlex_scores
+from simgold.stages.scores import in_context_predictions, target_spans
 
 from .conftest import ROOT
 
@@ -33,7 +33,7 @@ def test_target_spans_use_strong_tags_then_words():
 
 
 def test_minilm_in_context_and_long_paragraphs():
-    from simgold.minilm import get_model
+    from simgold.io.minilm import get_model
 
     model = get_model()
     river = "He fished from the muddy bank of the river."
@@ -52,7 +52,7 @@ def test_minilm_in_context_and_long_paragraphs():
 
 
 def test_in_context_predictions_on_the_demo(demo):
-    from simgold.minilm import get_model
+    from simgold.io.minilm import get_model
 
     pred = in_context_predictions("d", "minilm", demo["items"], get_model())
     assert not pred["oov"].any() and pred["sim"].notna().all()
@@ -66,8 +66,8 @@ def test_in_context_predictions_on_the_demo(demo):
 
 @pytest.mark.shared
 def test_in_context_subtask_one_is_not_zero_on_cosimlex(cleaned):
-    from simgold.gold import gold_from_means
-    from simgold.minilm import get_model
+    from simgold.io.minilm import get_model
+    from simgold.stages.gold import gold_from_means
 
     t = cleaned("cosimlex-en")
     items = t["items"].head(80)
@@ -86,8 +86,8 @@ class _UnitVectors:
 
 
 def test_prediction_rows_are_named_as_the_table_columns():
-    from simgold.in_context import PredictionRow
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stages.scores import PredictionRow
 
     assert PredictionRow._fields == TABLES["predictions"].names
     items = pd.DataFrame(

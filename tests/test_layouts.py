@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from simgold import config as config_module
-from simgold.config import resolve_dataset
-from simgold.schema import SCHEMA_PATH, load_schema
 from simgold.errors import ConfigError
-from simgold.layouts import COLUMN_KEYS, KINDS, LAYOUT_NAMES, LAYOUTS
+from simgold.io import config as config_module
+from simgold.io.config import resolve_dataset
+from simgold.io.layouts import COLUMN_KEYS, KINDS, LAYOUT_NAMES, LAYOUTS
+from simgold.io.schema import SCHEMA_PATH, load_schema
 
 
 def _source(kind: str, layout: str, keys) -> dict:

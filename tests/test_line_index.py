@@ -10,10 +10,10 @@ import os
 import numpy as np
 import pytest
 
-import simgold.lineindex
-import simgold.textvectors
-from simgold.embeddings import load_model, write_embeddings
+import simgold.io.lineindex
+import simgold.io.textvectors
 from simgold.errors import InputError
+from simgold.io.embeddings import load_model, write_embeddings
 
 # words sharing their first 8 bytes, multibyte UTF-8, duplicates (in another order than their keys'),
 # a line that begins with a blank
@@ -70,7 +70,7 @@ def scans_forbidden(monkeypatch):
     def no_scan(*args, **kwargs):
         raise AssertionError("the whole file was scanned")
 
-    monkeypatch.setattr(simgold.textvectors, "_read_body", no_scan)
+    monkeypatch.setattr(simgold.io.textvectors, "_read_body", no_scan)
 
 
 def index_files(store):
@@ -259,12 +259,12 @@ def edit_cat_and_dog(path, case: str) -> None:
 def test_lines_not_where_they_were_indexed_are_seen_line_by_line(tmp_path, monkeypatch, case):
     """On a file system whose identity cannot see an edit (here: without the status-change time),
     each line read through the index is checked: a needed line that moved falls back to a scan."""
-    monkeypatch.setattr(simgold.lineindex, "FILE_FIELDS", ("path", "size", "mtime_ns", "ino"))
+    monkeypatch.setattr(simgold.io.lineindex, "FILE_FIELDS", ("path", "size", "mtime_ns", "ino"))
     path = write(tmp_path / "v.txt", vector_lines(), header=False)
     read(path, need=["cat"], store=tmp_path / "s", monkeypatch=monkeypatch)
     edit_cat_and_dog(path, case)
     said = []
-    monkeypatch.setattr(simgold.lineindex.LineStore, "say", lambda self, message: said.append(message))
+    monkeypatch.setattr(simgold.io.lineindex.LineStore, "say", lambda self, message: said.append(message))
     after, plain = outcome(path, tmp_path / "s", monkeypatch), outcome(path, None, monkeypatch)
     if case == "split":
         assert after == plain and f"row {WORDS.index('cat') + 2}: an empty line" in plain
@@ -277,7 +277,7 @@ def test_lines_not_where_they_were_indexed_are_seen_line_by_line(tmp_path, monke
 
 
 def test_a_bad_needed_line_written_in_place_is_reported_with_its_row(tmp_path, monkeypatch):
-    monkeypatch.setattr(simgold.lineindex, "FILE_FIELDS", ("path", "size", "mtime_ns", "ino"))
+    monkeypatch.setattr(simgold.io.lineindex, "FILE_FIELDS", ("path", "size", "mtime_ns", "ino"))
     path = write(tmp_path / "v.txt", vector_lines(), header=False)
     read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
     cat = next(line for line in vector_lines() if line.startswith("cat "))
@@ -351,7 +351,7 @@ def test_no_index_for_gzip_nor_without_a_store(tmp_path, monkeypatch):
 def test_a_code_change_makes_the_index_stale(tmp_path, monkeypatch):
     path = write(tmp_path / "v.txt", vector_lines())
     read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
-    monkeypatch.setattr(simgold.lineindex, "code_version", lambda: "another")
+    monkeypatch.setattr(simgold.io.lineindex, "code_version", lambda: "another")
     again = read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
     assert "scan" in again[1].timings and any("another version of the reader" in m for m in again[2])
 
@@ -361,13 +361,13 @@ def test_a_line_read_short_is_not_used(tmp_path, monkeypatch):
     path = write(tmp_path / "v.txt", vector_lines())
     plain = read(path, store=None, monkeypatch=monkeypatch)
     read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
-    read_at = simgold.textvectors._read_at
+    read_at = simgold.io.textvectors._read_at
 
     def cut_short(fd, start, end):  # " lion ...": all but the line end before it (its key is 0, as an empty line's)
         piece = read_at(fd, start, end)
         return piece[:1] if piece.startswith(b"\n lion ") else piece
 
-    monkeypatch.setattr(simgold.textvectors, "_read_at", cut_short)
+    monkeypatch.setattr(simgold.io.textvectors, "_read_at", cut_short)
     again = read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
     assert_same(plain, again)
     assert any("is not where it was indexed" in m for m in again[2])

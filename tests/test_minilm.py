@@ -9,11 +9,11 @@ import pytest
 import yaml
 from threadpoolctl import threadpool_limits
 
-from simgold.clean import clean_dataset
-from simgold.config import check_config
-from simgold.in_context import in_context_predictions
-from simgold.minilm import get_model
-from simgold.vectorcache import VectorStore
+from simgold.io.config import check_config
+from simgold.io.minilm import get_model
+from simgold.io.vectorcache import VectorStore
+from simgold.stages.clean import clean_dataset
+from simgold.stages.scores import in_context_predictions
 
 from .conftest import ROOT
 from .minilm_reference import OneAtATime, vocabulary
@@ -66,7 +66,7 @@ def test_a_vector_does_not_depend_on_its_batch_or_the_threads(model):
 
 
 def test_in_context_vectors_equal_the_one_at_a_time_pass(model, reference, demo_items):
-    from simgold.in_context import target_spans
+    from simgold.stages.scores import target_spans
 
     requests = [target_spans(it.context_text, [it.word1, it.word2]) for it in demo_items.itertuples()]
     requests.append(("No target here at all.", [(0, 2), (3, 3)]))  # a span that covers no token
@@ -103,7 +103,7 @@ def test_in_context_predictions_through_the_store_equal_an_uncached_run(model, d
 def test_minilm_static_vectors_equal_the_reference_file(shared):
     from gensim.models import KeyedVectors
 
-    from simgold.minilm import get_model
+    from simgold.io.minilm import get_model
 
     ref = KeyedVectors.load_word2vec_format(
         str(shared / "embeddings/all-MiniLM-L6-v2-static/all-MiniLM-L6-v2.ws353-simlex999.w2v.txt")

@@ -7,10 +7,10 @@ import inspect
 import pytest
 import yaml
 
-from simgold.config import check_config
-from simgold.schema import SCHEMA_PATH, load_schema
 from simgold.errors import ConfigError
-from simgold.models import FORMATS, PACKAGES, is_contextual, scored_in_context
+from simgold.io.config import check_config
+from simgold.io.models import FORMATS, PACKAGES, is_contextual, scored_in_context
+from simgold.io.schema import SCHEMA_PATH, load_schema
 
 
 def test_the_schema_takes_formats_and_packages_from_the_registry():
@@ -23,7 +23,7 @@ def test_the_schema_takes_formats_and_packages_from_the_registry():
 
 @pytest.mark.parametrize("entry", [*FORMATS.values(), *PACKAGES.values()], ids=[*FORMATS, *PACKAGES])
 def test_every_reader_exists_with_the_common_signature(entry):
-    from simgold.models import _function
+    from simgold.io.models import _function
 
     params = list(inspect.signature(_function(entry.reader)).parameters)
     expected = ["path", "display", "needed"] if entry in FORMATS.values() else ["package", "needed"]

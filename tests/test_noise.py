@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-import simgold.noise as noise_module
-from simgold.embeddings import load_model
-from simgold.noise import grid, inputs_for, noise_check
-from simgold.scoring import Vectors, predictions, seed_for
+import simgold.stages.noise as noise_module
+from simgold.io.embeddings import load_model
+from simgold.stages.noise import grid, inputs_for, noise_check
+from simgold.stages.scores import Vectors, predictions, seed_for
+from simgold.stats.noise_kernel import noisy_norms_dots
 
 from .conftest import default_pairs
 
@@ -41,22 +42,27 @@ def test_vectorised_samples_equal_a_plain_loop_over_the_same_draws():
 
 
 def test_the_kernel_draws_numpys_float32_stream_in_pieces_of_any_size():
-    """The compiled draws are numpy's Generator(PCG64).random(dtype=float32), bit for bit, whether
-    a piece ends on a whole 64-bit output or in the middle of one (numpy keeps the upper half)."""
-    from simgold.noise_kernel import fill_uniform, lane_constants, pcg64_state
-
+    """The kernel's draws are numpy's Generator(PCG64).random(dtype=float32), bit for bit, whether
+    a piece ends on a whole 64-bit output or in the middle of one (numpy keeps the upper half in
+    the bit generator), and with numpy drawing from the same generator between the kernel's pieces."""
     stream = np.random.SeedSequence(2024)
     expected = np.random.Generator(np.random.PCG64(stream)).random(20_000, dtype=np.float32)
-    state, jump = pcg64_state(stream), lane_constants()
-    pieces, drawn = [1, 7, 8, 9, 0, 15, 16, 17, 33, 2, 1, 5000], []
-    for size in pieces + [len(expected) - sum(pieces)]:
-        drawn.append(np.empty(size, dtype=np.float32))
-        fill_uniform(state, jump, drawn[-1])
-    np.testing.assert_array_equal(np.concatenate(drawn), expected)
-    # four steps at once are four single steps: the state the pieces end on is numpy's after 20,000 draws
-    generator = np.random.PCG64(stream)
-    np.random.Generator(generator).random(len(expected), dtype=np.float32)
-    assert int(state[0]) << 64 | int(state[1]) == generator.state["state"]["state"]
+    rng = np.random.Generator(np.random.PCG64(stream))
+    index = np.zeros(1, dtype=np.int64)
+    drawn = []
+    # (copies, words) of one-element vectors of 0.5 at level 0.5: the noisy element is the draw
+    # itself (draw - 0.5 + 0.5 is exact in float32), so a word's norm is the draw squared, exactly
+    for copies, words in [(1, 1), (1, 7), (2, 4), (3, 3), (0, 5), (5, 3), (4, 4), (1, 17), (11, 3), (1, 2)]:
+        norms, dots = np.empty((copies, words)), np.empty((copies, 1))
+        noisy_norms_dots(np.full((words, 1), 0.5, dtype=np.float32), index, index, 0.5, rng, norms, dots)
+        drawn.append(np.sqrt(norms).ravel().astype(np.float32))
+        drawn.append(rng.random(words % 3, dtype=np.float32))  # numpy's own, from where the kernel stopped
+    np.testing.assert_array_equal(np.concatenate(drawn), expected[: sum(map(len, drawn))])
+    # the generator ends where numpy's does after as many draws, the kept upper half included
+    reference = np.random.Generator(np.random.PCG64(stream))
+    reference.random(sum(map(len, drawn)), dtype=np.float32)
+    assert rng.bit_generator.state == reference.bit_generator.state
+    assert rng.bit_generator.state["has_uint32"] == sum(map(len, drawn)) % 2
 
 
 def test_same_seed_same_numbers_whatever_the_threads_and_batches(monkeypatch):
@@ -159,8 +165,8 @@ def test_rows_no_item_uses_get_no_noise(glove_ws353):
 
 COMPILE_AND_COUNT = """
 import numpy as np
-from simgold.noise import noise_check
-from simgold.noise_kernel import noisy_norms_dots
+from simgold.stages.noise import noise_check
+from simgold.stats.noise_kernel import noisy_norms_dots
 rng = np.random.default_rng(0)
 args = rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40)
 for array in args:  # read-only, as pandas' to_numpy gives them to the workflow's noise job
@@ -194,7 +200,7 @@ def test_without_a_lock_the_kernel_still_compiles(monkeypatch, tmp_path):
     """The lock only saves time: a temporary directory that cannot hold it means no lock, not an error."""
     import tempfile
 
-    import simgold.noise_kernel as kernel
+    import simgold.stats.noise_kernel as kernel
 
     monkeypatch.setattr(kernel, "_ready", False)
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "missing"))

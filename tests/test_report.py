@@ -8,8 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from simgold.report import agreement_ci_view, audit_overview, dataset_page, headline, reliability_view, wide_table
-from simgold.tables import AUDIT_CHECKS
+from simgold.io.tables import AUDIT_CHECKS
+from simgold.report.pages import agreement_ci_view, audit_overview, dataset_page, headline, reliability_view, wide_table
 
 
 def _ci_table() -> pd.DataFrame:
@@ -75,7 +75,7 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
     not know, naming the file."""
     import pytest
 
-    from simgold.report import context_figure, draw_dataset_figures, noise_figure, scores_figure
+    from simgold.report.figures import context_figure, draw_dataset_figures, noise_figure, scores_figure
 
     scores = pd.DataFrame(
         {
@@ -106,10 +106,42 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
         draw_dataset_figures("ws", [(str(tmp_path / "curve.png"), "")], {})
 
 
+def test_the_committed_figures_rst_is_the_one_the_registry_writes():
+    """workflow/report/figures.rst (the captions of `snakemake --report`) is generated from
+    simgold.report.figures.FIGURES: editing either alone fails here. To update it: `python -m
+    simgold.report.figures` from the project's root."""
+    from simgold.report.figures import FIGURES, figures_rst
+
+    from .conftest import ROOT
+
+    committed = (ROOT / "workflow" / "report" / "figures.rst").read_text(encoding="utf-8")
+    assert committed == figures_rst(), "run `python -m simgold.report.figures` to rewrite workflow/report/figures.rst"
+    # one branch per figure, in page order, each naming the dataset
+    assert re.findall(r'snakemake\.wildcards\.figure == "(\w+)"', committed) == list(FIGURES)
+    assert committed.count("{{ snakemake.wildcards.dataset }}") == len(FIGURES)
+
+
+def test_pages_and_the_routing_need_no_matplotlib():
+    """matplotlib loads only when a figure is drawn: building a page, listing its figures (the
+    workflow's routing, read when Snakemake parses the workflow) and writing figures.rst do not."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from simgold.report.figures import figures_rst\n"
+        "from simgold.report.pages import dataset_page\n"
+        "from simgold.workflow.routing import report_figures\n"
+        "figures_rst(); dataset_page('ws', clean=None, agreement=None, scores=None, context=None, figures=[])\n"
+        "assert 'matplotlib' not in sys.modules, sorted(m for m in sys.modules if m.startswith('matplotlib'))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_the_noise_axis_says_when_levels_are_in_units_of_the_element_sd():
     """noise.relative: the table's noise column is the level times the model's element SD, and the
     figure's x axis says so; with absolute levels (noise = level) it says U(-n, n)."""
-    from simgold.report import noise_axis_label
+    from simgold.report.figures import noise_axis_label
 
     levels = np.round(np.arange(0, 3.2, 0.2), 10)
     absolute = pd.DataFrame({"level": levels, "noise": levels})
@@ -123,8 +155,8 @@ def test_the_page_shows_the_context_tests_columns_it_names():
     """The context stage's table (its canonical schema) holds more than a reader needs: the dataset,
     the pair's id and item ids, whether p was recomputed; the page shows the pair, both contexts'
     counts, means and SDs, and the test."""
-    from simgold.report import CONTEXT_COLUMNS
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.report.pages import CONTEXT_COLUMNS
 
     row = {"dataset": "ctx", "pair_id": "pair-7", "word1": "bank", "word2": "river", "item1": "item-13",
            "item2": "item-14", "n1": 10, "n2": 11, "mean1": 1.5, "mean2": 4.5, "sd1": 0.5, "sd2": 0.7,

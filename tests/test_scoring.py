@@ -13,18 +13,23 @@ from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
 from scipy.stats import kendalltau
 
-from simgold.comparisons import ag_score, ag_score_parts, from_ratings, from_rankings, read_ag_file, write_ag_file
-from simgold.embeddings import load_model
 from simgold.errors import InputError
-from simgold.scoring import (
+from simgold.io.embeddings import load_model
+from simgold.stages.scores import (
     ScoringSettings,
     Vectors,
+    ag_score,
+    ag_score_parts,
     correlation_scores,
+    from_rankings,
+    from_ratings,
     kendall_resamples,
     paired_difference,
     predictions,
+    read_ag_file,
     score_dataset,
     seed_for,
+    write_ag_file,
 )
 
 from .conftest import default_pairs
@@ -295,7 +300,7 @@ def test_each_metric_gives_scipys_value_on_every_resample():
     """The registry's vectorised bootstrap agrees, resample by resample, with scipy in a loop."""
     from scipy.stats import kendalltau, pearsonr, spearmanr
 
-    from simgold.scoring import METRICS
+    from simgold.stages.scores import METRICS
 
     reference = {"spearman": spearmanr, "pearson": pearsonr, "kendall": kendalltau}
     assert list(METRICS) == ["spearman", "pearson", "kendall"]  # the order of the scores table
@@ -309,7 +314,7 @@ def test_each_metric_gives_scipys_value_on_every_resample():
 
 
 def test_score_rows_are_named_as_the_table_columns():
-    from simgold.scoring import SCORE_COLUMNS, ScoreRow
+    from simgold.stages.scores import SCORE_COLUMNS, ScoreRow
 
     assert ScoreRow._fields == SCORE_COLUMNS
     gold, sim = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, 4.0])
@@ -319,8 +324,8 @@ def test_score_rows_are_named_as_the_table_columns():
 
 
 def test_difference_rows_are_named_as_the_table_columns():
-    from simgold.scoring import DifferenceRow
-    from simgold.tables import TABLES
+    from simgold.io.tables import TABLES
+    from simgold.stages.scores import DifferenceRow
 
     assert DifferenceRow._fields == TABLES["model_differences"].names
     gold, a, b = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, np.nan])

@@ -7,8 +7,8 @@ import hashlib
 import subprocess
 import sys
 
-from simgold import scoring
-from simgold.seeds import seed_for
+from simgold.stages import scores as scoring
+from simgold.stats.seeds import seed_for
 
 
 def test_seed_is_the_sha256_of_the_names_xor_the_base():
@@ -18,6 +18,6 @@ def test_seed_is_the_sha256_of_the_names_xor_the_base():
 
 
 def test_importing_seeds_loads_no_numerical_library():
-    code = "import sys, simgold.seeds; print(sorted(m for m in ('numpy', 'pandas', 'scipy') if m in sys.modules))"
+    code = "import sys, simgold.stats.seeds; print(sorted(m for m in ('numpy', 'pandas', 'scipy') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

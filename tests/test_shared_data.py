@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold.clean import clean_dataset
+from simgold.stages.clean import clean_dataset
 
 from .test_bad_inputs import accounted, text_cells
 

@@ -7,8 +7,8 @@ import copy
 import dataclasses
 from pathlib import Path
 
-from simgold.config import check_config, load_config
-from simgold.stages import (
+from simgold.io.config import check_config, load_config
+from simgold.workflow.routing import (
     CLEAN_TABLES,
     Stages,
     all_targets,
@@ -120,7 +120,7 @@ EVERY_RUN = {
 
 
 def test_clean_tables_are_the_tables_cleaning_makes():
-    from simgold.clean import clean_dataset
+    from simgold.stages.clean import clean_dataset
 
     config = _config()
     tables = clean_dataset("demo-da", config["datasets"]["demo-da"], base_dir=str(ROOT))
@@ -159,6 +159,32 @@ def test_report_figures_in_page_order():
     targets = set(all_targets(TINY))
     for d in TINY.datasets:
         assert {str(Path(path).parent) for path, _ in report_figures(TINY, d)} <= {figures_directory(d)} <= targets
+
+
+def test_a_figure_registered_once_is_listed_drawn_and_captioned(monkeypatch, tmp_path):
+    """One FIGURES entry is all a new figure needs: the page lists it (where its predicate holds,
+    after the figures before it in the registry), the report job draws it with its own function,
+    and figures.rst gets its caption."""
+    from simgold.report.figures import FIGURES, Figure, draw_dataset_figures, figures_rst
+
+    def toy_figure(name, tables, path):
+        Path(path).write_text(f"{name}: {tables['gold']} {tables['outliers']}", encoding="utf-8")
+
+    toy = Figure(
+        draw=toy_figure,
+        caption="Toy caption",
+        report_caption="Toy figure of {dataset}.",
+        shown_if=lambda routing, d: d in routing.gold_scored and d not in routing.rated,
+    )
+    monkeypatch.setitem(FIGURES, "toy", toy)
+    assert report_figures(TINY, "m")[-1] == ("results/report/m/figures/toy.png", "Toy caption")
+    assert "results/report/r/figures/toy.png" not in [path for path, _ in report_figures(TINY, "r")]
+    path = tmp_path / "toy.png"
+    draw_dataset_figures("m", [(str(path), "Toy caption")], {"gold": "GOLD"}, outliers={"method": "none"})
+    assert path.read_text(encoding="utf-8") == "m: GOLD {'method': 'none'}"
+    assert figures_rst().endswith(
+        '{% elif snakemake.wildcards.figure == "toy" %}\nToy figure of {{ snakemake.wildcards.dataset }}.\n{% endif %}\n'
+    )
 
 
 def test_a_run_without_models_makes_no_score_files():

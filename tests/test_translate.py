@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold.gold import gold_from_means
-from simgold.translate import adjudicate, crosslingual, link_to_root, translate_dataset
+from simgold.stages.gold import gold_from_means
+from simgold.stages.translate import adjudicate, crosslingual, link_to_root, translate_dataset
 
 
 def items(name, pairs, **attrs):
@@ -190,7 +190,7 @@ def translated(cleaned, shared_specs, shared):
     for name, spec in shared_specs.items():
         if "translation_of" not in spec:
             continue
-        from simgold.config import resolve_dataset
+        from simgold.io.config import resolve_dataset
 
         tr = resolve_dataset(spec)["translation"]
         source = spec["translation_of"]
@@ -321,8 +321,8 @@ def test_crosslingual_finnsim_and_simlex_translations(translated, cleaned, share
 
 
 def test_dropped_rows_are_named_as_the_table_columns():
-    from simgold.tables import TABLES
-    from simgold.translate import DroppedRow
+    from simgold.io.tables import TABLES
+    from simgold.stages.translate import DroppedRow
 
     assert DroppedRow._fields == TABLES["dropped"].names
     source = items("en", [("tiger", "cat"), ("cup", "coffee")])

@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from simgold.embeddings import load_model
-from simgold.tables import write_parquet
-from simgold.vectorcache import VectorStore, computed_once
+from simgold.io.embeddings import load_model
+from simgold.io.tables import write_parquet
+from simgold.io.vectorcache import VectorStore, computed_once
 
 WORDS = ["cat", "dog", "Tiger", "house", "tree", "bank", "river", "money", "København", "naïve", "hus"]
 

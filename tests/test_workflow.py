@@ -9,7 +9,7 @@ unpack elsewhere, verify, rebuild byte for byte), and the other tests reuse the 
 
 Only that first run computes every vector from an empty store; the runs that follow it (the
 rebuild, the cluster run, the bad-input run) read the vectors it computed from its store
-(`SIMGOLD_CACHE`, simgold.vectorcache), and their tables are compared byte for byte with the first
+(`SIMGOLD_CACHE`, simgold.io.vectorcache), and their tables are compared byte for byte with the first
 run's: the store's promise (tables as without it) is checked on the way. The cluster and bad-input
 runs build a subset of the targets that covers what they check, not the whole default run again.
 """
@@ -33,8 +33,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from simgold.config import embedding_mem_mb
-from simgold.tables import read_provenance
+from simgold.io.config import embedding_mem_mb
+from simgold.io.tables import read_provenance
 
 from .userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, snakemake, user_shell
 
@@ -181,7 +181,7 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
 
 def check_archive(project: Path, root: Path, env: dict) -> None:
     """What the archive of the default run holds, that it is deterministic, and that tampering shows."""
-    from simgold.archive import verify
+    from simgold.report.archive import verify
 
     archive = project / "results" / "archive" / "simgold-demo.tar.gz"
     with tarfile.open(archive) as tar:
@@ -302,11 +302,11 @@ def test_default_config_builds_every_target(default_run):
 
 
 def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run):
-    from simgold.figures import exclusion_threshold
+    from simgold.report.figures import exclusion_threshold
 
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
     calibrated = raters[raters["stage"] == "calibrated"]
-    column, cut = exclusion_threshold(calibrated, {"method": "pairwise_sd", "k": 1.0})
+    column, cut, _ = exclusion_threshold(calibrated, {"method": "pairwise_sd", "k": 1.0})
     assert column == "avg_pairwise"
     assert sorted(calibrated.loc[calibrated[column] < cut, "rater"]) == ["Deltager 08", "Deltager 14"]
     assert ((calibrated[column] < cut) == calibrated["excluded"]).all()
@@ -452,7 +452,7 @@ def test_cluster_executor_runs_every_job_apart_and_matches_the_local_run(default
 
 
 def _stats_config(project: Path) -> dict:
-    from simgold.config import check_config
+    from simgold.io.config import check_config
 
     config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
     return check_config(config, base_dir=project)
@@ -463,7 +463,7 @@ def _result(project: Path, *parts: str) -> pd.DataFrame:
 
 
 def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
-    from simgold.agreement import agreement_report, alpha_levels
+    from simgold.stages.agreement import agreement_report, alpha_levels
 
     config = _stats_config(default_run)
     for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):  # every per-rater dataset
@@ -494,7 +494,7 @@ def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
 
 
 def test_reliability_projection_per_rated_dataset(default_run):
-    from simgold.reliability import reliability_projection
+    from simgold.stages.reliability import reliability_projection
 
     config = _stats_config(default_run)
     for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):
@@ -515,7 +515,7 @@ def test_reliability_projection_per_rated_dataset(default_run):
 
 
 def test_williams_test_and_minimum_significant_difference_beside_the_scores(default_run):
-    from simgold.dependent_correlations import compare_predictions, dataset_msd, with_msd
+    from simgold.stats.dependent_correlations import compare_predictions, dataset_msd, with_msd
 
     gold = _result(default_run, "gold", "ws353", "gold.parquet").set_index("item_id")["mean"]
     sims = {
@@ -545,8 +545,8 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
 
 
 def test_every_cleaned_dataset_is_audited(default_run):
-    from simgold.audit import audit_configured
-    from simgold.tables import to_arrow
+    from simgold.io.tables import to_arrow
+    from simgold.stages.audit import audit_configured
 
     config = _stats_config(default_run)
     cleaned = [d for d, spec in config["datasets"].items() if spec["kind"] != "comparisons"]

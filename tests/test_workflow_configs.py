@@ -66,14 +66,14 @@ def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path
     for rel in (
         "workflow/Snakefile",
         "workflow/rules/common.smk",
-        "workflow/scripts/score.py",
-        "src/simgold/archive.py",
+        "workflow/scripts/scores.py",
+        "src/simgold/report/archive.py",
     ):
         assert (root / rel).read_bytes() == (ROOT / rel).read_bytes(), rel  # the module's code
     assert yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8")) == MODULE_CONFIG
     assert (root / "results" / "scores" / "ws353" / "glove-6b-50d" / "scores.parquet").is_file()
     assert not (root / "raw").exists()  # the study's raw files (none), not the module's demo data
-    from simgold.archive import verify
+    from simgold.report.archive import verify
 
     assert verify(root) == []
 

@@ -14,7 +14,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .schema import schema_defaults
+from simgold.io.config import check_config, check_dataset, has_ratings, load_config, resolve_model
+from simgold.io.embeddings import load_model, needed_words
+from simgold.io.models import PACKAGES
+from simgold.io.schema import schema_defaults
+from simgold.stages.agreement import agreement_report
+from simgold.stages.calibrate import calibrate
+from simgold.stages.clean import clean_dataset
+from simgold.stages.gold import gold_from_means, gold_from_ratings
+from simgold.stages.scores import ScoringSettings, Vectors, score_dataset, words_of
+from simgold.stats.agreement_ci import agreement_summary
+from simgold.stats.rank_correlation import RatingMatrix
+from simgold.stats.rank_correlation import agreement as agreement_stats
 
 DEFAULT_CONFIG = "config/config.yaml"
 # the keyword defaults below are the config schema's (read from it, never written twice)
@@ -29,7 +40,6 @@ _AGREEMENT = schema_defaults("$defs", "dataset", "properties", "agreement")
 
 def _load_config(config, base_dir) -> dict:
     """A checked config (defaults applied) from a path or a dict."""
-    from .config import check_config, load_config
 
     if isinstance(config, (str, Path)):
         path = Path(base_dir) / config
@@ -51,8 +61,6 @@ def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=".") -> dict:
     ``config`` or as a dataset spec (a dict with ``sources``), giving ``{table: DataFrame}`` with
     the tables ``items``, ``ratings``, ``means``, ``rankings``, ``rejects`` and ``summary``.
     """
-    from .clean import clean_dataset
-    from .config import check_dataset
 
     if _is_config_path(config_or_dataset) or (isinstance(config_or_dataset, dict) and "datasets" in config_or_dataset):
         checked = _load_config(config_or_dataset, base_dir)
@@ -73,11 +81,6 @@ def _dataset_spec(name: str, config, base_dir) -> tuple[str, dict]:
 def gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(items, gold) of a configured dataset, made as the pipeline makes them: per-rater ratings
     calibrated and filtered for outliers, or the means a file ships."""
-    from .calibrate import calibrate
-    from .clean import clean_dataset
-    from .config import has_ratings
-    from .gold import gold_from_means, gold_from_ratings
-    from .agreement import agreement_report
 
     tables = clean_dataset(name, spec, str(base_dir))
     items = tables["items"]
@@ -149,8 +152,6 @@ def _table_from_keyed_vectors(kv, needed: set[str], restrict_vocab: int | None) 
 
 def _model_spec(model: str, config, base_dir) -> tuple[str, dict]:
     """(name, spec) of a packaged model, a model of the config, or an embedding file."""
-    from .config import resolve_model
-    from .models import PACKAGES
 
     if model in PACKAGES:
         return model, resolve_model({"package": model})
@@ -177,8 +178,6 @@ def _vocabulary_rank(table: pd.DataFrame, fmt: str) -> pd.Series:
 
 def _vectors(model, words, *, restrict_vocab, lowercase, oov, config, base_dir):
     """(Vectors, model name) for a KeyedVectors, a packaged model, a config's model or a file."""
-    from .embeddings import load_model, needed_words
-    from .scoring import Vectors
 
     if oov == "mean":
         raise ValueError("oov='mean' is for the pipeline (it needs the mean of every vector in the file)")
@@ -276,7 +275,6 @@ def evaluate(
     vocabularies). ``restrict_vocab``: only the first N words of the vocabulary count, as in gensim
     (whose default is 300000; here the default is the whole vocabulary, as in the pipeline).
     """
-    from .scoring import ScoringSettings, score_dataset, words_of
 
     if isinstance(dataset, pd.DataFrame):
         name, (pairs, gold) = "dataframe", _pairs_from_frame(dataset)
@@ -331,8 +329,6 @@ def agreement(
     it: pairwise-complete Spearman between every two raters (pairs sharing fewer than
     ``min_overlap`` items give no value and are counted), each rater against the item means
     (vs_mean) and against the other raters' means (vs_rest), Krippendorff's alpha (interval)."""
-    from .rank_correlation import RatingMatrix
-    from .rank_correlation import agreement as agreement_stats
 
     missing = [c for c in (item, rater, score) if c not in df.columns]
     if missing:
@@ -360,4 +356,4 @@ def agreement(
             "vs_rest": stats.vs_rest,
         }
     )
-    return Agreement(pd.Series(stats.summary(), dtype=object), raters)
+    return Agreement(pd.Series(agreement_summary(stats), dtype=object), raters)

@@ -2,7 +2,7 @@
 
 simgold run [snakemake arguments]   run the pipeline (``snakemake``; ``--cores all`` unless given)
 simgold scores [--results DIR]      the dataset x model table of the last run
-simgold agreement [--results DIR]   one row per dataset: raters, items, pairwise, vs_rest, alpha, excluded
+simgold agreement [--results DIR]   one row per dataset: raters, excluded, items, pairwise, vs_rest, alpha
 simgold verify DIR                  check an unpacked archive against its MANIFEST
 simgold rebuild DIR [--cores N]     rerun an unpacked archive and compare every result file
 simgold demo DIR                    write the simulated demo sheets (raw/demo)
@@ -11,9 +11,16 @@ simgold demo DIR                    write the simulated demo sheets (raw/demo)
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from simgold.io.paths import within_results
+from simgold.io.tables import read_parquet
+from simgold.report.archive import rebuild, verify
+from simgold.report.pages import agreement_overview, headline, overview_statistics
+from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
 _PARALLELISM = (
@@ -54,10 +61,8 @@ def _table_text(frame) -> str:
 
 
 def _scores(results: Path) -> int:
-    from .report import headline
-    from .tables import read_parquet
 
-    path = results / "scores" / "summary.parquet"
+    path = results / within_results("scores_summary")
     if not path.is_file():
         print(f"{path}: not found; run the pipeline first (simgold run)", file=sys.stderr)
         return 1
@@ -78,26 +83,22 @@ def _scores(results: Path) -> int:
 
 
 def _agreement(results: Path) -> int:
-    from .report import agreement_overview
-    from .tables import read_parquet
 
-    base = results / "agreement"
-    agreements = [read_parquet(p) for p in sorted(base.glob("*/agreement.parquet"))]
+    pattern = within_results("agreement", dataset="*")
+    agreements = [read_parquet(p) for p in sorted(results.glob(pattern))]
     if not agreements:
-        print(f"{base}: no agreement tables; run the pipeline first (simgold run)", file=sys.stderr)
+        print(f"{results / pattern}: no agreement tables; run the pipeline first (simgold run)", file=sys.stderr)
         return 1
-    raters = [read_parquet(p) for p in sorted(base.glob("*/raters.parquet"))]
+    raters = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_raters", dataset="*")))]
     table = agreement_overview(agreements, raters)
-    print(
-        "raters: before outlier filtering; pairwise and vs_rest (mean Spearman) and alpha (Krippendorff, interval): "
-        "of the raters kept"
-    )
+    shown = overview_statistics().items()
+    legend = "; ".join(f"{label}: {AGREEMENT_STATISTICS[name].description}" for name, label in shown)
+    print(f"raters: before outlier filtering; of the raters kept: {legend}")
     print(_table_text(table))
     return 0
 
 
 def _archive(command: str, directory: Path, cores: int) -> int:
-    from .archive import rebuild, verify
 
     if command == "verify":
         problems = verify(directory)
@@ -114,7 +115,6 @@ def _archive(command: str, directory: Path, cores: int) -> int:
 
 def _demo(directory: Path) -> int:
     """The demo sheets, from the generator kept beside the package (tools/demo.py of the checkout)."""
-    import importlib.util
 
     tool = Path(__file__).resolve().parents[2] / "tools" / "demo.py"
     if not tool.is_file():

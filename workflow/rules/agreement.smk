@@ -3,14 +3,14 @@
 
 rule agreement:
     input:
-        item_table="results/clean/{dataset}/items.parquet",
-        raw="results/clean/{dataset}/ratings.parquet",
-        calibrated="results/calibrate/{dataset}/ratings.parquet",
-        calibration="results/calibrate/{dataset}/raters.parquet",
+        item_table=result("clean", dataset="{dataset}", table="items"),
+        raw=result("clean", dataset="{dataset}", table="ratings"),
+        calibrated=RESULTS["calibrate_ratings"],
+        calibration=RESULTS["calibrate_raters"],
     output:
-        agreement="results/agreement/{dataset}/agreement.parquet",
-        raters="results/agreement/{dataset}/raters.parquet",
-        ratings="results/agreement/{dataset}/ratings.parquet",
+        agreement=RESULTS["agreement"],
+        raters=RESULTS["agreement_raters"],
+        ratings=RESULTS["agreement_ratings"],
     log:
         "logs/agreement/{dataset}.log",
     wildcard_constraints:
@@ -31,11 +31,11 @@ rule agreement:
 
 rule ranking_agreement:
     input:
-        rankings="results/clean/{dataset}/rankings.parquet",
+        rankings=result("clean", dataset="{dataset}", table="rankings"),
     output:
-        agreement="results/agreement/{dataset}/agreement.parquet",
-        raters="results/agreement/{dataset}/raters.parquet",
-        rankings="results/agreement/{dataset}/rankings.parquet",
+        agreement=RESULTS["agreement"],
+        raters=RESULTS["agreement_raters"],
+        rankings=RESULTS["agreement_rankings"],
     log:
         "logs/agreement/{dataset}.log",
     wildcard_constraints:
@@ -49,20 +49,20 @@ rule ranking_agreement:
     params:
         outliers=dataset_param("outliers"),
     script:
-        "../scripts/ranking_agreement.py"
+        "../scripts/agreement.py"
 
 
 # Bootstrap CIs on the agreement and alpha at every level (docs/methods.md sections 11.1, 11.2): a
 # rule of its own, so the gold standard and the scores do not wait for the resamples.
 rule agreement_ci:
     input:
-        item_table="results/clean/{dataset}/items.parquet",
-        raw="results/clean/{dataset}/ratings.parquet",
-        calibrated="results/calibrate/{dataset}/ratings.parquet",
-        calibration="results/calibrate/{dataset}/raters.parquet",
+        item_table=result("clean", dataset="{dataset}", table="items"),
+        raw=result("clean", dataset="{dataset}", table="ratings"),
+        calibrated=RESULTS["calibrate_ratings"],
+        calibration=RESULTS["calibrate_raters"],
     output:
-        ci="results/agreement/{dataset}/agreement_ci.parquet",
-        alpha="results/agreement/{dataset}/alpha.parquet",
+        ci=RESULTS["agreement_ci"],
+        alpha=RESULTS["agreement_alpha"],
     log:
         "logs/agreement/{dataset}.ci.log",
     wildcard_constraints:
@@ -80,4 +80,4 @@ rule agreement_ci:
         seed=CONFIG["scoring"]["seed"],
         confidence=CONFIG["scoring"]["confidence"],
     script:
-        "../scripts/agreement_ci.py"
+        "../scripts/agreement.py"

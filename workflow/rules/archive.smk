@@ -5,7 +5,7 @@ rule archive:
     input:
         all_targets(STAGES),
     output:
-        f"results/archive/{CONFIG['archive']['name']}.tar.gz",
+        result("archive", name=CONFIG["archive"]["name"]),
     log:
         "logs/archive.log",
     conda:

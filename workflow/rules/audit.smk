@@ -5,7 +5,7 @@ rule audit:
     input:
         unpack(audit_inputs),
     output:
-        "results/audit/{dataset}.parquet",
+        RESULTS["audit"],
     log:
         "logs/audit/{dataset}.log",
     wildcard_constraints:

@@ -3,10 +3,10 @@
 
 rule calibrate:
     input:
-        ratings="results/clean/{dataset}/ratings.parquet",
+        ratings=result("clean", dataset="{dataset}", table="ratings"),
     output:
-        ratings="results/calibrate/{dataset}/ratings.parquet",
-        raters="results/calibrate/{dataset}/raters.parquet",
+        ratings=RESULTS["calibrate_ratings"],
+        raters=RESULTS["calibrate_raters"],
     log:
         "logs/calibrate/{dataset}.log",
     wildcard_constraints:

@@ -5,7 +5,7 @@ rule clean_dataset:
     input:
         dataset_sources,
     output:
-        expand("results/clean/{{dataset}}/{table}.parquet", table=CLEAN_TABLES),
+        expand(RESULTS["clean"], table=CLEAN_TABLES, allow_missing=True),
     log:
         "logs/clean/{dataset}.log",
     wildcard_constraints:
@@ -19,21 +19,21 @@ rule clean_dataset:
     params:
         spec=dataset_spec,
     script:
-        "../scripts/clean_dataset.py"
+        "../scripts/clean.py"
 
 
 rule clean_summary:
     input:
-        expand("results/clean/{dataset}/summary.parquet", dataset=CLEANED),
+        expand(RESULTS["clean"], dataset=CLEANED, table="summary"),
     output:
-        "results/clean/summary.parquet",
+        RESULTS["clean_summary"],
     log:
         "logs/clean/summary.log",
     conda:
-        "../envs/stats.yaml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
     script:
-        "../scripts/clean_summary.py"
+        "../scripts/clean.py"

@@ -3,20 +3,21 @@ import os
 import re
 import sys
 
-from simgold.config import (
+from simgold.io.config import (
     check_config,
     dataset_input_files,
     embedding_mem_mb as model_mem_mb,
     translation_files,
 )
-from simgold.stages import CLEAN_TABLES, all_targets, finished_message, report_figures, stages
+from simgold.io.paths import CLEAN_TABLES, RESULTS, result
+from simgold.workflow.routing import all_targets, finished_message, report_figures, stages
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure. The
 # resolved CONFIG carries the schema's defaults: rules read it, never the raw `config`.
 CONFIG = check_config(config)
 NOISE = CONFIG["noise"]
-# which datasets (and dataset x model pairs) go through which stage: simgold.stages
+# which datasets (and dataset x model pairs) go through which stage: simgold.workflow.routing
 STAGES = stages(CONFIG)
 DATASETS, MODELS, CLEANED, COMPARED = STAGES.datasets, STAGES.models, STAGES.cleaned, STAGES.compared
 RATED, RANKED, CONTEXT_DATASETS, TRANSLATED = STAGES.rated, STAGES.ranked, STAGES.context, STAGES.translated
@@ -49,33 +50,36 @@ def dataset_sources(wildcards):
 def gold_inputs(wildcards):
     """What the gold standard is made from: filtered ratings, filtered rankings, or shipped means."""
     d = wildcards.dataset
-    inputs = {"item_table": f"results/clean/{d}/items.parquet", "means": f"results/clean/{d}/means.parquet"}
+    inputs = {
+        "item_table": result("clean", dataset=d, table="items"),
+        "means": result("clean", dataset=d, table="means"),
+    }
     if d in RATED:
-        inputs["ratings"] = f"results/agreement/{d}/ratings.parquet"
+        inputs["ratings"] = result("agreement_ratings", dataset=d)
     elif d in RANKED:
-        inputs["rankings"] = f"results/agreement/{d}/rankings.parquet"
+        inputs["rankings"] = result("agreement_rankings", dataset=d)
     return inputs
 
 
 def translate_inputs(wildcards):
     ds = CONFIG["datasets"][wildcards.dataset]
     inputs = {
-        "item_table": f"results/clean/{wildcards.dataset}/items.parquet",
-        "source_items": f"results/clean/{ds['translation_of']}/items.parquet",
+        "item_table": result("clean", dataset=wildcards.dataset, table="items"),
+        "source_items": result("clean", dataset=ds["translation_of"], table="items"),
         "files": translation_files(ds),
     }
     if ds["translation"]["by"] == "row":  # to check that the rows really are in the source's order
-        inputs["gold"] = f"results/gold/{wildcards.dataset}/gold.parquet"
-        inputs["source_gold"] = f"results/gold/{ds['translation_of']}/gold.parquet"
+        inputs["gold"] = result("gold", dataset=wildcards.dataset)
+        inputs["source_gold"] = result("gold", dataset=ds["translation_of"])
     return inputs
 
 
 def crosslingual_inputs(wildcards):
     members = sorted(set(GROUPS) | set(TRANSLATED))
     return {
-        "root_items": expand("results/clean/{dataset}/items.parquet", dataset=sorted(GROUPS)),
-        "links": expand("results/translate/{dataset}/items.parquet", dataset=TRANSLATED),
-        "gold": expand("results/gold/{dataset}/gold.parquet", dataset=members),
+        "root_items": [result("clean", dataset=d, table="items") for d in sorted(GROUPS)],
+        "links": [result("translate_items", dataset=d) for d in TRANSLATED],
+        "gold": [result("gold", dataset=d) for d in members],
     }
 
 
@@ -86,8 +90,8 @@ def model_spec(wildcards):
 def words_source(d):
     """The table whose words a model needs for dataset d."""
     if CONFIG["datasets"][d]["kind"] == "comparisons":
-        return f"results/comparisons/{d}.parquet"
-    return f"results/clean/{d}/items.parquet"
+        return result("comparisons", dataset=d)
+    return result("clean", dataset=d, table="items")
 
 
 def embedding_inputs(wildcards):
@@ -109,29 +113,32 @@ def comparison_inputs(wildcards):
     if ds["kind"] == "comparisons":
         return {"ag": dataset_input_files(ds)}
     if ds["kind"] == "rankings":
-        return {"rankings": f"results/agreement/{d}/rankings.parquet"}
-    return {"item_table": f"results/clean/{d}/items.parquet", "ratings": f"results/agreement/{d}/ratings.parquet"}
+        return {"rankings": result("agreement_rankings", dataset=d)}
+    return {"item_table": result("clean", dataset=d, table="items"), "ratings": result("agreement_ratings", dataset=d)}
 
 
 def score_inputs(wildcards):
     d = wildcards.dataset
-    inputs = {"embeddings": f"results/embeddings/{wildcards.model}.parquet", "pairs": words_source(d)}
+    inputs = {"embeddings": result("embeddings", model=wildcards.model), "pairs": words_source(d)}
     if d in GOLD_SCORED:
-        inputs["gold"] = f"results/gold/{d}/gold.parquet"
+        inputs["gold"] = result("gold", dataset=d)
     if d in COMPARED:
-        inputs["comparisons"] = f"results/comparisons/{d}.parquet"
+        inputs["comparisons"] = result("comparisons", dataset=d)
     if d in CONTEXT_DATASETS:  # an in-context model reads each item's context
-        inputs["item_table"] = f"results/clean/{d}/items.parquet"
+        inputs["item_table"] = result("clean", dataset=d, table="items")
     if d in RATED or d in RANKED:
-        inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
+        inputs["agreement"] = result("agreement", dataset=d)
     return inputs
 
 
 def context_inputs(wildcards):
     d = wildcards.dataset
-    inputs = {"item_table": f"results/clean/{d}/items.parquet", "means": f"results/clean/{d}/means.parquet"}
+    inputs = {
+        "item_table": result("clean", dataset=d, table="items"),
+        "means": result("clean", dataset=d, table="means"),
+    }
     if d in RATED:
-        inputs["ratings"] = f"results/agreement/{d}/ratings.parquet"
+        inputs["ratings"] = result("agreement_ratings", dataset=d)
     return inputs
 
 
@@ -139,27 +146,27 @@ def report_inputs(wildcards):
     """Everything a dataset's report page shows, its figures' tables included."""
     d = wildcards.dataset
     inputs = {
-        "scores": [f"results/scores/{d}/{m}/scores.parquet" for m in SCORED_BY.get(d, [])],
-        "noise": [f"results/noise/{d}/{m}.parquet" for dd, m in NOISED if dd == d],
+        "scores": [result("scores", dataset=d, model=m) for m in SCORED_BY.get(d, [])],
+        "noise": [result("noise", dataset=d, model=m) for dd, m in NOISED if dd == d],
     }
     if d in CLEANED:
-        inputs["clean"] = f"results/clean/{d}/summary.parquet"
-        inputs["audit"] = f"results/audit/{d}.parquet"
-        inputs["gold"] = f"results/gold/{d}/gold.parquet"
-        inputs["distribution"] = f"results/gold/{d}/distribution.parquet"
+        inputs["clean"] = result("clean", dataset=d, table="summary")
+        inputs["audit"] = result("audit", dataset=d)
+        inputs["gold"] = result("gold", dataset=d)
+        inputs["distribution"] = result("gold_distribution", dataset=d)
     if d in RATED or d in RANKED:
-        inputs["agreement"] = f"results/agreement/{d}/agreement.parquet"
-        inputs["raters"] = f"results/agreement/{d}/raters.parquet"
+        inputs["agreement"] = result("agreement", dataset=d)
+        inputs["raters"] = result("agreement_raters", dataset=d)
     if d in RATED:
-        inputs["agreement_ci"] = f"results/agreement/{d}/agreement_ci.parquet"
-        inputs["alpha"] = f"results/agreement/{d}/alpha.parquet"
-        inputs["reliability"] = f"results/reliability/{d}/summary.parquet"
-        inputs["curve"] = f"results/reliability/{d}/curve.parquet"
+        inputs["agreement_ci"] = result("agreement_ci", dataset=d)
+        inputs["alpha"] = result("agreement_alpha", dataset=d)
+        inputs["reliability"] = result("reliability", dataset=d)
+        inputs["curve"] = result("reliability_curve", dataset=d)
     if d in SCORED_BY:
-        inputs["differences"] = f"results/scores/{d}/model_differences.parquet"
-        inputs["msd"] = f"results/scores/{d}/msd.parquet"
+        inputs["differences"] = result("model_differences", dataset=d)
+        inputs["msd"] = result("msd", dataset=d)
     if d in CONTEXT_DATASETS:
-        inputs["context"] = f"results/context/{d}/tests.parquet"
+        inputs["context"] = result("context_tests", dataset=d)
     return inputs
 
 
@@ -167,11 +174,11 @@ def difference_inputs(wildcards):
     d = wildcards.dataset
     models = [m for dd, m in SCORED if dd == d]
     inputs = {
-        "predictions": [f"results/scores/{d}/{m}/predictions.parquet" for m in models],
-        "scores": [f"results/scores/{d}/{m}/scores.parquet" for m in models],
+        "predictions": [result("predictions", dataset=d, model=m) for m in models],
+        "scores": [result("scores", dataset=d, model=m) for m in models],
     }
     if d in GOLD_SCORED:
-        inputs["gold"] = f"results/gold/{d}/gold.parquet"
+        inputs["gold"] = result("gold", dataset=d)
     return inputs
 
 
@@ -183,12 +190,12 @@ def audit_inputs(wildcards):
     """The cleaned tables of a dataset; and of its source, for a translation that carries the
     source's scores beside the source's words."""
     d = wildcards.dataset
-    inputs = {key: f"results/clean/{d}/{table}.parquet" for key, table in AUDITED_TABLES.items()}
+    inputs = {key: result("clean", dataset=d, table=table) for key, table in AUDITED_TABLES.items()}
     ds = CONFIG["datasets"][d]
     source = ds["translation_of"] if "source_words" in ds.get("translation", {}) else None
     if source:
-        inputs["source_items"] = f"results/clean/{source}/items.parquet"
-        inputs["source_means"] = f"results/clean/{source}/means.parquet"
+        inputs["source_items"] = result("clean", dataset=source, table="items")
+        inputs["source_means"] = result("clean", dataset=source, table="means")
     return inputs
 
 

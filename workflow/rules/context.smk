@@ -5,8 +5,8 @@ rule context_significance:
     input:
         unpack(context_inputs),
     output:
-        tests="results/context/{dataset}/tests.parquet",
-        summary="results/context/{dataset}/summary.parquet",
+        tests=RESULTS["context_tests"],
+        summary=RESULTS["context_summary"],
     log:
         "logs/context/{dataset}.log",
     wildcard_constraints:
@@ -21,4 +21,4 @@ rule context_significance:
         context=dataset_param("context"),
         language=dataset_param("language"),
     script:
-        "../scripts/context_significance.py"
+        "../scripts/context.py"

@@ -3,11 +3,11 @@
 
 rule cosimlex:
     input:
-        item_table="results/clean/{dataset}/items.parquet",
-        gold="results/gold/{dataset}/gold.parquet",
-        predictions="results/scores/{dataset}/{model}/predictions.parquet",
+        item_table=result("clean", dataset="{dataset}", table="items"),
+        gold=RESULTS["gold"],
+        predictions=RESULTS["predictions"],
     output:
-        "results/scores/{dataset}/{model}/cosimlex.parquet",
+        RESULTS["cosimlex"],
     log:
         "logs/scores/{dataset}/{model}.cosimlex.log",
     wildcard_constraints:
@@ -24,9 +24,9 @@ rule cosimlex:
 
 rule cosimlex_summary:
     input:
-        [f"results/scores/{d}/{m}/cosimlex.parquet" for d, m in COSIMLEX],
+        [result("cosimlex", dataset=d, model=m) for d, m in COSIMLEX],
     output:
-        "results/scores/cosimlex_summary.parquet",
+        RESULTS["cosimlex_summary"],
     log:
         "logs/scores/cosimlex_summary.log",
     conda:
@@ -38,4 +38,4 @@ rule cosimlex_summary:
     params:
         languages={d: CONFIG["datasets"][d]["language"] for d in CONTEXT_DATASETS},
     script:
-        "../scripts/cosimlex_summary.py"
+        "../scripts/cosimlex.py"

@@ -5,8 +5,8 @@ rule gold:
     input:
         unpack(gold_inputs),
     output:
-        gold="results/gold/{dataset}/gold.parquet",
-        distribution="results/gold/{dataset}/distribution.parquet",
+        gold=RESULTS["gold"],
+        distribution=RESULTS["gold_distribution"],
     log:
         "logs/gold/{dataset}.log",
     wildcard_constraints:

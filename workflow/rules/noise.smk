@@ -3,11 +3,11 @@
 
 rule noise:
     input:
-        embeddings="results/embeddings/{model}.parquet",
-        predictions="results/scores/{dataset}/{model}/predictions.parquet",
-        gold="results/gold/{dataset}/gold.parquet",
+        embeddings=RESULTS["embeddings"],
+        predictions=RESULTS["predictions"],
+        gold=RESULTS["gold"],
     output:
-        "results/noise/{dataset}/{model}.parquet",
+        RESULTS["noise"],
     log:
         "logs/noise/{dataset}/{model}.log",
     conda:

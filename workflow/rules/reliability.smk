@@ -1,10 +1,10 @@
 # How many raters are enough (docs/methods.md section 11.3), on the ratings as they were given.
 rule reliability:
     input:
-        "results/clean/{dataset}/ratings.parquet",
+        result("clean", dataset="{dataset}", table="ratings"),
     output:
-        summary="results/reliability/{dataset}/summary.parquet",
-        curve="results/reliability/{dataset}/curve.parquet",
+        summary=RESULTS["reliability"],
+        curve=RESULTS["reliability_curve"],
     log:
         "logs/reliability/{dataset}.log",
     wildcard_constraints:

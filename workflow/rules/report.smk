@@ -8,7 +8,7 @@ rule report_dataset:
         unpack(report_inputs),
     output:
         page=report(
-            "results/report/{dataset}/index.html",
+            RESULTS["report_page"],
             caption="../report/page.rst",
             category="Datasets",
             subcategory="{dataset}",
@@ -16,7 +16,7 @@ rule report_dataset:
         ),
         # every figure of the page, drawn in this job: matplotlib loads once per dataset
         figures=report(
-            directory("results/report/{dataset}/figures"),
+            directory(RESULTS["report_figures"]),
             patterns=["{figure}.png"],
             caption="../report/figures.rst",
             category="Figures",
@@ -37,15 +37,15 @@ rule report_dataset:
         ranked=lambda wildcards: wildcards.dataset in RANKED,
         outliers=dataset_param("outliers"),
     script:
-        "../scripts/report_dataset.py"
+        "../scripts/report.py"
 
 
 rule score_tables:
     input:
-        "results/scores/summary.parquet",
+        RESULTS["scores_summary"],
     output:
-        wide="results/scores/wide.tsv",
-        json=[f"results/scores/json/{m}/{d}.json" for d, m in SCORED],
+        wide=RESULTS["scores_wide"],
+        json=[result("scores_json", dataset=d, model=m) for d, m in SCORED],
     log:
         "logs/scores/tables.log",
     conda:
@@ -59,28 +59,28 @@ rule score_tables:
         scored=SCORED,
         languages={d: CONFIG["datasets"][d]["language"] for d in DATASETS},
     script:
-        "../scripts/report_scores.py"
+        "../scripts/report.py"
 
 
 rule report_index:
     input:
-        pages=expand("results/report/{dataset}/index.html", dataset=DATASETS),
-        clean="results/clean/summary.parquet",
-        scores=["results/scores/summary.parquet"] if SCORED else [],
-        crosslingual="results/translate/crosslingual_correlations.parquet",
-        agreement=expand("results/agreement/{dataset}/agreement.parquet", dataset=RATED + RANKED),
-        raters=expand("results/agreement/{dataset}/raters.parquet", dataset=RATED + RANKED),
-        reliability=expand("results/reliability/{dataset}/summary.parquet", dataset=RATED),
-        audit=expand("results/audit/{dataset}.parquet", dataset=CLEANED),
+        pages=expand(RESULTS["report_page"], dataset=DATASETS),
+        clean=RESULTS["clean_summary"],
+        scores=[RESULTS["scores_summary"]] if SCORED else [],
+        crosslingual=RESULTS["crosslingual_correlations"],
+        agreement=expand(RESULTS["agreement"], dataset=RATED + RANKED),
+        raters=expand(RESULTS["agreement_raters"], dataset=RATED + RANKED),
+        reliability=expand(RESULTS["reliability"], dataset=RATED),
+        audit=expand(RESULTS["audit"], dataset=CLEANED),
     output:
         page=report(
-            "results/report/index.html",
+            RESULTS["report_index"],
             caption="../report/index.rst",
             category="Summary",
             labels={"page": "all datasets and models"},
         ),
         summary=report(
-            "results/report/summary.tsv",
+            RESULTS["report_summary"],
             caption="../report/summary.rst",
             category="Summary",
             labels={"page": "summary table (TSV)"},
@@ -98,4 +98,4 @@ rule report_index:
         datasets=DATASETS,
         audited=CLEANED,
     script:
-        "../scripts/report_index.py"
+        "../scripts/report.py"

@@ -2,13 +2,13 @@
 
 
 # Vectors that packaged models compute are kept once per word in .snakemake/simgold-cache/
-# ($SIMGOLD_CACHE; simgold.vectorcache). The store is not an input: it changes how long the job
+# ($SIMGOLD_CACHE; simgold.io.vectorcache). The store is not an input: it changes how long the job
 # takes, never what it writes, so nothing reruns when it changes.
 rule embeddings:
     input:
         unpack(embedding_inputs),
     output:
-        "results/embeddings/{model}.parquet",
+        RESULTS["embeddings"],
     log:
         "logs/embeddings/{model}.log",
     conda:
@@ -20,21 +20,21 @@ rule embeddings:
     params:
         model=model_spec,
     script:
-        "../scripts/embeddings.py"
+        "../scripts/scores.py"
 
 
 rule comparisons:
     input:
         unpack(comparison_inputs),
     output:
-        table="results/comparisons/{dataset}.parquet",
-        ag="results/comparisons/{dataset}.ag.txt",
+        table=RESULTS["comparisons"],
+        ag=RESULTS["comparisons_ag"],
     log:
         "logs/comparisons/{dataset}.log",
     wildcard_constraints:
         dataset=alternatives(COMPARED),
     conda:
-        "../envs/readers.yaml"
+        "../envs/models.yaml"
     threads: 1
     resources:
         mem_mb=2000,
@@ -42,15 +42,15 @@ rule comparisons:
     params:
         kind=dataset_param("kind"),
     script:
-        "../scripts/comparisons.py"
+        "../scripts/scores.py"
 
 
 rule score:
     input:
         unpack(score_inputs),
     output:
-        predictions="results/scores/{dataset}/{model}/predictions.parquet",
-        scores="results/scores/{dataset}/{model}/scores.parquet",
+        predictions=RESULTS["predictions"],
+        scores=RESULTS["scores"],
     log:
         "logs/scores/{dataset}/{model}.log",
     conda:
@@ -64,15 +64,15 @@ rule score:
         model=model_spec,
         scoring=CONFIG["scoring"],
     script:
-        "../scripts/score.py"
+        "../scripts/scores.py"
 
 
 rule model_differences:
     input:
         unpack(difference_inputs),
     output:
-        differences="results/scores/{dataset}/model_differences.parquet",
-        msd="results/scores/{dataset}/msd.parquet",
+        differences=RESULTS["model_differences"],
+        msd=RESULTS["msd"],
     log:
         "logs/scores/{dataset}/model_differences.log",
     conda:
@@ -84,15 +84,15 @@ rule model_differences:
     params:
         scoring=CONFIG["scoring"],
     script:
-        "../scripts/model_differences.py"
+        "../scripts/scores.py"
 
 
 rule score_summary:
     input:
-        scores=[f"results/scores/{d}/{m}/scores.parquet" for d, m in SCORED],
-        msd=expand("results/scores/{dataset}/msd.parquet", dataset=sorted(SCORED_BY)),
+        scores=[result("scores", dataset=d, model=m) for d, m in SCORED],
+        msd=expand(RESULTS["msd"], dataset=sorted(SCORED_BY)),
     output:
-        "results/scores/summary.parquet",
+        RESULTS["scores_summary"],
     log:
         "logs/scores/summary.log",
     conda:
@@ -102,4 +102,4 @@ rule score_summary:
         mem_mb=1000,
         runtime=10,
     script:
-        "../scripts/score_summary.py"
+        "../scripts/scores.py"

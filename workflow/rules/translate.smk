@@ -6,8 +6,8 @@ rule translate:
     input:
         unpack(translate_inputs),
     output:
-        item_table="results/translate/{dataset}/items.parquet",
-        dropped="results/translate/{dataset}/dropped.parquet",
+        item_table=RESULTS["translate_items"],
+        dropped=RESULTS["translate_dropped"],
     log:
         "logs/translate/{dataset}.log",
     wildcard_constraints:
@@ -28,8 +28,8 @@ rule crosslingual:
     input:
         unpack(crosslingual_inputs),
     output:
-        table="results/translate/crosslingual.parquet",
-        correlations="results/translate/crosslingual_correlations.parquet",
+        table=RESULTS["crosslingual"],
+        correlations=RESULTS["crosslingual_correlations"],
     log:
         "logs/translate/crosslingual.log",
     conda:
@@ -43,4 +43,4 @@ rule crosslingual:
         sources={d: CONFIG["datasets"][d]["translation_of"] for d in TRANSLATED},
         languages={d: CONFIG["datasets"][d]["language"] for d in sorted(set(GROUPS) | set(TRANSLATED))},
     script:
-        "../scripts/crosslingual.py"
+        "../scripts/translate.py"

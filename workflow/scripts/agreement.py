@@ -1,12 +1,16 @@
-"""Agreement per stage and subset, per-rater agreement, outlier filtering; writes the filtered ratings
-(the per-rater figure is drawn with the dataset's report page)."""
+"""The jobs of workflow/rules/agreement.smk, one function per rule (``run`` picks the rule's):
 
-from simgold.agreement import agreement_report
-from simgold.tables import read_parquet, write_parquet
-from simgold.workflow import provenance_for, run
+* ``agreement``: Agreement per stage and subset, per-rater agreement, outlier filtering; writes the filtered ratings (the per-rater figure is drawn with the dataset's report page).
+* ``ranking_agreement``: Agreement of target-group rankings (per-target Spearman averaged over targets), outlier filtering.
+* ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, and Krippendorff's alpha at every level.
+"""
+
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.agreement import agreement_report, alpha_levels, ranking_report
+from simgold.workflow.job import provenance_for, run
 
 
-def main(snakemake, log):
+def agreement_job(snakemake, log):
     name = snakemake.wildcards.dataset
     settings = snakemake.params.agreement
     report = agreement_report(
@@ -34,4 +38,51 @@ def main(snakemake, log):
     write_parquet(report["ratings"], snakemake.output.ratings, table="ratings", provenance=prov)
 
 
-run(snakemake, main)
+def ranking_agreement_job(snakemake, log):
+    name = snakemake.wildcards.dataset
+    report = ranking_report(
+        name, read_parquet(snakemake.input.rankings), outliers=snakemake.params.outliers, log=log.info
+    )
+    table = report["agreement"]
+    log.info(
+        "\n%s",
+        table[["stage", "n_raters", "n_items", "pairwise", "vs_mean", "vs_rest", "alpha_interval"]].to_string(
+            index=False
+        ),
+    )
+    prov = provenance_for(snakemake)
+    write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
+    write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
+    write_parquet(report["rankings"], snakemake.output.rankings, table="rankings", provenance=prov)
+
+
+def agreement_ci_job(snakemake, log):
+    name, params = snakemake.wildcards.dataset, snakemake.params
+    settings = params.agreement
+    items, raw, calibrated = (read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated"))
+    ci = {"resamples": settings["resamples"], "max_work": settings["ci_max_work"]}
+    report = agreement_report(
+        name,
+        items,
+        raw,
+        calibrated,
+        read_parquet(snakemake.input.calibration),
+        min_overlap=settings["min_overlap"],
+        subset_names=settings["subsets"],
+        outliers=params.outliers,
+        persistent_raters=params.persistent_raters,
+        ci={**ci, "seed": params.seed, "confidence": params.confidence},
+    )
+    stages = {"raw": raw, "calibrated": calibrated, "filtered": report["ratings"]}
+    alpha = alpha_levels(name, items, stages, settings["subsets"])
+    table = report["agreement_ci"]
+    log.info("\n%s", table.drop(columns=["dataset", "confidence", "note"]).to_string(index=False))
+    log.info("\n%s", alpha.drop(columns=["dataset"]).to_string(index=False))
+    prov = provenance_for(snakemake)
+    write_parquet(table, snakemake.output.ci, table="agreement_ci", provenance=prov)
+    write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
+
+
+JOBS = {"agreement": agreement_job, "ranking_agreement": ranking_agreement_job, "agreement_ci": agreement_ci_job}
+
+run(snakemake, JOBS[snakemake.rule])

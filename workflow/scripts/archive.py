@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from simgold.archive import build
-from simgold.workflow import run
+from simgold.report.archive import build
+from simgold.workflow.job import run
 
 
 def main(snakemake, log):

@@ -1,8 +1,8 @@
 """The dataset audit: what the data say against what was released with them."""
 
-from simgold.audit import audit_configured
-from simgold.tables import read_parquet, write_parquet
-from simgold.workflow import provenance_for, run
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.audit import audit_configured
+from simgold.workflow.job import provenance_for, run
 
 TABLES = {"items": "item_table", "ratings": "ratings", "means": "means", "rejects": "rejects"}  # table: input
 

@@ -1,8 +1,8 @@
 """Calibrate one dataset's raters (shift or z-score), recording each rater's shift."""
 
-from simgold.calibrate import calibrate
-from simgold.tables import read_parquet, write_parquet
-from simgold.workflow import provenance_for, run
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.calibrate import calibrate
+from simgold.workflow.job import provenance_for, run
 
 
 def main(snakemake, log):

@@ -1,11 +1,15 @@
-"""CoSimLex subtask 1 and 2 figures of one model on one two-context dataset."""
+"""The jobs of workflow/rules/cosimlex.smk, one function per rule (``run`` picks the rule's):
 
-from simgold.cosimlex import cosimlex_scores
-from simgold.tables import read_parquet, write_parquet
-from simgold.workflow import provenance_for, run
+* ``cosimlex``: CoSimLex subtask 1 and 2 figures of one model on one two-context dataset.
+* ``cosimlex_summary``: Every model's CoSimLex figures per language and their mean over languages (as the task ranks).
+"""
+
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.cosimlex import cosimlex_scores, cosimlex_summary
+from simgold.workflow.job import provenance_for, run
 
 
-def main(snakemake, log):
+def cosimlex_job(snakemake, log):
     table = cosimlex_scores(
         snakemake.wildcards.dataset,
         snakemake.wildcards.model,
@@ -17,4 +21,12 @@ def main(snakemake, log):
     write_parquet(table, snakemake.output[0], table="cosimlex", provenance=provenance_for(snakemake))
 
 
-run(snakemake, main)
+def cosimlex_summary_job(snakemake, log):
+    table = cosimlex_summary([read_parquet(p) for p in snakemake.input], snakemake.params.languages)
+    log.info("\n%s", table.to_string(index=False))
+    write_parquet(table, snakemake.output[0], table="cosimlex_summary", provenance=provenance_for(snakemake))
+
+
+JOBS = {"cosimlex": cosimlex_job, "cosimlex_summary": cosimlex_summary_job}
+
+run(snakemake, JOBS[snakemake.rule])

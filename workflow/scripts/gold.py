@@ -1,9 +1,9 @@
 """Gold standard per item and the score distribution, from ratings, rankings or shipped means (the
 distribution's figure is drawn with the dataset's report page)."""
 
-from simgold.gold import gold_from_means, gold_from_rankings, gold_from_ratings, score_distribution
-from simgold.tables import read_parquet, write_parquet
-from simgold.workflow import provenance_for, run
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.gold import gold_from_means, gold_from_rankings, gold_from_ratings, score_distribution
+from simgold.workflow.job import provenance_for, run
 
 
 def main(snakemake, log):

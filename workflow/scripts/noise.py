@@ -1,9 +1,10 @@
 """The noise sanity check for one model on one dataset (vectorised; fixed seeds)."""
 
-from simgold.noise import grid, inputs_for, noise_check
-from simgold.scoring import Vectors
-from simgold.tables import read_parquet, read_provenance, write_parquet
-from simgold.workflow import provenance_for, run
+from simgold.io.embeddings import read_embeddings
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.noise import grid, inputs_for, noise_check
+from simgold.stages.scores import Vectors
+from simgold.workflow.job import provenance_for, run
 
 
 def main(snakemake, log):
@@ -13,8 +14,8 @@ def main(snakemake, log):
         snakemake.params.model,
         snakemake.params.noise,
     )
-    mean = read_provenance(snakemake.input.embeddings).get("mean_vector")
-    vectors = Vectors(read_parquet(snakemake.input.embeddings), model["lowercase"], model["oov"], mean)
+    table, mean = read_embeddings(snakemake.input.embeddings)  # mean: the file's mean vector, for oov: mean
+    vectors = Vectors(table, model["lowercase"], model["oov"], mean)
     matrix, first, second, gold = inputs_for(
         read_parquet(snakemake.input.predictions), read_parquet(snakemake.input.gold), vectors
     )

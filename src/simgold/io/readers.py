@@ -1,0 +1,660 @@
+"""Read raw annotation files into a :class:`RawTable` without losing where any cell came from.
+
+Supported: delimited text (comma, tab, semicolon, pipe, single space or runs of whitespace; the
+separator is sniffed when not configured) in UTF-8 with or without BOM, cp1252 or any codec Python
+knows, with LF, CRLF or CR-only line endings; XLSX; ODS. Cells are kept as they are in the file
+(text stays text), so that cleaning can reject a value with its exact raw form.
+
+The reader counts every non-blank cell it reads (``raw_cells``: header, title rows, comment lines
+and data rows alike) and keeps what is not data as ``notes`` (ledger entries): the header cells,
+title rows skipped by ``skip_rows``, comment lines, a header repeated mid-file, and rows with more
+fields than the header (``extra_fields``: never shifted into other columns).
+
+Rows and columns are 1-based, as an editor or a spreadsheet program shows them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import datetime as _dt
+import importlib.util
+import re
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+from simgold.errors import InputError
+from simgold.io.rawtable import ABSENT, Note, RawTable, blank, count_cells
+from simgold.io.schema import resolve_reader
+
+#: the largest sheet XLSX and ODS can hold, and the most cells a sheet may expand to (repeated rows
+#: and columns counted): a tiny file that declares more is refused instead of filling the memory
+MAX_ROWS, MAX_COLUMNS, MAX_CELLS = 1_048_576, 16_384, 20_000_000
+#: the column label of a ledger entry that stands for a whole text line (a comment, a title row)
+LINE = "(line)"
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SNIFF_ORDER = ("\t", ";", ",", "|")
+_SEP_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+WHITESPACE = "whitespace"
+
+
+def _count_fields(fields: list[str]) -> int:
+    """:func:`count_cells` for text fields, at C speed (empty fields are skipped before stripping)."""
+    return sum(map(bool, map(str.strip, filter(None, fields))))
+
+
+def source_paths(src: dict) -> list[str]:
+    """The configured path(s) of one source: one file, or several joined side by side."""
+    return list(src["path"]) if isinstance(src["path"], list) else [src["path"]]
+
+
+def read_source_table(src: dict, base_dir: str | Path = ".") -> RawTable:
+    """Read the file(s) of one configured source. Several paths are joined side by side.
+
+    Rows rejected whole (extra fields, a repeated header) are moved out of ``rows`` into ``notes``.
+    Reader options not given take the schema's defaults.
+    """
+
+    src = resolve_reader(src)
+    parts = [_read_one(p, src, base_dir) for p in source_paths(src)]
+    if len(parts) > 1:
+        _align(parts)
+    for part in parts:
+        _drop_flagged(part)
+    return parts[0] if len(parts) == 1 else _join_columns(parts)
+
+
+def resolve_path(path: str, base_dir: str | Path = ".") -> Path:
+    """A configured path: relative to ``base_dir``, or ``pkg:<package>/<file>`` inside an installed package.
+
+    A ``pkg:`` path must stay inside its package (no ``..`` that climbs out, no absolute part).
+    """
+    if path.startswith("pkg:"):
+
+        package, _, inner = path[4:].partition("/")
+        if not package.isidentifier():
+            raise InputError(path, f"{package!r} is not a package name", expected="pkg:<package>/<file>")
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise InputError(path, f"package {package!r} is not installed")
+        root = Path(next(iter(spec.submodule_search_locations)))
+        if not (root / inner).resolve().is_relative_to(root.resolve()):
+            raise InputError(
+                path,
+                f"the path leaves the package {package!r}",
+                expected="a file inside the package (no '..' that climbs out of it, no absolute path)",
+            )
+        return root / inner
+    p = Path(path)
+    return p if p.is_absolute() else Path(base_dir) / p
+
+
+def detect_format(path: str, declared: str = "auto") -> str:
+    if declared != "auto":
+        return declared
+    suffix = Path(path).suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        return "xlsx"
+    if suffix == ".ods":
+        return "ods"
+    if suffix == ".xls":
+        raise InputError(
+            path, "the old binary .xls format is not supported", expected="the file saved as .xlsx or .ods"
+        )
+    return "text"
+
+
+def _read_one(path: str, src: dict, base_dir) -> RawTable:
+    real = resolve_path(path, base_dir)
+    if not real.is_file():
+        raise InputError(path, "file not found", expected=f"a file at {real}")
+    fmt = detect_format(path, src["format"])
+    if fmt == "text":
+        return read_text(
+            real,
+            path,
+            encoding=src["encoding"],
+            sep=src.get("sep"),
+            quoting=src["quoting"],
+            comment=src.get("comment"),
+            skip_rows=src["skip_rows"],
+            header=src["header"],
+            ragged=src.get("layout") == "ragged",
+            join=(src.get("extra_fields") or {}).get("join") if isinstance(src.get("extra_fields"), dict) else None,
+        )
+    if fmt in ("xlsx", "ods"):
+        return read_sheet(
+            real,
+            path,
+            fmt=fmt,
+            sheet=src["sheet"],
+            skip_rows=src["skip_rows"],
+            header=src["header"],
+        )
+    raise InputError(path, f"unknown format {fmt!r}", expected="text, xlsx or ods")
+
+
+# --------------------------------------------------------------------------------------------
+# text
+
+
+def decode_text(data: bytes, display: str, encoding: str) -> str:
+    """Decode strictly; a UTF-8 BOM is dropped; a decoding error names the line and the byte.
+
+    A file declared in an 8-bit code page (cp1252, latin-1, ...) that is valid UTF-8 with non-ASCII
+    text is refused: read in the code page its accents would turn into mojibake (``Ã©`` for ``é``).
+    """
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError:
+        raise InputError(display, f"unknown encoding {encoding!r}", expected="e.g. utf-8 or cp1252") from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not codec.startswith("utf-16"):
+        raise InputError(display, "the file starts with a UTF-16 byte order mark", expected="encoding: utf-16")
+    if codec in ("utf-8", "utf-8-sig"):
+        codec = "utf-8-sig"  # drops a BOM when there is one
+    elif not codec.startswith(("utf-16", "utf-32")):
+        _refuse_utf8(data, display, encoding)
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as err:
+        bad = data[err.start : err.start + 1]
+        hint = (
+            "; a file saved by Excel on Windows needs its code page, e.g. encoding: cp1252 (Western Europe)"
+            " or cp1250 (Central Europe)"
+            if codec == "utf-8-sig"
+            else ""
+        )
+        raise InputError(
+            display,
+            f"byte 0x{bad.hex()} at byte offset {err.start} is not valid {encoding}",
+            row=_line_of(data, err.start),
+            expected=f"text in {encoding}{hint}",
+        ) from None
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return len(_LINE_BREAK.findall(data[:offset].decode("latin-1"))) + 1
+
+
+def _refuse_utf8(data: bytes, display: str, encoding: str) -> None:
+    first = next((k for k, byte in enumerate(data) if byte >= 0x80), None)
+    if first is None:
+        return  # plain ASCII reads the same in every code page
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return  # not UTF-8: the declared code page is plausible
+    word = re.search(r"[^\s,;|\"]*[^\x00-\x7f][^\s,;|\"]*", text).group()
+    mojibake = word.encode("utf-8").decode(encoding, errors="replace")
+    raise InputError(
+        display,
+        f"the file is UTF-8 but is declared {encoding}: {word!r} would be read as {mojibake!r}",
+        row=_line_of(data, first),
+        expected="encoding: utf-8 (the default) for this file",
+    )
+
+
+def read_text(
+    real: Path,
+    display: str,
+    *,
+    encoding: str = "utf-8",
+    sep: str | None = None,
+    quoting: str = "minimal",
+    comment: str | None = None,
+    skip_rows: int = 0,
+    header: bool = True,
+    ragged: bool = False,
+    join: str | int | None = None,
+) -> RawTable:
+    data = real.read_bytes()
+    if data[:4] == b"PK\x03\x04":
+        raise InputError(
+            display, "this is a zip container (an XLSX or ODS spreadsheet), not text", expected="format: xlsx or ods"
+        )
+    lines = _LINE_BREAK.split(decode_text(data, display, encoding))
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line break ends the last line; it does not start a new one
+    fed, notes = _non_data_lines(lines, skip_rows, comment)
+    sample = [line for _, line in fed if line.strip()][:50]
+    if not sample:
+        raise InputError(display, "the file has no data", expected="at least one non-empty line")
+    separator = _resolve_sep(sep, display, real, sample)
+    records, spanning = _split_records(fed, separator, quoting, display)
+    # a ragged layout has rows of every width by design; elsewhere a long row is flagged
+    long_rows = None if ragged else (separator, join)
+    raw_cells = len(notes) + sum(_count_fields(fields) for _, fields, _ in records)
+    table = _finish(display, records, header, notes, raw_cells, long_rows=long_rows)
+    if spanning:
+        table.messages.append(
+            f"{display}: {len(spanning)} quoted field(s) span several lines (first at row {spanning[0]});"
+            " their line breaks are kept in the values"
+        )
+    table.separator = separator
+    return table
+
+
+def _non_data_lines(lines: list[str], skip_rows: int, comment: str | None):
+    """(number, line) of the lines to parse (blank ones kept: they may sit inside a quoted field),
+    and a note for each non-blank title or comment line."""
+    fed, notes = [], []
+    for n, line in enumerate(lines, start=1):
+        if n <= skip_rows or (comment and line.startswith(comment)):
+            if line.strip():
+                why = "a title row skipped by skip_rows" if n <= skip_rows else "a comment line"
+                notes.append(Note(0, n, -1, LINE, line, "ignored_row", why))
+        else:
+            fed.append((n, line))
+    return fed, notes
+
+
+def _resolve_sep(sep: str | None, display: str, real: Path, sample: list[str]) -> str:
+    if sep is not None:
+        return _SEP_NAMES.get(sep, sep)
+    if real.suffix.lower() in (".tsv", ".tab"):
+        return "\t"
+    for candidate in _SNIFF_ORDER:
+        if all(candidate in line for line in sample):
+            return candidate
+    counts = {len(line.split()) for line in sample}
+    if len(counts) == 1 and counts.pop() > 1:
+        return WHITESPACE
+    raise InputError(
+        display,
+        "cannot detect the field separator (no tab, semicolon, comma or pipe on every line)",
+        expected='an explicit sep: in the config, e.g. sep: "\\t" or sep: whitespace',
+    )
+
+
+def _split_records(fed: list[tuple[int, str]], sep: str, quoting: str, display: str):
+    """(row, fields, raw line) of every record, and the rows of records that span several lines.
+
+    A quoted field may hold a line break; it is kept in the value (as "\\n"), never deleted.
+    """
+    if sep == WHITESPACE:
+        return [(n, line.split(), line) for n, line in fed if line.strip()], []
+    if len(sep) != 1:
+        raise InputError(
+            display, f"separator {sep!r} is not a single character", expected="one character or 'whitespace'"
+        )
+    mode = {"minimal": csv.QUOTE_MINIMAL, "none": csv.QUOTE_NONE}[quoting]
+    reader = csv.reader((line + "\n" for _, line in fed), delimiter=sep, quoting=mode, strict=True)
+    out, spanning, start = [], [], 0
+    try:
+        for record in reader:
+            end = reader.line_num
+            first_line = fed[start][1]
+            if end - start > 1:
+                spanning.append(fed[start][0])
+                out.append((fed[start][0], record, "\n".join(line for _, line in fed[start:end])))
+            elif first_line.strip():  # a blank line outside quotes is no record
+                out.append((fed[start][0], record, first_line))
+            start = end
+    except csv.Error as err:
+        raise InputError(
+            display,
+            f"malformed delimited text: {err}",
+            row=fed[min(start, len(fed) - 1)][0],
+            expected="balanced quotes, or quoting: none",
+        ) from None
+    return out, spanning
+
+
+def _flag_long_rows(table: RawTable, records: list, sep: str, join) -> None:
+    """A row with more (non-blank) fields than the header, or without a header than most rows,
+    would shift values into other columns: flag it whole, or rejoin the configured column."""
+    expected = len(table.header) if table.header is not None else _usual_width(table.rows)
+    raw_by_row = {n: raw for n, _, raw in records}
+    at = None if join is None else _join_index(table.header, table.files[0], join, expected)
+    repaired = 0
+    for i, row in enumerate(table.rows):
+        used = _used_width(row) if len(row) > expected else 0
+        if used <= expected or i in table.flagged:
+            continue
+        if at is not None:
+            table.rows[i] = _rejoin(table, row, at, used - expected, " " if sep == WHITESPACE else sep)
+            repaired += 1
+            continue
+        what = "the header has" if table.header is not None else "most rows have"
+        line = raw_by_row[table.lines[0][i]]
+        table.flagged[i] = ("extra_fields", f"{used} fields where {what} {expected}: {line!r}")
+    if repaired:
+        table.messages.append(f"{table.files[0]}: {repaired} row(s) with extra fields rejoined (extra_fields: join)")
+
+
+def _rejoin(table: RawTable, row: list, at: int, extra: int, glue: str) -> list:
+    """The row with fields ``at`` .. ``at + extra`` joined into one value; the non-blank fields
+    that went into another's value are counted in ``table.joined``."""
+    parts = row[at : at + extra + 1]
+    table.joined += max(count_cells(parts) - 1, 0)
+    return row[:at] + [glue.join(parts)] + row[at + extra + 1 :]
+
+
+def _usual_width(rows: list[list]) -> int:
+    """The most common number of used fields (the larger on a tie)."""
+    counts = Counter(_used_width(row) for row in rows)
+    return max(counts, key=lambda w: (counts[w], w)) if counts else 0
+
+
+def _used_width(row: list) -> int:
+    """The position of the last non-blank field: trailing empty fields are not extra values."""
+    k = len(row)
+    while k and blank(row[k - 1]):
+        k -= 1
+    return k
+
+
+def _join_index(header: list[str] | None, display: str, ref, expected: int) -> int:
+    if isinstance(ref, int):
+        j = ref - 1
+    elif header is not None and header.count(ref) == 1:
+        j = header.index(ref)
+    else:
+        raise InputError(display, f"extra_fields.join: no single column named {ref!r}", expected=f"one of {header}")
+    if not 0 <= j < expected:
+        raise InputError(display, f"extra_fields.join: column {ref!r} is not among the {expected} fields of a row")
+    return j
+
+
+# --------------------------------------------------------------------------------------------
+# header, notes, width: common to text and spreadsheets
+
+
+def _name(value: object) -> str:
+    """A header name: text, without surrounding space or a stray byte order mark."""
+    return (value if isinstance(value, str) else _sheet_text(value)).replace("\ufeff", "").strip()
+
+
+def _finish(display: str, records: list, header: bool, notes: list[Note], raw_cells: int, long_rows=None) -> RawTable:
+    """A table from (row, fields, raw) records and the count of their non-blank cells: the header
+    taken off (its cells noted), a repetition of the header mid-file flagged, and (``long_rows``:
+    separator and join column of a delimited text) rows with extra fields flagged or rejoined."""
+    names = None
+    if header:
+        n0, fields, _ = records[0]
+        names = [_name(f) for f in fields]
+        notes = notes + [
+            Note(0, n0, j, names[j] or f"#{j + 1}", f, "ignored_row", "the header row (column names)")
+            for j, f in enumerate(fields)
+            if not blank(f)
+        ]
+        records = records[1:]
+    table = RawTable(
+        files=[display],
+        header=names,
+        rows=[r for _, r, _ in records],
+        lines=[[n for n, _, _ in records]],
+        raw_cells=raw_cells,
+        notes=notes,
+    )
+    if names is not None:
+        _flag_repeated_header(table, n0)
+    if long_rows is not None:
+        _flag_long_rows(table, records, *long_rows)
+    _set_width(table)
+    return table
+
+
+def _flag_repeated_header(table: RawTable, header_row: int) -> None:
+    key = [_name(v) for v in table.header[: _used_width(table.header)]]
+    if not key:
+        return
+    for i, row in enumerate(table.rows):
+        if _name(row[0]) == key[0] and [_name(v) for v in row[: _used_width(row)]] == key:
+            detail = f"the header of row {header_row} again (a second file pasted below the first?)"
+            table.flagged[i] = ("ignored_row", detail)
+
+
+def _set_width(table: RawTable) -> None:
+    """Columns: the header and every row not flagged (a rejected long row does not widen the table)."""
+    widths = [len(row) for i, row in enumerate(table.rows) if i not in table.flagged]
+    width = max([len(table.header or [])] + widths)
+    if table.header is not None:
+        table.header = table.header + [""] * (width - len(table.header))
+    table.origin = [(0, j + 1) for j in range(width)]
+
+
+def _drop_flagged(table: RawTable) -> None:
+    """Move the rows rejected whole into the notes: each non-blank cell, with the reason."""
+    if not table.flagged:
+        return
+    keep = [i for i in range(len(table.rows)) if i not in table.flagged]
+    for i, (reason, detail) in sorted(table.flagged.items()):
+        for j, raw in enumerate(table.rows[i]):
+            if not blank(raw):
+                f = table.origin[j][0] if j < table.width else len(table.files) - 1
+                table.notes.append(Note(f, table.lines[f][i], j, table.label(j), raw, reason, detail))
+    table.rows = [table.rows[i] for i in keep]
+    table.lines = [[lines[i] for i in keep] for lines in table.lines]
+    table.flagged = {}
+
+
+# --------------------------------------------------------------------------------------------
+# spreadsheets
+
+
+def read_sheet(
+    real: Path, display: str, *, fmt: str, sheet: str | int = 0, skip_rows: int = 0, header: bool = True
+) -> RawTable:
+    if not zipfile.is_zipfile(real):
+        raise InputError(
+            display, f"not a valid {fmt.upper()} file (not a complete zip container; truncated or mislabelled?)"
+        )
+    try:
+        numbered, message = _xlsx_rows(real, display, sheet) if fmt == "xlsx" else _ods_rows(real, display, sheet)
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as err:
+        raise InputError(display, f"cannot read the {fmt.upper()} file: {err}") from None
+    records, notes = [], []
+    for n, values in numbered:
+        cells = ["" if v is None else v for v in values]
+        while cells and blank(cells[-1]):
+            cells.pop()
+        if not cells:
+            continue
+        if n <= skip_rows:
+            why = "a title row skipped by skip_rows"
+            notes += [Note(0, n, j, f"#{j + 1}", v, "ignored_row", why) for j, v in enumerate(cells) if not blank(v)]
+            continue
+        records.append((n, cells, None))
+    if not records:
+        raise InputError(display, f"sheet {sheet!r} has no data", expected="at least one non-empty row")
+    raw_cells = len(notes) + sum(count_cells(cells) for _, cells, _ in records)
+    table = _finish(display, records, header, notes, raw_cells)
+    table.messages.append(f"{display}: {message}")
+    return table
+
+
+def _sheet_text(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _check_size(display: str, row: int, width: int, cells: int) -> None:
+    """Refuse a sheet that would expand beyond what a spreadsheet can hold (a tiny file can declare
+    millions of repeated rows or cells at absurd positions)."""
+    if row > MAX_ROWS:
+        problem = f"the sheet reaches row {row:,}, beyond the {MAX_ROWS:,} rows a spreadsheet can have"
+    elif width > MAX_COLUMNS:
+        problem = f"row {row} reaches column {width:,}, beyond the {MAX_COLUMNS:,} columns a spreadsheet can have"
+    elif cells > MAX_CELLS:
+        problem = f"the sheet expands to more than {MAX_CELLS:,} cells (at row {row:,})"
+    else:
+        return
+    raise InputError(
+        display, problem + "; nothing was expanded", expected="a sheet of real size, or the data as CSV/TSV"
+    )
+
+
+def _xlsx_rows(real: Path, display: str, sheet: str | int):
+    import openpyxl  # heavy: about 0.2 s, only for an XLSX file
+
+    wb = openpyxl.load_workbook(real, read_only=True, data_only=True)
+    try:
+        names = wb.sheetnames
+        visible = [name for name in names if wb[name].sheet_state == "visible"]
+        name = _pick_sheet(names, visible, sheet, display)
+        ws = wb[name]
+        ws.reset_dimensions()  # read-only mode trusts the declared dimension and pads every row to it
+        rows, cells = [], 0
+        for n, values in enumerate(ws.iter_rows(values_only=True), start=1):
+            cells += len(values)
+            _check_size(display, n, len(values), cells)
+            if values:
+                rows.append((n, values))
+        return rows, _sheet_message(name, names, visible)
+    finally:
+        wb.close()
+
+
+def _ods_rows(real: Path, display: str, sheet: str | int):
+    from odf.namespaces import TABLENS  # heavy: only for an ODS file
+    from odf.opendocument import load  # heavy: only for an ODS file
+    from odf.table import Table, TableRow  # heavy: only for an ODS file
+
+    doc = load(str(real))
+    tables = doc.spreadsheet.getElementsByType(Table)
+    names = [t.getAttribute("name") for t in tables]
+    hidden = _ods_hidden_styles(doc)
+    visible = [name for t, name in zip(tables, names) if t.getAttribute("stylename") not in hidden]
+    name = _pick_sheet(names, visible, sheet, display)
+    rows, n, cells = [], 0, 0
+    for row in tables[names.index(name)].getElementsByType(TableRow):
+        repeat = int(row.attributes.get((TABLENS, "number-rows-repeated"), 1))
+        values = _ods_row_values(row, display, n + 1)
+        if values:  # empty rows (LibreOffice pads a sheet with a million of them) are never expanded
+            cells += repeat * len(values)
+            _check_size(display, n + repeat, len(values), cells)
+            rows.extend((n + k + 1, values) for k in range(repeat))
+        n += repeat
+    return rows, _sheet_message(name, names, visible)
+
+
+def _ods_row_values(row, display: str, n: int) -> list:
+    """The cells of one ODS row; a run of empty cells is expanded only when a value follows it."""
+    from odf.namespaces import OFFICENS, TABLENS  # heavy: only for an ODS file
+
+    values, pending = [], 0
+    for cell in row.childNodes:
+        if cell.qname[1] not in ("table-cell", "covered-table-cell"):
+            continue
+        times = int(cell.attributes.get((TABLENS, "number-columns-repeated"), 1))
+        value = _ods_value(cell, OFFICENS)
+        if value is None:
+            pending += times
+            continue
+        _check_size(display, n, len(values) + pending + times, 0)
+        values.extend([None] * pending + [value] * times)
+        pending = 0
+    return values
+
+
+def _ods_hidden_styles(doc) -> set[str]:
+    """Names of the table styles that hide a sheet (table:display="false")."""
+    from odf.style import Style, TableProperties  # heavy: only for an ODS file
+
+    hidden = set()
+    for style in doc.automaticstyles.getElementsByType(Style):
+        if style.getAttribute("family") == "table" and any(
+            p.getAttribute("display") == "false" for p in style.getElementsByType(TableProperties)
+        ):
+            hidden.add(style.getAttribute("name"))
+    return hidden
+
+
+def _ods_value(cell, officens) -> object:
+    kind = cell.attributes.get((officens, "value-type"))
+    if kind in ("float", "percentage", "currency"):
+        raw = cell.attributes.get((officens, "value"))
+        number = float(raw)
+        return int(number) if number.is_integer() and "." not in raw and "e" not in raw.lower() else number
+    if kind == "boolean":
+        return cell.attributes.get((officens, "boolean-value")) == "true"
+    if kind == "date":
+        return _dt.datetime.fromisoformat(cell.attributes.get((officens, "date-value")))
+    text = "\n".join(str(p) for p in cell.childNodes if p.qname[1] == "p")
+    return text if text != "" or kind == "string" else None
+
+
+def _pick_sheet(names: list[str], visible: list[str], sheet: str | int, display: str) -> str:
+    """A sheet by name (hidden or not), or by index among the visible sheets (the tabs a user sees)."""
+    if isinstance(sheet, int) and not isinstance(sheet, bool):
+        if not 0 <= sheet < len(visible):
+            raise InputError(
+                display,
+                f"sheet index {sheet} does not exist",
+                expected=f"0 to {len(visible) - 1} (visible sheets: {visible})",
+            )
+        return visible[sheet]
+    if sheet not in names:
+        raise InputError(display, f"no sheet named {sheet!r}", expected=f"one of {names}")
+    return sheet
+
+
+def _sheet_message(name: str, names: list[str], visible: list[str]) -> str:
+    hidden = [n for n in names if n not in visible]
+    text = f"read sheet {name!r} ({names.index(name) + 1} of {len(names)})"
+    return text + (f"; hidden sheets not read: {hidden}" if hidden else "")
+
+
+# --------------------------------------------------------------------------------------------
+# line-aligned files
+
+
+def _align(parts: list[RawTable]) -> None:
+    """Line-aligned files must have their data rows on the same lines; a row rejected in one file
+    is rejected in all (its partners would otherwise pair with the wrong row)."""
+    first = parts[0]
+    for p in parts[1:]:
+        if len(p.rows) != len(first.rows):
+            raise InputError(
+                p.files[0],
+                f"has {len(p.rows)} data rows but {first.files[0]} has {len(first.rows)}",
+                expected="line-aligned files with the same number of data rows",
+            )
+        if p.lines[0] != first.lines[0]:
+            row = min(set(p.lines[0]) ^ set(first.lines[0]))
+            holder = first if row in first.lines[0] else p
+            other = p if holder is first else first
+            raise InputError(
+                other.files[0],
+                f"a blank or comment line where {holder.files[0]} has a data row",
+                row=row,
+                expected="line-aligned files with their data rows on the same lines (nothing is paired)",
+            )
+    if any(p.header is None for p in parts) and not all(p.header is None for p in parts):
+        raise InputError(first.files[0], "joined files must all have a header or all lack one")
+    for p in parts:
+        for i, (reason, detail) in p.flagged.items():
+            for q in parts:
+                q.flagged.setdefault(i, (reason, f"{p.files[0]}: {detail}"))
+
+
+def _join_columns(parts: list[RawTable]) -> RawTable:
+    """Files that are line-aligned (Card-660's dataset.tsv + scores.tsv) become one table."""
+    rows = []
+    for i in range(len(parts[0].rows)):
+        row = []
+        for p in parts:
+            row.extend(list(p.rows[i]) + [ABSENT] * (p.width - len(p.rows[i])))
+        rows.append(row)
+    origin = [(f, pos) for f, p in enumerate(parts) for (_, pos) in p.origin]
+    offsets = [sum(p.width for p in parts[:f]) for f in range(len(parts))]
+    notes = [
+        n._replace(file=f, col=n.col + offsets[f] if n.col >= 0 else -1) for f, p in enumerate(parts) for n in p.notes
+    ]
+    return RawTable(
+        files=[p.files[0] for p in parts],
+        header=None if parts[0].header is None else [name for p in parts for name in p.header],
+        rows=rows,
+        lines=[p.lines[0] for p in parts],
+        origin=origin,
+        raw_cells=sum(p.raw_cells for p in parts),
+        joined=sum(p.joined for p in parts),
+        notes=notes,
+        messages=[m for p in parts for m in p.messages],
+    )

@@ -1,0 +1,550 @@
+"""Canonical tables (docs/methods.md section 0) written as deterministic Parquet.
+
+Each table has a fixed Arrow schema and a documented sort key. The writer sorts, casts, and stores
+provenance as key-value metadata (no timestamps, no host names), so identical inputs give
+byte-identical files. Files are written to a temporary name and renamed, so a failed job never
+leaves a half-written table behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from importlib import metadata
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+
+from simgold.io.vectorcache import cache_root, file_identity, identity, write_atomically
+
+SCHEMA_VERSION = "1"
+
+S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()  # noqa: E741 (short column-type aliases)
+
+SCORE_COLUMNS = {
+    "dataset": S,
+    "model": S,
+    "metric": S,
+    "subset": S,
+    "value": F,
+    "ci_low": F,
+    "ci_high": F,
+    "n_used": I,
+    "n_total": I,
+}
+SCORE_KEY = ["dataset", "model", "metric", "subset"]
+#: score rows that the summary shows as columns beside the other metrics
+SUMMARY_EXTRAS = ("oov_pairs", "oov_words", "human_ceiling")
+
+#: the checks of the dataset audit (simgold.stages.audit), in the order its table lists them
+AUDIT_CHECKS = (
+    "released_mean", "spreadsheet_date", "text_number", "duplicate_pair", "reversed_pair",
+    "shifted_row", "single_rating", "rater_mean",
+)  # fmt: skip
+
+
+class TableSpec(NamedTuple):
+    """A canonical table: its columns (name -> Arrow type, in column order) and its sort key
+    (None: rows keep the order they are given in)."""
+
+    columns: dict[str, pa.DataType]
+    key: list[str] | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        return tuple(self.columns)
+
+
+def _agreement_columns() -> dict[str, pa.DataType]:
+    """The agreement table's columns: one per statistic of the registry, in its order, between
+    the stage and subset they are of and the note."""
+    types = {"int": I, "float": F}
+    statistics = {name: types[s.dtype] for name, s in AGREEMENT_STATISTICS.items()}
+    return {"dataset": S, "stage": S, "subset": S, **statistics, "note": S}
+
+
+#: name -> (columns, sort key); columns given by a function are derived at each look-up
+_SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataType]], list[str] | None]] = {
+    "items": (
+        {
+            "dataset": S,
+            "item_id": S,
+            "language": S,
+            "word1": S,
+            "word2": S,
+            "context": pa.int8(),
+            "context_text": S,
+            "pos": S,
+            "relation": S,
+            "source_item_id": S,
+            "occurrence": pa.int32(),
+            "source_file": S,
+            "source_row": I,
+        },
+        ["dataset", "item_id"],
+    ),
+    "ratings": (
+        {"dataset": S, "item_id": S, "rater": S, "score": F, "source_file": S, "source_row": I},
+        ["dataset", "item_id", "rater"],
+    ),
+    "means": (
+        {"dataset": S, "item_id": S, "mean": F, "sd": F, "n": F, "source_file": S, "source_row": I},
+        ["dataset", "item_id"],
+    ),
+    "rankings": (
+        {
+            "dataset": S,
+            "target": S,
+            "rater": S,
+            "candidate": S,
+            "category": S,
+            "rank": I,
+            "source_file": S,
+            "source_row": I,
+        },
+        ["dataset", "target", "rater", "candidate"],
+    ),
+    "calibration": (
+        {"dataset": S, "rater": S, "n_items": I, "mean_score": F, "calib_diff": F, "calib_shift": F, "n_changed": I},
+        ["dataset", "rater"],
+    ),
+    # agreement rows in stage order (raw, calibrated, filtered), "all" first, then subsets by name;
+    # a column per statistic of simgold.stats.agreement_ci.AGREEMENT_STATISTICS
+    "agreement": (_agreement_columns, None),
+    # raters in stage order, then by rater id
+    "raters": (
+        {
+            "dataset": S,
+            "stage": S,
+            "rater": S,
+            "n_items": I,
+            "mean_score": F,
+            "calib_diff": F,
+            "calib_shift": F,
+            "avg_pairwise": F,
+            "vs_mean": F,
+            "vs_rest": F,
+            "excluded": B,
+            "exclusion_reason": S,
+        },
+        None,
+    ),
+    "gold": (
+        {
+            "dataset": S,
+            "item_id": S,
+            "n": I,
+            "mean": F,
+            "sd": F,
+            "median": F,
+            "rsd": F,
+            "mean_unit": F,
+            "mean_minmax": F,
+            "rank": F,
+            "basis": S,
+            "released_mean": F,
+        },
+        ["dataset", "item_id"],
+    ),
+    "distribution": (
+        {
+            "dataset": S,
+            "bin_low": F,
+            "bin_high": F,
+            "n_items": I,
+            "share": F,
+            "mean_of_means": F,
+            "mean_sd": F,
+            "mean_rsd": F,
+        },
+        ["dataset", "bin_low"],
+    ),
+    # dropped translations, in the order found: source items first (translators), then target items
+    "dropped": (
+        {"dataset": S, "side": S, "item_id": S, "word1": S, "word2": S, "reason": S, "candidates": S},
+        None,
+    ),
+    "crosslingual": (
+        {"source_dataset": S, "source_item_id": S, "word1": S, "word2": S},
+        ["source_dataset", "source_item_id"],
+    ),
+    "crosslingual_correlations": (
+        {"source_dataset": S, "dataset_a": S, "language_a": S, "dataset_b": S, "language_b": S, "n": I, "spearman": F},
+        ["source_dataset", "dataset_a", "dataset_b"],
+    ),
+    "embeddings": ({"word": S, "source": S, "line": I}, ["word"]),  # + vector: float32[dim]
+    "comparisons": (
+        {
+            "dataset": S,
+            "target": S,
+            "w1": S,
+            "w2": S,
+            "type": S,
+            "r": F,
+            "n_raters": I,
+            "tie_to_w1": B,
+            "set": S,
+            "source_file": S,
+            "source_row": I,
+        },
+        ["dataset", "set", "target", "w1", "w2", "type"],
+    ),
+    "predictions": (
+        {"dataset": S, "model": S, "item_id": S, "word1": S, "word2": S, "sim": F, "oov": B, "oov_words": S},
+        ["dataset", "model", "item_id"],
+    ),
+    "scores": (SCORE_COLUMNS, SCORE_KEY),
+    # the summary puts the OOV shares and the human ceiling beside each score, and flags a model
+    # that found fewer than half of the dataset's words (a file read wrongly looks like that)
+    # and the dataset's minimum significant Spearman difference (with the r_jk it assumes) beside it
+    "summary_scores": (
+        {**SCORE_COLUMNS, **dict.fromkeys(SUMMARY_EXTRAS, F), "low_coverage": B, "msd": F, "msd_r_jk": F},
+        SCORE_KEY,
+    ),
+    "model_differences": (
+        {
+            "dataset": S,
+            "model_a": S,
+            "model_b": S,
+            "metric": S,
+            "n_used": I,
+            "value_a": F,
+            "value_b": F,
+            "difference": F,
+            "ci_low": F,
+            "ci_high": F,
+            "p": F,
+            "r_ab": F,
+            "williams_t": F,
+            "williams_p": F,
+        },
+        ["dataset", "model_a", "model_b", "metric"],
+    ),
+    # minimum significant differences of a dataset: the fixed r_jk levels, then the observed one
+    "msd": (
+        {"dataset": S, "n": I, "r_best": F, "r_jk": F, "r_jk_kind": S, "alpha": F, "msd": F},
+        None,
+    ),
+    "context_tests": (
+        {
+            "dataset": S,
+            "pair_id": S,
+            "word1": S,
+            "word2": S,
+            "item1": S,
+            "item2": S,
+            "n1": I,
+            "n2": I,
+            "mean1": F,
+            "mean2": F,
+            "sd1": F,
+            "sd2": F,
+            "statistic": F,
+            "p": F,
+            "q": F,
+            "test": S,
+            "recomputed": B,
+            "note": S,
+        },
+        ["dataset", "pair_id"],
+    ),
+    "context_summary": (
+        {
+            "dataset": S,
+            "language": S,
+            "n_pairs": I,
+            "n_tested": I,
+            "n_p_below_0_1": I,
+            "share_p_below_0_1": F,
+            "n_p_below_0_05": I,
+            "share_p_below_0_05": F,
+            "n_q_below_0_05": I,
+            "recomputed": B,
+            "test": S,
+        },
+        None,
+    ),
+    "cosimlex": (
+        {"dataset": S, "model": S, "metric": S, "value": F, "n": I, "note": S},
+        ["dataset", "model", "metric"],
+    ),
+    "cosimlex_summary": (
+        {"model": S, "language": S, "dataset": S, "subtask1": F, "subtask2": F},
+        ["model", "language", "dataset"],
+    ),
+    "noise": (
+        {
+            "dataset": S,
+            "model": S,
+            "level": F,
+            "noise": F,
+            "mean": F,
+            "sd": F,
+            "p2_5": F,
+            "p97_5": F,
+            "k": I,
+            "m": I,
+            "n_items": I,
+            "trend_spearman": F,
+            "monotonic_share": F,
+        },
+        ["dataset", "model", "level"],
+    ),
+    # bootstrap CIs on agreement, in stage, subset, statistic and scheme order (simgold.stats.agreement_ci)
+    "agreement_ci": (
+        {
+            "dataset": S,
+            "stage": S,
+            "subset": S,
+            "statistic": S,
+            "scheme": S,
+            "value": F,
+            "ci_low": F,
+            "ci_high": F,
+            "confidence": F,
+            "resamples": I,
+            "n_undefined": I,
+            "note": S,
+        },
+        None,
+    ),
+    # Krippendorff's alpha per stage, subset and level of measurement, in that order
+    "alpha": (
+        {
+            "dataset": S,
+            "stage": S,
+            "subset": S,
+            "level": S,
+            "alpha": F,
+            "n_units": I,
+            "n_values": I,
+            "n_distinct": I,
+            "note": S,
+        },
+        None,
+    ),
+    # split-half reliability and raters needed (one row), and the projected curve
+    "reliability": (
+        {
+            "dataset": S,
+            "stage": S,
+            "n_splits": I,
+            "observed_raters": F,
+            "n_splits_undefined": I,
+            **{f"{name}{end}": F for name in ("r_half", "r_full", "r1", "h") for end in ("", "_low", "_high")},
+            **{f"m_{target}{end}": F for target in ("0.8", "0.9") for end in ("", "_low", "_high")},
+        },
+        None,
+    ),
+    "reliability_curve": (
+        {"dataset": S, "stage": S, "m": I, "reliability": F, "low": F, "high": F},
+        ["dataset", "m"],
+    ),
+    # dataset audit findings, in the order of AUDIT_CHECKS, then file, row and column
+    "audit": (
+        {
+            "dataset": S,
+            "check": S,
+            "item_id": S,
+            "rater": S,
+            "source_file": S,
+            "source_row": I,
+            "column": S,
+            "raw_value": S,
+            "detail": S,
+        },
+        None,
+    ),
+    # the ledger is kept in file order: source, row, column position (the cleaner sorts it)
+    "rejects": (
+        {"dataset": S, "source_file": S, "source_row": I, "column": S, "raw_value": S, "reason": S, "detail": S},
+        None,
+    ),
+}
+
+
+class _Tables(Mapping):
+    """The canonical tables by name, as ``_SPECS`` has them when looked up: the agreement table
+    has a column for every statistic of the registry at that time."""
+
+    def __getitem__(self, name: str) -> TableSpec:
+        columns, key = _SPECS[name]
+        return TableSpec(columns() if callable(columns) else columns, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_SPECS)
+
+    def __len__(self) -> int:
+        return len(_SPECS)
+
+
+#: every canonical table by name; adding a table is one entry above
+TABLES: Mapping[str, TableSpec] = _Tables()
+
+
+def arrow_type_for(values: pd.Series) -> pa.DataType:
+    """Type of an extra (attribute) column: string unless every non-null value is numeric or boolean."""
+    present = [v for v in values.tolist() if not _is_null(v)]
+    if present and all(isinstance(v, bool) for v in present):
+        return B
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return I
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return F
+    return S
+
+
+def sort_canonical(df: pd.DataFrame, table: str) -> pd.DataFrame:
+    """Rows in the documented order of ``table`` (a fresh 0..n-1 index)."""
+    key = TABLES[table].key if table in TABLES else None
+    return (df.sort_values(key, kind="stable") if key else df).reset_index(drop=True)
+
+
+def to_arrow(df: pd.DataFrame, table: str | None = None, types: dict | None = None) -> pa.Table:
+    """Sort and cast a DataFrame to its canonical schema (extra columns typed by ``types`` or by
+    their values)."""
+    fixed = TABLES[table].columns if table in TABLES else {}
+    missing = [c for c in fixed if c not in df.columns]
+    if missing:
+        raise ValueError(f"table {table}: missing columns {missing}")
+    df = sort_canonical(df, table)
+    arrays, fields = [], []
+    for col in df.columns:
+        typ = fixed.get(col) or (types or {}).get(col) or arrow_type_for(df[col])
+        values = [None if _is_null(v) else v for v in df[col].tolist()]
+        arrays.append(pa.array(values, type=typ))
+        fields.append(pa.field(col, typ))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _is_null(v) -> bool:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    return isinstance(v, float) and math.isnan(v)  # an undefined statistic is stored as null, not NaN
+
+
+def write_parquet(
+    df: pd.DataFrame,
+    path: str | Path,
+    table: str | None = None,
+    provenance: dict | None = None,
+    types: dict | None = None,
+) -> None:
+    arrow = to_arrow(df, table, types)
+    meta = {"simgold": json.dumps({"table": table, **(provenance or {})}, sort_keys=True, ensure_ascii=False)}
+    arrow = arrow.replace_schema_metadata(meta)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(arrow, tmp, compression="zstd", write_statistics=True, use_dictionary=True)
+    os.replace(tmp, path)
+
+
+def read_parquet(path: str | Path) -> pd.DataFrame:
+    return pq.read_table(path).to_pandas()
+
+
+def read_provenance(path: str | Path) -> dict:
+    meta = pq.read_schema(path).metadata or {}
+    return json.loads(meta.get(b"simgold", b"{}"))
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+BIG_INPUT = 16 << 20  # inputs from this size have their SHA-256 remembered in the vector store
+DIGESTS = "digests"  # ... in this directory of it
+
+
+def input_sha256(path: str | Path) -> str:
+    """The SHA-256 of an input, remembered in the vector store (``$SIMGOLD_CACHE``, which workflow jobs
+    have) for files of ``BIG_INPUT`` bytes or more, under the file's identity (path, size, mtime, inode,
+    status-change time): a rerun of the embeddings job on an unchanged 4 GB file does not read it all
+    again for its provenance. Without a store, or for a changed file, it is computed (and noted)."""
+
+    root, st = cache_root(), os.stat(path)
+    if root is None or st.st_size < BIG_INPUT:
+        return sha256_file(path)
+    seen = file_identity(path, st)
+    note = Path(root) / DIGESTS / (identity(seen["path"]) + ".json")
+    try:
+        kept = json.loads(note.read_text(encoding="utf-8"))
+        if kept["file"] == seen and len(kept["sha256"]) == 64:
+            return kept["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none yet, or not as written: computed below
+    digest = sha256_file(path)
+    try:
+        write_atomically(note, json.dumps({"file": seen, "sha256": digest}).encode())
+    except OSError:
+        pass  # a read-only store: the digest is right, the next run computes it again
+    return digest
+
+
+_digests: dict[str, Future] = {}  # path -> its SHA-256 being computed (hash_in_background)
+
+
+def hash_in_background(paths) -> None:
+    """Start computing the SHA-256 of ``paths`` on one thread while the job works: hashlib releases
+    the GIL, so an input read by the job (a 4 GB embedding file scanned for its needed words) is
+    hashed for its provenance at the same time rather than read a second time afterwards.
+    ``provenance`` takes the digests from here; the files are inputs and do not change meanwhile."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
+    for path in sorted({str(p) for p in paths}, key=lambda p: -os.path.getsize(p) if os.path.isfile(p) else 0):
+        if path not in _digests:
+            _digests[path] = pool.submit(input_sha256, path)
+    pool.shutdown(wait=False)
+
+
+def finish_digests() -> None:
+    """Wait for the background digests (a process that ends at once would cut them short)."""
+    for future in list(_digests.values()):
+        future.exception()
+
+
+def input_digest(path: str | Path) -> str:
+    """The SHA-256 of an input: from the background hashing when it was started, else computed now."""
+    future = _digests.get(str(path))
+    return future.result() if future is not None else input_sha256(path)
+
+
+LIBRARIES = ("simgold", "pandas", "pyarrow", "numpy", "scipy")
+
+
+def provenance(rule: str, wildcards: dict, params: dict, inputs: dict[str, str] | list[str]) -> dict:
+    """Provenance for Parquet metadata (docs/methods.md section 10): no timestamps, no host names.
+
+    ``inputs`` maps a label (the path as configured, never an absolute host path) to the file to hash.
+    """
+    if not isinstance(inputs, dict):
+        inputs = {str(p): str(p) for p in inputs}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "rule": rule,
+        "wildcards": dict(sorted(wildcards.items())),
+        "params": params,
+        "inputs": {label: input_digest(inputs[label]) for label in sorted(inputs)},
+        "versions": {lib: _version(lib) for lib in LIBRARIES},
+    }
+
+
+def _version(lib: str) -> str:
+    try:
+        return metadata.version(lib)
+    except metadata.PackageNotFoundError:
+        return "unknown"

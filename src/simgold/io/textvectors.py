@@ -1,0 +1,724 @@
+"""word2vec and GloVe text files read at the disk's pace (docs/methods.md section 7).
+
+A plain file is memory-mapped and read once, in place; a ``.gz`` file is decompressed in blocks.
+The bytes are cut into chunks of whole lines (about 2 MB, where a line ends, so the cut depends
+on the content only) and each chunk is scanned by a few vectorised passes, in worker threads:
+
+* one comparison marks the line ends and one the whitespace bytes; both are packed 64 to a
+  machine word (``np.packbits``), so that all the rest works on 1/64 of the data;
+* a field starts where a non-blank byte follows a blank one: the fields of every line are counted
+  (bit counts between line ends) and must be the dimension + 1, line by line, so that a short
+  and a long line cannot make up for each other;
+* the first 8 bytes of each line's first field are compared, as one 64-bit number, with those of
+  the needed words; only the lines that match are looked at in Python.
+
+The lines of needed words are parsed together with Arrow's CSV reader (correctly rounded, like
+Python's ``float``); lines it refuses are parsed again in Python, which names the bad value.
+Chunks are taken in file order: the first of a duplicated word is kept, and an error names the
+file's line. Tabs, runs of blanks, a blank at the end of a line (fastText), CRLF line ends and a
+UTF-8 byte-order mark are read as what they are; a file saved as UTF-16, or with CR-only line
+ends, is refused with a message.
+
+With a vector store (``$SIMGOLD_CACHE``; workflow jobs have one), the scan of a plain file also
+notes each line's key and start, and a scan without error leaves them there as the file's line
+index (``simgold.io.lineindex``). A later read of the unchanged file looks the needed words up in it
+and parses only their lines, each checked to be where it was indexed; the result is the full
+scan's, to the bit. A gzip file is always scanned.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import threading
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from simgold.errors import InputError
+from simgold.io.lineindex import Stale, line_store
+from simgold.io.progress import Progress
+
+CHUNK = 1 << 21  # bytes per chunk (whole lines, about 2 MB): small enough to stay in the CPU cache
+HEAD = 1 << 20  # bytes searched for the first line
+KEY = 8  # bytes of a line's first field compared as one number
+BOM = b"\xef\xbb\xbf"
+PARSE_BATCH = 4096  # kept lines parsed at once
+
+
+@dataclass
+class LoadReport:
+    """What a reader found (shared by every format)."""
+
+    file: str
+    format: str
+    dim: int = 0
+    lines: int = 0
+    kept: int = 0
+    duplicates: list[tuple[str, int, int]] = field(default_factory=list)  # word, first line, repeated line
+    mean: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds: scan (all threads), parse
+
+
+class _LineError(Exception):
+    """A bad line, by its index in the lines at hand (turned into an InputError with the file's line)."""
+
+    def __init__(self, index: int, message: str, expected: str):
+        super().__init__(message)
+        self.index, self.message, self.expected = index, message, expected
+
+
+# --------------------------------------------------------------------------------------------
+# where the bytes come from
+
+
+class _Mapped:
+    """A plain file, memory-mapped: chunks are views of the mapping, never copies. The pages of
+    chunks already scanned are given back (the file stays in the page cache), so that the
+    process's resident memory does not grow with the file."""
+
+    def __init__(self, path: Path):
+        self.fh = open(path, "rb")
+        self.mm = mmap.mmap(self.fh.fileno(), 0, access=mmap.ACCESS_READ)
+        self.mm.madvise(mmap.MADV_SEQUENTIAL)
+        self.size = len(self.mm)
+        self.done = self.released = 0
+
+    def head(self) -> bytes:
+        return self.mm[:HEAD]
+
+    def chunks(self, start: int):
+        """(end offset, chunk) of each chunk of whole lines from ``start``."""
+        data = np.frombuffer(self.mm, dtype=np.uint8)
+        pos = start
+        while pos < self.size:
+            end = self.mm.find(b"\n", pos + CHUNK - 1)
+            end = self.size if end < 0 else end + 1
+            yield end, data[pos:end]
+            pos = end
+        del data  # the mapping can only close once no array points into it
+
+    def scanned(self, upto: int) -> None:
+        """Everything before ``upto`` is scanned: its pages can go."""
+        self.done = upto
+        upto -= upto % mmap.PAGESIZE
+        if upto > self.released:
+            self.mm.madvise(mmap.MADV_DONTNEED, self.released, upto - self.released)
+            self.released = upto
+
+    def close(self) -> None:
+        self.fh.close()
+        try:
+            self.mm.close()
+        except BufferError:  # a view is still alive (e.g. in a traceback): the mapping goes with it
+            pass
+
+
+class _Gzipped:
+    """A gzip file, decompressed in blocks and cut into the same chunks as the plain file.
+
+    A stream that ends before its end marker (a download cut short) or that cannot be
+    decompressed raises ``Damaged`` before its incomplete last line is looked at.
+    """
+
+    def __init__(self, path: Path):
+        self.fh = open(path, "rb")
+        self.size = Path(path).stat().st_size
+        self.inflate = zlib.decompressobj(wbits=31)
+        self.buffer = b""
+        self.done = 0
+        self.broken: Damaged | None = None  # found while reading the head; raised when more is needed
+
+    def _more(self) -> bytes:
+        """The next decompressed block; b"" at the end of a complete stream."""
+        if self.broken is not None:
+            raise self.broken
+        while True:
+            raw = self.fh.read(CHUNK)
+            try:
+                out = self.inflate.decompress(raw)
+                if self.inflate.eof and self.inflate.unused_data:  # another gzip member follows
+                    out += self._next_member(self.inflate.unused_data)
+            except zlib.error as err:
+                raise Damaged(str(err)) from None
+            if out:
+                return out
+            if not raw:
+                if not self.inflate.eof:
+                    raise Damaged("the compressed data ends before its end marker")
+                return b""
+
+    def _next_member(self, data: bytes) -> bytes:
+        if not data.strip(b"\0"):  # zero padding after the last member
+            return b""
+        self.inflate = zlib.decompressobj(wbits=31)
+        return self.inflate.decompress(data)
+
+    def head(self) -> bytes:
+        """The first decompressed bytes (those there are, if the stream breaks early)."""
+        try:
+            while len(self.buffer) < HEAD:
+                block = self._more()
+                if not block:
+                    break
+                self.buffer += block
+        except Damaged as err:
+            if not self.buffer:
+                raise
+            self.broken = err
+        return self.buffer[:HEAD]
+
+    def chunks(self, start: int):
+        """(compressed bytes read, chunk) of each chunk of whole lines from ``start``."""
+        buf, pos = self.buffer, start
+        while True:
+            end = buf.find(b"\n", pos + CHUNK - 1)
+            if end >= 0:
+                yield self.fh.tell(), np.frombuffer(buf, dtype=np.uint8, count=end + 1 - pos, offset=pos)
+                pos = end + 1
+                continue
+            try:
+                block = self._more()
+            except Damaged:  # the whole lines before the break first: the error names where the data stops
+                last = buf.rfind(b"\n", pos) + 1
+                if last > pos:
+                    yield self.fh.tell(), np.frombuffer(buf, dtype=np.uint8, count=last - pos, offset=pos)
+                raise
+            buf, pos = buf[pos:] + block, 0
+            if not block:
+                if buf:
+                    yield self.fh.tell(), np.frombuffer(buf, dtype=np.uint8)
+                return
+
+    def scanned(self, upto: int) -> None:
+        self.done = upto  # compressed bytes read (for progress lines)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+class Damaged(Exception):
+    """The gzip stream cannot be decompressed further."""
+
+
+def gzip_head(path: Path) -> bytes:
+    """The first decompressed bytes of a gzip file (raises ``Damaged``)."""
+    source = _Gzipped(path)
+    try:
+        return source.head()
+    finally:
+        source.close()
+
+
+def open_source(path: Path):
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    return _Gzipped(path) if gz else _Mapped(path)
+
+
+# --------------------------------------------------------------------------------------------
+# the first line
+
+
+@dataclass
+class Header:
+    dim: int
+    count: int | None  # the number of words a word2vec header announces
+    lines_before: int  # lines before the first vector line
+    offset: int  # byte offset of the first vector line
+
+
+def read_header(head: bytes, display: str, word2vec: bool, notes: list[str]) -> Header:
+    """The dimension (and word count) from the first line; refuses what cannot be a vector file."""
+    skip = 0
+    if head.startswith(BOM):
+        skip = len(BOM)
+        notes.append("the file starts with a UTF-8 byte-order mark (skipped)")
+    end = head.find(b"\n", skip)
+    if end < 0 and b"\r" not in head:
+        raise InputError(display, f"no line end in the first {len(head):,} bytes", row=1, expected="lines")
+    first = head[skip:end]
+    if end < 0 or b"\r" in first.rstrip(b"\r"):
+        raise InputError(display, "CR-only line ends (an old Mac file)", row=1, expected="LF or CRLF line ends")
+    fields = first.split()
+    is_header = len(fields) == 2 and all(f.isdigit() for f in fields)
+    if word2vec:
+        return _word2vec_header(first, fields, is_header, display, end + 1)
+    _check_glove_first_line(first, fields, is_header, display)
+    return Header(dim=len(fields) - 1, count=None, lines_before=0, offset=skip)
+
+
+def _word2vec_header(first: bytes, fields: list[bytes], is_header: bool, display: str, offset: int) -> Header:
+    if not is_header:
+        raise InputError(
+            display,
+            f"the first line is not a word2vec header ('count dim'): {first.strip()[:60]!r}",
+            row=1,
+            expected="format: glove-text for a file without a header",
+        )
+    count, dim = int(fields[0]), int(fields[1])
+    if count == 0 or dim == 0:
+        raise InputError(
+            display,
+            f"the header announces {count} words of {dim} dimensions",
+            row=1,
+            expected="a header 'count dim' with both numbers above 0",
+        )
+    return Header(dim=dim, count=count, lines_before=1, offset=offset)
+
+
+def _check_glove_first_line(first: bytes, fields: list[bytes], is_header: bool, display: str) -> None:
+    if is_header:
+        raise InputError(
+            display,
+            f"the first line looks like a word2vec header: {first.strip().decode()!r}",
+            row=1,
+            expected="format: word2vec-text",
+        )
+    if len(fields) < 2 or not all(_is_float(f) for f in fields[1:]):
+        # a damaged or foreign header ("400000 50 extra", a CSV title row) would otherwise be
+        # read as the vector of an unneeded word and never looked at
+        raise InputError(
+            display,
+            f"the first line is neither a word2vec header ('count dim') nor a word and its vector: "
+            f"{first.strip()[:60].decode('utf-8', 'replace')!r}",
+            row=1,
+            expected="'count dim' or 'word v1 v2 ...'",
+        )
+
+
+def _is_float(token: bytes) -> bool:
+    try:
+        float(token)
+        return True
+    except ValueError:
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# scanning one chunk (runs in a worker thread; numpy releases the GIL in every pass)
+
+
+class Targets:
+    """The needed words as bytes, and the sorted 64-bit keys of their first 8 bytes."""
+
+    def __init__(self, needed):
+        self.words = {w.encode("utf-8"): w for w in needed}
+        keys = [int.from_bytes(w[:KEY].ljust(KEY, b"\0"), "little") for w in self.words]
+        self.keys = np.unique(np.array(keys, dtype=np.uint64))
+
+
+@dataclass
+class ChunkScan:
+    n_lines: int
+    hits: list[tuple[int, bytes, bytes]]  # (line index in the chunk, word, whole line) of needed words
+    error: _LineError | None = None
+    sums: np.ndarray | None = None  # sum of every vector (oov: mean only)
+    seconds: float = 0.0
+    size: int = 0  # bytes in the chunk
+    keys: np.ndarray | None = None  # every line's key and start in the chunk (for the line index only)
+    starts: np.ndarray | None = None
+
+
+_scratch = threading.local()
+
+
+def _packed(a: np.ndarray, op, value: int, fill: bool) -> np.ndarray:
+    """The mask ``op(a, value)`` packed 64 bytes to a little-endian word, padded with ``fill`` bits
+    to whole words and one spare word. The mask goes into a per-thread buffer (no fresh allocation)."""
+    n = len(a)
+    size = -(-n // 64) * 64 + 64
+    buf = getattr(_scratch, "buf", None)
+    if buf is None or len(buf) < size:
+        buf = _scratch.buf = np.empty(max(size, 2 * CHUNK + 128), dtype=bool)
+    op(a, value, out=buf[:n])
+    buf[n:size] = fill
+    return np.packbits(buf[:size], bitorder="little").view("<u8")
+
+
+def _set_bits(words: np.ndarray) -> np.ndarray:
+    """Positions of the set bits of little-endian words (lowest bit first, one round per bit a word holds)."""
+    hit = np.flatnonzero(words)
+    bits, found = words[hit], []
+    while len(hit):
+        low = bits & (~bits + np.uint64(1))  # the lowest set bit
+        found.append(hit * 64 + np.frexp(low.astype(np.float64))[1] - 1)
+        bits = bits ^ low
+        more = bits != 0
+        hit, bits = hit[more], bits[more]
+    return np.sort(np.concatenate(found)) if len(found) > 1 else (found[0] if found else hit)
+
+
+def line_ends(a: np.ndarray) -> np.ndarray:
+    """Offsets of the line ends (and of the end of the chunk when its last line has none)."""
+    ends = _set_bits(_packed(a, np.equal, 10, False))
+    return np.append(ends, len(a)) if len(a) and a[-1] != 10 else ends
+
+
+def fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Fields (runs of bytes above the space) in each line, counted with bit operations."""
+    blank = _packed(a, np.less_equal, 32, True)
+    carry = np.empty_like(blank)
+    carry[0], carry[1:] = 1, blank[:-1] >> np.uint64(63)
+    starts = ~blank & ((blank << np.uint64(1)) | carry)  # a non-blank byte after a blank one
+    before = np.zeros(len(starts) + 1, dtype=np.int32)
+    np.cumsum(np.bitwise_count(starts), dtype=np.int32, out=before[1:])
+    word, bit = ends >> 6, (ends & 63).astype(np.uint64)
+    upto = before[word] + np.bitwise_count(starts[word] & ((np.uint64(1) << bit) - np.uint64(1)))
+    return np.diff(upto, prepend=0)
+
+
+def line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The first 8 bytes of each line's first field as one little-endian number (zero-padded);
+    0 for a line that begins with a blank."""
+    window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
+    blank = window <= 32
+    first = np.where(blank.any(axis=1), blank.argmax(axis=1), KEY)
+    window[np.arange(KEY) >= first[:, None]] = 0
+    return window.view("<u8").ravel()
+
+
+def key_matches(keys_of_lines: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Lines whose first field begins like a needed word, or that begin with a blank (key 0)."""
+    at = np.minimum(np.searchsorted(keys, keys_of_lines), len(keys) - 1)
+    return np.flatnonzero((keys[at] == keys_of_lines) | (keys_of_lines == 0))
+
+
+def scan_chunk(a: np.ndarray, targets: Targets, dim: int, want_mean: bool, index: bool = False) -> ChunkScan:
+    """The lines of needed words in a chunk of whole lines, after checking every line's field count
+    (with ``index``, also every line's key and start, for the line index)."""
+    t0 = time.perf_counter()
+    ends = line_ends(a)
+    starts = np.r_[0, ends[:-1] + 1]
+    odd = np.flatnonzero(fields_per_line(a, ends) != dim + 1)
+    keys = line_keys(a, starts) if len(targets.keys) or index else None
+    look = np.union1d(odd, key_matches(keys, targets.keys)) if len(targets.keys) else odd
+    scan, odd = ChunkScan(len(ends), [], size=len(a)), set(odd.tolist())
+    if index:
+        scan.keys, scan.starts = keys, starts
+    for i in look.tolist():
+        line = a[starts[i] : ends[i]].tobytes()
+        fields = line.split() if i in odd else line.split(None, 1)  # the whole line only when in doubt
+        if i in odd and len(fields) != dim + 1:
+            scan.error = _LineError(i, _count_message(fields), f"{dim:,} values per word")
+            break
+        if fields[0] in targets.words:
+            scan.hits.append((i, fields[0], line))
+    if want_mean and scan.error is None:
+        try:
+            scan.sums = parse_lines(_lines_of(a), dim).sum(axis=0)
+        except _LineError as err:
+            scan.error = err
+    scan.seconds = time.perf_counter() - t0
+    return scan
+
+
+def _lines_of(a: np.ndarray) -> list[bytes]:
+    lines = a.tobytes().split(b"\n")
+    return lines[:-1] if lines[-1] == b"" else lines
+
+
+def _count_message(fields: list[bytes]) -> str:
+    if not fields:
+        return "an empty line"
+    return f"{fields[0].decode('utf-8', 'replace')!r} has {len(fields) - 1} values"
+
+
+# --------------------------------------------------------------------------------------------
+# parsing lines of numbers
+
+
+@lru_cache(maxsize=8)
+def _csv_options(dim: int):
+
+    names = ["word"] + [f"v{k}" for k in range(dim)]
+    types = {"word": pa.binary(), **{n: pa.float64() for n in names[1:]}}
+    return (
+        pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 30),
+        pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+        pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False),
+    )
+
+
+def parse_lines(lines: list[bytes], dim: int) -> np.ndarray:
+    """The vectors (float64, one row per line) of whole lines ``word v1 ... vdim``.
+
+    Arrow's CSV reader parses them at once (once more after making the blanks single spaces, if
+    the lines have other blanks); if it still refuses them, Python's ``float`` parses them line
+    by line and raises a ``_LineError`` naming the first bad line and value.
+    """
+    data = b"\n".join(lines) + b"\n"
+    table = _arrow_table(data, dim)
+    if table is None or table.num_rows != len(lines):
+        table = _arrow_table(_single_spaced(data), dim)
+    if table is None or table.num_rows != len(lines):
+        return _parse_in_python(lines, dim)
+    out = np.stack([column.to_numpy() for column in table.columns[1:]], axis=1)
+    _check_finite(out, lines)
+    return out
+
+
+def _arrow_table(data: bytes, dim: int):
+
+    try:
+        return pacsv.read_csv(pa.py_buffer(data), *_csv_options(dim))
+    except pa.ArrowInvalid:
+        return None
+
+
+def _single_spaced(data: bytes) -> bytes:
+    """Tabs, runs of blanks and blanks at either end of a line, as the single spaces Arrow expects."""
+    if b"\t" in data:
+        data = data.replace(b"\t", b" ")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    if b" \n" in data:
+        data = data.replace(b" \n", b"\n")
+    if b"\n " in data or data.startswith(b" "):
+        data = data.replace(b"\n ", b"\n").removeprefix(b" ")
+    return data
+
+
+def _parse_in_python(lines: list[bytes], dim: int) -> np.ndarray:
+    out = np.empty((len(lines), dim))
+    for i, line in enumerate(lines):
+        fields = line.split()
+        if len(fields) != dim + 1:
+            raise _LineError(i, _count_message(fields), f"{dim:,} values per word")
+        try:
+            out[i] = [float(t) for t in fields[1:]]
+        except ValueError:
+            bad = next(t for t in fields[1:] if not _is_float(t)).decode("utf-8", "replace")
+            word = fields[0].decode("utf-8", "replace")
+            raise _LineError(i, f"non-numeric value {bad!r} for {word!r}", "numbers") from None
+    _check_finite(out, lines)
+    return out
+
+
+def _check_finite(out: np.ndarray, lines: list[bytes]) -> None:
+    bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
+    if len(bad):
+        word = lines[bad[0]].split()[0].decode("utf-8", "replace")
+        raise _LineError(int(bad[0]), f"{word!r} has a NaN or infinite value", "finite numbers")
+
+
+# --------------------------------------------------------------------------------------------
+# the whole file
+
+
+class _Kept:
+    """The lines of needed words in file order, parsed in batches; the first of a duplicated word is kept."""
+
+    def __init__(self, targets: Targets, dim: int, display: str):
+        self.targets, self.dim, self.display = targets, dim, display
+        self.pending: list[tuple[int, bytes, bytes]] = []  # (line in the file, word, line)
+        self.vectors: dict[str, tuple[np.ndarray, int]] = {}
+        self.duplicates: list[tuple[str, int, int]] = []
+        self.seconds = 0.0
+
+    def add(self, line_no: int, hits) -> None:
+        self.pending += [(line_no + i + 1, word, line) for i, word, line in hits]
+        if len(self.pending) >= PARSE_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        t0 = time.perf_counter()
+        rows, words, lines = zip(*self.pending)
+        self.pending = []
+        try:
+            vectors = parse_lines(list(lines), self.dim)
+        except _LineError as err:
+            raise InputError(self.display, err.message, row=rows[err.index], expected=err.expected) from None
+        for row, word_b, vec in zip(rows, words, vectors):
+            word = self.targets.words[word_b]
+            if word in self.vectors:
+                self.duplicates.append((word, self.vectors[word][1], row))
+            else:
+                self.vectors[word] = (vec.astype(np.float32), row)
+        self.seconds += time.perf_counter() - t0
+
+
+def _in_order(source, start: int, scan, threads: int):
+    """(end offset, ``scan`` of the chunk) for every chunk, in file order, ``threads`` chunks at a time."""
+    if threads <= 1:
+        yield from ((end, scan(chunk)) for end, chunk in source.chunks(start))
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        queue = []
+        for end, chunk in source.chunks(start):
+            queue.append((end, pool.submit(scan, chunk)))
+            if len(queue) > 2 * threads:
+                end, future = queue.pop(0)
+                yield end, future.result()
+        for end, future in queue:
+            yield end, future.result()
+
+
+def read_text_vectors(
+    path, display: str, needed, *, header: bool, want_mean: bool = False, threads: int = 1, log=None
+) -> tuple[dict[str, tuple[np.ndarray, int]], LoadReport]:
+    """Stream a word2vec (``header``) or GloVe text file, plain or gzip; return
+    ({word: (float32 vector, line)}, report) for the needed words found. A plain file with a
+    line index in the vector store (``simgold.io.lineindex``) has only its needed lines read."""
+    source = open_source(Path(path))
+    gzipped, fmt = isinstance(source, _Gzipped), "word2vec-text" if header else "glove-text"
+    report = LoadReport(display, fmt + (" (gzip)" if gzipped else ""))
+    try:
+        first = read_header(_head(source, display), display, header, report.notes)
+        report.dim, targets = first.dim, Targets(needed)
+        store = line_store(source, path, display, fmt, gzipped, log)
+        body = _through_index(source, first, targets, report, want_mean, store)
+        scanned = body is None
+        if scanned:
+            body = _read_body(source, first, targets, report, want_mean, threads, log, store)
+    finally:
+        source.close()
+    kept, total, words = body
+    if first.count is not None and first.count != words:
+        raise InputError(
+            display,
+            f"the header says {first.count} words, but the file has {words}",
+            row=1,
+            expected="a header matching the body",
+        )
+    if store is not None and scanned:
+        t0 = time.perf_counter()
+        store.save(first.dim, first.offset, first.lines_before, words, total)
+        report.timings["index written"] = time.perf_counter() - t0
+    report.lines, report.kept, report.duplicates = words, len(kept.vectors), kept.duplicates
+    report.timings["parse"] = kept.seconds
+    if want_mean and words:
+        report.mean = (total / words).astype(np.float32)
+    return kept.vectors, report
+
+
+def _through_index(source, first: Header, targets: Targets, report: LoadReport, want_mean: bool, store):
+    """(kept, sum of every vector, word count) through the file's line index; None when there is
+    no index that can serve this read (said in the log when there is one): then the file is scanned."""
+    if store is None:
+        return None
+    t0 = time.perf_counter()
+    try:
+        index = store.load(first.dim, first.offset, first.lines_before, want_mean)
+        if index is None:
+            return None
+        kept, looked_at = _indexed_lines(source, first, targets, index, report.file)
+    except Stale as err:
+        store.say(f"{report.file}: line index {store.file} not used: {err}; the whole file is scanned")
+        return None
+    report.timings["index"] = time.perf_counter() - t0 - kept.seconds
+    store.say(
+        f"{report.file}: read through its line index {store.file} (the file has the size, times and inode it "
+        f"had when indexed): {looked_at:,} of its {index.words:,} lines looked at, the rest not read"
+    )
+    return kept, index.total if want_mean else None, index.words
+
+
+def _indexed_lines(source: _Mapped, first: Header, targets: Targets, index, display: str) -> tuple[_Kept, int]:
+    """The needed lines at the places the index gives, each checked to be where it was indexed
+    (raises ``Stale`` otherwise); and the number of lines looked at."""
+    if index.bounds[-1] != source.size:
+        raise Stale(f"the file has {source.size:,} bytes, the index {int(index.bounds[-1]):,}")
+    rows, keys = index.candidates(targets.keys)
+    starts, ends = index.bounds[rows], index.bounds[rows + 1]
+    # read, not mapped: a page fault per line (and the pages around it) costs more than a read
+    pieces = [_read_at(source.fh.fileno(), start - 1, end) for start, end in zip(starts.tolist(), ends.tolist())]
+    moved = _misplaced(pieces, rows, starts, ends, keys, first.offset, index.words, source.size)
+    if len(moved):
+        raise Stale(f"line {first.lines_before + int(moved[0]) + 1:,} is not where it was indexed")
+    hits = []
+    for row, piece in zip(rows.tolist(), pieces):
+        line = piece[1:].removesuffix(b"\n")
+        if b"\n" in line:
+            raise Stale(f"line {first.lines_before + row + 1:,} is not where it was indexed")
+        fields = line.split(None, 1)
+        if fields and fields[0] in targets.words:
+            hits.append((row, fields[0], line))
+    kept = _Kept(targets, first.dim, display)
+    try:
+        kept.add(first.lines_before, hits)
+        kept.flush()
+    except InputError as err:
+        raise Stale(f"a line it points to does not read as a word and {first.dim} numbers ({err})") from None
+    return kept, len(rows)
+
+
+def _read_at(fd: int, start: int, end: int) -> bytes:
+    """The bytes from ``start`` to ``end``; from -1: a line end stands in for the byte before the file."""
+    return os.pread(fd, end - start, start) if start >= 0 else b"\n" + os.pread(fd, end, 0)
+
+
+def _misplaced(pieces: list[bytes], rows, starts, ends, keys, offset: int, n_lines: int, size: int) -> np.ndarray:
+    """Rows of the lines (``pieces``: each after the byte before it) that are not whole, do not start
+    after a line end (the first line: at ``offset``), do not end with one (the last line: at the end
+    of the file), or do not begin with the key they were indexed by."""
+    lengths = np.array([len(p) for p in pieces], dtype=np.int64)
+    if not len(lengths):
+        return rows
+    data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    first = np.cumsum(lengths) - lengths + 1  # where each line begins in ``data``
+    whole = lengths == ends - starts + 1
+    begins = np.where(rows == 0, starts == offset, data[first - 1] == 10)
+    closed = np.where(rows == n_lines - 1, ends == size, data[np.clip(first + lengths - 2, 0, len(data) - 1)] == 10)
+    same = line_keys(data, np.minimum(first, len(data) - 1)) == keys
+    return rows[~(whole & begins & closed & same)]
+
+
+def _head(source, display: str) -> bytes:
+    try:
+        return source.head()
+    except Damaged as err:
+        raise InputError(display, f"not a readable gzip file ({err})", row=1, expected="a complete gzip file") from None
+
+
+def _read_body(source, first: Header, targets: Targets, report: LoadReport, want_mean, threads, log, store=None):
+    """Every chunk's scan taken in file order: kept lines, the sum of every vector, the line count
+    (and, with a line ``store``, every line's key and start given to it)."""
+    display, dim, index = report.file, first.dim, store is not None
+    kept, total, line_no = _Kept(targets, dim, display), np.zeros(dim) if want_mean else None, first.lines_before
+    progress, report.timings["scan"] = Progress(log), 0.0
+    scans = _in_order(source, first.offset, lambda a: scan_chunk(a, targets, dim, want_mean, index), threads)
+    try:
+        for end, scan in scans:
+            kept.add(line_no, scan.hits)
+            if scan.error is not None:
+                kept.flush()  # a bad needed line before this one is reported first
+                err = scan.error
+                raise InputError(display, err.message, row=line_no + err.index + 1, expected=err.expected)
+            if want_mean:
+                total += scan.sums
+            if index:
+                store.add(scan.keys, scan.starts + (end - scan.size))
+            line_no += scan.n_lines
+            report.timings["scan"] += scan.seconds
+            source.scanned(end)
+            progress.update(lambda: _progress_line(display, source, line_no - first.lines_before, kept))
+    except Damaged as err:
+        raise InputError(
+            display,
+            f"the gzip data ends or breaks after line {line_no:,} ({err})",
+            row=line_no + 1,
+            expected="a complete gzip file (a download cut short?)",
+        ) from None
+    kept.flush()
+    return kept, total, line_no - first.lines_before
+
+
+def _progress_line(display: str, source, words: int, kept: _Kept) -> str:
+    done, size = source.done, max(1, source.size)
+    return (
+        f"{display}: read {done / 2**20:,.0f} of {size / 2**20:,.0f} MB ({100 * done / size:.0f}%), "
+        f"{words:,} words, {len(kept.vectors) + len(kept.pending):,} kept"
+    )

@@ -1,0 +1,621 @@
+"""The paper-submission archive (docs/methods.md section 10), and the commands that check it.
+
+``snakemake archive`` writes ``results/archive/<name>.tar.gz`` holding, under ``<name>/``:
+
+* the workflow code, taken from the workflow's own directory (the checkout, or the directory a
+  ``snakedeploy`` module deployment points to): Snakefile, workflow/, src/simgold, profiles/,
+  config/ and the project files (pyproject.toml, environment.yml, README.md, LICENSE, ...);
+* ``config/config.yaml``: the configuration that actually ran (Snakemake's merged config, so a
+  run with ``--configfile X --replace-workflow-config`` is archived with X's content);
+* ``environment/requirements.lock.txt``: every installed package with its exact version;
+* the raw inputs: files under the project as they are; inputs from elsewhere (an installed
+  package, a directory beside the project) copied to ``inputs/``; the files of a dataset marked
+  ``redistribute: false`` are left out, and only their checksum, licence and source are recorded
+  (``inputs/EXTERNAL.tsv`` and the RO-Crate);
+* every result table, figure and report page, and the logs;
+* ``MANIFEST``: the SHA-256 and size of every file in the archive;
+* ``ro-crate-metadata.json``: an RO-Crate 1.1 description of the run.
+
+The tar file is deterministic (sorted members, fixed times and owners) and safe to unpack: no
+member is a link, has an absolute path or a ``..`` component.
+
+    simgold verify <unpacked directory>
+    simgold rebuild <unpacked directory> [--cores N]
+
+``verify`` reads only inside the directory it checks and never follows a link: every file against
+the MANIFEST, no file that the MANIFEST does not list, and every input left out (supplied by a
+reader at the place EXTERNAL.tsv names) against its checksum. ``rebuild`` says that it will run
+the archived code, verifies, checks the installed packages' input files, reruns the pipeline from
+the archive's own code and config in ``<dir>/rebuild/`` (Snakemake's progress shown as it runs),
+and compares every result file with the archived one, byte for byte.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from importlib import metadata
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from simgold.io.config import translation_files
+from simgold.io.paths import RESULTS, RESULTS_DIR
+from simgold.io.readers import resolve_path, source_paths
+from simgold.io.tables import _version, sha256_file
+
+#: files and directories of the workflow's own directory that make up its code
+CODE_FILES = (
+    "Snakefile",
+    "pyproject.toml",
+    "environment.yml",
+    "README.md",
+    "LICENSE",
+    ".gitignore",
+    ".snakemake-workflow-catalog.yml",
+)
+CODE_DIRS = ("workflow", "src", "profiles", "config", "docs")
+SKIP = ("__pycache__", ".egg-info", ".snakemake", ".pytest_cache")
+FIXED_MTIME = 0
+SCRATCH = "rebuild"  # where rebuild works, inside the unpacked archive
+EXTERNAL_HEADER = ("path", "sha256", "size", "datasets", "redistributed", "archive_path", "licence", "source")
+RUN_CONFIG_HEADER = (
+    "# The configuration this archive's results were made with: Snakemake's merged config (config/config.yaml\n"
+    "# and any --configfile or --config given on the command line). `simgold rebuild` runs with it.\n"
+)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def safe_member(rel: str) -> bool:
+    """A relative path with no ``..``, no absolute start and no empty or ``.`` component."""
+    p = PurePosixPath(rel)
+    return (
+        bool(rel) and not p.is_absolute() and "\\" not in rel and all(part not in ("", ".", "..") for part in p.parts)
+    )
+
+
+def _walk(root: Path, rel: str, links: list[str] | None = None):
+    """Regular files under ``root/rel`` (sorted, relative to root); links are never followed and are
+    collected in ``links``."""
+    base = root / rel
+    if base.is_symlink():
+        if links is not None:
+            links.append(rel)
+        return
+    if base.is_file():
+        yield rel
+        return
+    for path in sorted(base.rglob("*")):
+        item = path.relative_to(root)
+        if any(part in SKIP or part.endswith(SKIP) for part in item.parts):
+            continue
+        if any((root / parent).is_symlink() for parent in item.parents if parent != Path(".")):
+            continue  # inside a linked directory (where rglob follows links)
+        if path.is_symlink():
+            if links is not None:
+                links.append(item.as_posix())
+        elif path.is_file():
+            yield item.as_posix()
+
+
+def lock_file() -> str:
+    """Installed distributions, ``name==version``, sorted (pip freeze style)."""
+    seen = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            seen.setdefault(name.lower(), f"{name}=={dist.version}")
+    return "\n".join(seen[k] for k in sorted(seen)) + "\n"
+
+
+def archive_path(path: str, root: Path) -> str:
+    """Where a configured input goes in the archive (and where a reader supplies a withheld one).
+
+    Inside the project: its path relative to the project root. ``pkg:<package>/<file>``:
+    ``inputs/pkg/<package>/<file>``. Relative paths outside the project (``../shared/x``):
+    ``inputs/external/up/shared/x``, one ``up`` per ``..``. Absolute paths outside the project:
+    ``inputs/external/root/<path>``.
+    """
+    if path.startswith("pkg:"):
+        inner = posixpath.normpath(path[4:])
+        if not safe_member(inner):
+            raise ValueError(f"{path}: a pkg: path must stay inside its package")
+        return "inputs/pkg/" + inner
+    real = resolve_path(path, root)
+    if real.resolve().is_relative_to(root.resolve()):
+        return real.resolve().relative_to(root.resolve()).as_posix()
+    norm = PurePosixPath(posixpath.normpath(Path(path).as_posix()))
+    if norm.is_absolute():
+        return "inputs/external/root/" + "/".join(norm.parts[1:])
+    ups = sum(1 for part in norm.parts if part == "..")
+    return "inputs/external/" + "up/" * ups + "/".join(norm.parts[ups:])
+
+
+def input_records(datasets: dict, root: Path) -> list[dict]:
+    """Every raw input of every dataset: where it is, its checksum, and whether it may be copied.
+
+    A dataset's translation files follow the dataset's own ``redistribute``, licence and source.
+    ``datasets``: the resolved config's (``redistribute`` given or defaulted by the schema).
+    """
+    records = {}
+    for name, ds in sorted(datasets.items()):
+        sources = [p for src in ds["sources"] for p in source_paths(src)]
+        for p in sources + translation_files(ds):
+            real = resolve_path(p, root)
+            rec = records.setdefault(
+                p,
+                {
+                    "path": p,
+                    "sha256": sha256_file(real),
+                    "size": real.stat().st_size,
+                    "datasets": [],
+                    "archive_path": archive_path(p, root),
+                    "redistribute": True,
+                    "licence": "",
+                    "source": "",
+                    "real": real,
+                },
+            )
+            rec["inside"] = not p.startswith("pkg:") and not rec["archive_path"].startswith("inputs/")
+            rec["datasets"].append(name)
+            rec["redistribute"] &= ds["redistribute"]
+            rec["licence"] = rec["licence"] or ds.get("licence", "")
+            rec["source"] = rec["source"] or ds.get("source", "")
+    return [records[k] for k in sorted(records)]
+
+
+def run_config_text(run_config: dict) -> str:
+    return RUN_CONFIG_HEADER + yaml.safe_dump(run_config, sort_keys=False, allow_unicode=True, width=120)
+
+
+def collect_code(code_root: Path, files: dict, skipped_links: list[str]) -> None:
+    """The workflow's code from its own directory (never through a link)."""
+    for rel in CODE_FILES:
+        path = code_root / rel
+        if path.is_file() and not path.is_symlink():
+            files[rel] = path.read_bytes()
+    for d in CODE_DIRS:
+        if (code_root / d).exists():
+            for rel in _walk(code_root, d, skipped_links):
+                files[rel] = (code_root / rel).read_bytes()
+
+
+def result_files(root: Path, outputs: list[str]) -> list[str]:
+    """The outputs as files: a directory output (a report page's figures) stands for the files in
+    it, without the marker files Snakemake leaves there (names starting with a dot)."""
+    files = []
+    for rel in outputs:
+        path = root / rel
+        if path.is_dir() and not path.is_symlink():
+            files += sorted(
+                p.relative_to(root).as_posix()
+                for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        else:
+            files.append(rel)
+    return files
+
+
+def build(
+    root: Path,
+    config: dict,
+    outputs: list[str],
+    target: Path,
+    *,
+    code_root: Path | None = None,
+    run_config: dict | None = None,
+) -> dict:
+    """Write the archive; returns a summary (file count, left-out inputs, links left out).
+
+    ``root``: the project directory the run worked in (results, logs, raw inputs); ``code_root``:
+    the workflow's own directory (default: ``root``); ``run_config``: the config as Snakemake
+    merged it, archived as ``config/config.yaml``.
+    """
+    root, code_root = Path(root), Path(code_root or root)
+    outputs = result_files(root, outputs)
+    records = input_records(config["datasets"], root)
+    withheld = {r["archive_path"] for r in records if not r["redistribute"]}
+    links: list[str] = []
+    files: dict[str, bytes] = {}
+    collect_code(code_root, files, links)
+    if run_config is not None:
+        files["config/config.yaml"] = run_config_text(run_config).encode()
+    if (root / "raw").is_dir():
+        for rel in _walk(root, "raw", links):
+            files[rel] = (root / rel).read_bytes()
+    for rec in records:
+        files.pop(rec["archive_path"], None)
+        if rec["redistribute"]:
+            files[rec["archive_path"]] = rec["real"].read_bytes()
+    for rel in sorted(set(outputs)):
+        if Path(rel).resolve() != target.resolve():
+            files[rel] = (root / rel).read_bytes()
+    for log in _walk(root, "logs") if (root / "logs").is_dir() else []:
+        if log != "logs/archive.log":  # this job's own log is still being written
+            files[log] = (root / log).read_bytes()
+    files["environment/requirements.lock.txt"] = lock_file().encode()
+    files["inputs/EXTERNAL.tsv"] = external_table(records).encode()
+    files["ro-crate-metadata.json"] = ro_crate(config, records, files, outputs).encode()
+    files["MANIFEST"] = manifest(files).encode()
+    unsafe = [rel for rel in files if not safe_member(rel)]
+    if unsafe:
+        raise ValueError(f"archive members that would leave the archive: {unsafe}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _write_tar(target, config["archive"]["name"], files)
+    return {"files": len(files), "withheld": sorted(withheld), "links": sorted(set(links))}
+
+
+def _field(text: str) -> str:
+    return re.sub(r"[\t\r\n]+", " ", str(text))
+
+
+def external_table(records: list[dict]) -> str:
+    lines = ["\t".join(EXTERNAL_HEADER)]
+    for r in records:
+        row = [r["path"], r["sha256"], str(r["size"]), ",".join(r["datasets"])]
+        row += ["yes" if r["redistribute"] else "no", r["archive_path"], r["licence"], r["source"]]
+        lines.append("\t".join(_field(v) for v in row))
+    return "\n".join(lines) + "\n"
+
+
+def manifest(files: dict[str, bytes]) -> str:
+    return "".join(f"{_sha256(files[rel])}  {len(files[rel])}  {rel}\n" for rel in sorted(files))
+
+
+def _write_tar(target: Path, top: str, files: dict[str, bytes]) -> None:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        dirs = {str(p) for rel in files for p in PurePosixPath(rel).parents} - {"."}
+        for d in sorted(dirs):
+            info = tarfile.TarInfo(f"{top}/{d}")
+            info.type, info.mode = tarfile.DIRTYPE, 0o755
+            _fix(info)
+            tar.addfile(info)
+        for rel in sorted(files):
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size = len(files[rel])
+            info.mode = 0o755 if rel.startswith(".ci/") else 0o644
+            _fix(info)
+            tar.addfile(info, io.BytesIO(files[rel]))
+    with open(target, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=FIXED_MTIME, filename="") as gz:
+        gz.write(raw.getvalue())
+
+
+def _fix(info: tarfile.TarInfo) -> None:
+    info.mtime, info.uid, info.gid, info.uname, info.gname = FIXED_MTIME, 0, 0, "", ""
+
+
+def _input_entity(r: dict) -> dict:
+    ident = r["archive_path"] if r["redistribute"] else f"#input-{_sha256(r['path'].encode())[:12]}"
+    entity = {
+        "@id": ident,
+        "@type": "File" if r["redistribute"] else "CreativeWork",
+        "name": r["path"],
+        "sha256": r["sha256"],
+        "contentSize": str(r["size"]),
+        "description": f"raw input of {', '.join(r['datasets'])}",
+    }
+    if r["licence"]:
+        entity["license"] = r["licence"]
+    if r["source"]:
+        entity["isBasedOn"] = r["source"]
+    if not r["redistribute"]:
+        entity["description"] += "; not redistributable: only its checksum and source are recorded"
+    return entity
+
+
+def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str]) -> str:
+    """RO-Crate 1.1 metadata: the crate, the workflow, and the run (inputs -> outputs)."""
+    arch = config["archive"]
+    licence = f"https://spdx.org/licenses/{arch['license']}"
+    graph = [
+        {
+            "@id": "ro-crate-metadata.json",
+            "@type": "CreativeWork",
+            "conformsTo": {"@id": "https://w3id.org/ro/crate/1.1"},
+            "about": {"@id": "./"},
+        },
+        {
+            "@id": "./",
+            "@type": "Dataset",
+            "name": arch["title"],
+            "description": arch["description"],
+            "datePublished": arch["date"],
+            "license": {"@id": licence},
+            "mainEntity": {"@id": "Snakefile"},
+            "mentions": {"@id": "#run"},
+            "hasPart": [{"@id": rel} for rel in sorted(files) if rel != "ro-crate-metadata.json"],
+        },
+        {"@id": licence, "@type": "CreativeWork", "name": arch["license"]},
+        {
+            "@id": "Snakefile",
+            "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow"],
+            "name": "simgold workflow",
+            "programmingLanguage": {"@id": "#snakemake"},
+        },
+        {
+            "@id": "#snakemake",
+            "@type": "ComputerLanguage",
+            "name": "Snakemake",
+            "url": {"@id": "https://snakemake.github.io"},
+            "version": _version("snakemake"),
+        },
+        {"@id": "#simgold", "@type": "SoftwareApplication", "name": "simgold", "version": _version("simgold")},
+    ]
+    entities = [_input_entity(r) for r in records]
+    graph += entities
+    results = sorted(set(outputs))
+    graph.append(
+        {
+            "@id": "#run",
+            "@type": "CreateAction",
+            "name": "simgold pipeline run",
+            "instrument": {"@id": "Snakefile"},
+            "agent": {"@id": "#simgold"},
+            "object": [{"@id": e["@id"]} for e in entities],
+            "result": [{"@id": rel} for rel in results],
+        }
+    )
+    graph += [{"@id": rel, "@type": "File", "sha256": _sha256(files[rel]) if rel in files else ""} for rel in results]
+    doc = {"@context": "https://w3id.org/ro/crate/1.1/context", "@graph": graph}
+    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# checking an unpacked archive (reads inside the directory only, never through a link)
+
+
+def _tree(directory: Path) -> tuple[set[str], list[str]]:
+    """(regular files, links) under ``directory``, relative, without following any link."""
+    found, links = set(), []
+    for top, dirs, names in os.walk(directory, followlinks=False):
+        rel_top = Path(top).relative_to(directory)
+        for name in sorted(dirs):
+            if (Path(top) / name).is_symlink():
+                links.append((rel_top / name).as_posix())
+        dirs[:] = sorted(
+            d for d in dirs if not (Path(top) / d).is_symlink() and (top != str(directory) or d != SCRATCH)
+        )
+        for name in names:
+            rel = (rel_top / name).as_posix()
+            (links.append(rel) if (Path(top) / name).is_symlink() else found.add(rel))
+    return found, sorted(links)
+
+
+MANIFEST_LINE = re.compile(r"^([0-9a-f]{64})  (\d+)  (.+)$")
+
+
+def _unsafe(rel: str) -> str:
+    if PurePosixPath(rel).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", rel):
+        return "is an absolute path"
+    if ".." in PurePosixPath(rel.replace("\\", "/")).parts:
+        return "leaves the archive (a path with '..')"
+    return "" if safe_member(rel) else "is not a plain relative path"
+
+
+def read_manifest(directory: Path) -> tuple[dict[str, tuple[str, int]], list[str]]:
+    """({path: (sha256, size)}, problems) of ``directory/MANIFEST``."""
+    path = directory / "MANIFEST"
+    if path.is_symlink() or not path.is_file():
+        return {}, ["MANIFEST: missing (or a link); expected the MANIFEST of an unpacked simgold archive"]
+    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    if not any(line.strip() for line in lines):
+        return {}, ["MANIFEST: empty; expected one line per file: <sha256>  <size>  <path>"]
+    entries, problems = {}, []
+    for number, line in enumerate(lines, 1):
+        m = MANIFEST_LINE.match(line)
+        if not m:
+            problems.append(f"MANIFEST line {number}: {line[:80]!r} is not '<sha256>  <size>  <path>'")
+            continue
+        digest, size, rel = m.groups()
+        if _unsafe(rel):
+            problems.append(f"MANIFEST line {number}: {rel!r} {_unsafe(rel)}; refused")
+        elif rel in entries:
+            problems.append(f"MANIFEST line {number}: {rel!r} is listed twice")
+        else:
+            entries[rel] = (digest, int(size))
+    return entries, problems
+
+
+def read_external(directory: Path) -> tuple[list[dict], list[str]]:
+    """(rows, problems) of ``inputs/EXTERNAL.tsv``."""
+    name = "inputs/EXTERNAL.tsv"
+    path = directory / name
+    if path.is_symlink() or not path.is_file():
+        return [], [f"{name}: missing (or a link); expected the table of the archive's raw inputs"]
+    lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    header = "\t".join(EXTERNAL_HEADER)
+    if not lines or lines[0] != header:
+        found = repr(lines[0][:80]) if lines else "nothing"
+        return [], [f"{name}: line 1 is {found}; expected the header {header!r}"]
+    rows, problems = [], []
+    for number, line in enumerate(lines[1:], 2):
+        fields = line.split("\t")
+        where = f"{name} line {number}"
+        if len(fields) != len(EXTERNAL_HEADER):
+            problems.append(
+                f"{where}: {len(fields)} fields, expected {len(EXTERNAL_HEADER)} ({', '.join(EXTERNAL_HEADER)})"
+            )
+            continue
+        row = dict(zip(EXTERNAL_HEADER, fields))
+        problem = _external_row_problem(row)
+        if problem:
+            problems.append(f"{where}, column {problem}")
+        else:
+            rows.append(row)
+    return rows, problems
+
+
+def _external_row_problem(row: dict) -> str:
+    if not re.fullmatch(r"[0-9a-f]{64}", row["sha256"]):
+        return f"sha256: {row['sha256'][:80]!r} is not a SHA-256 (64 hex digits)"
+    if not row["size"].isdigit():
+        return f"size: {row['size'][:80]!r} is not a number of bytes"
+    if row["redistributed"] not in ("yes", "no"):
+        return f"redistributed: {row['redistributed'][:80]!r}, expected yes or no"
+    if _unsafe(row["archive_path"]):
+        return f"archive_path: {row['archive_path'][:80]!r} {_unsafe(row['archive_path'])}; refused"
+    return ""
+
+
+def verify(directory: Path) -> list[str]:
+    """Problems found (empty: the archive is intact and every left-out input is in place)."""
+    directory = Path(directory)
+    entries, problems = read_manifest(directory)
+    if not entries:
+        return problems
+    found, links = _tree(directory)
+    problems += [f"{rel}: a link; an archive holds no links and verify does not follow them" for rel in links]
+    for rel, (digest, size) in sorted(entries.items()):
+        if rel not in found:
+            problems.append(f"{rel}: missing")
+            continue
+        data = (directory / rel).read_bytes()
+        if _sha256(data) != digest or len(data) != size:
+            problems.append(f"{rel}: checksum does not match the MANIFEST")
+    rows, external_problems = read_external(directory) if "inputs/EXTERNAL.tsv" in entries else ([], [])
+    problems += external_problems
+    supplied = set()
+    for row in rows:
+        if row["redistributed"] == "no" and not row["path"].startswith("pkg:"):
+            supplied.add(row["archive_path"])
+            problems += _check_supplied(directory, row, found)
+    unlisted = found - set(entries) - supplied - {"MANIFEST"}
+    problems += [f"{rel}: not in the MANIFEST" for rel in sorted(unlisted)]
+    return problems
+
+
+def _check_supplied(directory: Path, row: dict, found: set[str]) -> list[str]:
+    """A withheld input, supplied by the reader at its archive_path inside the directory."""
+    rel = row["archive_path"]
+    if rel not in found:
+        source = row["source"] or "unknown"
+        return [
+            f"{rel}: not in the archive (not redistributable); supply {row['path']} there (sha256 {row['sha256']}; source: {source})"
+        ]
+    if sha256_file(directory / rel) != row["sha256"]:
+        return [f"{rel}: the supplied file differs from the one the results were made from (sha256 {row['sha256']})"]
+    return []
+
+
+# --------------------------------------------------------------------------------------------
+# rebuilding
+
+
+def rebuild_warning(directory: Path) -> str:
+    return (
+        f"rebuild runs the workflow code archived in {directory} (its Snakefile, workflow/ and src/) with "
+        f"{sys.executable}: run it only on an archive whose code you trust"
+    )
+
+
+def environment_problems(rows: list[dict]) -> list[str]:
+    """Inputs that a rebuild reads from outside the archive: installed packages' files, absolute paths."""
+    problems = []
+    for row in rows:
+        path = row["path"]
+        if not (path.startswith("pkg:") or Path(path).is_absolute()):
+            continue
+        try:
+            real = resolve_path(path)
+        except Exception as err:  # a package that is not installed
+            problems.append(f"{path}: {err}")
+            continue
+        if not real.is_file():
+            problems.append(f"{path}: not found at {real}; the rebuild needs it there (sha256 {row['sha256']})")
+        elif sha256_file(real) != row["sha256"]:
+            problems.append(f"{path}: the file at {real} differs from the one the results were made from")
+    return problems
+
+
+def prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
+    """A fresh working copy in ``<dir>/rebuild/``: the project (code, config, raw inputs) in a
+    subdirectory deep enough that every relative input outside it (``../shared/x``) lands inside
+    ``<dir>/rebuild/`` too. Returns the project directory."""
+    scratch = directory / SCRATCH
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    outside = [
+        PurePosixPath(posixpath.normpath(r["path"]))
+        for r in rows
+        if r["archive_path"].startswith("inputs/external/up/")
+    ]
+    depth = max([sum(1 for p in norm.parts if p == "..") for norm in outside], default=0)
+    project = scratch.joinpath(*["up"] * max(depth - 1, 0), "project")
+    skip = (f"{RESULTS_DIR}/", "logs/", "inputs/", "environment/")
+    for rel in entries:
+        if not rel.startswith(skip) and rel not in ("MANIFEST", "ro-crate-metadata.json"):
+            _copy(directory / rel, project / rel)
+    for row in rows:
+        if row["path"].startswith("pkg:") or Path(row["path"]).is_absolute():
+            continue  # read where they are (checked by environment_problems)
+        target = Path(posixpath.normpath((project / row["path"]).as_posix()))
+        _copy(directory / row["archive_path"], target)
+    return project
+
+
+def _copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+
+
+def compare_results(directory: Path, project: Path, entries: dict) -> tuple[list[str], int]:
+    """(problems, files compared): every archived result file against the rebuilt one."""
+    archived = {rel for rel in entries if rel.startswith(f"{RESULTS_DIR}/")}
+    archives = PurePosixPath(RESULTS["archive"]).parent  # an archive is not one of the results it holds
+    rebuilt = {
+        p.relative_to(project).as_posix()
+        for p in (project / RESULTS_DIR).rglob("*")
+        if p.is_file() and not p.name.startswith(".") and archives not in PurePosixPath(p.relative_to(project)).parents
+    }
+    if not archived:
+        return ["results: the archive holds no result files; a rebuild with nothing to compare proves nothing"], 0
+    problems = [f"{rel}: archived, not rebuilt" for rel in sorted(archived - rebuilt)]
+    problems += [f"{rel}: rebuilt, not archived" for rel in sorted(rebuilt - archived)]
+    for rel in sorted(archived & rebuilt):
+        if (directory / rel).read_bytes() != (project / rel).read_bytes():
+            problems.append(f"{rel}: differs from the archived file")
+    return problems, len(archived & rebuilt)
+
+
+def rebuild(directory: Path, cores: int = 2, say=print) -> list[str]:
+    """Say what will run, verify, rerun the pipeline in ``<dir>/rebuild/``, compare every result file.
+
+    Snakemake's output goes straight to this process's stdout and stderr (progress as it runs).
+    """
+    directory = Path(directory).absolute()
+    say(rebuild_warning(directory))
+    problems = verify(directory)
+    if problems:
+        return problems + ["rebuild: refused: the archive does not verify (problems above); nothing was run"]
+    entries, _ = read_manifest(directory)
+    rows, _ = read_external(directory)
+    problems = environment_problems(rows)
+    if problems:
+        return problems + ["rebuild: refused: inputs read from outside the archive differ (above); nothing was run"]
+    project = prepare_scratch(directory, entries, rows)
+    say(f"rebuild: running the archived workflow in {project}")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")])),
+    }
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores)], cwd=project, env=env)
+    if proc.returncode != 0:
+        return [f"rebuild: the pipeline failed in {project} (exit status {proc.returncode}; its output is above)"]
+    problems, compared = compare_results(directory, project, entries)
+    if not problems:
+        say(f"rebuild: {compared} result files (tables, figures, pages) rebuilt byte for byte")
+    return problems

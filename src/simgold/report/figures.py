@@ -1,0 +1,494 @@
+"""The figures of a dataset's report page, and their one registry, ``FIGURES``: which figure a
+page shows (``shown_if``), its caption on the page and in ``snakemake --report``, and the function
+that draws it. simgold.workflow.routing.report_figures, ``draw_dataset_figures`` and
+workflow/report/figures.rst (``python -m simgold.report.figures``) all follow the registry.
+
+The figures: model scores with the human ceiling, the noise sanity check, context effects,
+per-rater agreement (as Figure 2 of the Danish paper), reliability against the raters per item,
+and the score distribution with SD and RSD by score (as Table 1 and Figure 1 of the SemEval-2012
+paper).
+
+PNG files written with the Agg backend and no metadata, so the same tables give the same bytes.
+matplotlib is imported when the first figure is drawn: the registry (read by the workflow's
+routing) and the pages need no matplotlib.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from simgold.report.pages import MAIN_METRICS, flag_scores
+from simgold.stages.agreement import OutlierCut, outlier_cut
+
+_SAVE = {"dpi": 110, "metadata": {"Software": None}}
+
+
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend (imported once per process, on the first figure)."""
+    import matplotlib  # here: heavy, and only drawing needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # here: as above
+
+    return plt
+
+
+def _save(fig, path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, **_SAVE)
+    _pyplot().close(fig)
+
+
+def exclusion_threshold(stage: pd.DataFrame, outliers: dict | None) -> OutlierCut | None:
+    """The cutoff of the outlier rule the raters were filtered by (``outlier_cut``, the filter's
+    own), from the raters table's stage rows and the dataset's ``outliers`` config; None without
+    outlier filtering."""
+    outliers = outliers or {}
+    return outlier_cut(
+        stage["avg_pairwise"].to_numpy(float), outliers.get("method", "none"), outliers.get("k", 1.0),
+        outliers.get("threshold"),
+    )  # fmt: skip
+
+
+def _legend_outside(ax, **kwargs) -> None:
+    """A legend to the right of the axes, so that it never covers data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
+
+
+def rater_agreement_figure(
+    raters: pd.DataFrame, agreement: pd.DataFrame, path, title: str, outliers: dict | None = None
+) -> None:
+    """Bars per rater: average pairwise Spearman and Spearman with the item means (calibrated
+    stage, all raters); excluded raters hatched; dashed lines at the dataset means; the exclusion
+    threshold of the outlier rule; a y-range fitted to the values so that differences show."""
+    stage = raters[raters["stage"] == "calibrated"].sort_values("vs_mean", na_position="first")
+    fig, ax = _pyplot().subplots(figsize=(max(6.0, 0.28 * len(stage) + 3.5), 4.2))
+    if stage.empty or stage[["avg_pairwise", "vs_mean"]].isna().all().all():
+        note = agreement["note"].iloc[0] if len(agreement) else "no per-rater figures"
+        ax.text(0.5, 0.5, note or "no per-rater figures", ha="center", va="center", wrap=True)
+        ax.set_axis_off()
+    else:
+        _rater_bars(ax, stage, agreement, exclusion_threshold(stage, outliers))
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> None:
+    from matplotlib.patches import Patch  # here: matplotlib only when drawing
+
+    x = np.arange(len(stage))
+    colours = {"avg_pairwise": "#4C72B0", "vs_mean": "#DD8452", "vs_rest": "#222222"}
+    hatch = ["//" if e else "" for e in stage["excluded"]]
+    handles = []
+    for offset, col, label in ((-0.2, "avg_pairwise", "average pairwise"), (0.2, "vs_mean", "with the item means")):
+        bars = ax.bar(x + offset, stage[col], 0.4, color=colours[col])
+        for bar, h in zip(bars, hatch):
+            bar.set_hatch(h)
+        handles.append(Patch(color=colours[col], label=label))
+    row = agreement[(agreement["stage"] == "calibrated") & (agreement["subset"] == "all")].iloc[0]
+    ax.axhline(
+        row["pairwise"], color=colours["avg_pairwise"], ls="--", lw=1, label=f"mean pairwise {row['pairwise']:.3f}"
+    )
+    ax.axhline(
+        row["vs_mean"], color=colours["vs_mean"], ls="--", lw=1, label=f"mean with the item means {row['vs_mean']:.3f}"
+    )
+    shown = [stage["avg_pairwise"], stage["vs_mean"]]
+    if threshold is not None:
+        col, cut = threshold.column, threshold.cut
+        if col == "vs_rest":  # the rule's own statistic, shown beside the bars
+            ax.plot(x, stage["vs_rest"], "o", color=colours["vs_rest"], ms=4, label="with the other raters' means")
+            shown.append(stage["vs_rest"])
+        rule = "mean - k SD of average pairwise" if col == "avg_pairwise" else "minimum vs_rest"
+        ax.axhline(cut, color="#C44E52", lw=1.5, label=f"exclusion threshold ({rule}) {cut:.3f}")
+        shown.append(pd.Series([cut]))
+    if stage["excluded"].any():
+        handles.append(Patch(facecolor="white", edgecolor="#555", hatch="//", label="excluded as outlier"))
+    values = pd.concat(shown).to_numpy(float)
+    low, high = float(np.nanmin(values)), float(np.nanmax(values))
+    margin = max(0.05, 0.1 * (high - low))
+    ax.set_ylim(max(-1.0, low - margin), min(1.0, high + margin) if high < 1.0 else 1.02)
+    ax.set_xticks(x, stage["rater"].astype(str), rotation=90, fontsize=7)
+    ax.set_xlabel("rater (sorted by Spearman with the item means)")
+    ax.set_ylabel("Spearman's rho")
+    _legend_outside(ax, handles=handles + ax.get_legend_handles_labels()[0])
+
+
+def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, title: str) -> None:
+    """Left: items per bin of the scale. Right: mean SD and RSD of the items in each bin against the
+    bin's average score (empty when the dataset has no SDs)."""
+    fig, (left, right) = _pyplot().subplots(1, 2, figsize=(9, 3.6))
+    labels = [f"{lo:g}-{hi:g}" for lo, hi in zip(distribution["bin_low"], distribution["bin_high"])]
+    left.bar(np.arange(len(distribution)), distribution["n_items"], color="#55A868")
+    left.set_xticks(np.arange(len(distribution)), labels, rotation=45 if len(labels) > 8 else 0, fontsize=7)
+    left.set_xlabel("gold score")
+    left.set_ylabel("items")
+    has_sd = distribution["mean_sd"].notna().any()
+    if has_sd:
+        ok = distribution["mean_of_means"].notna()
+        x = distribution.loc[ok, "mean_of_means"]
+        right.plot(x, distribution.loc[ok, "mean_sd"], "o-", color="#C44E52", label="SD")
+        right.set_xlabel("average gold score in the bin")
+        right.set_ylabel("SD", color="#C44E52")
+        twin = right.twinx()
+        twin.plot(x, distribution.loc[ok, "mean_rsd"], "s--", color="#8172B2", label="RSD (%)")
+        twin.set_ylabel("RSD (%)", color="#8172B2")
+    else:
+        right.text(0.5, 0.5, "no standard deviations in this dataset", ha="center", va="center")
+        right.set_axis_off()
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: str) -> None:
+    """Expected reliability of the item means against the raters per item (Spearman-Brown from the
+    split-half single-rater reliability), its band from the splits' 2.5-97.5 percentiles, the 0.8
+    and 0.9 lines with the raters each needs, and the dataset's own raters per item."""
+    fig, ax = _pyplot().subplots(figsize=(7, 3.8))
+    row = summary.iloc[0]
+    if curve["reliability"].isna().all():
+        ax.text(0.5, 0.5, "no split-half correlation: the reliability cannot be projected", ha="center", va="center")
+        ax.set_axis_off()
+    else:
+        ax.fill_between(curve["m"], curve["low"], curve["high"], color="#4C72B0", alpha=0.2, label="95% of splits")
+        ax.plot(curve["m"], curve["reliability"], color="#4C72B0", label=f"expected reliability (r1 = {row['r1']:.2f})")
+        for target, colour in ((0.8, "#DD8452"), (0.9, "#C44E52")):
+            needed = row[f"m_{target:g}"]
+            label = (
+                f"{target:g} needs {needed:.0f} raters per item" if np.isfinite(needed) else f"{target:g}: not reached"
+            )
+            ax.axhline(target, color=colour, ls="--", lw=1, label=label)
+            if np.isfinite(needed):
+                ax.axvline(needed, color=colour, ls=":", lw=1)
+        observed = row["observed_raters"]
+        ax.plot(
+            [observed],
+            [row["r_full"]],
+            "o",
+            color="#222222",
+            label=f"this dataset: {observed:.1f} raters, {row['r_full']:.3f}",
+        )
+        ax.set_xlim(1, float(curve["m"].max()))
+        ax.set_ylim(max(0.0, float(np.nanmin(curve["low"])) - 0.05), 1.0)
+        ax.set_xlabel("raters per item")
+        ax.set_ylabel("reliability of the item means")
+        _legend_outside(ax)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
+    """The main metric of every model (Spearman, or the A&G score) with its 95% CI, and the human
+    ceiling (leave-one-out agreement of the raters) as a dashed line."""
+    fig, ax = _pyplot().subplots(figsize=(7, 3.6))
+    rows = scores[(scores["subset"] == "all") & scores["metric"].isin(MAIN_METRICS)]
+    if rows.empty:
+        ax.text(0.5, 0.5, "no model scores this dataset", ha="center", va="center")
+        ax.set_axis_off()
+    else:
+        rows = flag_scores(rows.sort_values(["metric", "model"]))
+        labels = [
+            f"{m}\n{metric}" + (f"\n(n={n}: {flag})" if flag else "")
+            for m, metric, n, flag in zip(rows["model"], rows["metric"], rows["n_used"], rows["flag"])
+        ]
+        x = np.arange(len(rows))
+        value = rows["value"].to_numpy(float)
+        low = np.nan_to_num(value - rows["ci_low"].to_numpy(float))
+        high = np.nan_to_num(rows["ci_high"].to_numpy(float) - value)
+        ax.bar(x, np.nan_to_num(value), color="#4C72B0", yerr=[low, high], capsize=4)
+        ax.set_xticks(x, labels, fontsize=8)
+        ceiling = scores.loc[scores["metric"] == "human_ceiling", "value"].dropna()
+        if len(ceiling):
+            ax.axhline(ceiling.iloc[0], color="#C44E52", ls="--", lw=1, label=f"human ceiling {ceiling.iloc[0]:.3f}")
+            _legend_outside(ax)
+        ax.set_ylim(min(0.0, float(np.nanmin(rows["ci_low"].to_numpy(float), initial=0)) - 0.05), 1.0)
+        ax.set_ylabel("score (95% bootstrap CI)")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
+    """Mean Spearman against the noise level, with the 2.5-97.5 percentile band, per model."""
+    fig, ax = _pyplot().subplots(figsize=(9, 3.6))
+    for t in tables:
+        model = t["model"].iloc[0]
+        label = f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
+        ax.plot(t["level"], t["mean"], "o-", ms=3, label=label)
+        ax.fill_between(t["level"], t["p2_5"], t["p97_5"], alpha=0.2)
+    ax.set_xlabel(noise_axis_label(tables))
+    ax.set_ylabel("Spearman")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def noise_axis_label(tables: list[pd.DataFrame]) -> str:
+    """The noise figure's x label: absolute levels, or (``noise.relative``) levels in units of each
+    model's element SD, read from the tables (their ``noise`` column is the level times that SD)."""
+    relative = any(not np.allclose(t["noise"], t["level"]) for t in tables)
+    if relative:
+        return "noise level n, in units of each model's element SD (U(-n SD, n SD) added to every vector element)"
+    return "noise level n (U(-n, n) added to every vector element)"
+
+
+def context_figure(tests: pd.DataFrame, path, title: str) -> None:
+    """Each pair's mean rating in context 1 and context 2 (filled where q < 0.05)."""
+    t = tests.assign(diff=tests["mean2"] - tests["mean1"]).sort_values("diff", kind="stable").reset_index(drop=True)
+    fig, ax = _pyplot().subplots(figsize=(7, max(3.0, 0.18 * len(t) + 1)))
+    y = np.arange(len(t))
+    significant = (t["q"] < 0.05).to_numpy()
+    ax.hlines(y, t["mean1"], t["mean2"], color="#999", lw=1)
+    ax.scatter(t["mean1"], y, color="#4C72B0", label="context 1", zorder=3)
+    ax.scatter(
+        t["mean2"], y, color=np.where(significant, "#C44E52", "white"), edgecolor="#C44E52", label="context 2", zorder=3
+    )
+    if len(t) <= 60:
+        ax.set_yticks(y, [f"{a}/{b}" for a, b in zip(t["word1"], t["word2"])], fontsize=7)
+    ax.set_xlabel("mean similarity (context 2 filled where the BH q < 0.05)")
+    _legend_outside(ax)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+# --------------------------------------------------------------------------------------------
+# the registry: every figure a dataset's page can show, in page order
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a dataset's report page.
+
+    Attributes
+    ----------
+    draw : callable
+        ``draw(name, tables, path)``: draws dataset ``name``'s figure from its ``tables`` (as
+        ``draw_dataset_figures`` gets them, with ``outliers`` added) into the PNG file ``path``.
+    caption : str
+        The caption under the figure on the dataset's page.
+    report_caption : str
+        The caption ``snakemake --report`` shows beside the figure (workflow/report/figures.rst);
+        ``{dataset}`` stands for the dataset's name.
+    shown_if : callable
+        ``shown_if(routing, dataset)``: whether the dataset's page shows the figure. ``routing``
+        is the workflow's routing (simgold.workflow.routing.Stages), read by its attributes only
+        (``scored_by``, ``noised``, ``context``, ``rated``, ``ranked``, ``cleaned``), since the
+        report layer does not import the workflow.
+    """
+
+    draw: Callable[[str, Mapping[str, Any], str | Path], None]
+    caption: str
+    report_caption: str
+    shown_if: Callable[[Any, str], bool]
+
+
+def _raters_title(name: str, tables: Mapping[str, Any]) -> str:
+    return f"{name}: agreement of each rater{' (rankings)' if tables.get('ranked') else ''}"
+
+
+FIGURES: dict[str, Figure] = {
+    "scores": Figure(
+        draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
+        caption="Model scores with 95% bootstrap CIs and the human ceiling",
+        report_caption=(
+            "Model scores on {dataset}: Spearman's rho (or the Avraham & Goldberg score where the dataset has "
+            "comparisons; marked when it rests on fewer than 10 comparisons) with 95% percentile bootstrap "
+            "confidence intervals, and the human ceiling (each rater against the mean of the others) as a dashed "
+            "line."
+        ),
+        shown_if=lambda routing, d: d in routing.scored_by,
+    ),
+    "noise": Figure(
+        draw=lambda name, t, path: noise_figure(t["noise"], path, f"{name}: noise sanity check"),
+        caption="Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)",
+        report_caption=(
+            "Noise sanity check on {dataset} (Batchkarov et al. 2016, critiqued by Le 2017): mean Spearman as "
+            "uniform noise is added to the word vectors, with the 2.5-97.5 percentile band; the legend gives the "
+            "trend and the share of repeated curves that decrease at every step, which depends on the number of "
+            "samples and on the dataset's size."
+        ),
+        shown_if=lambda routing, d: any(noised == d for noised, _ in routing.noised),
+    ),
+    "context": Figure(
+        draw=lambda name, t, path: context_figure(t["context"], path, f"{name}: context effects"),
+        caption="Mean similarity of each pair in its two contexts",
+        report_caption=(
+            "Context effects in {dataset}: each pair's mean similarity in its two contexts; a filled marker where "
+            "the Benjamini-Hochberg q-value is below 0.05."
+        ),
+        shown_if=lambda routing, d: d in routing.context,
+    ),
+    "raters": Figure(
+        draw=lambda name, t, path: rater_agreement_figure(
+            t["raters"], t["agreement"], path, _raters_title(name, t), t.get("outliers")
+        ),
+        caption="Agreement of each rater (pairwise and with the item means)",
+        report_caption=(
+            "Agreement of each rater of {dataset} at the calibrated stage: the average Spearman correlation with "
+            "every other rater and the Spearman correlation with the item means (as Figure 2 of the Danish "
+            "gold-standard paper), dashed lines at their means, and the exclusion threshold of the outlier rule "
+            "(docs/methods.md section 4) as a red line. Hatched bars: raters excluded as outliers. The y-axis spans "
+            "the values shown."
+        ),
+        shown_if=lambda routing, d: d in routing.rated or d in routing.ranked,
+    ),
+    "reliability": Figure(
+        draw=lambda name, t, path: reliability_figure(
+            t["reliability"], t["curve"], path, f"{name}: reliability against the raters per item"
+        ),
+        caption=(
+            "How many raters are enough: expected reliability of the item means against the raters per item "
+            "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
+            "and the dotted lines at the raters each needs"
+        ),
+        report_caption=(
+            "How many raters are enough for {dataset} (docs/methods.md section 11.3): the raters are split at "
+            "random into two halves many times, and the Spearman correlation between the two halves' item means "
+            "gives, by the Spearman-Brown formula, the reliability of one rater and of the means of m raters per "
+            "item. The blue line is that expected reliability against the raters per item (band: 95% of the "
+            "splits); the dashed lines mark 0.8 and 0.9 and the dotted lines the raters each needs (the legend "
+            "gives the numbers); the dot is the dataset as it is. Read it as: beyond the point where the curve "
+            "flattens, more raters per item buy little reliability."
+        ),
+        shown_if=lambda routing, d: d in routing.rated,
+    ),
+    "distribution": Figure(
+        draw=lambda name, t, path: distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
+        caption="Gold scores: items per bin, SD and RSD by score",
+        report_caption=(
+            "Gold scores of {dataset}: items per unit bin of the scale (as Table 1 of the SemEval-2012 Chinese "
+            "paper), and the average SD and relative SD of the items in each bin against the bin's average score "
+            "(its Figure 1)."
+        ),
+        shown_if=lambda routing, d: d in routing.cleaned,
+    ),
+}
+"""The one registry of the figures a dataset's report page shows, in page order: name -> Figure.
+
+A figure is one entry here plus the function that draws it. The page's figure list
+(simgold.workflow.routing.report_figures: the entries whose ``shown_if`` holds, each as
+``results/report/{dataset}/figures/{name}.png``), the drawing (``draw_dataset_figures``) and the
+captions of ``snakemake --report`` (workflow/report/figures.rst, written by ``figures_rst``) all
+follow it. The tables ``draw`` gets are the report job's inputs (``report_inputs`` in
+workflow/rules/common.smk): a figure that needs another table adds it there.
+
+Examples
+--------
+To show the gold scores of every cleaned dataset as a histogram, after the distribution figure,
+write its function and add its entry at that place in ``FIGURES``::
+
+    def histogram_figure(gold: pd.DataFrame, path, title: str) -> None:
+        fig, ax = _pyplot().subplots(figsize=(6, 3.6))
+        ax.hist(gold["mean"], bins=20)
+        ax.set_title(title, fontsize=10)
+        _save(fig, path)
+
+    "histogram": Figure(
+        draw=lambda name, t, path: histogram_figure(t["gold"], path, f"{name}: gold histogram"),
+        caption="Gold scores in 20 bins",
+        report_caption="Gold scores of {dataset} in 20 bins of equal width.",
+        shown_if=lambda routing, d: d in routing.cleaned,
+    ),
+
+then rewrite workflow/report/figures.rst with ``python -m simgold.report.figures`` (a test fails
+while the committed file differs from the registry). Which figures a page shows:
+
+>>> from types import SimpleNamespace
+>>> routing = SimpleNamespace(scored_by={}, noised=[], context=[], rated=["d"], ranked=[], cleaned=["d"])
+>>> [name for name, figure in FIGURES.items() if figure.shown_if(routing, "d")]
+['raters', 'reliability', 'distribution']
+"""
+
+
+def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict, outliers: dict | None = None) -> None:
+    """Draw each figure of a dataset's page with its ``FIGURES`` entry. One job draws every figure
+    of a page, so matplotlib is loaded once per dataset.
+
+    Parameters
+    ----------
+    name : str
+        The dataset.
+    figures : list of (str, str)
+        (path, caption) of the page's figures, as simgold.workflow.routing.report_figures lists
+        them; the file's stem names the figure.
+    tables : dict
+        The dataset's tables: ``scores`` (every model's, one table), ``noise`` (a list of noise
+        tables), ``context`` (the tests), ``raters`` and ``agreement`` (the agreement stage's;
+        ``ranked`` true for rankings), ``reliability`` and ``curve``, ``gold`` and ``distribution``.
+    outliers : dict, optional
+        The dataset's outlier rule (its ``outliers`` config), for the raters figure's threshold.
+
+    Raises
+    ------
+    ValueError
+        For a file whose stem names no registered figure.
+
+    Examples
+    --------
+    >>> draw_dataset_figures("ws353", [], {})  # a page without figures: nothing drawn, no matplotlib
+    """
+    tables = {**tables, "outliers": outliers}
+    for path, _ in figures:
+        kind = Path(path).stem
+        if kind not in FIGURES:
+            raise ValueError(f"{path}: no figure of that name ({', '.join(FIGURES)})")
+        FIGURES[kind].draw(name, tables, path)
+
+
+#: what stands for the dataset's name in a caption of workflow/report/figures.rst (Jinja2)
+REPORT_DATASET = "{{ snakemake.wildcards.dataset }}"
+
+
+def figures_rst(figures: Mapping[str, Figure] | None = None) -> str:
+    """The text of workflow/report/figures.rst: the caption ``snakemake --report`` shows beside
+    each figure of a dataset's figure directory, chosen by the figure's name (its ``{figure}``
+    label in workflow/rules/report.smk).
+
+    Parameters
+    ----------
+    figures : mapping of str to Figure, optional
+        The registry to write (default: ``FIGURES``).
+
+    Returns
+    -------
+    str
+        A Jinja2 template: one ``if``/``elif`` branch per figure, in registry order.
+
+    Examples
+    --------
+    >>> print(figures_rst({"toy": Figure(draw=print, caption="", report_caption="Toy of {dataset}.",
+    ...                                  shown_if=lambda routing, d: True)}), end="")
+    {% if snakemake.wildcards.figure == "toy" %}
+    Toy of {{ snakemake.wildcards.dataset }}.
+    {% endif %}
+    """
+    figures = FIGURES if figures is None else figures
+    lines = []
+    for k, (name, figure) in enumerate(figures.items()):
+        lines.append(f'{{% {"elif" if k else "if"} snakemake.wildcards.figure == "{name}" %}}')
+        lines.append(figure.report_caption.replace("{dataset}", REPORT_DATASET))
+    return "\n".join(lines + ["{% endif %}"]) + "\n" if lines else ""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m simgold.report.figures [PATH]``: write ``figures_rst()`` to PATH (default:
+    workflow/report/figures.rst, from the project's root)."""
+    argv = sys.argv[1:] if argv is None else argv
+    path = Path(argv[0] if argv else "workflow/report/figures.rst")
+    path.write_text(figures_rst(), encoding="utf-8")
+    print(f"wrote {path} ({len(FIGURES)} figures)")
+
+
+if __name__ == "__main__":
+    main()

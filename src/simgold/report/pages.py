@@ -1,0 +1,487 @@
+"""Human-readable tables for the report (``snakemake --report``) and the static pages under
+``results/report/`` (browsable without Python; they go into the archive). The figures a page
+embeds are drawn by simgold.report.figures; building a page needs no matplotlib.
+
+Pages contain no timestamps, so the same results give the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simgold.io.paths import RESULTS
+from simgold.io.tables import AUDIT_CHECKS as CHECKS
+from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+from simgold.stats.dependent_correlations import with_msd
+
+MAIN_METRICS = ("spearman", "ag_score")
+#: an A&G score over fewer comparisons than this is flagged and never the headline number
+MIN_COMPARISONS = 10
+FEW_COMPARISONS = f"fewer than {MIN_COMPARISONS} comparisons"
+
+
+def _fmt(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return "" if np.isnan(value) else f"{value:.3f}"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    return html.escape(str(value))
+
+
+def html_table(frame: pd.DataFrame, caption: str = "") -> str:
+    """A plain HTML table (numbers to 3 decimals, empty for undefined values)."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in row) + "</tr>" for row in frame.itertuples(index=False)
+    )
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'<table class="data">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+STYLE = (
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+    "table.data{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
+    "table.data td,table.data th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+    "table.data th{background:#eee}caption{text-align:left;font-weight:bold;padding:4px 0}"
+    "figure{margin:1em 0}figcaption{font-size:0.9em;color:#444}"
+    "table.matrix td{text-align:center}td.flag{color:#888;font-style:italic}"
+)
+
+
+def page(title: str, body: str) -> str:
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>\n"
+    )
+
+
+def figure_html(path, caption: str) -> str:
+    """A figure embedded in the page as a data URI: the page shows it wherever it is opened (as a
+    file, inside ``snakemake --report``, in the archive), with no path to resolve."""
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    alt = html.escape(caption)
+    return f'<figure><img src="data:image/png;base64,{data}" alt="{alt}"><figcaption>{alt}</figcaption></figure>'
+
+
+# --------------------------------------------------------------------------------------------
+# pages
+
+
+CLEAN_COLUMNS = (
+    "n_items",
+    "n_raters",
+    "n_ratings",
+    "n_rankings",
+    "n_means",
+    "n_rejects",
+    "raw_cells",
+    "ledger_balanced",
+)
+CONTEXT_COLUMNS = ["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic", "p", "q", "test"]
+
+
+def agreement_section_columns() -> list[str]:
+    """The columns of the agreement table that a dataset page shows: stage and subset, the
+    statistics of the registry marked ``report``, the note."""
+    return ["stage", "subset", *(name for name, s in AGREEMENT_STATISTICS.items() if s.report), "note"]
+
+
+def dataset_page(
+    name: str,
+    *,
+    clean: pd.DataFrame | None,
+    agreement: pd.DataFrame | None,
+    scores: pd.DataFrame | None,
+    context: pd.DataFrame | None,
+    figures: list[tuple[str, str]],
+    statistics: dict | None = None,
+) -> str:
+    """A dataset's page. ``statistics``: the tables of docs/methods.md section 11 the dataset has
+    (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``)."""
+    statistics = statistics or {}
+    if scores is not None and "msd" in statistics:
+
+        scores = with_msd(scores, statistics["msd"])
+    parts = ['<p><a href="../index.html">all datasets</a></p>']
+    for src, caption in figures:
+        parts.append(figure_html(src, caption))
+    if clean is not None and len(clean):
+        cols = [c for c in CLEAN_COLUMNS if c in clean]
+        parts.append(html_table(clean[cols], "Cleaning: what was read and what went to the rejects ledger"))
+    if agreement is not None and len(agreement):
+        caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
+        shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
+        parts.append(html_table(agreement[shown], caption))
+    parts += agreement_sections(statistics)
+    if scores is not None and len(scores):
+        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag"]
+        parts.append(
+            html_table(
+                flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
+                "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling; msd: the smallest "
+                "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
+                "(Williams' test; see the table below): a smaller gap is no evidence that one model is better",
+            )
+        )
+    parts += model_sections(statistics)
+    if context is not None and len(context):
+        caption = "Context effects: pairs whose similarity differs between the two contexts"
+        parts.append(html_table(context[CONTEXT_COLUMNS], caption))
+    if "audit" in statistics:
+        parts += audit_sections(statistics["audit"])
+    return page(f"simgold: {name}", "".join(parts))
+
+
+def _interval(low, high) -> str:
+    return "" if pd.isna(low) or pd.isna(high) else f"[{low:.3f}, {high:.3f}]"
+
+
+def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
+    """One row per stage, subset and statistic: the value and its CI with items, and with raters,
+    resampled (the resamples used), and the notes."""
+    rows = []
+    for (stage, subset, statistic), group in ci.groupby(["stage", "subset", "statistic"], sort=False):
+        row = {"stage": stage, "subset": subset, "statistic": statistic, "value": group["value"].iloc[0]}
+        for scheme in ("items", "raters"):
+            hit = group[group["scheme"] == scheme]
+            row[f"CI, {scheme} resampled"] = (
+                _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
+            )
+            row[f"resamples ({scheme})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
+        row["note"] = "; ".join(f"{s}: {n}" for s, n in zip(group["scheme"], group["note"]) if n)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def agreement_sections(statistics: dict) -> list[str]:
+    """The CIs on agreement, alpha at every level and the split-half reliability of a dataset."""
+    parts = []
+    if "agreement_ci" in statistics and len(statistics["agreement_ci"]):
+        ci = statistics["agreement_ci"]
+        level = f"{ci['confidence'].iloc[0]:.0%}"
+        parts.append(html_table(agreement_ci_view(ci), (
+            f"Uncertainty of the agreement: {level} percentile bootstrap intervals, resampling the items (every "
+            "rater kept), and separately the raters (every item kept). Items resampled: would other word pairs give "
+            "the same agreement? Raters resampled: would other raters? An interval narrower with items than with "
+            "raters says the raters, not the pairs, are the main source of uncertainty (docs/methods.md 11.2)")))  # fmt: skip
+    if "alpha" in statistics and len(statistics["alpha"]):
+        alpha = statistics["alpha"]
+        wide = alpha.pivot_table(index=["stage", "subset"], columns="level", values="alpha", sort=False, dropna=False)
+        wide = wide.reindex(columns=[c for c in ("nominal", "ordinal", "interval", "ratio") if c in wide]).reset_index()
+        notes = alpha[alpha["note"] != ""].groupby(["stage", "subset"], sort=False)["note"].first()
+        wide["note"] = [notes.get((a, b), "") for a, b in zip(wide["stage"], wide["subset"])]
+        parts.append(html_table(wide.rename_axis(columns=None), (
+            "Krippendorff's alpha at each level of measurement: nominal (any two different scores disagree equally), "
+            "ordinal (by how many ratings lie between them), interval (by their squared difference, the agreement "
+            "table's alpha), ratio (by their relative difference). 1 is perfect agreement, 0 what chance gives; "
+            "nominal and ordinal say little about calibrated, continuous scores")))  # fmt: skip
+    if "reliability" in statistics and len(statistics["reliability"]):
+        parts.append(html_table(reliability_view(statistics["reliability"]), (
+            "How many raters are enough (split halves of the raters, Spearman-Brown): r_half, the Spearman between "
+            "two random halves' item means; R_full, the reliability of the whole panel's means; r1, of one rater; "
+            "raters per item needed for a reliability of 0.8 and 0.9 (range: from r1's 95% band over the splits)")))  # fmt: skip
+    return parts
+
+
+def _needed(row, target: str) -> str:
+    m, low, high = (row[f"m_{target}{end}"] for end in ("", "_low", "_high"))
+    if pd.isna(m):
+        return "not reached"
+    return f"{m:.0f}" if low == high or pd.isna(low) or pd.isna(high) else f"{m:.0f} ({low:.0f}-{high:.0f})"
+
+
+def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
+    """The split-half summary as a reader wants it: values with their 95% ranges over the splits."""
+    return pd.DataFrame(
+        {
+            "dataset": summary["dataset"],
+            "ratings": summary["stage"],
+            "raters per item": summary["observed_raters"],
+            "splits": summary["n_splits"],
+            "r_half": summary["r_half"],
+            "R_full": summary["r_full"],
+            "R_full 95%": [_interval(a, b) for a, b in zip(summary["r_full_low"], summary["r_full_high"])],
+            "r1": summary["r1"],
+            "raters for 0.8": [_needed(row, "0.8") for _, row in summary.iterrows()],
+            "raters for 0.9": [_needed(row, "0.9") for _, row in summary.iterrows()],
+        }
+    )
+
+
+def model_sections(statistics: dict) -> list[str]:
+    """Every two models compared (paired bootstrap and Williams' test) and the minimum significant
+    differences of the dataset."""
+    parts = []
+    diffs = statistics.get("differences")
+    if diffs is not None and len(diffs):
+        cols = ["model_a", "model_b", "n_used", "value_a", "value_b", "difference", "ci_low", "ci_high", "p"]
+        parts.append(html_table(diffs[cols + ["r_ab", "williams_t", "williams_p"]], (
+            "Two models on the same gold: Spearman of each, their difference with its 95% paired-bootstrap CI and "
+            "p, and Williams' test of the two dependent correlations (r_ab: Spearman between the models' "
+            "predictions; williams_p below 0.05: the difference is significant). The two tests usually agree; "
+            "where they do not, the difference is near the edge")))  # fmt: skip
+    msd = statistics.get("msd")
+    if msd is not None and len(msd):
+        parts.append(html_table(msd.drop(columns=["dataset"]), (
+            "Minimum significant difference (after Rastogi et al. 2015): for this dataset's size n and best score "
+            "r_best, the smallest drop d below r_best that Williams' test finds significant (p < alpha), for two "
+            "models whose predictions correlate r_jk (fixed levels; observed: the two best models here). The "
+            "more alike two models, the smaller the difference that counts")))  # fmt: skip
+    return parts
+
+
+AUDIT_SHOWN = 20  # findings shown per check on a page (the table has them all)
+
+
+def audit_sections(audit: pd.DataFrame) -> list[str]:
+    """The dataset audit: findings per check, then the first findings of each check."""
+    counts = audit["check"].value_counts()
+    overview = pd.DataFrame({"check": list(CHECKS), "findings": [int(counts.get(c, 0)) for c in CHECKS]})
+    parts = [html_table(overview, (
+        "Dataset audit: what the data say against what was released with them: released means that are not the "
+        "means of the ratings, score cells a spreadsheet damaged (dates, numbers as text), pairs listed twice or "
+        "in both orders, rows repeating the next row's values, items with one rating, raters whose mean is far "
+        "from the others'. A finding is something to check in the source, not necessarily an error"))]  # fmt: skip
+    if len(audit):
+        shown = audit.groupby("check", sort=False).head(AUDIT_SHOWN)
+        more = f" (the first {AUDIT_SHOWN} of each check; all in results/audit/)" if len(shown) < len(audit) else ""
+        cols = ["check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
+        parts.append(html_table(shown[cols], f"Dataset audit: the findings{more}"))
+    return parts
+
+
+def flag_scores(summary: pd.DataFrame) -> pd.DataFrame:
+    """The score summary with a ``flag`` column: an A&G row over fewer than MIN_COMPARISONS
+    comparisons says so (its CI is wide and its value moves with a single comparison)."""
+    few = (summary["metric"] == "ag_score") & (summary["n_used"] < MIN_COMPARISONS)
+    return summary.assign(flag=np.where(few, FEW_COMPARISONS, ""))
+
+
+def headline(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset x model: the number to quote. Spearman where the dataset has a gold
+    standard; else the A&G score when it rests on at least MIN_COMPARISONS comparisons; else no
+    value and a note."""
+    main = summary[(summary["subset"] == "all") & summary["metric"].isin(MAIN_METRICS)]
+    rows = []
+    for (dataset, model), group in main.groupby(["dataset", "model"], sort=True):
+        by_metric = group.set_index("metric")
+        metric = "spearman" if "spearman" in by_metric.index else "ag_score"
+        row = by_metric.loc[metric]
+        usable = metric == "spearman" or row["n_used"] >= MIN_COMPARISONS
+        rows.append(
+            {
+                "dataset": dataset,
+                "model": model,
+                "metric": metric,
+                "value": row["value"] if usable else np.nan,
+                "ci_low": row["ci_low"] if usable else np.nan,
+                "ci_high": row["ci_high"] if usable else np.nan,
+                "n_used": int(row["n_used"]),
+                "n_total": int(row["n_total"]),
+                "oov_pairs": row["oov_pairs"],
+                "oov_words": row["oov_words"],
+                "msd": row["msd"] if "msd" in row else np.nan,
+                "note": "" if usable else f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})",
+            }
+        )
+    columns = [
+        "dataset",
+        "model",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_used",
+        "n_total",
+        "oov_pairs",
+        "oov_words",
+        "msd",
+    ]
+    return pd.DataFrame(rows, columns=columns + ["note"])
+
+
+def wide_table(head: pd.DataFrame) -> pd.DataFrame:
+    """Datasets as rows, models as columns, the headline value in each cell (empty: not scored);
+    ``msd``: the dataset's minimum significant Spearman difference (p < 0.05) beside them."""
+    if head.empty:
+        return pd.DataFrame(columns=["dataset", "metric", "msd"])
+    values = head.pivot(index="dataset", columns="model", values="value")
+    per_dataset = head.groupby("dataset")
+    return (
+        pd.concat([per_dataset["metric"].first(), per_dataset["msd"].first(), values], axis=1)
+        .reset_index()
+        .rename_axis(columns=None)
+    )
+
+
+def _number(value) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def mteb_result(summary: pd.DataFrame, dataset: str, model: str, language: str) -> dict:
+    """One dataset x model in the layout of an MTEB result file: ``scores.test[0]`` holds every
+    metric with ``main_score`` (the headline number, null when there is none), plus the CIs, OOV
+    shares and counts that MTEB does not have."""
+    rows = summary[(summary["dataset"] == dataset) & (summary["model"] == model)]
+    head = headline(rows).iloc[0] if len(rows[rows["metric"].isin(MAIN_METRICS)]) else None
+    test = {"hf_subset": "default", "languages": [language]}
+    test["main_score"] = _number(head["value"]) if head is not None else None
+    test["main_metric"] = head["metric"] if head is not None else None
+    for row in rows.itertuples(index=False):
+        name = row.metric if row.subset == "all" else f"{row.metric}_{row.subset.replace('=', '_')}"
+        name = f"cosine_{name}" if row.metric in ("spearman", "pearson", "kendall") else name
+        test[name] = _number(row.value)
+        test[f"{name}_ci"] = [_number(row.ci_low), _number(row.ci_high)]
+        test[f"{name}_n_used"] = int(row.n_used)
+        if row.metric == "ag_score" and row.n_used < MIN_COMPARISONS:
+            test[f"{name}_flag"] = FEW_COMPARISONS
+    first = rows.iloc[0] if len(rows) else None
+    for extra in ("oov_pairs", "oov_words", "human_ceiling"):
+        test[extra] = _number(first[extra]) if first is not None else None
+    test["n_total"] = int(rows["n_total"].max()) if len(rows) else 0
+    return {"task_name": dataset, "model_name": model, "evaluation_framework": "simgold", "scores": {"test": [test]}}
+
+
+def write_json(path, data: dict) -> None:
+    write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def overview_statistics() -> dict[str, str]:
+    """The statistics of the agreement overview: column of the agreement table -> its name in the
+    overview (the registry's entries with an ``overview`` name, in its order)."""
+    return {name: s.overview for name, s in AGREEMENT_STATISTICS.items() if s.overview}
+
+
+def agreement_overview(agreements: list[pd.DataFrame], raters: list[pd.DataFrame]) -> pd.DataFrame:
+    """One row per dataset: raters (before filtering), excluded, items, and the statistics of
+    ``overview_statistics()`` (pairwise, vs_rest, alpha) of the raters kept (filtered stage, all
+    items); NaN for a statistic a table (of an older run) lacks."""
+    shown = overview_statistics()
+    excluded = {}
+    for table in raters:
+        calibrated = table[table["stage"] == "calibrated"]
+        if len(calibrated):
+            excluded[calibrated["dataset"].iloc[0]] = int(calibrated["excluded"].sum())
+    rows = []
+    for table in agreements:
+        whole = table[table["subset"] == "all"].set_index("stage")
+        if "filtered" not in whole.index:
+            continue
+        kept, raw = whole.loc["filtered"], whole.loc["raw"] if "raw" in whole.index else whole.loc["filtered"]
+        rows.append(
+            {
+                "dataset": kept["dataset"],
+                "raters": int(raw["n_raters"]),
+                "excluded": excluded.get(kept["dataset"], 0),
+                "items": int(kept["n_items"]),
+                **{label: kept.get(name, np.nan) for name, label in shown.items()},
+            }
+        )
+    columns = ["dataset", "raters", "excluded", "items", *shown.values()]
+    return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
+
+
+def _cell(row) -> str:
+    if pd.isna(row["value"]):
+        return f'<td class="flag">{html.escape(row["note"] or "no value")}</td>'
+    ci = f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
+    oov = "" if pd.isna(row["oov_pairs"]) else f"<br><small>OOV pairs {row['oov_pairs']:.1%}</small>"
+    return f"<td><b>{_fmt(row['value'])}</b><br><small>{ci}</small>{oov}</td>"
+
+
+def headline_matrix(head: pd.DataFrame) -> str:
+    """Datasets x models: the headline value, its 95% CI and the share of pairs with an OOV word."""
+    models = sorted(head["model"].unique())
+    cells = {(r["dataset"], r["model"]): _cell(r) for _, r in head.iterrows()}
+    metric = head.groupby("dataset")["metric"].first()
+    msd = head.groupby("dataset")["msd"].first()
+    names = {"spearman": "Spearman", "ag_score": "A&amp;G score"}
+    header = "<th>dataset</th>" + "".join(f"<th>{html.escape(m)}</th>" for m in models) + "<th>msd</th>"
+    body = "".join(
+        f"<tr><th>{html.escape(d)} <small>({names[metric[d]]})</small></th>"
+        + "".join(cells.get((d, m), "<td></td>") for m in models)
+        + f"<td>{_fmt(msd[d])}</td></tr>"
+        for d in sorted(metric.index)
+    )
+    caption = (
+        "Every dataset and model: Spearman's rho (A&amp;G score where a dataset has only comparisons), 95% bootstrap "
+        "CI, share of pairs with an OOV word; msd: the smallest Spearman difference between two models on the "
+        "dataset that is significant at p &lt; 0.05 (Williams' test, Rastogi et al. 2015): a smaller gap between "
+        "two cells of a row is no evidence that one model is better"
+    )
+    return f'<table class="data matrix"><caption>{caption}</caption><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def index_page(
+    datasets: list[str],
+    summary: pd.DataFrame,
+    clean: pd.DataFrame,
+    crosslingual: pd.DataFrame | None,
+    agreement: pd.DataFrame | None = None,
+    reliability: pd.DataFrame | None = None,
+    audit: dict[str, pd.DataFrame] | None = None,
+) -> str:
+    """The front page: the answer first (models x datasets, agreement across datasets), then the
+    dataset pages and every table; ``reliability`` (the split-half summaries) and ``audit`` (every
+    dataset's findings) give a table across datasets each."""
+    parts = []
+    if len(summary):
+        parts.append(headline_matrix(headline(summary)))
+    if agreement is not None and len(agreement):
+        parts.append(
+            html_table(
+                agreement,
+                "Agreement of the raters of each dataset: raters before filtering, excluded as outliers, items; "
+                "mean pairwise Spearman, Spearman with the other raters' means (vs_rest) and Krippendorff's alpha "
+                "(interval) of the raters kept",
+            )
+        )
+    if reliability is not None and len(reliability):
+        parts.append(html_table(reliability_view(reliability), (
+            "How many raters are enough, per dataset (split halves of the raters, Spearman-Brown): the reliability "
+            "of the item means with the raters each item has (R_full) and of one rater (r1), and the raters per "
+            "item a new dataset like it would need for 0.8 and 0.9")))  # fmt: skip
+    if audit:
+        parts.append(html_table(audit_overview(audit), (
+            "Dataset audit: findings per dataset and check (the dataset pages list them; "
+            f"{RESULTS['audit']} has every one)")))  # fmt: skip
+    parts.append("<p>Per dataset: figures and tables.</p><ul>")
+    parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
+    parts.append("</ul>")
+    if len(summary):
+        main = flag_scores(summary)
+        main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
+        cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
+        cols += ["oov_pairs", "oov_words", "human_ceiling", "flag"]
+        parts.append(
+            html_table(main[cols], "Every dataset and model: scores with 95% CIs, OOV shares and the human ceiling")
+        )
+    if len(clean):
+        cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
+        parts.append(html_table(clean[cols], "Datasets after cleaning"))
+    if crosslingual is not None and len(crosslingual):
+        parts.append(
+            html_table(
+                crosslingual, "Translations: Spearman between the gold standards of two languages over shared items"
+            )
+        )
+    return page("simgold report", "".join(parts))
+
+
+def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Datasets x checks: the number of findings of each audited dataset (also where none)."""
+    rows = [
+        {"dataset": name, **{c: int((found["check"] == c).sum()) for c in CHECKS}} for name, found in audits.items()
+    ]
+    return pd.DataFrame(rows, columns=["dataset", *CHECKS])
+
+
+def write(path, text: str) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text, encoding="utf-8")

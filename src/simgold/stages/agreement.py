@@ -1,0 +1,353 @@
+"""The agreement stage: agreement per stage (raw, calibrated, filtered) and per subset, the per-rater
+table, and outlier filtering (docs/methods.md section 4).
+
+Outlier filtering is decided once, on the calibrated ratings of the whole dataset, and not
+iterated: ``pairwise_sd`` excludes raters whose average pairwise Spearman lies more than ``k`` SDs
+(ddof=1) below the mean of the raters' averages; ``vs_rest_min`` excludes raters whose
+leave-one-out Spearman with the other raters' means is below ``threshold``.
+
+Rankings (Avraham & Goldberg design) get the same treatment with rankings in place of scores: the
+agreement of two raters is the mean, over the target groups both ranked, of the Spearman between
+their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
+ranks; alpha treats each (target, candidate) as a unit.
+
+With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``), every stage and subset of a
+ratings dataset also gets bootstrap CIs on its agreement (``simgold.stats.agreement_ci``): the table
+``agreement_ci``. Rating slots (``persistent_raters: false``) get alpha's, resampling items.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from simgold.stats.alpha import LEVELS, alpha_table, krippendorff_alpha
+from simgold.stats.rank_correlation import (
+    AgreementStats,
+    PairResult,
+    RatingMatrix,
+    agreement,
+    pairwise_spearman,
+    vs_reference,
+)
+from simgold.stats.agreement_ci import TABLE_COLUMNS as CI_COLUMNS
+from simgold.stats.agreement_ci import agreement_cis, agreement_summary, slot_ci_statistics, slot_summary
+from simgold.io.tables import TABLES
+
+STAGES = ("raw", "calibrated", "filtered")
+RATER_COLUMNS = TABLES["raters"].names  # the canonical schema's columns, in order
+
+
+def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:
+    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows."""
+    out = [("all", np.ones(len(items), dtype=bool))]
+    for name in names:
+        if name not in items.columns:
+            raise KeyError(f"agreement subset attribute {name!r} is not an item column ({list(items.columns)})")
+        values = items[name]
+        for value in sorted(values.dropna().unique(), key=str):
+            out.append((f"{name}={_label(value)}", (values == value).to_numpy()))
+    return out
+
+
+def _label(value) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+class OutlierCut(NamedTuple):
+    """The cutoff of an outlier rule: raters whose ``column`` is below ``cut`` are excluded;
+    ``rule`` spells the cut out for the exclusion reasons."""
+
+    column: str  # the raters table's column the rule cuts: avg_pairwise or vs_rest
+    cut: float
+    rule: str
+
+
+def outlier_cut(avg_pairwise, method: str, k: float = 1.0, threshold: float | None = None) -> OutlierCut | None:
+    """The one definition of the outlier cutoff (docs/methods.md section 4), for the filtering and
+    for the raters figure.
+
+    Parameters
+    ----------
+    avg_pairwise : array_like of float
+        Each rater's average pairwise Spearman (NaN: none); used by ``pairwise_sd``.
+    method : {"none", "pairwise_sd", "vs_rest_min"}
+        ``pairwise_sd`` cuts avg_pairwise at mean - k SD (ddof 1) over the raters with a value;
+        ``vs_rest_min`` cuts vs_rest at ``threshold``.
+    k : float
+        SDs below the mean, for ``pairwise_sd``.
+    threshold : float or None
+        The minimum vs_rest, for ``vs_rest_min``.
+
+    Returns
+    -------
+    OutlierCut or None
+        None without filtering (``none``) or with fewer than two avg_pairwise values.
+
+    Examples
+    --------
+    >>> outlier_cut([0.5, 0.7, float("nan")], "pairwise_sd").rule
+    'mean 0.600 - 1 x sd 0.141 = 0.459'
+    >>> outlier_cut([], "vs_rest_min", threshold=0.2)
+    OutlierCut(column='vs_rest', cut=0.2, rule='0.2')
+    """
+    if method == "pairwise_sd":
+        values = np.asarray(avg_pairwise, dtype=float)
+        valid = values[~np.isnan(values)]
+        if len(valid) < 2:
+            return None
+        mu, sd = valid.mean(), valid.std(ddof=1)
+        cut = float(mu - k * sd)
+        return OutlierCut("avg_pairwise", cut, f"mean {mu:.3f} - {k:g} x sd {sd:.3f} = {cut:.3f}")
+    if method == "vs_rest_min":
+        return OutlierCut("vs_rest", float(threshold), f"{threshold:g}")
+    if method != "none":
+        raise ValueError(f"unknown outlier method {method!r}")
+    return None
+
+
+def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshold: float | None = None):
+    """(excluded mask over stats.raters, reasons); decided once, not iterated, by ``outlier_cut``."""
+    R = len(stats.raters)
+    excluded = np.zeros(R, dtype=bool)
+    reasons = np.array([""] * R, dtype=object)
+    rule = outlier_cut(stats.avg_pairwise, method, k, threshold)
+    if rule is not None:
+        values = stats.avg_pairwise if rule.column == "avg_pairwise" else stats.vs_rest
+        excluded = ~np.isnan(values) & (values < rule.cut)
+        for j in np.flatnonzero(excluded):
+            reasons[j] = f"{method}: {rule.column} {values[j]:.3f} < {rule.rule}"
+    return excluded, reasons
+
+
+def _note(stats_summary: dict, n_raters: int) -> str:
+    if n_raters < 2:
+        return f"{n_raters} rater(s): agreement between raters is not defined"
+    if stats_summary["n_pairs"] == 0:
+        return "no two raters share enough items (min_overlap) with varying scores: no pairwise value"
+    return ""
+
+
+def _row(dataset, stage, subset, summary, note) -> dict:
+    return {"dataset": dataset, "stage": stage, "subset": subset, **summary, "note": note}
+
+
+def _agreement_table(rows: list[dict]) -> pd.DataFrame:
+    """The agreement table of these rows: the canonical columns (a statistic per entry of the
+    registry, as it is now), in order."""
+    return pd.DataFrame(rows, columns=list(TABLES["agreement"].names))
+
+
+def agreement_report(
+    dataset: str,
+    items: pd.DataFrame,
+    raw: pd.DataFrame,
+    calibrated: pd.DataFrame,
+    calibration: pd.DataFrame,
+    *,
+    min_overlap: int = 5,
+    subset_names: list[str] | None = None,
+    outliers: dict | None = None,
+    persistent_raters: bool = True,
+    ci: dict | None = None,
+    log=None,
+) -> dict[str, pd.DataFrame]:
+    """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered
+    ``ratings``; with ``ci``, also ``agreement_ci``."""
+    outliers = outliers or {"method": "none"}
+    item_ids = items["item_id"].to_numpy()
+    masks = subsets(items, subset_names or [])
+    if not persistent_raters:
+        return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)
+
+    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
+    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    rows, per_stage, cis = [], {}, []
+    excluded = reasons = None
+    for label, mask in masks:
+        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
+        raw_pairs = pairwise_spearman(raw_s, min_overlap)
+        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
+        stats = {
+            "raw": agreement(raw_s, min_overlap, raw_pairs),
+            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
+        }
+        if excluded is None:  # decided on the calibrated ratings of the whole dataset ("all" comes first)
+            excluded, reasons = select_outliers(
+                stats["calibrated"], outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
+            )
+            if log and excluded.any():
+                log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
+        keep = ~excluded
+        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
+        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
+        for stage in STAGES:
+            summary = agreement_summary(stats[stage])
+            rows.append(_row(dataset, stage, label, summary, _note(summary, summary["n_raters"])))
+            if ci is not None:
+                cis.append(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
+                                         min_overlap=min_overlap, **ci).table)  # fmt: skip
+        if label == "all":
+            per_stage = stats
+
+    raters = _rater_table(dataset, per_stage, calibration, excluded, reasons, cal_m.raters)
+    dropped = set(cal_m.raters[excluded])
+    filtered = calibrated[~calibrated["rater"].isin(dropped)].reset_index(drop=True)
+    out = {"agreement": _agreement_table(rows), "raters": raters, "ratings": filtered}
+    return _with_cis(out, ci, cis)
+
+
+def _with_cis(report: dict, ci: dict | None, tables: list[pd.DataFrame]) -> dict:
+    if ci is not None:
+        report["agreement_ci"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=CI_COLUMNS)
+    return report
+
+
+def _rater_table(dataset, per_stage, calibration, excluded, reasons, all_raters) -> pd.DataFrame:
+    calib = calibration.set_index("rater") if len(calibration) else pd.DataFrame(columns=["calib_diff", "calib_shift"])
+    status = pd.DataFrame({"excluded": excluded, "exclusion_reason": reasons}, index=all_raters)
+    frames = []
+    for stage in STAGES:
+        s = per_stage[stage]
+        frame = pd.DataFrame(
+            {
+                "dataset": dataset,
+                "stage": stage,
+                "rater": s.raters,
+                "n_items": s.n_items_per_rater,
+                "mean_score": s.mean_score_per_rater,
+                "avg_pairwise": s.avg_pairwise,
+                "vs_mean": s.vs_mean,
+                "vs_rest": s.vs_rest,
+            }
+        )
+        frame["calib_diff"] = frame["rater"].map(calib["calib_diff"]).astype(float)
+        frame["calib_shift"] = frame["rater"].map(calib["calib_shift"]).astype(float)
+        frame["excluded"] = frame["rater"].map(status["excluded"]).astype(bool)
+        frame["exclusion_reason"] = frame["rater"].map(status["exclusion_reason"])
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)[list(RATER_COLUMNS)]
+
+
+def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci) -> dict[str, pd.DataFrame]:
+    """Rating columns that are slots, not people (Rare Words): only the statistics that need no
+    rater identity (``AgreementStatistic.slots``: counts, alpha) are defined."""
+    rows, cis = [], []
+    note = "raters are not persistent (rating slots): pairwise and per-rater figures are not defined; alpha only"
+    # no rater is filtered out, so the filtered stage is the calibrated one: build each matrix once
+    matrices = {"raw": RatingMatrix.from_ratings(raw, items=item_ids)}
+    matrices["calibrated"] = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    for label, mask in masks:
+        for stage in ("raw", "calibrated"):
+            m = matrices[stage].subset(mask)
+            summary = slot_summary(m)
+            rows.append(_row(dataset, stage, label, summary, note))
+            if stage == "calibrated":
+                rows.append(_row(dataset, "filtered", label, summary, note))
+            if ci is not None:  # resampling items: slots are not raters to resample
+                for name in ("raw",) if stage == "raw" else ("calibrated", "filtered"):
+                    for_slots = {"statistics": slot_ci_statistics(), "schemes": ("items",)}
+                    cis.append(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **for_slots, **ci).table)
+    out = {
+        "agreement": _agreement_table(rows),
+        "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),
+        "ratings": calibrated.reset_index(drop=True),
+    }
+    return _with_cis(out, ci, cis)
+
+
+def alpha_levels(
+    dataset: str, items: pd.DataFrame, stages: dict[str, pd.DataFrame], subset_names=None, levels=LEVELS
+) -> pd.DataFrame:
+    """Krippendorff's alpha at every level of measurement (``simgold.stats.alpha``) for each stage's
+    ratings (``stage name -> item_id, score``) and each subset of the agreement table.
+
+    The interval level is the agreement table's ``alpha_interval``; ratio is left out (with a note)
+    where scores are negative, and ``n_distinct`` shows where nominal and ordinal alpha have few
+    categories to work with (raw scores on a scale) or none (calibrated, continuous scores).
+    """
+    rows = []
+    ids = items["item_id"].to_numpy()
+    for stage, ratings in stages.items():
+        for label, mask in subsets(items, subset_names or []):
+            table = alpha_table(ratings[ratings["item_id"].isin(ids[mask])], levels)
+            rows.append(table.assign(dataset=dataset, stage=stage, subset=label))
+    columns = list(TABLES["alpha"].names)
+    return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+
+
+# --------------------------------------------------------------------------------------------
+# rankings
+
+
+def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> AgreementStats:
+    """Agreement of target-group rankings: per-target Spearman, averaged over targets."""
+    raters = np.array(sorted(rankings["rater"].unique()))
+    R = len(raters)
+    rho_sum, rho_n = np.zeros((R, R)), np.zeros((R, R))
+    vm_sum, vm_n, vr_sum, vr_n = np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R)
+    unit_rows = []
+    col = {r: j for j, r in enumerate(raters)}
+    for _, group in rankings.groupby("target", sort=True):
+        wide = group.pivot(index="candidate", columns="rater", values="rank")
+        X = np.full((len(wide), R), np.nan)
+        X[:, [col[r] for r in wide.columns]] = wide.to_numpy(float)
+        unit_rows.append(X)
+        matrix = RatingMatrix.from_dense(X)
+        rho = pairwise_spearman(matrix, min_overlap).dense()
+        has = ~np.isnan(rho)
+        rho_sum[has] += rho[has]
+        rho_n += has
+        vm, vr = vs_reference(matrix, min_overlap)
+        for total, count, v in ((vm_sum, vm_n, vm), (vr_sum, vr_n, vr)):
+            ok = ~np.isnan(v)
+            total[ok] += v[ok]
+            count[ok] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(rho_n > 0, rho_sum / np.maximum(rho_n, 1), np.nan)
+        vs_mean = np.where(vm_n > 0, vm_sum / np.maximum(vm_n, 1), np.nan)
+        vs_rest = np.where(vr_n > 0, vr_sum / np.maximum(vr_n, 1), np.nan)
+    a, b = np.nonzero(np.triu(rho_n > 0, k=1))  # pairs that share no target have too few items
+    pairs = PairResult(R, a, b, rho[a, b], min_overlap)
+    units = RatingMatrix.from_dense(np.vstack(unit_rows) if unit_rows else np.zeros((0, R)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        avg = pairs.rater_means()
+    n_per = rankings.groupby("rater")["target"].nunique().reindex(raters).to_numpy()
+    return AgreementStats(
+        raters=raters,
+        n_items_per_rater=n_per,
+        mean_score_per_rater=rankings.groupby("rater")["rank"].mean().reindex(raters).to_numpy(),
+        avg_pairwise=avg,
+        vs_mean=vs_mean,
+        vs_rest=vs_rest,
+        pairs=pairs,
+        alpha=krippendorff_alpha(units.item, units.score, "interval"),
+        n_items=int(rankings["target"].nunique()),
+        mean_score=float(rankings["rank"].mean()) if len(rankings) else np.nan,
+        matrix=units,
+    )
+
+
+def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | None = None, log=None) -> dict:
+    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks)."""
+    outliers = outliers or {"method": "none"}
+    stats = ranking_agreement(rankings)
+    excluded, reasons = select_outliers(stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold"))
+    if log and excluded.any():
+        log(f"excluded raters: {', '.join(map(str, stats.raters[excluded]))}")
+    dropped = set(stats.raters[excluded])
+    filtered = rankings[~rankings["rater"].isin(dropped)].reset_index(drop=True)
+    per_stage = {"raw": stats, "calibrated": stats, "filtered": ranking_agreement(filtered)}
+    rows = []
+    for stage in STAGES:
+        summary = agreement_summary(per_stage[stage])
+        summary["n_items"] = per_stage[stage].n_items  # target groups
+        note = _note(summary, summary["n_raters"]) or "rankings: items are target groups; n_ratings counts ranks"
+        rows.append(_row(dataset, stage, "all", summary, note))
+    empty = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
+    raters = _rater_table(dataset, per_stage, empty, excluded, reasons, stats.raters)
+    return {"agreement": _agreement_table(rows), "raters": raters, "rankings": filtered}

@@ -1,0 +1,828 @@
+"""Cleaning (docs/methods.md section 1): raw tables -> canonical ``items``, ``ratings``, ``means``,
+``rankings`` and the ``rejects`` ledger.
+
+**The ledger counts the file, not the config.** ``raw_cells`` is the number of non-blank cells
+the reader found (every row of every file or sheet read: header, title rows, comment lines and
+data alike; a title or comment line of a text file is one cell, the whole line). Each of them is
+in exactly one place:
+
+* an output table: an accepted rating, rank, mean, SD or n;
+* the ledger (``rejects``) with a reason: a value that is not a number, off the scale, a
+  duplicate, ...; every cell of a row rejected whole (``extra_fields``; ``bad_item``: the row's
+  word, attribute and context cells too); a header cell, a title row, a comment line, a header
+  repeated mid-file (``ignored_row``); a cell of a column the config does not name
+  (``ignored_column``, and a warning in the log; ``unnamed_column`` where the header has no name);
+* ``label_cells``: the word, attribute, context, rater-id and category cells of the other rows,
+  which are kept as fields of the items (and the rater id on the ratings).
+
+``ledger_balanced`` is ``accepted + non-blank ledger rows + label_cells == raw_cells``. The ledger
+also lists blank cells where a value was expected (``missing`` for an empty cell, ``short_row``,
+``empty_rater``); being blank they count on neither side.
+
+Cleaning is columnar: the value cells of a source column are arrays, each distinct raw text is
+parsed once. Steps, in order:
+
+1. words: Unicode normalisation (NFC by default; invisible characters such as a zero-width space
+   or a stray BOM removed, Unicode spaces made plain; with ``unicode: none`` a word holding one is
+   rejected instead), surrounding whitespace stripped, optional casefold;
+2. missing markers become missing (ledger reason ``missing``), not zero;
+3. values that are not numbers (``non_numeric``, ``non_finite``) or lie outside the scale
+   (``out_of_scale``) are rejected;
+4. duplicated items (same word pair, same context; unordered when ``symmetric``) are resolved per
+   rater by ``duplicates``: ``reject`` (all copies to the ledger), ``first``/``last`` (the others
+   to the ledger as ``duplicate_superseded``), ``mean`` (averaged; the other cells to the ledger as
+   ``duplicate_merged``), or ``all`` (each repetition is its own item, ``occurrence`` 2, 3, ...).
+   Only accepted values take part: a missing repeat does not displace a real answer;
+5. raters who answered fewer than ``min_answered`` items are excluded (``rater_incomplete``).
+
+Rankings are checked per (target, rater): the ranks must be a permutation of 1..m over the m
+candidates of the target, else the whole group goes to the ledger as ``invalid_ranking``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from itertools import zip_longest
+
+import numpy as np
+import pandas as pd
+
+from simgold.io import layouts
+from simgold.io.config import check_dataset
+from simgold.errors import DataError, InputError
+from simgold.io.layouts import Plan
+from simgold.io.rawtable import ABSENT, RawTable, blank
+from simgold.io.readers import read_source_table
+from simgold.io.tables import TABLES, sort_canonical
+
+REASONS = (
+    "missing",  # a missing marker or an empty cell
+    "short_row",  # the row ends before this rating column
+    "unnamed_column",  # a value in a column without a header name
+    "non_numeric",
+    "non_finite",
+    "out_of_scale",
+    "bad_item",  # the row's words (or context, category) are unusable
+    "bad_rater",  # long layout: the rater id is empty
+    "duplicate",
+    "duplicate_superseded",
+    "duplicate_merged",
+    "invalid_ranking",
+    "rater_incomplete",
+    "empty_rater",  # a rater with no value at all in a source: an empty column, not a few gaps
+    "extra_fields",  # a row with more fields than the header: rejected whole, never shifted
+    "ignored_row",  # not data: the header, a title row, a comment line, the header repeated
+    "ignored_column",  # a column the config does not name
+)
+ROLES = ("rating", "rank", "mean", "sd", "n")
+CATEGORIES = ("positive", "distractor", "random")
+_CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
+_ROLE = {role: k for k, role in enumerate(ROLES)}
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# "1.elo", "3-Mar", "12/04": how Excel shows a decimal it read as a day and month
+DATE_LIKE = re.compile(r"\d{1,2}[./ -](?:[^\W\d_]{3,}\.?|\d{1,2})|[^\W\d_]{3,}[./ -]\d{1,2}")
+# invisible characters that never belong in a word (zero-width space, BOM, soft hyphen, word
+# joiner, direction marks); ZWJ and ZWNJ are left alone: they spell words in Persian and Indic scripts
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")  # Unicode spaces other than " "
+_LOG = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------------------------
+# values
+
+
+def raw_text(raw: object) -> str:
+    """The raw cell as it is stored in the ledger."""
+    if raw is ABSENT:
+        return ""
+    if isinstance(raw, str):
+        return raw
+    if hasattr(raw, "isoformat"):
+        return raw.isoformat()
+    return repr(raw) if isinstance(raw, float) else str(raw)
+
+
+def parse_value(
+    raw: object, *, missing: frozenset[str], decimal: str = ".", low: float = -math.inf, high: float = math.inf
+):
+    """Classify one raw cell: ``(value, None, "")`` when accepted, else ``(None, reason, detail)``.
+
+    Accepted text is a plain decimal number (sign, digits, point, exponent); anything else is
+    rejected, never guessed: ``"1_000"``, ``"0x10"``, ``"inf"`` and dates are not ratings.
+    """
+    if raw is ABSENT:
+        return None, "short_row", "the row ends before this column"
+    if isinstance(raw, bool):
+        return None, "non_numeric", "a boolean cell, not a number"
+    if isinstance(raw, (int, float)):
+        value = float(raw)
+        if math.isnan(value):
+            return None, "missing", "an empty (NaN) numeric cell"
+    elif isinstance(raw, str):
+        text = raw.strip()
+        if text in missing:
+            return None, "missing", f"missing marker {text!r}"
+        if decimal == ",":
+            if "." in text:
+                return None, "non_numeric", "a point where the decimal separator is a comma"
+            text = text.replace(",", ".", 1)
+        elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
+            return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
+        if not _NUMBER.fullmatch(text):
+            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                return None, "non_finite", f"{text!r} is not a finite number"
+            if DATE_LIKE.fullmatch(text):
+                return None, "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
+            return None, "non_numeric", "not a number"
+        value = float(text)
+    else:
+        return None, "non_numeric", f"a {type(raw).__name__} cell (a spreadsheet date?), not a number"
+    if not math.isfinite(value):
+        return None, "non_finite", "an infinite value"
+    if not low <= value <= high:
+        return None, "out_of_scale", f"outside the scale [{_num(low)}, {_num(high)}]"
+    return value, None, ""
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def normalise_word(raw: object, form: str, casefold: bool) -> str:
+    """A word as items keep it: Unicode-normalised (``form``: NFC, NFKC or none), invisible
+    characters removed and Unicode spaces made plain (unless ``none``), stripped, casefolded."""
+    text = "" if raw is ABSENT else (raw if isinstance(raw, str) else _cell_str(raw))
+    if form != "none":
+        text = _SPACES.sub(" ", _INVISIBLE.sub("", unicodedata.normalize(form, text)))
+    text = text.strip()
+    return text.casefold() if casefold else text
+
+
+def word_problem(word: str, form: str) -> str:
+    """Why a normalised word cannot name an item ("" when it can)."""
+    if not word:
+        return "a word is empty"
+    if "\n" in word or "\r" in word:
+        return f"the word {word!r} holds a line break (a quoted field spanning lines)"
+    hidden = _INVISIBLE.search(word) or _SPACES.search(word) if form == "none" else None
+    if hidden:
+        char = hidden.group()
+        name = unicodedata.name(char, "an unnamed character")
+        return (
+            f"the word {word!r} holds U+{ord(char):04X} {name}, which does not print: with unicode: none it"
+            " would make an item that looks like another (use unicode: NFC)"
+        )
+    return ""
+
+
+def _text(raw: object) -> str | None:
+    """A context paragraph or attribute text: NFC, stripped, None when empty."""
+    text = "" if raw is ABSENT else (raw if isinstance(raw, str) else _cell_str(raw))
+    return unicodedata.normalize("NFC", text).strip() or None
+
+
+def _cell_str(raw: object) -> str:
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    return raw_text(raw)
+
+
+def _attr_values(table: RawTable, i: int, cols) -> dict:
+    values = {}
+    for name, j, typ in cols:
+        raw = table.cell(i, j)
+        text = "" if raw is ABSENT else (raw.strip() if isinstance(raw, str) else _cell_str(raw))
+        if text == "":
+            values[name] = None
+        elif typ == "string":
+            values[name] = unicodedata.normalize("NFC", text)
+        else:
+            try:
+                values[name] = int(text) if typ == "int" else float(text.replace(",", "."))
+            except ValueError:
+                file, row, col = table.where(i, j)
+                raise InputError(file, f"attribute {name!r} must be {typ}", row=row, column=col, value=text) from None
+    return values
+
+
+# --------------------------------------------------------------------------------------------
+# extraction: items as columns, value cells as arrays
+
+
+@dataclass
+class Items:
+    """Item rows, one list per field (an item row is one appearance of an item in a source row)."""
+
+    word1: list = field(default_factory=list)
+    word2: list = field(default_factory=list)
+    context: list = field(default_factory=list)
+    context_text: list = field(default_factory=list)
+    attrs: list = field(default_factory=list)
+    file: list = field(default_factory=list)
+    row: list = field(default_factory=list)
+    rater: list = field(default_factory=list)  # long layouts: the row's rater
+    per_rater: list = field(default_factory=list)  # long layouts: repetitions are counted per rater
+    problem: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.word1)
+
+    def add(self, **values) -> None:
+        for key, value in values.items():
+            getattr(self, key).append(value)
+
+
+@dataclass
+class Extracted:
+    items: Items = field(default_factory=Items)
+    blocks: list = field(default_factory=list)  # value cells: one dict of arrays per source column
+    columns: list = field(default_factory=list)  # (file, column label) of each block
+    raters: dict = field(default_factory=dict)  # rater id -> code
+    notes: list = field(default_factory=list)  # other ledger rows: (source, file, row, col, label, raw, reason, detail)
+    label_cells: int = 0
+    raw_cells: int = 0
+    normalised: list = field(default_factory=list)  # (file, row, raw word) changed by the normalisation
+
+    def rater_codes(self, raters) -> np.ndarray:
+        """Codes of rater ids (None: -1)."""
+        codes = [-1 if r is None else self.raters.setdefault(r, len(self.raters)) for r in raters]
+        return np.asarray(codes, dtype=np.int32)
+
+    def add_block(self, table: RawTable, s_idx: int, j: int, cells: dict, role: str, raters) -> None:
+        """The value cells of column ``j``: ``cells`` holds their ``item``, ``raw`` and ``row`` arrays."""
+        rater = self.rater_codes(raters) if isinstance(raters, list) else self.rater_codes([raters])[0]
+        self.blocks.append(
+            {**cells, "role": _ROLE[role], "rater": rater, "src": s_idx, "j": j, "block": len(self.columns)}
+        )
+        self.columns.append((table.files[table.origin[j][0]], table.label(j)))
+
+
+def extract_source(table: RawTable, src: dict, ds: dict, s_idx: int, out: Extracted) -> dict[str, int]:
+    """Append the items, value cells and ledger notes of one source table to ``out``; return the
+    columns the config does not name that hold values (label -> count), for the log."""
+    plan = layouts.source_plan(table, src, ds["kind"])
+    columns = list(zip_longest(*table.rows, fillvalue=ABSENT))  # the table transposed, once
+    n, base, slots = len(table.rows), len(out.items), len(plan.slots)
+    _add_items(table, plan, ds, out)
+    i, lines = np.arange(n), np.asarray(table.lines[0], dtype=np.int64)
+    for j, role, rater, slot in plan.values:
+        raters = out.items.rater[base:] if plan.rater is not None else rater  # long layouts: the row's rater
+        cells = {"item": base + i * slots + slot, "raw": _column(columns, j, n), "row": lines}
+        out.add_block(table, s_idx, j, cells, role, raters)
+    if plan.ragged is not None:
+        lengths = np.fromiter((len(row) for row in table.rows), dtype=np.int64, count=n)
+        for j in range(plan.ragged, table.width):
+            k = np.flatnonzero(lengths > j)
+            cells = {"item": base + k, "raw": _column(columns, j, n)[k], "row": lines[k]}
+            out.add_block(table, s_idx, j, cells, "rating", f"r{j - plan.ragged + 1}")
+    _account_labels(table, plan, columns, s_idx, base, out)
+    out.notes += [(s_idx, table.files[m.file], m.row, m.col, m.label, m.raw, m.reason, m.detail) for m in table.notes]
+    out.raw_cells += table.raw_cells
+    out.label_cells += table.joined  # rejoined into a word or attribute: kept on the items with it
+    return _ignored_columns(table, plan, columns, s_idx, out)
+
+
+def _column(columns: list, j: int, n: int) -> np.ndarray:
+    values = np.empty(n, dtype=object)
+    values[:] = columns[j] if j < len(columns) else ABSENT
+    return values
+
+
+def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted) -> None:
+    form, fold = ds["unicode"], ds["casefold"]
+    for i in range(len(table.rows)):
+        file, row = table.row_where(i)
+        raw_words = [table.cell(i, j) for j in plan.words]
+        words = [normalise_word(w, form, fold) for w in raw_words]
+        problem = word_problem(words[0], form) or word_problem(words[1], form)
+        if form != "none":
+            out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and _hidden(w)]
+        attrs = _attr_values(table, i, plan.attrs)
+        rater, context, text = None, None, None
+        if plan.rater is not None:
+            rater = normalise_word(table.cell(i, plan.rater), "NFC", False)
+        if plan.category is not None:
+            attrs["category"] = normalise_word(table.cell(i, plan.category), "NFC", True)
+        elif ds["kind"] == "rankings":
+            attrs["category"] = "positive"
+        if ds["kind"] == "rankings" and attrs["category"] not in CATEGORIES:
+            problem = f"category {attrs['category']!r} is not one of {', '.join(CATEGORIES)}"
+        if plan.context is not None:
+            context, why = _context_number(table.cell(i, plan.context))
+            problem = why or problem
+        if plan.text is not None:
+            text = _text(table.cell(i, plan.text))
+        for slot in plan.slots:
+            out.items.add(
+                word1=words[0],
+                word2=words[1],
+                context=slot.context if slot.context is not None else context,
+                context_text=_text(table.cell(i, slot.text)) if slot.text is not None else text,
+                attrs={**attrs, **_attr_values(table, i, slot.attrs)},
+                file=file,
+                row=row,
+                rater=rater,
+                per_rater=plan.rater is not None,
+                problem=problem,
+            )
+
+
+def _hidden(word: str) -> bool:
+    return bool(_INVISIBLE.search(word) or _SPACES.search(word.strip()))
+
+
+def _context_number(raw: object) -> tuple[int | None, str]:
+    text = normalise_word(raw, "NFC", False)
+    if text in ("1", "2", "1.0", "2.0"):
+        return int(float(text)), ""
+    return None, f"context {text!r} is not 1 or 2"
+
+
+def _nonblank(values) -> np.ndarray:
+    return np.fromiter((not blank(v) for v in values), dtype=bool, count=len(values))
+
+
+def _account_labels(table: RawTable, plan: Plan, columns: list, s_idx: int, base: int, out: Extracted) -> None:
+    """Word, attribute, context and rater-id cells: kept on the items (counted in ``label_cells``),
+    or, where every item of the row is unusable, in the ledger as ``bad_item``."""
+    n, slots = len(table.rows), len(plan.slots)
+    problems = out.items.problem[base:]
+    usable = np.array([any(not problems[i * slots + k] for k in range(slots)) for i in range(n)], dtype=bool)
+    for j in sorted(plan.label_columns(table.width)):
+        values = _column(columns, j, n)
+        present = _nonblank(values)
+        out.label_cells += int((present & usable).sum())
+        for i in np.flatnonzero(present & ~usable):
+            file, row, label = table.where(i, j)
+            out.notes.append((s_idx, file, row, j, label, values[i], "bad_item", problems[i * slots]))
+
+
+def _ignored_columns(table: RawTable, plan: Plan, columns: list, s_idx: int, out: Extracted) -> dict[str, int]:
+    """Every value in a column the config does not name goes to the ledger (it might be a rater
+    the ``raters`` pattern missed); return the named ones with their counts."""
+    used = plan.label_columns(table.width) | plan.value_columns(table.width)
+    ignored = {}
+    for j in range(table.width):
+        if j in used:
+            continue
+        values = _column(columns, j, len(table.rows))
+        present = np.flatnonzero(_nonblank(values))
+        unnamed = table.header is not None and table.header[j] == ""
+        if unnamed:
+            reason, detail = "unnamed_column", "a value in a column without a header name"
+        else:
+            reason, detail = "ignored_column", "a column the config does not name (words, raters, mean, sd, n, ...)"
+            if len(present):
+                ignored[table.label(j)] = len(present)
+        for i in present:
+            file, row, label = table.where(i, j)
+            out.notes.append((s_idx, file, row, j, label, values[i], reason, detail))
+    return ignored
+
+
+# --------------------------------------------------------------------------------------------
+# dataset
+
+
+def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Logger | None = None) -> dict:
+    """Read and clean every source of one dataset; return the canonical tables as DataFrames.
+
+    Returns ``items``, ``ratings``, ``means``, ``rankings``, ``rejects`` and ``summary`` (one row:
+    counts per output and per reject reason, ``raw_cells`` counted from the files, ``label_cells``
+    and whether the ledger balances). ``log`` (default: this module's logger) hears what was read.
+    """
+    log = log or _LOG
+    ds = check_dataset(name, spec, base_dir)
+    ext = Extracted()
+    for s_idx, src in enumerate(ds["sources"]):
+        table = read_source_table(src, base_dir)
+        sep = {None: "n/a", "\t": "tab", " ": "space"}.get(table.separator, table.separator)
+        log.info(f"{', '.join(table.files)}: {len(table.rows)} data rows, {table.width} columns, separator {sep}")
+        for message in table.messages:
+            log.info(message)
+        ignored = extract_source(table, src, ds, s_idx, ext)
+        if ignored:
+            listed = ", ".join(f"{label!r} ({count} value{'s' * (count != 1)})" for label, count in ignored.items())
+            log.warning(
+                f"{', '.join(table.files)}: columns the config does not name: {listed}; their cells are in the"
+                " ledger as ignored_column (a rater column the raters pattern misses?)"
+            )
+    _log_counts(log, ext)
+    return _assemble(name, ds, ext)
+
+
+def _log_counts(log: logging.Logger, ext: Extracted) -> None:
+    if ext.normalised:
+        file, row, word = ext.normalised[0]
+        log.warning(
+            f"{len(ext.normalised)} word(s) held invisible characters or Unicode spaces, normalised"
+            f" (first: {file}, row {row}: {word!r})"
+        )
+    extra = sum(1 for note in ext.notes if note[6] == "extra_fields")
+    if extra:
+        log.warning(f"{extra} cells of rows with more fields than the header are in the ledger as extra_fields")
+
+
+@dataclass
+class Cells:
+    """Every value cell of a dataset as arrays, one source column after another."""
+
+    item: np.ndarray  # index into the item rows
+    role: np.ndarray  # index into ROLES
+    rater: np.ndarray  # code into ``raters`` (-1: no rater)
+    raw: np.ndarray  # the raw cell (object)
+    src: np.ndarray
+    row: np.ndarray  # 1-based row in the file
+    j: np.ndarray  # column of the table
+    block: np.ndarray  # the source column: its file and label are ``files[block]``, ``labels[block]``
+    raters: np.ndarray  # rater ids by code, None last (code -1)
+    files: np.ndarray
+    labels: np.ndarray
+    value: np.ndarray = None
+    reason: np.ndarray = None  # codes into REASONS (0: accepted)
+    detail: np.ndarray = None
+    text: np.ndarray = None  # the raw cell as the ledger shows it
+
+    @classmethod
+    def from_extracted(cls, ext: Extracted) -> Cells:
+        def stack(key, dtype):
+            parts = [np.broadcast_to(np.asarray(b[key], dtype=dtype), len(b["raw"])) for b in ext.blocks]
+            return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+
+        types = {"item": np.int32, "role": np.int8, "rater": np.int32, "raw": object, "src": np.int16}
+        types.update({"row": np.int64, "j": np.int32, "block": np.int32})
+        cells = cls(
+            **{key: stack(key, dtype) for key, dtype in types.items()},
+            raters=np.array([*ext.raters, None], dtype=object),
+            files=np.array([f for f, _ in ext.columns], dtype=object),
+            labels=np.array([label for _, label in ext.columns], dtype=object),
+        )
+        n = len(cells.raw)
+        cells.value, cells.reason = np.full(n, np.nan), np.zeros(n, dtype=np.int8)
+        cells.detail, cells.text = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
+        return cells
+
+    def reject(self, mask, reason: str, detail) -> None:
+        self.value[mask], self.reason[mask], self.detail[mask] = np.nan, _CODE[reason], detail
+
+    def named(self) -> np.ndarray:
+        """Whether each cell has a non-empty rater id."""
+        return np.array([bool(r) for r in self.raters], dtype=bool)[self.rater]
+
+    def where(self, k: int) -> str:
+        return f"{self.files[self.block[k]]} row {self.row[k]}"
+
+
+def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
+    cells = Cells.from_extracted(ext)
+    ext.blocks = []  # the cells hold them now
+    _classify(cells, ds)
+    _empty_raters(cells, ds)
+    items = ext.items
+    ident, occurrence, first = _identities(items, ds)
+    _bad_rows(cells, items)
+    width = max(6, len(str(len(first))))
+    item_ids = np.array([f"{name}:{k:0{width}d}" for k in range(1, len(first) + 1)], dtype=object)
+    cid = ident[cells.item] if len(cells.item) else np.empty(0, dtype=np.int64)
+    _resolve_duplicates(ds["duplicates"], cells, cid, items)
+    if ds["kind"] == "rankings":
+        _check_rankings(cells, items, ident)
+    if "min_answered" in ds:
+        _exclude_incomplete(ds["min_answered"], len(first), cells, cid)
+    tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
+    tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
+    return tables
+
+
+def _classify(cells: Cells, ds: dict) -> None:
+    """Steps 2-3: each distinct raw cell of a (source, role) is parsed once."""
+    low, high = ds.get("scale", (-math.inf, math.inf))
+    bounds = {"rating": (low, high), "mean": (low, high), "rank": (1, math.inf), "sd": (0, math.inf)}
+    bounds["n"] = (0, math.inf)
+    for s, src in enumerate(ds["sources"]):
+        missing = frozenset(src["missing"])
+        for role, code in _ROLE.items():
+            idx = np.flatnonzero((cells.src == s) & (cells.role == code))
+            if not len(idx):
+                continue
+            codes, uniques = _factorize(cells.raw[idx])
+            parsed = [_classify_one(u, role, missing, src["decimal"], *bounds[role]) for u in uniques]
+            for key, values in zip(("value", "reason", "detail", "text"), zip(*parsed)):
+                column = getattr(cells, key)
+                column[idx] = np.asarray(values, dtype=column.dtype)[codes]
+
+
+def _factorize(raws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of equal raw cells and one raw cell per code; 1, 1.0, True and "1" are kept apart."""
+    codes, uniques = pd.factorize(raws, use_na_sentinel=False)
+    if any(type(u) is not str for u in uniques):
+        keys = np.array([v if type(v) is str else f"\0{type(v).__name__}:{v!r}" for v in raws], dtype=object)
+        codes, _ = pd.factorize(keys, use_na_sentinel=False)
+    _, first = np.unique(codes, return_index=True)
+    return codes, raws[first]
+
+
+def _classify_one(raw, role: str, missing, decimal: str, low: float, high: float) -> tuple:
+    value, reason, detail = parse_value(raw, missing=missing, decimal=decimal, low=low, high=high)
+    if reason is None and role == "rank" and not float(value).is_integer():
+        value, reason, detail = None, "invalid_ranking", "a rank must be a whole number"
+    if reason == "out_of_scale" and role in ("sd", "n", "rank"):
+        detail = {"sd": "a negative standard deviation", "n": "a negative count", "rank": "a rank below 1"}[role]
+    return (math.nan if value is None else value), _CODE.get(reason, 0), detail or None, raw_text(raw)
+
+
+def _empty_raters(cells: Cells, ds: dict) -> None:
+    """A rater column with no value in any row is a sheet problem (a wrong column, an unfilled
+    form), not missing ratings: say so instead of as many ordinary gaps."""
+    # in a ragged layout a position is not a person, so an empty one means nothing
+    ragged = np.array([src["layout"] == "ragged" for src in ds["sources"]], dtype=bool)
+    idx = np.flatnonzero((cells.role == _ROLE["rating"]) & cells.named() & ~ragged[cells.src])
+    if not len(idx):
+        return
+    frame = pd.DataFrame({"src": cells.src[idx], "rater": cells.rater[idx]})
+    frame["answered"] = ~np.isin(cells.reason[idx], [_CODE["missing"], _CODE["short_row"]])
+    empty = ~frame.groupby(["src", "rater"])["answered"].transform("any").to_numpy()
+    for _, group in pd.Series(idx[empty]).groupby(cells.rater[idx[empty]]):
+        k = group.to_numpy()
+        rater, file = cells.raters[cells.rater[k[0]]], cells.files[cells.block[k[0]]]
+        cells.reject(k, "empty_rater", f"rater {rater!r} has no rating in any row of {file}")
+
+
+def _identities(items: Items, ds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Step 4's item identities: (identity per item row, -1 when unusable; occurrence per
+    identity; the first item row of each identity), identities in order of first appearance."""
+    n = len(items)
+    if not n:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    a, b = np.asarray(items.word1, dtype=object), np.asarray(items.word2, dtype=object)
+    if ds["symmetric"] and ds["kind"] != "rankings":  # a target and its candidate are not interchangeable
+        swap = b < a
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+    key = pd.DataFrame(
+        {
+            "a": a,
+            "b": b,
+            "context": [-1 if c is None else c for c in items.context],
+            "text": ["\0" if t is None else t for t in items.context_text],
+            "rater": [r if per else "\0" for r, per in zip(items.rater, items.per_rater)],
+        }
+    )
+    seen = key.groupby(list(key.columns), sort=False).cumcount().to_numpy() + 1
+    key["occurrence"] = seen if ds["duplicates"] == "all" else 1
+    usable = np.array([not p for p in items.problem], dtype=bool)
+    groups = key[usable].groupby(["a", "b", "context", "text", "occurrence"], sort=False).ngroup().to_numpy()
+    ident = np.full(n, -1, dtype=np.int64)
+    ident[usable] = groups
+    _, first = np.unique(groups, return_index=True)
+    first = np.flatnonzero(usable)[first]
+    return ident, key["occurrence"].to_numpy()[first], first
+
+
+def _bad_rows(cells: Cells, items: Items) -> None:
+    problem = np.array([bool(p) for p in items.problem] or [False], dtype=bool)[cells.item]
+    per_rater = np.array(items.per_rater or [False], dtype=bool)[cells.item]
+    open_ = cells.reason == 0
+    for k in np.flatnonzero(open_ & problem):
+        cells.reject(k, "bad_item", items.problem[cells.item[k]])
+    valued = np.isin(cells.role, [_ROLE["rating"], _ROLE["rank"]])
+    cells.reject(open_ & ~problem & per_rater & ~cells.named() & valued, "bad_rater", "the rater id is empty")
+
+
+def _resolve_duplicates(policy: str, cells: Cells, cid: np.ndarray, items: Items) -> None:
+    acc = np.flatnonzero(cells.reason == 0)
+    frame = pd.DataFrame({"id": cid[acc], "role": cells.role[acc], "rater": cells.rater[acc], "k": acc})
+    frame = frame[frame.duplicated(["id", "role", "rater"], keep=False)]
+    if frame.empty:
+        return
+    if policy == "all":  # repetitions are separate items, so a group can only come from one row
+        raise AssertionError("duplicate cells under duplicates: all")
+    for _, group in frame.groupby(["id", "role", "rater"], sort=False):
+        _resolve_group(policy, cells, np.sort(group["k"].to_numpy()), items)
+
+
+def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items) -> None:
+    """One item's values from one rater (or one mean, SD, n column), in file order."""
+    rows = ", ".join(cells.where(k) for k in group)
+    rater = cells.raters[cells.rater[group[0]]]
+    who = f"rater {rater!r}" if rater is not None else ROLES[cells.role[group[0]]]
+    first = cells.item[group[0]]
+    pair = f"{items.word1[first]}/{items.word2[first]}"
+    if policy == "reject":
+        cells.reject(group, "duplicate", f"{who} has {len(group)} values for {pair} ({rows}); duplicates: reject")
+    elif policy in ("first", "last"):
+        keep = group[0] if policy == "first" else group[-1]
+        detail = f"{who}: {pair} also at {cells.where(keep)}, which is kept (duplicates: {policy})"
+        cells.reject(group[group != keep], "duplicate_superseded", detail)
+    else:  # mean
+        keep = group[0]
+        cells.value[keep] = sum(cells.value[k] for k in group) / len(group)
+        detail = f"{who}: averaged into the value of {cells.where(keep)} (duplicates: mean)"
+        cells.reject(group[1:], "duplicate_merged", detail)
+
+
+def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
+    targets = np.asarray(items.word1, dtype=object)
+    candidates = pd.Series(ident[ident >= 0]).groupby(targets[ident >= 0]).nunique().to_dict()
+    open_ = np.isin(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
+    idx = np.flatnonzero((cells.role == _ROLE["rank"]) & (ident[cells.item] >= 0) & open_)
+    frame = pd.DataFrame({"target": targets[cells.item[idx]], "rater": cells.rater[idx], "k": idx})
+    for (target, code), group in frame.groupby(["target", "rater"], sort=False):
+        ks = group["k"].to_numpy()
+        ranks = sorted(int(cells.value[k]) for k in ks[cells.reason[ks] == 0])
+        if not ranks and (cells.reason[ks] == _CODE["missing"]).all():
+            continue  # this rater did not rank this target at all: the cells are already "missing"
+        m = candidates[target]
+        if ranks != list(range(1, m + 1)):
+            rater = cells.raters[code]
+            detail = (
+                f"rater {rater!r} ranked target {target!r} {ranks} for {m} candidates; expected each of 1..{m} once"
+            )
+            cells.reject(ks, "invalid_ranking", detail)
+
+
+def _exclude_incomplete(threshold: float, n_items: int, cells: Cells, cid: np.ndarray) -> None:
+    need = threshold * n_items if threshold < 1 else threshold
+    rated = (cells.reason == 0) & (cells.role == _ROLE["rating"])
+    answered = pd.Series(cid[rated]).groupby(cells.rater[rated]).nunique()
+    for code, count in answered[answered < need].items():
+        rater = cells.raters[code]
+        detail = f"rater {rater!r} answered {count} items, fewer than min_answered {_num(need)}"
+        cells.reject(rated & (cells.rater == code), "rater_incomplete", detail)
+
+
+# --------------------------------------------------------------------------------------------
+# tables
+
+
+ITEM_COLUMNS = TABLES["items"].names  # the canonical schema's columns, in order
+TABLE_COLUMNS = {name: TABLES[name].names for name in ("ratings", "means", "rankings", "rejects")}
+
+
+def _tables(name, ds, items, cells, cid, occurrence, first, item_ids, notes) -> dict[str, pd.DataFrame]:
+    accepted = cells.reason == 0
+    rated = np.flatnonzero(accepted & (cells.role == _ROLE["rating"]))
+    tables = {
+        "items": _items_table(name, ds, items, occurrence, first, item_ids),
+        "ratings": _ratings_table(name, cells, rated, cid, item_ids),
+        "means": _means_table(name, cells, np.flatnonzero(accepted & (cells.role >= _ROLE["mean"])), cid, item_ids),
+        "rankings": _rankings_table(name, cells, np.flatnonzero(accepted & (cells.role == _ROLE["rank"])), items),
+    }
+    tables = {k: sort_canonical(v, k) for k, v in tables.items()}
+    tables["rejects"] = _rejects_table(name, cells, notes)  # built in file order: no sort
+    return tables
+
+
+def _attribute_names(ds: dict) -> list[str]:
+    """Configured item attributes beyond the standard columns, in order of first mention."""
+    names: list[str] = []
+    for src in ds["sources"]:
+        for spec in [src, *src.get("contexts", [])]:
+            names += [a for a in spec.get("attributes", {}) if a not in names]
+    if ds["kind"] == "rankings":
+        names.append("category")
+    return [a for a in names if a not in ("pos", "relation")]
+
+
+def _items_table(name, ds, items: Items, occurrence, first, item_ids) -> pd.DataFrame:
+    extra = _attribute_names(ds)
+    rows = []
+    for k, idx in enumerate(first):
+        attrs = items.attrs[idx]
+        row = {
+            "dataset": name,
+            "item_id": item_ids[k],
+            "language": ds["language"],
+            "word1": items.word1[idx],
+            "word2": items.word2[idx],
+            "context": items.context[idx],
+            "context_text": items.context_text[idx],
+            "pos": attrs.get("pos"),
+            "relation": attrs.get("relation"),
+            "source_item_id": None,
+            "occurrence": int(occurrence[k]),
+            "source_file": items.file[idx],
+            "source_row": items.row[idx],
+        }
+        row.update({a: attrs.get(a) for a in extra})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(ITEM_COLUMNS) + extra)
+
+
+def _frame(columns: tuple, data: dict, n: int) -> pd.DataFrame:
+    return pd.DataFrame(data, columns=list(columns)) if n else pd.DataFrame([], columns=list(columns))
+
+
+def _ratings_table(name, cells: Cells, k, cid, item_ids) -> pd.DataFrame:
+    data = {
+        "dataset": name,
+        "item_id": item_ids[cid[k]],
+        "rater": cells.raters[cells.rater[k]],
+        "score": cells.value[k],
+        "source_file": cells.files[cells.block[k]],
+        "source_row": cells.row[k],
+    }
+    return _frame(TABLE_COLUMNS["ratings"], data, len(k))
+
+
+def _rankings_table(name, cells: Cells, k, items: Items) -> pd.DataFrame:
+    k = k[np.lexsort((cells.j[k], cells.row[k], cells.src[k]))]  # file order breaks ties in the sort
+    it = cells.item[k]
+    data = {
+        "dataset": name,
+        "target": np.asarray(items.word1, dtype=object)[it],
+        "rater": cells.raters[cells.rater[k]],
+        "candidate": np.asarray(items.word2, dtype=object)[it],
+        "category": [items.attrs[x].get("category") for x in it],
+        "rank": cells.value[k].astype(np.int64),
+        "source_file": cells.files[cells.block[k]],
+        "source_row": cells.row[k],
+    }
+    return _frame(TABLE_COLUMNS["rankings"], data, len(k))
+
+
+def _means_table(name, cells: Cells, k, cid, item_ids) -> pd.DataFrame:
+    """One row per item with its accepted mean, SD and n; file and row of its first such cell."""
+    k = k[np.lexsort((cells.j[k], cells.row[k], cells.src[k]))]
+    frame = pd.DataFrame({"item_id": item_ids[cid[k]], "role": cells.role[k], "value": cells.value[k]})
+    frame["source_file"], frame["source_row"] = cells.files[cells.block[k]], cells.row[k]
+    out = frame.drop_duplicates("item_id")[["item_id", "source_file", "source_row"]].assign(dataset=name)
+    for role in ("mean", "sd", "n"):
+        values = frame[frame["role"] == _ROLE[role]].set_index("item_id")["value"]
+        out[role] = out["item_id"].map(values)
+    return _frame(TABLE_COLUMNS["means"], {c: out[c].to_numpy() for c in TABLE_COLUMNS["means"]}, len(out))
+
+
+def _rejects_table(name, cells: Cells, notes: list) -> pd.DataFrame:
+    """The ledger in file order (source, row, column position): rejected value cells and notes."""
+    k = np.flatnonzero(cells.reason != 0)
+    notes = list(zip(*notes)) if notes else [()] * 8
+    keys = [
+        np.concatenate([a, np.asarray(b, dtype=np.int64)])
+        for a, b in ((cells.src[k], notes[0]), (cells.row[k], notes[2]), (cells.j[k], notes[3]))
+    ]
+    order = np.lexsort(keys[::-1])
+    parts = {
+        "source_file": (cells.files[cells.block[k]], notes[1]),
+        "source_row": (cells.row[k], notes[2]),
+        "column": (cells.labels[cells.block[k]], notes[4]),
+        "raw_value": (cells.text[k], [raw_text(raw) for raw in notes[5]]),
+        "reason": (np.asarray(REASONS, dtype=object)[cells.reason[k] - 1], notes[6]),
+        "detail": (cells.detail[k], notes[7]),
+    }
+    data = {key: np.concatenate([a, np.asarray(b, dtype=a.dtype)])[order] for key, (a, b) in parts.items()}
+    return _frame(TABLE_COLUMNS["rejects"], {"dataset": name, **data}, len(order))
+
+
+# --------------------------------------------------------------------------------------------
+# summary: the ledger's balance
+
+
+def accounted_cells(tables: dict, label_cells: int) -> int:
+    """The non-blank source cells the tables account for: accepted values, ledger rows whose raw
+    value is not blank, and the label cells kept on items."""
+    means = tables["means"]
+    accepted = len(tables["ratings"]) + len(tables["rankings"]) + int(means[["mean", "sd", "n"]].notna().sum().sum())
+    raw = tables["rejects"]["raw_value"].to_numpy(dtype=object)
+    ledger = sum(1 for value in raw[raw != ""] if value.strip())
+    return accepted + ledger + label_cells
+
+
+def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: int) -> pd.DataFrame:
+    """Counts per output and per ledger reason; ``ledger_balanced``: every non-blank cell of the
+    file(s) is accounted for exactly once."""
+    means = tables["means"]
+    row = {
+        "dataset": name,
+        "language": ds["language"],
+        "kind": ds["kind"],
+        "n_items": len(tables["items"]),
+        "n_raters": int(pd.concat([tables["ratings"]["rater"], tables["rankings"]["rater"]]).nunique()),
+        "n_ratings": len(tables["ratings"]),
+        "n_rankings": len(tables["rankings"]),
+        "n_means": int(means["mean"].notna().sum()),
+        "n_rejects": len(tables["rejects"]),
+        "raw_cells": raw_cells,
+        "label_cells": label_cells,
+        "ledger_balanced": accounted_cells(tables, label_cells) == raw_cells,
+    }
+    counts = tables["rejects"]["reason"].value_counts()
+    row.update({f"rejects_{r}": int(counts.get(r, 0)) for r in REASONS})
+    return pd.DataFrame([row])
+
+
+def require_accepted(name: str, tables: dict) -> None:
+    """Stop when cleaning accepted no value at all: no later stage has anything to work on."""
+    means = tables["means"]
+    if len(tables["ratings"]) or len(tables["rankings"]) or means[["mean", "sd", "n"]].notna().any().any():
+        return
+    counts = tables["rejects"]["reason"].value_counts()
+    listed = ", ".join(f"{reason} {int(counts[reason])}" for reason in REASONS if reason in counts)
+    raise DataError(
+        f"dataset {name!r}: cleaning accepted no rating, rank or mean (ledger: {listed or 'empty'}); expected"
+        " values that fit the config (the scale, the missing markers, the value columns): see the ledger"
+    )

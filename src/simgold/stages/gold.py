@@ -1,0 +1,128 @@
+"""Gold standard (docs/methods.md section 5) and the score-distribution table.
+
+Per item (items of a two-context dataset are per context): ``n``, ``mean``, ``sd`` (ddof=1),
+``median``, ``rsd = 100 * sd / mean`` (null when the mean is 0), ``mean_unit = (mean - min) /
+(max - min)`` on the declared scale, ``mean_minmax`` (the item means rescaled to [0, 1] by their
+own min and max, as the Danish dataset's released ``gold_sims_da.csv``), and ``rank`` (1 = most
+similar, average ranks for ties).
+
+A ``means`` dataset (or a two-context dataset that ships only aggregates) takes mean, SD and n
+from the shipped values; ``median`` is then unknown (null). A rankings dataset's gold is the mean
+rank of each candidate (lower = more similar), ``rank`` orders candidates within their target, and
+the scale-based columns are null.
+
+The distribution table counts items per bin of the scale (unit bins by default, as in Table 1 of
+the SemEval-2012 Chinese paper) with the average mean, SD and RSD of each bin (its Figure 1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from simgold.stats.rank_correlation import rankdata
+from simgold.io.tables import TABLES
+
+GOLD_COLUMNS = TABLES["gold"].names  # the canonical schema's columns, in order
+DISTRIBUTION_COLUMNS = TABLES["distribution"].names  # the canonical schema's columns, in order
+
+
+def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFrame:
+    for col in ("mean", "sd", "median"):
+        frame[col] = pd.to_numeric(frame[col], errors="raise").astype(float)
+    mean = frame["mean"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["rsd"] = np.where(mean != 0, 100.0 * frame["sd"] / mean, np.nan)
+    if scale is not None:
+        low, high = scale
+        frame["mean_unit"] = (mean - low) / (high - low)
+        lo, hi = mean.min(), mean.max()
+        frame["mean_minmax"] = (mean - lo) / (hi - lo) if hi > lo else np.nan
+        valid = mean.notna().to_numpy()
+        ranks = np.full(len(frame), np.nan)
+        ranks[valid] = rankdata(-mean[valid].to_numpy())
+        frame["rank"] = ranks
+    frame["dataset"] = dataset
+    frame["basis"] = basis
+    if "released_mean" not in frame:
+        frame["released_mean"] = np.nan
+    return frame[list(GOLD_COLUMNS)].sort_values("item_id", kind="stable").reset_index(drop=True)
+
+
+def gold_from_ratings(
+    dataset: str, items: pd.DataFrame, ratings: pd.DataFrame, scale, released: pd.DataFrame | None = None
+):
+    """Gold from (calibrated, filtered) per-rater ratings; items without ratings get n = 0."""
+    g = ratings.groupby("item_id")["score"]
+    frame = pd.DataFrame({"item_id": items["item_id"]}).set_index("item_id")
+    frame["n"] = g.size().reindex(frame.index).fillna(0).astype(int)
+    frame["mean"] = g.mean().reindex(frame.index)
+    frame["sd"] = g.std(ddof=1).reindex(frame.index)
+    frame["median"] = g.median().reindex(frame.index)
+    if released is not None and len(released):
+        frame["released_mean"] = released.set_index("item_id")["mean"].reindex(frame.index)
+    return _finish(dataset, frame.reset_index(), scale, "ratings")
+
+
+def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scale):
+    """Gold from shipped aggregates (``means`` datasets, aggregated two-context datasets)."""
+    m = means.set_index("item_id")
+    frame = pd.DataFrame({"item_id": items["item_id"]}).set_index("item_id")
+    frame["n"] = m["n"].reindex(frame.index)
+    frame["mean"] = m["mean"].reindex(frame.index)
+    frame["sd"] = m["sd"].reindex(frame.index)
+    frame["median"] = np.nan
+    frame["released_mean"] = frame["mean"]
+    frame = frame.reset_index()
+    frame["n"] = frame["n"].astype("Int64")
+    return _finish(dataset, frame, scale, "shipped means")
+
+
+def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame):
+    """Mean rank of each (target, candidate); ``rank`` orders candidates within their target."""
+    g = rankings.groupby(["target", "candidate"])["rank"]
+    stats = pd.DataFrame({"n": g.size(), "mean": g.mean(), "sd": g.std(ddof=1), "median": g.median()}).reset_index()
+    frame = items[["item_id", "word1", "word2"]].merge(
+        stats, left_on=["word1", "word2"], right_on=["target", "candidate"], how="left"
+    )
+    frame["n"] = frame["n"].fillna(0).astype(int)
+    frame["rank"] = frame.groupby("word1")["mean"].rank(method="average")
+    for col in ("mean_unit", "mean_minmax"):
+        frame[col] = np.nan
+    return _finish(dataset, frame, None, "rankings (mean rank; lower = more similar)")
+
+
+def score_distribution(dataset: str, gold: pd.DataFrame, scale, bin_width: float) -> pd.DataFrame:
+    """Items per bin of the scale; the last bin includes the maximum."""
+    low, high = scale
+    n_bins = max(1, math.ceil((high - low) / bin_width - 1e-9))
+    edges = [low + k * bin_width for k in range(n_bins)] + [high]
+    mean = gold["mean"].to_numpy(float)
+    valid = ~np.isnan(mean)
+    idx = np.clip(np.floor((mean[valid] - low) / bin_width).astype(int), 0, n_bins - 1)
+    rows = []
+    total = int(valid.sum())
+    sd = gold["sd"].to_numpy(float)[valid]
+    rsd = gold["rsd"].to_numpy(float)[valid]
+    for k in range(n_bins):
+        inside = idx == k
+        rows.append(
+            {
+                "dataset": dataset,
+                "bin_low": float(edges[k]),
+                "bin_high": float(edges[k + 1]),
+                "n_items": int(inside.sum()),
+                "share": float(inside.sum() / total) if total else np.nan,
+                "mean_of_means": float(mean[valid][inside].mean()) if inside.any() else np.nan,
+                "mean_sd": _nanmean(sd[inside]),
+                "mean_rsd": _nanmean(rsd[inside]),
+            }
+        )
+    return pd.DataFrame(rows, columns=list(DISTRIBUTION_COLUMNS))
+
+
+def _nanmean(values: np.ndarray) -> float:
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if len(values) else np.nan

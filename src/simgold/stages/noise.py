@@ -1,0 +1,153 @@
+"""The noise sanity check (docs/methods.md section 9): Batchkarov et al. (2016), as critiqued by Le (2017).
+
+For a model and a dataset, the vectors of the dataset's words get ``U(-n, n)`` noise added to every
+element, for each noise level ``n`` of a grid, ``k`` times per level; each time the Spearman
+correlation with the gold standard is computed. Reported per level: the mean, SD and 2.5/97.5
+percentiles of those correlations (over all samples); the trend (Spearman between noise level and
+score, over all samples: a tendency, not a yes/no); and, over ``m`` independent repetitions of the
+whole curve (each curve = the per-level means of its own ``k`` samples), the share of curves that
+decrease strictly at every step. That share is what Le shows to be unstable: it moves with ``k``
+and with the dataset's size, so "passing" or "failing" says little about a dataset.
+
+Each noisy copy is drawn, and its norms and dot products summed, by a compiled kernel
+(simgold.stats.noise_kernel), one copy at a time so that it stays in the processor's cache; numpy ranks
+the cosines of a batch of copies at once.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from simgold.io.tables import TABLES
+from simgold.stats.rank_correlation import pearson_rows, rankdata, spearman
+from simgold.stats.seeds import seed_for
+
+NOISE_COLUMNS = TABLES["noise"].names  # the canonical schema's columns, in order
+BATCH_COPIES = 200  # noisy copies whose cosines are ranked at once
+
+
+def grid(start: float, stop: float, step: float) -> np.ndarray:
+    n = int(round((stop - start) / step)) + 1
+    return np.round(start + step * np.arange(n), 10)
+
+
+def noise_check(
+    dataset: str,
+    model: str,
+    vectors: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    gold: np.ndarray,
+    *,
+    levels: np.ndarray,
+    k: int,
+    m: int,
+    seed: int,
+    relative: bool,
+    threads: int = 1,
+) -> pd.DataFrame:
+    """``vectors``: the dataset's words (rows); ``first``/``second``: row indices of each item's two
+    words; ``gold``: the items' gold means. Returns one row per noise level. ``k``, ``m``,
+    ``relative`` and ``seed``: the config's noise block and scoring seed, resolved.
+
+    ``relative``: the levels are multiples of the SD of the elements of the items' word vectors
+    (so that one grid means the same for GloVe, whose elements are about 0.5, and for normalised
+    384-d vectors). Each level draws from its own random stream, so the numbers do not depend on
+    ``threads``. Rows that no item uses are dropped first (they cannot move a score): a caller may
+    pass a whole vocabulary and gets the numbers, and pays the time, of the items' words alone
+    (the workflow passes those words alone).
+    """
+
+    from simgold.stats.noise_kernel import compile_once  # heavy: numba compiles it, only the noise job
+
+    levels = np.asarray(levels, dtype=float)
+    if (levels < 0).any():
+        raise ValueError(f"noise levels must be 0 or more (U(-n, n)); got {levels[levels < 0].tolist()}")
+    # the kernel's types: C-ordered, writable arrays (a read-only one, as pandas' to_numpy gives, is
+    # another numba type and would compile the kernel a second time)
+    vectors = np.array(vectors, dtype=np.float32, order="C")
+    first, second = np.array(first, dtype=np.int64), np.array(second, dtype=np.int64)
+    used = np.unique(np.concatenate([first, second]))
+    if used.size and (used[0] < 0 or used[-1] >= len(vectors)):  # the kernel reads without bounds checks
+        bad = used[(used < 0) | (used >= len(vectors))]
+        raise IndexError(f"item word indices {bad[:5].tolist()} are outside the {len(vectors)} rows of vectors")
+    if len(used) < len(vectors):
+        vectors, first, second = vectors[used], np.searchsorted(used, first), np.searchsorted(used, second)
+    compile_once()  # before the threads start: one compiles, the others would wait for it
+    unit = float(vectors.std()) if relative else 1.0
+    gold_ranks = rankdata(gold)
+    streams = np.random.SeedSequence(seed_for(seed, dataset, model, "noise")).spawn(len(levels))
+    scores = np.empty((len(levels), m, k))
+
+    def run_level(li):
+        scores[li] = _level_scores(vectors, first, second, gold_ranks, levels[li] * unit, m * k, streams[li]).reshape(
+            m, k
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        list(pool.map(run_level, range(len(levels))))
+    pooled = scores.reshape(len(levels), -1)
+    curves = scores.mean(axis=2)  # (levels, m): each repetition's curve
+    monotonic = float(np.mean(np.all(np.diff(curves, axis=0) < 0, axis=0))) if len(levels) > 1 else float("nan")
+    trend = spearman(np.repeat(levels, pooled.shape[1]), pooled.ravel()) if len(levels) > 1 else float("nan")
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "model": model,
+            "level": levels,
+            "noise": levels * unit,
+            "mean": pooled.mean(axis=1),
+            "sd": pooled.std(axis=1, ddof=1),
+            "p2_5": np.quantile(pooled, 0.025, axis=1),
+            "p97_5": np.quantile(pooled, 0.975, axis=1),
+            "k": k,
+            "m": m,
+            "n_items": len(gold),
+            "trend_spearman": trend,
+            "monotonic_share": monotonic,
+        },
+        columns=list(NOISE_COLUMNS),
+    )
+
+
+def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) -> np.ndarray:
+    """Spearman of ``samples`` noisy copies at one noise level (half-width ``level``).
+
+    The compiled kernel (simgold.stats.noise_kernel) draws each copy from the level's own stream,
+    through numpy's ``Generator(PCG64(stream)).random(dtype=float32)`` (one generator for all the
+    level's batches, so that a seed gives the same numbers on any number of threads and in batches
+    of any size) and returns its words' squared norms and its items' dot products; the cosines,
+    their ranks and the correlations are computed here, ``BATCH_COPIES`` copies at a time."""
+    from simgold.stats.noise_kernel import noisy_norms_dots  # heavy: numba compiles it, only the noise job
+
+    if level == 0 and samples > 1:  # no noise: every sample is the same copy, so compute it once
+        return np.full(samples, _level_scores(vectors, first, second, gold_ranks, 0, 1, stream)[0])
+    rng = np.random.Generator(np.random.PCG64(stream))
+    out = np.empty(samples)
+    for start in range(0, samples, BATCH_COPIES):
+        count = min(BATCH_COPIES, samples - start)
+        norms, dots = np.empty((count, len(vectors))), np.empty((count, len(first)))
+        noisy_norms_dots(vectors, first, second, float(level), rng, norms, dots)
+        norms = np.sqrt(norms)
+        den = norms[:, first] * norms[:, second]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sims = np.where(den > 0, dots / den, 0.0)
+        # an identity pair (tiger/tiger) has cosine 1 only up to rounding: equal at 12 decimals is a tie
+        sims = np.round(sims, 12)
+        out[start : start + count] = pearson_rows(rankdata(sims, axis=1), gold_ranks)
+    return out
+
+
+def inputs_for(pred: pd.DataFrame, gold: pd.DataFrame, vectors) -> tuple:
+    """The word matrix, item word indices and gold means of the items a model covers."""
+    frame = pred.merge(gold[["item_id", "mean"]], on="item_id")
+    frame = frame[frame["mean"].notna() & ~frame["oov"]]
+    words = sorted(set(frame["word1"]) | set(frame["word2"]))
+    index = {w: i for i, w in enumerate(words)}
+    matrix = np.vstack([vectors.matrix[vectors.find(w)] for w in words]) if words else np.zeros((0, vectors.dim))
+    first = frame["word1"].map(index).to_numpy()
+    second = frame["word2"].map(index).to_numpy()
+    return matrix, first, second, frame["mean"].to_numpy(float)

@@ -1,0 +1,145 @@
+"""How many raters are enough: split-half reliability, the Spearman-Brown projection and the
+number of raters needed per item (docs/methods.md section 11).
+
+* **Split-half.** S times (default 200), split the raters at random into two halves (sizes
+  floor(R/2) and ceil(R/2)); with ``persistent_raters: false`` (rating slots, not people: Rare
+  Words) split each item's ratings instead. ``r_half`` is the Spearman correlation between the two
+  halves' item means over the items rated in both halves.
+* **Spearman-Brown.** ``R_full = 2 r_half / (1 + r_half)``: the reliability of the means of the
+  whole panel. Reported as the mean and the 2.5 / 97.5 percentiles over splits.
+* **Single rater.** With ``h`` ratings per item in a half (the mean over the items used and the two
+  halves; ``R / 2`` for a complete panel), ``r1 = r_half / (h - (h - 1) r_half)`` is the
+  reliability of one rater's scores, and ``R_m = m r1 / (1 + (m - 1) r1)`` the expected reliability
+  of the means of m raters per item. Raters needed for a target R:
+  ``m = R (1 - r1) / (r1 (1 - R))``, rounded up (undefined when ``r1 <= 0``).
+* The curve runs over ``m = 1 .. max(2 x observed raters per item, 50)``, from the mean ``r1``,
+  with a band from ``r1``'s 2.5 / 97.5 percentiles over splits.
+
+Splits are drawn from a numpy Generator seeded from a SHA-256 digest of the config seed and the
+names given (dataset, stage), never from Python's ``hash()``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from simgold.stats.reliability import (
+    raters_needed,
+    rater_splits,
+    rating_splits,
+    single_rater,
+    spearman_brown,
+    split_half_correlations,
+)
+from simgold.stats.seeds import seed_for
+
+TARGETS = (0.8, 0.9)
+SPLIT_COLUMNS = ["dataset", "split", "n_items", "h", "r_half", "r_full", "r1"]
+
+
+# -------------------------------------------------------------------------------- split halves
+
+
+# -------------------------------------------------------------------------------- per dataset
+
+
+def split_half(
+    dataset: str,
+    ratings: pd.DataFrame,
+    *,
+    splits: int = 200,
+    seed: int = 0,
+    persistent_raters: bool = True,
+    stage: str = "raw",
+) -> pd.DataFrame:
+    """Per-split table for a ratings table (``item_id``, ``rater``, ``score``).
+
+    Columns: ``dataset``, ``split``, ``n_items``, ``h``, ``r_half``, ``r_full`` (Spearman-Brown),
+    ``r1`` (single rater).
+    """
+    rng = np.random.default_rng(seed_for(seed, dataset, stage, "split_half"))
+    item, items = pd.factorize(ratings["item_id"], sort=True)
+    score = ratings["score"].to_numpy(float)
+    if persistent_raters:
+        rater, raters = pd.factorize(ratings["rater"], sort=True)
+        X = np.full((len(items), len(raters)), np.nan)
+        X[item, rater] = score
+        table = split_half_correlations(X, rater_splits(len(raters), splits, rng))
+    else:
+        table = rating_splits(item, score, len(items), splits, rng)
+    table.insert(0, "dataset", dataset)
+    table["r_full"] = spearman_brown(table["r_half"].to_numpy(), 2.0)
+    table["r1"] = single_rater(table["r_half"].to_numpy(), table["h"].to_numpy())
+    return table[SPLIT_COLUMNS]
+
+
+def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=TARGETS) -> dict[str, pd.DataFrame]:
+    """Summary (one row) and curve tables from the per-split table.
+
+    ``observed`` is the mean number of ratings per item. The summary holds, for ``r_half``,
+    ``r_full`` and ``r1``, the mean and 2.5 / 97.5 percentiles over the splits with a value, the
+    count of splits without one, and per target ``m_{target}`` (from the mean r1) with
+    ``m_{target}_low`` / ``_high`` (from r1's 97.5 / 2.5 percentiles). The curve holds
+    ``m``, ``reliability`` and its ``low`` / ``high`` band.
+    """
+    row = {"dataset": dataset, "n_splits": len(per_split), "observed_raters": float(observed)}
+    valid = per_split.dropna(subset=["r_half"])
+    row["n_splits_undefined"] = len(per_split) - len(valid)
+    for name in ("r_half", "r_full", "r1", "h"):
+        values = valid[name].to_numpy()
+        row[name] = float(values.mean()) if len(values) else np.nan
+        low, high = np.percentile(values, [2.5, 97.5]) if len(values) else (np.nan, np.nan)
+        row[f"{name}_low"], row[f"{name}_high"] = float(low), float(high)
+    for target in targets:
+        key = f"m_{target:g}"
+        row[key] = raters_needed(row["r1"], target)
+        row[f"{key}_low"] = raters_needed(row["r1_high"], target)
+        row[f"{key}_high"] = raters_needed(row["r1_low"], target)
+    m = np.arange(1, max(2 * math.ceil(observed), 50) + 1, dtype=float)
+    curve = pd.DataFrame(
+        {
+            "dataset": dataset,
+            "m": m.astype(np.int64),
+            "reliability": spearman_brown(row["r1"], m),
+            "low": spearman_brown(row["r1_low"], m),
+            "high": spearman_brown(row["r1_high"], m),
+        }
+    )
+    return {"summary": pd.DataFrame([row]), "curve": curve}
+
+
+def reliability_projection(
+    dataset: str,
+    ratings: pd.DataFrame,
+    *,
+    splits: int = 200,
+    seed: int = 0,
+    persistent_raters: bool = True,
+    stage: str = "raw",
+) -> dict[str, pd.DataFrame]:
+    """Split-half reliability, its Spearman-Brown projection and the raters-needed curve.
+
+    Returns ``splits`` (one row per split), ``summary`` (one row) and ``curve`` (one row per m);
+    the last two say which ``stage`` of the ratings they are of.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.normal(size=40)
+    >>> r = pd.DataFrame([(i, j, truth[i] + rng.normal()) for i in range(40) for j in range(10)],
+    ...                  columns=["item_id", "rater", "score"])
+    >>> out = reliability_projection("toy", r, splits=50)
+    >>> s = out["summary"].iloc[0]
+    >>> bool(0.3 < s["r1"] < 0.7), int(s["m_0.8"]) >= 2, len(out["curve"])
+    (True, True, 50)
+    """
+    per_split = split_half(dataset, ratings, splits=splits, seed=seed, persistent_raters=persistent_raters, stage=stage)
+    observed = ratings.groupby("item_id").size().mean() if len(ratings) else 0.0
+    tables = projection(dataset, per_split, observed)
+    for table in tables.values():  # which ratings the projection is of
+        table.insert(1, "stage", stage)
+    return {"splits": per_split, **tables}

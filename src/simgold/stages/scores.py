@@ -1,0 +1,705 @@
+"""Model scoring (docs/methods.md section 7).
+
+Similarity is cosine. Lookup is exact, then lower-cased when the model allows it. OOV policies:
+``skip`` (the item is not scored and is counted), ``zero`` (an OOV word is a zero vector: cosine 0),
+``mean`` (an OOV word gets the mean of every vector in the embedding file), ``subword`` (fastText
+vectors built from subwords; other models: as ``skip``). ``oov_pairs`` (share of items with an OOV
+word) and ``oov_words`` (share of distinct words) are always reported, as fractions.
+
+Metrics: Spearman, Pearson and Kendall tau-b between the gold mean and the model's similarity, and
+the A&G score (all comparisons and per type), each with a 95% percentile bootstrap CI (1000
+resamples of items, or of comparisons, with a seed fixed per dataset, model and metric). Model
+differences: a paired bootstrap over the items both models score, two-sided p for rho_A - rho_B.
+
+The same stage makes the comparisons (A&G) a dataset is scored on (docs/methods.md section 6,
+Avraham & Goldberg 2016: read from ag-evaluation files, or made from rankings or per-rater
+ratings) and, for a contextual model on a two-context dataset, the similarity of two words in
+their context paragraph (the cosine of their vectors there, from ``simgold.io.minilm``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from simgold.errors import InputError
+from simgold.io.embeddings import cosine
+from simgold.io.readers import decode_text, resolve_path
+from simgold.io.tables import SUMMARY_EXTRAS, TABLES
+from simgold.stats.dependent_correlations import compare_predictions
+from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
+from simgold.stats.seeds import seed_for
+
+# --------------------------------------------------------------------------------------------
+# comparisons (A&G)
+
+
+COMPARISON_COLUMNS = TABLES["comparisons"].names  # the canonical schema's columns, in order
+TYPES = ("positive", "distractor", "random")
+_MARKERS = {"distractors": "distractor", "randoms": "random", "positives": "positive"}
+
+
+def _row(dataset, target, a, b, kind, r, n, tie_to_first, set_name="", file="", line=None) -> dict:
+    """A comparison with ``r >= 0.5``: swapped when ``a`` is the less preferred word."""
+    if r < 0.5:
+        a, b, r, tie_to_first = b, a, 1.0 - r, not tie_to_first
+    return {
+        "dataset": dataset,
+        "target": target,
+        "w1": a,
+        "w2": b,
+        "type": kind,
+        "r": float(r),
+        "n_raters": n,
+        "tie_to_w1": bool(tie_to_first),
+        "set": set_name,
+        "source_file": file,
+        "source_row": line,
+    }
+
+
+def read_ag_file(path: str, dataset: str, base_dir: str = ".") -> pd.DataFrame:
+    """One ag-evaluation file; malformed lines are errors naming the file and line."""
+    real = resolve_path(path, base_dir)
+    if not real.is_file():
+        raise InputError(path, "file not found")
+    text = decode_text(real.read_bytes(), path, "utf-8")
+    set_name = Path(path).stem
+    rows, target, kind = [], None, "positive"
+    for n, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
+        line = line.strip()
+        if not line:
+            target, kind = None, "positive"  # a blank line ends a block
+            continue
+        if "," not in line:
+            if line in _MARKERS:
+                if target is None:
+                    raise InputError(path, f"section marker {line!r} before a target line", row=n)
+                kind = _MARKERS[line]
+            else:  # a new target; inflected/vb_inf.txt starts blocks without the blank line
+                target, kind = line, "positive"
+            continue
+        if target is None:
+            raise InputError(path, "a comparison before any target line", row=n, value=line)
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != 4:
+            raise InputError(path, f"{len(parts)} fields", row=n, value=line, expected="w1,p1,w2,p2")
+        try:
+            p1, p2 = float(parts[1]), float(parts[3])
+        except ValueError:
+            raise InputError(path, "a probability is not a number", row=n, value=line) from None
+        if not (0 <= p1 <= 1 and 0 <= p2 <= 1) or abs(p1 + p2 - 1) > 0.011:
+            raise InputError(
+                path, f"p1 + p2 = {p1 + p2:g}", row=n, value=line, expected="two probabilities summing to 1"
+            )
+        # in the file's order a tie goes to the second word (w2 as written)
+        rows.append(_row(dataset, target, parts[0], parts[2], kind, p1, None, False, set_name, path, n))
+    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+def from_rankings(dataset: str, rankings: pd.DataFrame) -> pd.DataFrame:
+    """Every two positives of a target (``r`` from the raters who ranked both) and every positive
+    against every distractor and random word (``r = 1``); per target, positives first, each sorted."""
+    first = rankings.drop_duplicates(["target", "candidate"])  # a candidate's category: its first row
+    first = first.assign(other=first["category"] != "positive")
+    cands = first.sort_values(["target", "other", "candidate"], kind="stable").reset_index(drop=True)
+    where = pd.MultiIndex.from_frame(cands[["target", "candidate"]])
+    row = where.get_indexer(pd.MultiIndex.from_frame(rankings[["target", "candidate"]]))
+    if pd.MultiIndex.from_arrays([row, rankings["rater"]]).has_duplicates:
+        raise ValueError(f"{dataset}: a rater ranks a candidate of a target twice")
+    M = _matrix(row, rankings["rater"], rankings["rank"], len(cands))
+    sizes = cands.groupby("target", sort=False).size().to_numpy()
+    positives = (~cands["other"]).groupby(cands["target"], sort=False).sum().to_numpy()
+    ia, ib = _pairs_in_groups(sizes, positives)  # a positive, then every later candidate
+    n, better = _preference(M, ia, ib, lambda x, y: (x < y).astype(float))  # rank 1 = most similar
+    graded = ~cands["other"].to_numpy()[ib]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(graded, better / n, 1.0)
+    keep = ~graded | (n > 0)
+    kind = np.where(graded, "positive", cands["category"].to_numpy()[ib])
+    return _table(dataset, cands["target"], cands["candidate"], ia[keep], ib[keep], kind[keep], r[keep], n[keep])
+
+
+def from_ratings(dataset: str, items: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+    """Comparisons between items that share a word, from the raters who rated both (a tie counts
+    one half); per target word, its partners sorted by word, then item."""
+    rated = ratings[ratings["score"].notna()].drop_duplicates(["item_id", "rater"])  # the first score
+    item_index = pd.Index(rated["item_id"].unique())
+    items = items[(item_index.get_indexer(items["item_id"]) >= 0) & (items["word1"] != items["word2"])]
+    sides = pd.concat(
+        [
+            pd.DataFrame({"target": items["word1"], "partner": items["word2"], "item_id": items["item_id"]}),
+            pd.DataFrame({"target": items["word2"], "partner": items["word1"], "item_id": items["item_id"]}),
+        ]
+    )
+    sides = sides.sort_values(["target", "partner", "item_id"], kind="stable").reset_index(drop=True)
+    M = _matrix(item_index.get_indexer(rated["item_id"]), rated["rater"], rated["score"], len(item_index))
+    ia, ib = _pairs_in_groups(sides.groupby("target", sort=False).size().to_numpy())
+    partner = sides["partner"].to_numpy()
+    ia, ib = ia[partner[ia] != partner[ib]], ib[partner[ia] != partner[ib]]  # not the same pair listed twice
+    at = item_index.get_indexer(sides["item_id"])
+    n, better = _preference(M, at[ia], at[ib], lambda x, y: (x > y) + 0.5 * (x == y))
+    keep = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = better / n
+    kind = np.full(int(keep.sum()), "positive")
+    return _table(dataset, sides["target"], sides["partner"], ia[keep], ib[keep], kind, r[keep], n[keep])
+
+
+def _matrix(row: np.ndarray, rater: pd.Series, value: pd.Series, n_rows: int) -> np.ndarray:
+    """Rows x raters values, NaN where a rater gave none."""
+    codes, raters = pd.factorize(rater)
+    M = np.full((n_rows, len(raters)), np.nan)
+    M[row, codes] = value.to_numpy(float)
+    return M
+
+
+def _pairs_in_groups(sizes: np.ndarray, firsts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions (i, j), i < j, of every two rows of each group of consecutive rows, in order;
+    with ``firsts``, only the pairs whose i is among the group's first ``firsts`` rows."""
+    firsts = sizes if firsts is None else firsts
+    start = np.repeat(np.cumsum(sizes) - sizes, firsts)  # one entry per row i that starts pairs
+    i = start + _ranges(firsts)
+    later = start + sizes.repeat(firsts) - i - 1  # rows after i in its group
+    return np.repeat(i, later), np.repeat(i + 1, later) + _ranges(later)
+
+
+def _ranges(counts: np.ndarray) -> np.ndarray:
+    """0..c-1 for each count c, concatenated."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def _preference(M, ia, ib, better, chunk: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair of rows: how many raters gave both a value, and the sum of ``better`` over them."""
+    n, total = np.zeros(len(ia), np.int64), np.zeros(len(ia))
+    step = max(1, chunk // max(M.shape[1], 1))
+    for k in range(0, len(ia), step):
+        x, y = M[ia[k : k + step]], M[ib[k : k + step]]
+        both = ~np.isnan(x) & ~np.isnan(y)
+        n[k : k + step] = both.sum(axis=1)
+        total[k : k + step] = np.where(both, better(x, y), 0.0).sum(axis=1)
+    return n, total
+
+
+def _table(dataset, target, word, ia, ib, kind, r, n) -> pd.DataFrame:
+    """Comparisons (target, word[ia], word[ib]) with ``r >= 0.5``: swapped where ``r < 0.5``; a tie
+    then goes to the swapped pair's first word (docs/methods.md: a tie counts for the word written second
+    when the comparison was made)."""
+    target, word = np.asarray(target, dtype=object), np.asarray(word, dtype=object)
+    swap = r < 0.5
+    w1, w2 = np.where(swap, word[ib], word[ia]), np.where(swap, word[ia], word[ib])
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "target": target[ia],
+            "w1": w1,
+            "w2": w2,
+            "type": kind,
+            "r": np.where(swap, 1.0 - r, r),
+            "n_raters": n,
+            "tie_to_w1": swap,
+            "set": "",
+            "source_file": "",
+            "source_row": None,
+        },
+        columns=list(COMPARISON_COLUMNS),
+    )
+
+
+def ag_score_parts(sim1: np.ndarray, sim2: np.ndarray, r: np.ndarray, tie_to_w1: np.ndarray) -> np.ndarray:
+    """Per comparison ``s = delta (2r - 1)`` (NaN where a similarity is missing)."""
+    delta = np.where(sim1 > sim2, 1.0, np.where(sim1 < sim2, -1.0, np.where(tie_to_w1, 1.0, -1.0)))
+    s = delta * (2.0 * r - 1.0)
+    return np.where(np.isnan(sim1) | np.isnan(sim2), np.nan, s)
+
+
+def ag_score(s: np.ndarray) -> float:
+    s = s[~np.isnan(s)]
+    weight = np.abs(s).sum()
+    return float(np.maximum(s, 0).sum() / weight) if weight > 0 else float("nan")
+
+
+def write_ag_file(comparisons: pd.DataFrame, path) -> None:
+    """Write comparisons in the ag-evaluation text format (the reference script reads it).
+
+    Probabilities are printed with two decimals, as in the published files. A comparison whose tie
+    goes to ``w1`` (read from a file that put the preferred word second) is written in that order
+    again, so that the reference rule scores it as before.
+    """
+    lines = []
+    for target, group in comparisons.groupby("target", sort=True):
+        lines.append(target)
+        for kind, marker in (("positive", None), ("distractor", "distractors"), ("random", "randoms")):
+            rows = group[group["type"] == kind]
+            if rows.empty:
+                continue
+            if marker:
+                lines.append(marker)
+            for r in rows.itertuples(index=False):
+                if r.tie_to_w1:
+                    lines.append(f"{r.w2},{1 - r.r:.2f},{r.w1},{r.r:.2f}")
+                else:
+                    lines.append(f"{r.w1},{r.r:.2f},{r.w2},{1 - r.r:.2f}")
+        lines.append("")
+    Path(path).write_text("\n".join(lines), encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# scores
+
+
+SCORE_COLUMNS = TABLES["scores"].names  # the canonical schemas' columns, in order
+PREDICTION_COLUMNS = TABLES["predictions"].names
+
+
+class ScoreRow(NamedTuple):
+    """One row of the scores table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model: str
+    metric: str
+    subset: str
+    value: float
+    ci_low: float
+    ci_high: float
+    n_used: int
+    n_total: int
+
+
+class DifferenceRow(NamedTuple):
+    """One row of the model_differences table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model_a: str
+    model_b: str
+    metric: str
+    n_used: int
+    value_a: float
+    value_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p: float
+    r_ab: float
+    williams_t: float
+    williams_p: float
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.io.config``)."""
+
+    resamples: int  # bootstrap resamples for each CI (0: no CIs)
+    seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
+    confidence: float  # the CIs' coverage
+
+
+class Vectors:
+    """Lookup of a model's kept vectors with its OOV policy."""
+
+    def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
+        self.oov, self.lowercase = oov, lowercase
+        usable = table if oov == "subword" else table[table["source"] != "subword"]
+        self.index = {w: i for i, w in enumerate(usable["word"])}
+        dim = len(table["vector"].iloc[0]) if len(table) else (len(mean) if mean is not None else 0)
+        self.matrix = np.vstack(usable["vector"].to_numpy()).astype(np.float64) if len(usable) else np.zeros((0, dim))
+        self.dim = dim
+        self.fallback = (
+            np.zeros(dim) if oov == "zero" else (np.asarray(mean, dtype=np.float64) if oov == "mean" else None)
+        )
+        if oov == "mean" and mean is None:
+            raise ValueError("oov: mean needs the mean vector of the embedding file")
+
+    def find(self, word: str) -> int | None:
+        if word in self.index:
+            return self.index[word]
+        if self.lowercase and word.lower() in self.index:
+            return self.index[word.lower()]
+        return None
+
+    def pair_sims(self, words1, words2):
+        """(similarities with NaN where not scored, OOV flags, the OOV words of each pair)."""
+        n = len(words1)
+        a, b = np.zeros((n, self.dim)), np.zeros((n, self.dim))
+        oov = np.zeros(n, dtype=bool)
+        missing = []
+        for k, (w1, w2) in enumerate(zip(words1, words2)):
+            lost = []
+            for word, target in ((w1, a), (w2, b)):
+                i = self.find(word)
+                if i is None:
+                    lost.append(word)
+                    if self.fallback is not None:
+                        target[k] = self.fallback
+                else:
+                    target[k] = self.matrix[i]
+            oov[k] = bool(lost)
+            missing.append(";".join(lost))
+        sims = cosine(a, b)
+        if self.fallback is None:
+            sims = np.where(oov, np.nan, sims)
+        return sims, oov, missing
+
+
+def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors) -> pd.DataFrame:
+    sims, oov, missing = vectors.pair_sims(pairs["word1"].tolist(), pairs["word2"].tolist())
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "model": model,
+            "item_id": pairs["item_id"].to_numpy(),
+            "word1": pairs["word1"].to_numpy(),
+            "word2": pairs["word2"].to_numpy(),
+            "sim": sims,
+            "oov": oov,
+            "oov_words": missing,
+        },
+        columns=list(PREDICTION_COLUMNS),
+    )
+
+
+def oov_shares(pred: pd.DataFrame) -> dict:
+    words = pd.concat([pred["word1"], pred["word2"]]).unique()
+    lost = {w for joined in pred["oov_words"] for w in joined.split(";") if w}
+    return {
+        "oov_pairs": float(pred["oov"].mean()) if len(pred) else float("nan"),
+        "oov_words": len(lost) / len(words) if len(words) else float("nan"),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# bootstrap
+
+
+def pearson_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Pearson's r of every resample (one row of item indices each)."""
+    return pearson_rows(gold[idx], sim[idx])
+
+
+def spearman_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Spearman's rho of every resample (one row of item indices each), ranks within the resample."""
+    return spearman_rows(gold[idx], sim[idx])
+
+
+def kendall(gold: np.ndarray, sim: np.ndarray) -> float:
+    """Kendall tau-b, scipy's to the last bit (the one resample that keeps every item once)."""
+    return float(kendall_resamples(gold, sim, np.arange(len(gold))[None, :])[0])
+
+
+def kendall_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray, block: int = 1 << 22) -> np.ndarray:
+    """Kendall tau-b of every resample, as ``scipy.stats.kendalltau(gold[i], sim[i])`` gives it.
+
+    A resample only changes how often each item counts (w), so its concordant minus discordant pairs
+    are ``w M w / 2`` with ``M[i, j] = sign(g_i - g_j) sign(s_i - s_j)``: one matrix product for all
+    resamples (M built a block of columns at a time), and the tied pairs from the weight of each
+    value. Every count is an integer below 2^24 in the product (exact in float32) and summed in
+    float64, so the taus are scipy's to the last bit; scipy's final formula is applied to them."""
+    n_resamples, n = idx.shape
+    rows = np.arange(n_resamples)[:, None] * n
+    W = np.bincount((rows + idx).ravel(), minlength=n_resamples * n).reshape(n_resamples, n).astype(np.float32)
+    con_minus_dis = np.zeros(n_resamples)
+    step = max(1, block // max(n, 1))
+    for c in range(0, n, step):
+        M = np.sign(gold[:, None] - gold[None, c : c + step]) * np.sign(sim[:, None] - sim[None, c : c + step])
+        con_minus_dis += ((W @ M.astype(np.float32)).astype(np.float64) * W[:, c : c + step]).sum(axis=1)
+    con_minus_dis /= 2
+    total = n * (n - 1) / 2
+    x_ties, y_ties = _tied_pairs(gold, W), _tied_pairs(sim, W)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = con_minus_dis / np.sqrt(total - x_ties) / np.sqrt(total - y_ties)
+    tau = np.minimum(1.0, np.maximum(-1.0, tau))
+    return np.where((x_ties == total) | (y_ties == total), np.nan, tau)
+
+
+def _tied_pairs(values: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Per resample, the pairs of its items with equal values: sum over values of c (c - 1) / 2,
+    c the resample's weight on that value."""
+    order = np.argsort(values, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(values[order]) != 0])
+    c = np.add.reduceat(W[:, order].astype(np.float64), starts, axis=1)
+    return (c * (c - 1) / 2).sum(axis=1)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A correlation between the gold means and a model's similarities: its value, and its value
+    on every bootstrap resample at once (``idx``: one row of item indices per resample)."""
+
+    point: Callable[[np.ndarray, np.ndarray], float]
+    resamples: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+#: the correlation metrics, in the order of the scores table; adding one is one entry here
+METRICS: dict[str, Metric] = {
+    "spearman": Metric(spearman, spearman_resamples),
+    "pearson": Metric(pearson, pearson_resamples),
+    "kendall": Metric(kendall, kendall_resamples),
+}
+
+
+def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
+    return METRICS[metric].point(gold, sim) if len(gold) >= 3 else float("nan")
+
+
+def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The metric on every resample (a row of item indices)."""
+    return METRICS[metric].resamples(gold, sim, idx)
+
+
+def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile interval, over the resamples whose statistic is defined.
+
+    Not ``scipy.stats.bootstrap``: it draws the same resamples and is no faster
+    (``benchmarks/bootstrap.py``), but a resample whose statistic is undefined (a constant
+    resample) makes its whole interval NaN, and its quantile interpolation differs from
+    ``np.quantile`` in the last bit, which would change every published interval."""
+    values = values[~np.isnan(values)]
+    if len(values) == 0:
+        return float("nan"), float("nan")
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSettings, subset="all"):
+    """Spearman, Pearson and Kendall tau-b over the items with both a gold mean and a similarity."""
+    ok = ~np.isnan(gold) & ~np.isnan(sim)
+    g, s = gold[ok], sim[ok]
+    rows = []
+    for metric in METRICS:
+        value = _point(metric, g, s)
+        low = high = float("nan")
+        if len(g) >= 3 and settings.resamples:
+            rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
+            idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
+            low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
+        rows.append(
+            ScoreRow(dataset, model, metric, subset, value, low, high, n_used=int(ok.sum()), n_total=int(n_total))
+        )
+    return rows
+
+
+def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings: ScoringSettings):
+    """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons."""
+    s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
+    rows = []
+    groups = [("all", np.ones(len(comps), dtype=bool))] + [
+        (f"type={t}", (comps["type"] == t).to_numpy()) for t in TYPES if (comps["type"] == t).any()
+    ]
+    for subset, mask in groups:
+        s = s_all[mask]
+        used = s[~np.isnan(s)]
+        value = ag_score(used)
+        low = high = float("nan")
+        if len(used) and settings.resamples:
+            rng = np.random.default_rng(seed_for(settings.seed, dataset, model, "ag_score", subset))
+            idx = rng.integers(0, len(used), size=(settings.resamples, len(used)))
+            S = used[idx]
+            weight = np.abs(S).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
+            low, high = _ci(boot, settings.confidence)
+        rows.append(
+            ScoreRow(dataset, model, "ag_score", subset, value, low, high, n_used=len(used), n_total=int(mask.sum()))
+        )
+    return rows
+
+
+def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resamples=1000, seed=0, confidence=0.95):
+    """Paired bootstrap of Spearman(A) - Spearman(B) over the items both models score, and beside
+    it Williams' test of the two dependent correlations (``simgold.stats.dependent_correlations``):
+    ``r_ab`` (Spearman between the two models' predictions), ``williams_t``, ``williams_p``: one
+    ``DifferenceRow``."""
+    ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
+    g, a, b = gold[ok], sim_a[ok], sim_b[ok]
+
+    williams = compare_predictions(g, a, b, "spearman")
+    row = partial(DifferenceRow, dataset, model_a, model_b, "spearman", int(ok.sum()))
+    williams_end = {"r_ab": williams["r_jk"], "williams_t": williams["t"], "williams_p": williams["p"]}
+    if len(g) < 3:
+        undefined = dict.fromkeys(("value_a", "value_b", "difference", "ci_low", "ci_high", "p"), np.nan)
+        return row(**undefined, **williams_end)
+    va, vb = _point("spearman", g, a), _point("spearman", g, b)
+    rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference"))
+    idx = rng.integers(0, len(g), size=(resamples, len(g)))
+    diff = _boot("spearman", g, a, idx) - _boot("spearman", g, b, idx)
+    diff = diff[~np.isnan(diff)]
+    low, high = _ci(diff, confidence)
+    p = min(1.0, 2.0 * min((diff <= 0).mean(), (diff >= 0).mean())) if len(diff) else np.nan
+    return row(va, vb, va - vb, ci_low=low, ci_high=high, p=float(p), **williams_end)
+
+
+# --------------------------------------------------------------------------------------------
+# one dataset x one model
+
+
+def pairs_for(dataset: str, kind: str, table: pd.DataFrame) -> pd.DataFrame:
+    """The word pairs a model is asked about: the items, or (for ag files) every (target, word)
+    pair of the comparisons."""
+    if kind != "comparisons":
+        return table[["item_id", "word1", "word2"]]
+    pairs = pd.concat(
+        [
+            table[["target", "w1"]].set_axis(["word1", "word2"], axis=1),
+            table[["target", "w2"]].set_axis(["word1", "word2"], axis=1),
+        ]
+    ).drop_duplicates()
+    pairs = pairs.sort_values(["word1", "word2"]).reset_index(drop=True)
+    pairs.insert(0, "item_id", [f"{dataset}:{a}|{b}" for a, b in zip(pairs["word1"], pairs["word2"])])
+    return pairs
+
+
+def words_of(table: pd.DataFrame) -> list[str]:
+    """Every word of an items table (word1, word2) or comparisons table (target, w1, w2)."""
+    cols = [c for c in ("word1", "word2", "target", "w1", "w2") if c in table.columns]
+    return sorted({w for c in cols for w in table[c].dropna().tolist()})
+
+
+def score_dataset(
+    dataset: str,
+    model: str,
+    kind: str,
+    pairs_table: pd.DataFrame,
+    vectors: Vectors,
+    *,
+    gold: pd.DataFrame | None = None,
+    comparisons: pd.DataFrame | None = None,
+    agreement: pd.DataFrame | None = None,
+    scoring: ScoringSettings,
+    pred: pd.DataFrame | None = None,
+):
+    """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
+    made elsewhere, e.g. in context)."""
+    if pred is None:
+        pred = predictions(dataset, model, pairs_for(dataset, kind, pairs_table), vectors)
+    rows = []
+    if gold is not None:
+        g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)
+        rows += correlation_scores(dataset, model, g, pred["sim"].to_numpy(float), len(pred), scoring)
+    if comparisons is not None and len(comparisons):
+        sim1, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w1"].tolist())
+        sim2, _, _ = vectors.pair_sims(comparisons["target"].tolist(), comparisons["w2"].tolist())
+        rows += comparison_scores(dataset, model, comparisons, sim1, sim2, scoring)
+    shares = oov_shares(pred)
+    for metric in ("oov_pairs", "oov_words"):
+        rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))
+    ceiling = human_ceiling(agreement)
+    rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, n_used=0, n_total=0))
+    return pred, pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def human_ceiling(agreement: pd.DataFrame | None) -> float:
+    """Leave-one-out agreement (vs_rest) of the kept raters: what a model could hope to reach."""
+    if agreement is None or agreement.empty:
+        return float("nan")
+    row = agreement[(agreement["stage"] == "filtered") & (agreement["subset"] == "all")]
+    return float(row["vs_rest"].iloc[0]) if len(row) else float("nan")
+
+
+def summary(scores: pd.DataFrame) -> pd.DataFrame:
+    """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it,
+    and ``low_coverage`` where the model has no vector for more than half of the dataset's words."""
+    is_extra = scores["metric"].isin(SUMMARY_EXTRAS)
+    side = scores[is_extra].pivot_table(
+        index=["dataset", "model"], columns="metric", values="value", aggfunc="first", dropna=False
+    )
+    out = scores[~is_extra].merge(side.reset_index(), on=["dataset", "model"], how="left")
+    for col in SUMMARY_EXTRAS:
+        if col not in out:
+            out[col] = np.nan
+    out["low_coverage"] = out["oov_words"] > 0.5
+    return out.sort_values(["dataset", "model", "metric", "subset"], kind="stable").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# in context
+
+
+class PredictionRow(NamedTuple):
+    """One row of the predictions table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    model: str
+    item_id: str
+    word1: str
+    word2: str
+    sim: float
+    oov: bool
+    oov_words: str
+
+
+_TAG = re.compile(r"</?strong>", re.IGNORECASE)
+
+
+def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int] | None]]:
+    """The plain text and the character span of each target form in it.
+
+    CoSimLex marks the targets with ``<strong>...</strong>``: the marked segments are used first,
+    matched to the forms case-insensitively; otherwise the first whole-word occurrence counts.
+    """
+    marked, plain, pos = [], [], 0
+    inside = None
+    for m in _TAG.finditer(text):
+        plain.append(text[pos : m.start()])
+        offset = sum(len(p) for p in plain)
+        if m.group(0).lower() == "<strong>":
+            inside = offset
+        elif inside is not None:
+            marked.append((inside, offset))
+            inside = None
+        pos = m.end()
+    plain.append(text[pos:])
+    clean = "".join(plain)
+    spans: list[tuple[int, int] | None] = []
+    taken: set[tuple[int, int]] = set()
+    for form in forms:
+        span = next((s for s in marked if s not in taken and clean[s[0] : s[1]].casefold() == form.casefold()), None)
+        if span is None:
+            for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", clean, flags=re.IGNORECASE):
+                if (m.start(), m.end()) not in taken:
+                    span = (m.start(), m.end())
+                    break
+        if span is None and len(marked) == len(forms):
+            span = marked[len(spans)]  # the marked segment in order, when the form differs (inflection)
+        spans.append(span)
+        if span is not None:
+            taken.add(span)
+    return clean, spans
+
+
+def in_context_predictions(
+    dataset: str,
+    model: str,
+    items: pd.DataFrame,
+    encoder,
+    form_columns=("word1_form", "word2_form"),
+    store=None,
+    log=None,
+) -> pd.DataFrame:
+    """Cosine similarity of the two target words' vectors in each item's context; every context
+    is encoded in one batched call (through the vector ``store`` when given; progress to ``log``)."""
+    located = []
+    for it in items.itertuples(index=False):
+        forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
+        clean, spans = target_spans(it.context_text, forms) if it.context_text else ("", [None, None])
+        located.append((it, clean, spans, [f for f, s in zip(forms, spans) if s is None]))
+    wanted = [(clean, spans) for _, clean, spans, missing in located if not missing]
+    vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
+    rows = []
+    for it, _, _, missing in located:
+        sim = np.nan
+        if not missing:
+            v1, v2 = next(vectors)
+            if v1 is not None and v2 is not None:
+                sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
+        row = PredictionRow(dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))

@@ -1,0 +1,364 @@
+"""Williams' test for two dependent correlations and the minimum significant difference
+(docs/methods.md section 11).
+
+Two models j and k scored against the same gold g on the same n items: their correlations with the
+gold, ``r_jg`` and ``r_kg``, share the gold and are correlated through ``r_jk`` (the correlation
+between the two models' predictions). Williams (1959), as given by Steiger (1980, eq. 7):
+
+    |R| = 1 - r_jg^2 - r_kg^2 - r_jk^2 + 2 r_jg r_kg r_jk
+    t = (r_jg - r_kg) sqrt( (n - 1)(1 + r_jk) / (2 |R| (n - 1)/(n - 3) + ((r_jg + r_kg)^2 / 4)(1 - r_jk)^3) )
+
+with n - 3 degrees of freedom, two-sided p. On Spearman the three correlations are Pearson
+correlations of average ranks (as Spearman's rho is).
+
+The minimum significant difference (after Rastogi et al. 2015, who tabulate it per dataset size):
+the smallest d such that Williams' test gives p < alpha for ``r_jg`` = the best observed score and
+``r_kg = r_jg - d``, at a given ``r_jk``. Rastogi et al. take, in their script, the worst case over
+every baseline correlation and a one-sided p; ``msd_any_score`` gives that variant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy.special import stdtr, stdtrit  # Student's t and its inverse, without importing scipy.stats
+
+from simgold.stats.rank_correlation import rankdata
+
+R_JK_LEVELS = (0.5, 0.7, 0.9)
+
+
+@dataclass(frozen=True)
+class WilliamsResult:
+    """Williams' t with its degrees of freedom and two-sided p (NaN where undefined)."""
+
+    t: float
+    df: int
+    p: float
+
+
+def williams_test(r_jg, r_kg, r_jk, n: int):
+    """Williams' test of ``r_jg == r_kg`` for correlations sharing the variable g.
+
+    Parameters
+    ----------
+    r_jg, r_kg : float or array_like
+        Correlations of variables j and k with g.
+    r_jk : float or array_like
+        Correlation between j and k.
+    n : int
+        Number of observations (items scored by both models).
+
+    Returns
+    -------
+    WilliamsResult
+        ``t`` (positive when ``r_jg > r_kg``), ``df = n - 3`` and the two-sided ``p``; arrays when
+        the correlations are arrays. NaN where ``n < 4`` or the three correlations are not those of
+        a valid correlation matrix (``|R| < 0``).
+
+    Examples
+    --------
+    The worked example of the Hotelling-Williams test on the Ghent CRR page (Brysbaert):
+    r12 = .75, r13 = .69, r23 = .84, N = 240 give t = 2.4934, df = 237, p = .0133.
+
+    >>> res = williams_test(0.75, 0.69, 0.84, 240)
+    >>> round(float(res.t), 4), res.df, round(float(res.p), 4)
+    (2.4934, 237, 0.0133)
+    """
+    r_jg, r_kg, r_jk = (np.asarray(x, dtype=float) for x in (r_jg, r_kg, r_jk))
+    det = 1.0 - r_jg**2 - r_kg**2 - r_jk**2 + 2.0 * r_jg * r_kg * r_jk
+    df = int(n) - 3
+    if df < 1:
+        nan = np.full(np.broadcast(r_jg, r_kg, r_jk).shape, np.nan)
+        return WilliamsResult(_scalar(nan), df, _scalar(nan))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denominator = 2.0 * det * (n - 1) / (n - 3) + ((r_jg + r_kg) ** 2 / 4.0) * (1.0 - r_jk) ** 3
+        t = (r_jg - r_kg) * np.sqrt((n - 1) * (1.0 + r_jk) / denominator)
+    t = np.where(det < 0, np.nan, t)
+    p = 2.0 * stdtr(df, -np.abs(t))  # two-sided: scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
+    return WilliamsResult(_scalar(t), df, _scalar(p))
+
+
+def _scalar(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def compare_predictions(gold, pred_j, pred_k, method: str = "spearman") -> dict:
+    """Williams' test for two models' predictions against the same gold, over the items where all
+    three are present; ``method`` is ``spearman`` (correlations of average ranks) or ``pearson``.
+
+    Returns a dict: ``method``, ``n``, ``r_jg``, ``r_kg``, ``r_jk``, ``t``, ``df``, ``p``.
+
+    Examples
+    --------
+    >>> gold = [1, 2, 3, 4, 5, 6, 7, 8]
+    >>> a = [1, 2, 3, 4, 5, 6, 8, 7]
+    >>> b = [2, 1, 4, 3, 6, 5, 8, 7]
+    >>> row = compare_predictions(gold, a, b)
+    >>> row["n"], round(row["r_jg"], 4), round(row["r_kg"], 4), round(row["r_jk"], 4)
+    (8, 0.9762, 0.9048, 0.9286)
+    """
+    if method not in ("spearman", "pearson"):
+        raise ValueError(f"method {method!r}: expected spearman or pearson")
+    g, a, b = (np.asarray(x, dtype=float) for x in (gold, pred_j, pred_k))
+    ok = ~(np.isnan(g) | np.isnan(a) | np.isnan(b))
+    g, a, b = g[ok], a[ok], b[ok]
+    if method == "spearman":
+        g, a, b = rankdata(g), rankdata(a), rankdata(b)
+    r = np.full(3, np.nan)
+    if len(g) >= 3:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.corrcoef(np.vstack([a, b, g]))[[0, 1, 0], [2, 2, 1]]
+    r_jg, r_kg, r_jk = (float(x) for x in r)
+    res = williams_test(r_jg, r_kg, r_jk, len(g))
+    return {
+        "method": method,
+        "n": int(len(g)),
+        "r_jg": r_jg,
+        "r_kg": r_kg,
+        "r_jk": r_jk,
+        "t": res.t,
+        "df": res.df,
+        "p": res.p,
+    }
+
+
+class MsdSolution(NamedTuple):
+    """A minimum significant difference and, when it is NaN, why (``note``; empty otherwise)."""
+
+    msd: float
+    note: str
+
+
+#: why a minimum significant difference is NaN, by the reason code of ``_first_significant_drop``
+MSD_NOTES = {
+    0: "",
+    1: "fewer than 4 items: Williams' t has no degrees of freedom",
+    2: "a correlation is NaN or outside [-1, 1]",
+    3: "no lower correlation with the gold makes a valid correlation matrix with this r_jk",
+    4: "the smallest difference that keeps a valid correlation matrix is already significant: no threshold",
+    5: "no difference is significant while the three correlations stay a valid correlation matrix",
+}
+
+
+def critical_t(n: int, alpha: float = 0.05, two_sided: bool = True) -> float:
+    """The critical value of Williams' t (``n - 3`` degrees of freedom): ``p < alpha`` exactly when
+    ``t`` exceeds it (``|t|`` for the two-sided p). NaN for ``n < 4``.
+
+    Examples
+    --------
+    >>> round(critical_t(240), 3), round(critical_t(240, two_sided=False), 3)
+    (1.97, 1.651)
+    """
+    if int(n) < 4:
+        return float("nan")
+    # -stdtrit(df, a) is the upper quantile; it avoids rounding 1 - a
+    return float(-stdtrit(int(n) - 3, alpha / 2 if two_sided else alpha))
+
+
+def _first_significant_drop(a, r_jk, n: int, t_crit: float):
+    """The smallest d > 0 with Williams' t(d) = ``t_crit`` for ``r_jg = a`` and ``r_kg = a - d``, in
+    closed form, and a reason code (``MSD_NOTES``) where there is none; arrays over ``a``.
+
+    With c = r_jk, T = t_crit^2, K = (n - 1)(1 + c), A = 2T (n - 1)/(n - 3), B = T (1 - c)^3 / 4:
+    the determinant is |R|(d) = D0 + 2a(1 - c) d - d^2 with D0 = (1 - c)(1 + c - 2a^2), and
+    t(d)^2 = T is K d^2 = A |R|(d) + B (2a - d)^2 (both sides times Williams' denominator, which is
+    positive on valid matrices), a quadratic
+
+        q2 d^2 + q1 d + q0 = 0,  q2 = K + A - B,  q1 = 2a (2B - (1 - c) A),  q0 = -(A D0 + 4 a^2 B),
+
+    whose sign is that of t(d)^2 - T. |R|(d) >= 0 for d in a(1 - c) -+ sqrt((1 - a^2)(1 - c^2)),
+    and r_kg >= -1 for d <= 1 + a: the root sought is the first in that interval (d > 0). The case
+    r_jg = r + d, r_kg = r (r fixed) is the same quadratic at a = -r (Williams' t is symmetric)."""
+    a, c = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(r_jk, dtype=float))
+    d = np.full(a.shape, np.nan)
+    code = np.zeros(a.shape, dtype=int)
+    if int(n) < 4 or not np.isfinite(t_crit):
+        return d, code + 1
+    bad = ~((np.abs(a) <= 1) & (np.abs(c) <= 1))  # NaN fails both comparisons
+    a, c = np.where(bad, 0.0, a), np.where(bad, 0.0, c)
+    T = t_crit * t_crit
+    K = (n - 1) * (1 + c)
+    A = 2 * T * (n - 1) / (n - 3)
+    B = T * (1 - c) ** 3 / 4
+    q2, q1, q0 = K + A - B, 2 * a * (2 * B - (1 - c) * A), -(A * (1 - c) * (1 + c - 2 * a * a) + 4 * a * a * B)
+    half = np.sqrt(np.maximum((1 - a * a) * (1 - c * c), 0.0))
+    lo = np.maximum(a * (1 - c) - half, 0.0)
+    hi = np.minimum(a * (1 - c) + half, 1 + a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        root_sqrt = np.sqrt(q1 * q1 - 4 * q2 * q0)  # NaN: no real root
+        q = -(q1 + np.copysign(root_sqrt, q1)) / 2  # the two roots without cancellation
+        roots = np.stack([q / q2, q0 / q, np.where(q1 != 0, -q0 / q1, np.nan)])
+        linear = q2 == 0
+        roots[:2, linear] = np.nan
+        roots[2, ~linear] = np.nan
+        inside = (roots >= lo) & (roots <= hi) & (roots > 0)
+        first = np.where(inside, roots, np.inf).min(axis=0)
+    at_lo = (q2 * lo + q1) * lo + q0
+    d = np.where(np.isfinite(first), first, np.nan)
+    code = np.where(np.isnan(d), 5, 0)
+    code = np.where((lo > 0) & (at_lo > 0), 4, code)  # significant from the first valid d on
+    d = np.where(code == 4, np.nan, d)
+    code = np.where(hi <= lo, 3, code)
+    code = np.where(bad, 2, code)
+    return np.where(code == 0, d, np.nan), code
+
+
+def msd_solution(r_best: float, n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = True) -> MsdSolution:
+    """The minimum significant difference (``minimum_significant_difference``) with the reason
+    when it is NaN.
+
+    Parameters
+    ----------
+    r_best : float
+        ``r_jg``, the better model's correlation with the gold.
+    n : int
+        Items scored by both models.
+    r_jk : float
+        Correlation between the two models' predictions.
+    alpha : float
+        Significance level.
+    two_sided : bool
+        Two-sided p (default) or one-sided.
+
+    Returns
+    -------
+    MsdSolution
+        ``msd`` (NaN when there is none) and ``note`` (why; empty when there is a value).
+
+    Examples
+    --------
+    >>> msd_solution(0.9, 353, 0.5).note
+    'the smallest difference that keeps a valid correlation matrix is already significant: no threshold'
+    >>> round(msd_solution(0.7, 353, 0.7).msd, 4)
+    0.0562
+    """
+    d, code = _first_significant_drop(r_best, r_jk, int(n), critical_t(n, alpha, two_sided))
+    return MsdSolution(float(d), MSD_NOTES[int(code)])
+
+
+def minimum_significant_difference(r_best: float, n: int, r_jk: float, alpha: float = 0.05) -> float:
+    """The smallest d > 0 for which Williams' test gives two-sided p < ``alpha`` when
+    ``r_jg = r_best`` and ``r_kg = r_best - d`` at the given ``r_jk`` (in closed form: see
+    ``_first_significant_drop``).
+
+    NaN, never an error, when there is no such threshold while the three correlations stay a valid
+    correlation matrix (e.g. very few items, or r_jk so high that a much lower r_kg is impossible);
+    ``msd_solution`` gives the reason.
+
+    Examples
+    --------
+    >>> d = minimum_significant_difference(0.7, 353, 0.7)
+    >>> round(d, 4)
+    0.0562
+    >>> round(float(williams_test(0.7, 0.7 - d, 0.7, 353).p), 6)
+    0.05
+    """
+    return msd_solution(r_best, n, r_jk, alpha).msd
+
+
+class MsdRow(NamedTuple):
+    """One row of the msd table, by name (its fields are the table's columns, in order)."""
+
+    dataset: str
+    n: int
+    r_best: float
+    r_jk: float
+    r_jk_kind: str  # fixed / observed
+    alpha: float
+    msd: float
+
+
+#: the msd table's columns, in order (tests/test_dependent_correlations.py checks them against the canonical schema)
+MSD_COLUMNS = list(MsdRow._fields)
+
+
+def msd_table(dataset: str, n: int, r_best: float, r_jk_observed=None, alpha: float = 0.05) -> pd.DataFrame:
+    """Minimum significant differences for one dataset: at r_jk = 0.5, 0.7, 0.9 and (when given)
+    the observed correlation between the two best models' predictions.
+
+    Columns: the fields of ``MsdRow``.
+
+    Examples
+    --------
+    >>> msd_table("ws353", 353, 0.7)[["r_jk", "msd"]].round(4).values.tolist()
+    [[0.5, 0.0699], [0.7, 0.0562], [0.9, 0.0334]]
+    """
+    levels = [(r, "fixed") for r in R_JK_LEVELS]
+    if r_jk_observed is not None and not np.isnan(r_jk_observed):
+        levels.append((float(r_jk_observed), "observed"))
+    rows = [
+        MsdRow(dataset, int(n), float(r_best), r, kind, alpha, msd=minimum_significant_difference(r_best, n, r, alpha))
+        for r, kind in levels
+    ]
+    return pd.DataFrame(rows, columns=MSD_COLUMNS)
+
+
+def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = True, step: float = 0.01) -> float:
+    """The difference that is significant whatever the baseline score (Rastogi et al.'s
+    tabulation): the largest, over baseline correlations ``r`` in [0, 1 - d), of the minimum
+    significant difference above ``r`` (``r_jg = r + d``, ``r_kg = r``), on a grid of ``step``,
+    up to the first ``r`` above which no difference is significant.
+
+    Examples
+    --------
+    >>> round(msd_any_score(353, 0.9), 3)
+    0.047
+    """
+    baselines = np.arange(0.0, 1.0, step)
+    # r_jg = r + d over r_kg = r is the quadratic of r_jg = a, r_kg = a - d at a = -r (t is symmetric)
+    d, _ = _first_significant_drop(-baselines, r_jk, int(n), critical_t(n, alpha, two_sided))
+    missing = np.flatnonzero(np.isnan(d))
+    upto = d[: missing[0]] if len(missing) else d
+    return float(max(upto.max(initial=0.0), 0.0))
+
+
+# -------------------------------------------------------------------------------- per dataset
+
+MSD_FALLBACK_R_JK = 0.7  # the r_jk the scores table assumes where one model scores a dataset
+
+
+def dataset_msd(dataset: str, scores: pd.DataFrame, differences: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """The minimum significant Spearman difference of one dataset (``msd_table``) from its score
+    rows (every model's ``scores.parquet``) and its ``model_differences`` table: ``r_best`` is the
+    best model's Spearman over all items, ``n`` the items it scores, and the observed ``r_jk`` the
+    correlation between the predictions of the two best models (when two models score it).
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"model": ["a", "b"], "metric": "spearman", "subset": "all",
+    ...                        "value": [0.7, 0.6], "n_used": [353, 353]})
+    >>> diffs = pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]})
+    >>> dataset_msd("ws353", scores, diffs)[["r_jk_kind", "r_jk", "msd"]].round(4).values.tolist()[-1]
+    ['observed', 0.8, 0.0466]
+    """
+    rows = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all") & scores["value"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=MSD_COLUMNS)
+    ranked = rows.sort_values(["value", "model"], ascending=[False, True], kind="stable")
+    best = ranked.iloc[0]
+    observed = None
+    if len(ranked) >= 2:
+        pair = {best["model"], ranked.iloc[1]["model"]}
+        match = differences[[{a, b} == pair for a, b in zip(differences["model_a"], differences["model_b"])]]
+        observed = float(match["r_ab"].iloc[0]) if len(match) else None
+    return msd_table(dataset, int(best["n_used"]), float(best["value"]), observed, alpha)
+
+
+def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:
+    """The score summary with ``msd`` and ``msd_r_jk`` beside each dataset's Spearman (all items):
+    the difference at the observed r_jk of the two best models, or at r_jk = 0.7 where one model
+    scores the dataset."""
+    chosen = msd[(msd["r_jk_kind"] == "observed") | np.isclose(msd["r_jk"].astype(float), MSD_FALLBACK_R_JK)]
+    chosen = chosen.assign(observed=chosen["r_jk_kind"] == "observed")
+    chosen = chosen.sort_values(["dataset", "observed"], kind="stable").drop_duplicates("dataset", keep="last")
+    per_dataset = chosen.set_index("dataset")
+    headline = (summary["metric"] == "spearman") & (summary["subset"] == "all")
+    out = summary.copy()
+    for column, source in (("msd", "msd"), ("msd_r_jk", "r_jk")):
+        values = out["dataset"].map(per_dataset[source]).astype(float)
+        out[column] = values.where(headline)
+    return out

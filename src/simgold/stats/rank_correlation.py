@@ -1,0 +1,646 @@
+"""Inter-rater agreement (docs/methods.md section 4), sparse and vectorised for crowd-scale data.
+
+Spearman's rho with average ranks for ties, pairwise-complete: for two raters, both are ranked
+on the items *both* rated. A pair with fewer than ``min_overlap`` shared items, or whose shared
+scores are constant for either rater, gives no value and is counted.
+
+Ratings are stored sparse (one entry per rating), and only the rater pairs that share at least
+``min_overlap`` items are ever ranked:
+
+* the (rater, partner, shared item) triples of a block of raters are generated from the item x
+  rater incidence (per item, the raters who rated it: the entries of a sparse X^T X, one per shared
+  item); a pair's overlap is the count of its triples, and pairs below ``min_overlap`` are dropped
+  before any ranking. Blocks bound the memory;
+* within a pair, ranks come from a counting sort of integer score codes (scores take few values:
+  a pair's rank of code c is the number of its shared items with a lower code plus half the tied
+  ones), or from a sort when there are many distinct values; the correlation from grouped sums.
+  Ranks are multiples of 1/2 and their sums stay far below 2^53, so these sums are exact in float64
+  and do not depend on the order of the additions (float32 would not be exact);
+* raters who rated every item of the subset ("complete" raters) are ranked once; all their pairs
+  come from one matrix product of centred ranks.
+
+Both give exactly ``scipy.stats.spearmanr`` (and ``pandas.DataFrame.corr(method="spearman",
+min_periods=min_overlap)``) on the shared items; tests check this.
+
+The one home of Pearson's r and Spearman's rho of plain vectors (``pearson_rows``, ``spearman_rows``
+and their one-pair forms ``pearson``, ``spearman``): every other module (scores and their bootstrap,
+noise, CoSimLex, translation checks) uses these. ``rankdata`` is our own average-rank routine
+rather than ``scipy.stats.rankdata`` because it ranks every row of a 2-D array in one vectorised
+pass (the bootstrap ranks thousands of resamples at once) and because importing scipy.stats costs
+about a second of CPU in every job that ranks; tests hold it to scipy's ranks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from simgold.stats.alpha import krippendorff_alpha
+
+CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
+BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
+RANK_TABLE_CELLS = 1 << 23  # pairs x score codes of a counting sort; beyond it, ranks by sorting
+ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
+
+
+def rankdata(a, axis: int | None = None, nan_policy: str = "propagate") -> np.ndarray:
+    """Average ranks (1-based, ties get the mean of their positions), as ``scipy.stats.rankdata``
+    gives them to the bit (its algorithm; NaN in a slice makes the slice NaN, its default policy;
+    ``nan_policy="omit"``: NaN stays NaN and the other values are ranked among themselves), without
+    importing scipy.stats: about a second of CPU in every job that ranks."""
+    if nan_policy not in ("propagate", "omit"):
+        raise ValueError(f"nan_policy {nan_policy!r}: expected propagate or omit")
+    x = np.asarray(a, dtype=np.float64)
+    if axis is None:
+        x, axis = x.ravel(), 0
+    if x.size == 0:
+        return x.copy()
+    moved = np.moveaxis(x, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    n = rows.shape[1]
+    order = np.argsort(rows, axis=1)  # any order of equal values: they all get their mean position
+    ordered = np.take_along_axis(rows, order, axis=1)
+    positions = np.broadcast_to(np.arange(n), rows.shape)
+    first = np.ones(rows.shape, dtype=bool)  # each value's first position among equal values
+    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    last = np.ones(rows.shape, dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    start = np.maximum.accumulate(np.where(first, positions, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(rows.shape)
+    np.put_along_axis(ranks, order, 0.5 * (start + end + 2), axis=1)  # scipy: 0.5 * (count + count_before + 1)
+    # numpy sorts NaN last, each NaN unequal to the next: the other values' ranks are as without them
+    missing = np.isnan(rows)
+    ranks[missing if nan_policy == "omit" else missing.any(axis=1)] = np.nan
+    return np.moveaxis(ranks.reshape(moved.shape), -1, axis)
+
+
+def pearson_rows(x, y) -> np.ndarray:
+    """Pearson's r along the last axis, for every row at once (the rows of ``x`` and ``y``
+    broadcast against each other).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Values; the last axis holds the observations of one correlation.
+
+    Returns
+    -------
+    numpy.ndarray
+        One r per row, in [-1, 1]; NaN where either row is constant (no variance), empty, or holds
+        a NaN.
+
+    Examples
+    --------
+    >>> pearson_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 3, 3]]).round(4).tolist()
+    [0.982, nan]
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    dx = x - x.mean(axis=-1, keepdims=True)  # deviations from each row's mean
+    dy = y - y.mean(axis=-1, keepdims=True)
+    covariance = (dx * dy).sum(axis=-1)
+    scale = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
+    # a constant row's deviations are not exactly 0 after rounding the mean: test the values
+    flat = (x == x[..., :1]).all(axis=-1) | (y == y[..., :1]).all(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip(covariance / scale, -1.0, 1.0)
+    return np.where(flat | ~(scale > 0), np.nan, r)
+
+
+def spearman_rows(x, y) -> np.ndarray:
+    """Spearman's rho along the last axis, for every row at once: Pearson's r (``pearson_rows``)
+    of the average ranks (``rankdata``) of each row.
+
+    Examples
+    --------
+    >>> spearman_rows([[1, 2, 3, 4]], [[10, 30, 20, 40]]).tolist()
+    [0.8]
+    """
+    return pearson_rows(rankdata(x, axis=-1), rankdata(y, axis=-1))
+
+
+def pearson(x, y) -> float:
+    """Pearson's r of two vectors (``pearson_rows`` of one row); NaN for a constant input.
+
+    Examples
+    --------
+    >>> round(pearson([1, 2, 3, 4], [1, 3, 2, 5]), 6)
+    0.831522
+    """
+    return float(pearson_rows(x, y))
+
+
+def spearman(x, y) -> float:
+    """Spearman's rho of two vectors, ties as average ranks (``spearman_rows`` of one row); NaN for
+    a constant input.
+
+    Examples
+    --------
+    >>> round(spearman([1, 2, 2, 4], [1, 3, 2, 5]), 6)
+    0.948683
+    """
+    return float(spearman_rows(x, y))
+
+
+@dataclass
+class RatingMatrix:
+    """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
+
+    item: np.ndarray  # item index of each entry
+    rater: np.ndarray  # rater index of each entry
+    score: np.ndarray
+    items: np.ndarray  # item ids (items nobody rated included)
+    raters: np.ndarray  # rater ids
+
+    @classmethod
+    def from_ratings(cls, ratings: pd.DataFrame, items=None) -> "RatingMatrix":
+        item_codes, item_index = pd.factorize(ratings["item_id"], sort=True)
+        rater_codes, rater_index = pd.factorize(ratings["rater"], sort=True)
+        if items is not None:  # keep the given item order (and items nobody rated)
+            item_index = pd.Index(items)
+            item_codes = item_index.get_indexer(ratings["item_id"])
+            if (item_codes < 0).any():
+                raise ValueError("ratings refer to items that are not in the item list")
+        score = ratings["score"].to_numpy(float)
+        return cls.from_entries(item_codes, rater_codes, score, np.asarray(item_index), np.asarray(rater_index))
+
+    @classmethod
+    def from_entries(cls, item, rater, score, items, raters) -> "RatingMatrix":
+        """Entries in any order; a NaN score is no rating; of two scores for one (item, rater), the last."""
+        ok = ~np.isnan(score)
+        item, rater, score = np.asarray(item, np.int64)[ok], np.asarray(rater, np.int64)[ok], score[ok]
+        key = rater * len(items) + item
+        order = np.argsort(key, kind="stable")
+        last = np.r_[key[order][1:] != key[order][:-1], True]
+        order = order[last]
+        return cls(item[order], rater[order], score[order], np.asarray(items), np.asarray(raters))
+
+    @classmethod
+    def from_dense(cls, X: np.ndarray) -> "RatingMatrix":
+        """From an items x raters array with NaN for no rating (ids: positions)."""
+        rater, item = np.nonzero(~np.isnan(X.T))
+        return cls(item, rater, X[item, rater], np.arange(X.shape[0]), np.arange(X.shape[1]))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.items), len(self.raters)
+
+    def dense(self) -> np.ndarray:
+        X = np.full(self.shape, np.nan)
+        X[self.item, self.rater] = self.score
+        return X
+
+    def subset(self, mask: np.ndarray) -> "RatingMatrix":
+        """The items of a boolean mask over the items (in their order)."""
+        if mask.all():
+            return self
+        keep = mask[self.item]
+        new = np.cumsum(mask) - 1
+        return RatingMatrix(new[self.item[keep]], self.rater[keep], self.score[keep], self.items[mask], self.raters)
+
+    def keep_raters(self, mask: np.ndarray) -> "RatingMatrix":
+        """The raters of a boolean mask over the raters (in their order)."""
+        keep = mask[self.rater]
+        new = np.cumsum(mask) - 1
+        return RatingMatrix(self.item[keep], new[self.rater[keep]], self.score[keep], self.items, self.raters[mask])
+
+
+@dataclass
+class PairResult:
+    """The rater pairs (a < b, in row-major order) that share at least ``min_overlap`` items, with
+    their rho (NaN where either rater's shared scores are constant). Every other pair of the
+    ``n_raters`` raters has too few shared items."""
+
+    n_raters: int
+    a: np.ndarray
+    b: np.ndarray
+    rho: np.ndarray
+    min_overlap: int
+
+    @classmethod
+    def from_pairs(cls, n_raters: int, a, b, rho, min_overlap: int) -> "PairResult":
+        """Pairs in any order and orientation."""
+        lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
+        order = np.argsort(lo.astype(np.int64) * n_raters + hi, kind="stable")
+        return cls(n_raters, lo[order], hi[order], np.asarray(rho, float)[order], min_overlap)
+
+    @property
+    def n_pairs(self) -> int:  # pairs with a value
+        return int((~np.isnan(self.rho)).sum())
+
+    @property
+    def n_constant(self) -> int:  # pairs with enough items but a constant vector
+        return len(self.rho) - self.n_pairs
+
+    @property
+    def n_few(self) -> int:  # pairs with fewer than min_overlap shared items
+        return self.n_raters * (self.n_raters - 1) // 2 - len(self.rho)
+
+    def values(self) -> np.ndarray:
+        """The pairs' values, in the row-major order of the upper triangle."""
+        return self.rho[~np.isnan(self.rho)]
+
+    def dense(self) -> np.ndarray:
+        """Raters x raters, symmetric, NaN where no value and on the diagonal (for few raters)."""
+        rho = np.full((self.n_raters, self.n_raters), np.nan)
+        rho[self.a, self.b] = self.rho
+        rho[self.b, self.a] = self.rho
+        return rho
+
+    def restrict(self, keep: np.ndarray) -> "PairResult":
+        """The pairs of a subset of raters (a boolean mask over the raters)."""
+        ok = keep[self.a] & keep[self.b]
+        new = np.cumsum(keep) - 1
+        return PairResult(int(keep.sum()), new[self.a[ok]], new[self.b[ok]], self.rho[ok], self.min_overlap)
+
+    def rater_means(self) -> np.ndarray:
+        """Each rater's mean rho over its pairs with a value (NaN if none), as ``np.nanmean`` over
+        the rows of the dense matrix gives it."""
+        has = ~np.isnan(self.rho)
+        a, b, rho = self.a[has], self.b[has], self.rho[has]
+        total = row_sums([(a, b, rho), (b, a, rho)], (self.n_raters, self.n_raters))
+        count = np.bincount(a, minlength=self.n_raters) + np.bincount(b, minlength=self.n_raters)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return total / count
+
+
+def row_sums(parts: list[tuple], shape: tuple[int, int]) -> np.ndarray:
+    """Per row, the sum numpy gives for the dense row with zeros where there is no entry; the
+    entries are (row, column, value) arrays, in parts.
+
+    numpy sums a row pairwise, so its order of additions depends on the columns, and a mean of
+    decimal scores summed in another order can differ in its last bit (which breaks ties between
+    item means). When every partial sum is exact (scores on a grid of 1/2^k, as ratings and ranks
+    are) any order gives numpy's sum, so one pass over the entries does; otherwise blocks of dense
+    rows give numpy's sums to the last bit without the whole matrix in memory."""
+    n_rows, n_cols = shape
+    if _sums_are_exact([value for _, _, value in parts]):
+        return sum(np.bincount(row, value, n_rows) for row, _, value in parts)
+    ordered = []
+    for row, col, value in parts:
+        if len(row) > 1 and (row[1:] < row[:-1]).any():
+            order = np.argsort(row, kind="stable")
+            row, col, value = row[order], col[order], value[order]
+        ordered.append((row, col, value))
+    out = np.zeros(n_rows)
+    step = max(1, ROW_CELLS // max(n_cols, 1))
+    for r0 in range(0, n_rows, step):
+        r1 = min(n_rows, r0 + step)
+        block = np.zeros((r1 - r0, n_cols))
+        for row, col, value in ordered:
+            lo, hi = np.searchsorted(row, [r0, r1])
+            block[row[lo:hi] - r0, col[lo:hi]] = value[lo:hi]
+        out[r0:r1] = block.sum(axis=1)
+    return out
+
+
+def _sums_are_exact(values: list[np.ndarray]) -> bool:
+    """Whether every sum of these values is exact in float64: all are multiples of 2^-k (k <= 8,
+    tried on the first values, then on all) and their magnitudes times 2^k sum to less than 2^52."""
+    magnitude = sum(float(np.abs(v).sum()) for v in values)
+    for k in range(9):
+        scale = 2.0**k
+        if not magnitude * scale < 2.0**52:
+            return False
+        if all((v * scale == np.round(v * scale)).all() for value in values for v in (value[:256], value)):
+            return True
+    return False
+
+
+def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int):
+    """Average ranks (1-based) of integer codes within each group, and per group the count, sum and
+    sum of squares of the ranks. A counting sort when groups x codes is small (a rank is the count of
+    the group's lower codes plus half its ties: scores take few values), else a sort (when the table
+    would be much larger than the entries)."""
+    if n_groups * n_codes <= min(RANK_TABLE_CELLS, 4 * len(code)):
+        cell = group * n_codes + code
+        count = np.bincount(cell, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
+        rank = (np.cumsum(count, axis=1) - count) + (count + 1) / 2.0
+        weighted = count * rank
+        return rank.ravel()[cell], (count.sum(axis=1), weighted.sum(axis=1), (weighted * rank).sum(axis=1))
+    key = group * n_codes + code
+    order = argsort_ints(key)
+    ks, gs = key[order], group[order]
+    n = len(ks)
+    group_start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+    pos = np.arange(n) - np.repeat(group_start, np.diff(np.r_[group_start, n]))
+    run_start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    run_len = np.diff(np.r_[run_start, n])
+    ranks = np.empty(n)
+    ranks[order] = np.repeat(pos[run_start] + (run_len - 1) / 2.0 + 1.0, run_len)
+    sums = np.bincount(group, ranks, n_groups), np.bincount(group, ranks * ranks, n_groups)
+    return ranks, (np.bincount(group, minlength=n_groups), *sums)
+
+
+def argsort_ints(key: np.ndarray) -> np.ndarray:
+    """An argsort of non-negative integers (the order of ties does not matter to ranks): one sort of
+    the keys with their positions in the low bits (several times faster than ``np.argsort``) when
+    that fits in 63 bits.
+
+    Examples
+    --------
+    >>> argsort_ints(np.array([3, 1, 3, 0])).tolist()
+    [3, 1, 0, 2]
+    """
+    bits = max(int(len(key) - 1).bit_length(), 1)
+    if len(key) == 0 or int(key.max()) < 2 ** (63 - bits):
+        return np.sort((key.astype(np.int64) << bits) | np.arange(len(key))) & ((1 << bits) - 1)
+    return np.argsort(key)
+
+
+def grouped_spearman(group, code_a, code_b, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman r between two integer-coded variables within each group; (r, n), r NaN where
+    either side is constant. Ranks are multiples of 1/2 and every sum is exact."""
+    group = group.astype(np.int64, copy=False)
+    ra, (n, sa, saa) = group_ranks(group, code_a, n_groups, int(code_a.max(initial=-1)) + 1)
+    rb, (_, sb, sbb) = group_ranks(group, code_b, n_groups, int(code_b.max(initial=-1)) + 1)
+    sab = np.bincount(group, ra * rb, n_groups)
+    return spearman_from_sums(n.astype(float), sa, saa, sb, sbb, sab), n.astype(np.int64)
+
+
+def spearman_from_sums(n, sa, saa, sb, sbb, sab) -> np.ndarray:
+    """Spearman r from the (weighted) count and sums of two rank vectors: n, sum a, sum a^2, sum b,
+    sum b^2, sum ab (arrays of any one shape); NaN where either side is constant."""
+    va = n * saa - sa * sa
+    vb = n * sbb - sb * sb
+    # ranks are multiples of 1/2, so a constant vector gives va == 0 up to rounding
+    ok = (va > 1e-9 * np.maximum(n * saa, 1.0)) & (vb > 1e-9 * np.maximum(n * sbb, 1.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(ok, (n * sab - sa * sb) / np.sqrt(va * vb), np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# pairwise Spearman
+
+
+def pairwise_spearman(m: RatingMatrix, min_overlap: int = 5, previous: tuple | None = None) -> PairResult:
+    """Pairwise-complete Spearman between every two raters of ``m`` that share ``min_overlap`` items.
+
+    ``previous = (matrix_before, PairResult)`` reuses the values of pairs whose two raters did not
+    change (calibration moves the scores of a few raters only).
+    """
+    if previous is None:
+        return _pairwise(m, min_overlap, None)
+    before_m, before = previous
+    changed = _changed_raters(m, before_m)
+    if not changed.any():
+        return before
+    fresh = _pairwise(m, min_overlap, changed)
+    kept = ~changed[before.a] & ~changed[before.b]
+    a, b = np.r_[before.a[kept], fresh.a], np.r_[before.b[kept], fresh.b]
+    return PairResult.from_pairs(m.shape[1], a, b, np.r_[before.rho[kept], fresh.rho], min_overlap)
+
+
+def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
+    """Raters whose ratings (which items, or which scores) differ between two matrices."""
+    n_items = m.shape[0]
+    key, key_before = m.rater * n_items + m.item, before.rater * n_items + before.item
+    if len(key) == len(key_before) and (key == key_before).all():
+        diff = m.rater[m.score != before.score]
+    else:  # both sorted by key: the common entries line up
+        common, common_before = np.isin(key, key_before), np.isin(key_before, key)
+        moved = m.score[common] != before.score[common_before]
+        diff = np.r_[m.rater[~common], before.rater[~common_before], m.rater[common][moved]]
+    changed = np.zeros(m.shape[1], dtype=bool)
+    changed[diff] = True
+    return changed
+
+
+def complete_raters(m: RatingMatrix) -> np.ndarray:
+    """Raters who rated every item of the matrix (a mask over the raters)."""
+    return np.bincount(m.rater, minlength=m.shape[1]) == m.shape[0]
+
+
+def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None) -> PairResult:
+    """The pairs with at least ``min_overlap`` shared items, of every rater (``changed`` None) or
+    with at least one changed rater."""
+    count = np.bincount(m.rater, minlength=m.shape[1])
+    parts = [_complete_pairs(m, count, complete_raters(m), changed, min_overlap)]
+    for block in shared_items(m, min_overlap, changed):
+        parts.append((block.a, block.b, grouped_spearman(block.pair, block.code_a, block.code_b, len(block.a))[0]))
+    a, b, rho = (np.concatenate(x) for x in zip(*parts))
+    return PairResult.from_pairs(m.shape[1], a, b, rho, min_overlap)
+
+
+def _complete_pairs(m, count, complete, changed, min_overlap):
+    """(a, b, rho) of the wanted pairs of complete raters: one product of centred ranks."""
+    n_items = m.shape[0]
+    enough = count >= min_overlap  # a complete rater shares all of rater i's items with i
+    has_partner = enough.sum() - enough > 0
+    if changed is not None:  # a pair is wanted when one of its raters changed
+        changed_partner = (enough & changed).sum() - (enough & changed) > 0
+        has_partner = np.where(changed, has_partner, changed_partner)
+    idx = np.flatnonzero(complete & has_partner)
+    if len(idx) < 2 or n_items < min_overlap:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    columns = np.isin(m.rater, idx)  # sorted by rater, then item: n_items entries per rater
+    X = np.ascontiguousarray(m.score[columns].reshape(len(idx), n_items).T)
+    ranks = rankdata(X, axis=0)
+    Z = ranks - ranks.mean(axis=0)
+    norms = np.sqrt((Z * Z).sum(axis=0))
+    const = norms <= 1e-9 * n_items
+    Z[:, ~const] /= norms[~const]
+    block = Z.T @ Z
+    block[const, :] = np.nan
+    block[:, const] = np.nan
+    i, j = np.triu_indices(len(idx), k=1)
+    if changed is not None:
+        wanted = changed[idx[i]] | changed[idx[j]]
+        i, j = i[wanted], j[wanted]
+    return idx[i], idx[j], np.clip(block[i, j], -1.0, 1.0)
+
+
+@dataclass
+class SharedItems:
+    """A block of rater pairs with their shared items. Pair k is raters ``a[k]``, ``b[k]`` (indices
+    of the matrix's raters); triple t is an item shared by pair ``pair[t]``, with the two raters'
+    score codes (ranks of the matrix's distinct scores) and, when asked for, the item."""
+
+    a: np.ndarray
+    b: np.ndarray
+    pair: np.ndarray
+    code_a: np.ndarray
+    code_b: np.ndarray
+    item: np.ndarray | None = None
+
+
+def shared_items(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None = None, *, items: bool = False,
+                 max_triples: int = CHUNK_ENTRIES):  # fmt: skip
+    """The rater pairs that share at least ``min_overlap`` items, not both complete (the pairs of
+    complete raters come from a product of ranks), of every rater (``changed`` None) or with at least
+    one changed rater; in blocks (``SharedItems``) of about ``max_triples`` triples."""
+    n_items, R = m.shape
+    complete = complete_raters(m)
+    # raters relabelled with the complete ones last: past a complete rater, every partner is complete
+    # (those pairs come from the product), so its triples stop at the item's incomplete raters
+    order = np.r_[np.flatnonzero(~complete), np.flatnonzero(complete)]
+    label = np.empty(R, np.int64)
+    label[order] = np.arange(R)
+    rows = np.ones(R, dtype=bool) if changed is None else changed[order]  # by label
+    t = _incidence(m, label, complete)
+    lo = t["csr_pos"] + 1 if changed is None else t["item_start"]
+    use = rows[t["p"]] & (t["hi"] > lo)
+    e = {k: v[use] for k, v in t.items() if k in ("p", "code", "hi")}
+    e["lo"] = lo[use]
+    row_of = np.cumsum(rows) - 1  # the rank of a label among the rows
+    e["row"] = row_of[e["p"]]
+    t["row_label"] = np.flatnonzero(rows)
+    sizes = np.bincount(e["row"], e["hi"] - e["lo"], minlength=int(rows.sum()))
+    for r0, r1 in _blocks(sizes, max_triples, max(1, BLOCK_CELLS // max(R, 1))):
+        s0, s1 = np.searchsorted(e["row"], [r0, r1])
+        block = {k: v[s0:s1] for k, v in e.items()}
+        p, q, *triples = _block_triples(block, t, rows, r0, r1, R, min_overlap, changed is not None, items)
+        yield SharedItems(order[p], order[q], *triples)
+
+
+def _incidence(m, label, complete) -> dict:
+    """The entries ordered by rater label, then item; with each entry's place among its item's
+    raters (item-major order, by label) and where its item's incomplete raters end."""
+    n_items = m.shape[0]
+    p = label[m.rater]
+    by_label = np.argsort(p * n_items + m.item, kind="stable")  # no work when no rater is complete
+    item, p = m.item[by_label], p[by_label]
+    code = np.unique(m.score, return_inverse=True)[1].reshape(-1)[by_label]
+    by_item = np.argsort(item * len(label) + p, kind="stable")
+    csr_pos = np.empty(len(p), np.int64)
+    csr_pos[by_item] = np.arange(len(p))
+    item_start = np.r_[0, np.cumsum(np.bincount(item, minlength=n_items))]
+    incomplete = np.bincount(item[~complete[m.rater[by_label]]], minlength=n_items)
+    start = item_start[item]
+    hi = np.where(complete[m.rater[by_label]], start + incomplete[item], item_start[item + 1])
+    return {
+        "p": p,
+        "code": code,
+        "csr_pos": csr_pos,
+        "item_start": start,
+        "hi": hi,
+        "item": item,
+        "csr_p": p[by_item],
+        "csr_code": code[by_item],
+        "csr_item": item[by_item],
+    }
+
+
+def _blocks(sizes: np.ndarray, max_size: float, max_rows: int):
+    """Consecutive row ranges whose summed sizes stay under ``max_size`` (a larger row: alone)."""
+    start, total = 0, 0.0
+    for r, size in enumerate(sizes):
+        if r > start and (total + size > max_size or r - start >= max_rows):
+            yield start, r
+            start, total = r, 0.0
+        total += size
+    if start < len(sizes):
+        yield start, len(sizes)
+
+
+def _block_triples(e, t, rows, r0, r1, R, min_overlap, incremental, items):
+    """(p, q by label, pair, code_a, code_b, item) of the rows r0..r1: triples, overlap counts."""
+    counts = e["hi"] - e["lo"]
+    first = np.cumsum(counts) - counts
+    j = np.arange(int(counts.sum())) + np.repeat(e["lo"] - first, counts)  # partner entries (item-major)
+    q = t["csr_p"][j]
+    key = np.repeat((e["row"] - r0) * R, counts) + q
+    code = np.repeat(e["code"], counts)
+    if incremental:  # a pair of two changed raters: from the row of the lower label only
+        keep = (q > np.repeat(e["p"], counts)) | ~rows[q]
+        j, key, code = j[keep], key[keep], code[keep]
+    overlap = np.bincount(key, minlength=(r1 - r0) * R)
+    cells = np.flatnonzero(overlap >= min_overlap)
+    pid = np.full(len(overlap), -1, np.int64)
+    pid[cells] = np.arange(len(cells))
+    pid = pid[key]
+    sel = pid >= 0
+    j = j[sel]
+    item = t["csr_item"][j] if items else None
+    return t["row_label"][cells // R + r0], cells % R, pid[sel], code[sel], t["csr_code"][j], item
+
+
+# --------------------------------------------------------------------------------------------
+# per-rater agreement with a reference (the item means)
+
+
+def vs_reference(m: RatingMatrix, min_overlap: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Per rater: Spearman with the item means of all raters (``vs_mean``) and of the other
+    raters (``vs_rest``, leave one out; items nobody else rated are left out)."""
+    R = m.shape[1]
+    mean, rest, keep = reference_values(m)
+    return (
+        _grouped_spearman(m.rater, m.score, mean, R, min_overlap),
+        _grouped_spearman(m.rater[keep], m.score[keep], rest[keep], R, min_overlap),
+    )
+
+
+def reference_values(m: RatingMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per entry: the mean of its item over all raters, over the other raters (NaN when there is
+    none) and whether there is one."""
+    count = np.bincount(m.item, minlength=m.shape[0])[m.item]
+    total = row_sums([(m.item, m.rater, m.score)], m.shape)[m.item]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = (total - m.score) / (count - 1)
+    return total / count, rest, count > 1
+
+
+def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:
+    codes_a = np.unique(a, return_inverse=True)[1].reshape(-1)
+    codes_b = np.unique(b, return_inverse=True)[1].reshape(-1)
+    r, n = grouped_spearman(group, codes_a, codes_b, n_groups)
+    r[n < min_overlap] = np.nan
+    return r
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class AgreementStats:
+    """Agreement of one rating matrix (one stage, one subset): what the statistics of the agreement
+    table share, computed once (``agreement_ci.AGREEMENT_STATISTICS`` names the statistics, and
+    ``agreement_ci.agreement_summary`` gives them)."""
+
+    raters: np.ndarray
+    n_items_per_rater: np.ndarray
+    mean_score_per_rater: np.ndarray
+    avg_pairwise: np.ndarray
+    vs_mean: np.ndarray
+    vs_rest: np.ndarray
+    pairs: PairResult
+    alpha: float
+    n_items: int
+    mean_score: float
+    matrix: RatingMatrix | None = None  # the ratings (for rankings: (target, candidate) units x raters)
+
+
+def agreement(matrix: RatingMatrix, min_overlap: int = 5, pairs: PairResult | None = None) -> AgreementStats:
+    """Every statistic of docs/methods.md section 4 for one rating matrix.
+
+    ``pairs`` may be given when the pairwise values are already known (the pairwise-complete
+    Spearman of two raters does not depend on the other raters, so dropping raters keeps them).
+    """
+    n_items, R = matrix.shape
+    if pairs is None:
+        pairs = pairwise_spearman(matrix, min_overlap)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a rater with no pair value: NaN, counted
+        avg = pairs.rater_means()
+    vs_mean, vs_rest = vs_reference(matrix, min_overlap)
+    n_per = np.bincount(matrix.rater, minlength=R)
+    with np.errstate(invalid="ignore"):
+        total = np.bincount(matrix.rater, matrix.score, R)
+        mean_per = np.where(n_per > 0, total / np.maximum(n_per, 1), np.nan)
+    return AgreementStats(
+        raters=matrix.raters,
+        n_items_per_rater=n_per,
+        mean_score_per_rater=mean_per,
+        avg_pairwise=avg,
+        vs_mean=vs_mean,
+        vs_rest=vs_rest,
+        pairs=pairs,
+        alpha=krippendorff_alpha(matrix.item, matrix.score, "interval"),
+        n_items=int((np.bincount(matrix.item, minlength=n_items) > 0).sum()),
+        mean_score=float(matrix.score.mean()) if len(matrix.score) else float("nan"),
+        matrix=matrix,
+    )

@@ -1,0 +1,154 @@
+"""Split-half reliability and the Spearman-Brown projection (docs/methods.md section 11): the
+numbers behind "how many raters are enough". ``simgold.stages.reliability`` draws the splits of a
+dataset's ratings and tabulates the projection.
+
+* **Spearman-Brown.** ``R_k = k r / (1 + (k - 1) r)``: the reliability of a test ``k`` times as long.
+* **Single rater.** With ``h`` ratings per item in a half, ``r1 = r_half / (h - (h - 1) r_half)``.
+* **Raters needed** for a target R: ``m = R (1 - r1) / (r1 (1 - R))``, rounded up (undefined when
+  ``r1 <= 0``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from simgold.stats.rank_correlation import rankdata
+
+
+def spearman_brown(r, factor):
+    """Reliability of a test ``factor`` times as long: ``k r / (1 + (k - 1) r)``.
+
+    Examples
+    --------
+    >>> round(spearman_brown(0.6, 2), 6)
+    0.75
+    """
+    r = np.asarray(r, dtype=float)
+    return _scalar(factor * r / (1.0 + (factor - 1.0) * r))
+
+
+def single_rater(r_half, h):
+    """Reliability of one rater from the split-half correlation of halves of ``h`` raters.
+
+    Examples
+    --------
+    >>> round(single_rater(0.75, 3), 6)
+    0.5
+    """
+    r_half = np.asarray(r_half, dtype=float)
+    return _scalar(r_half / (h - (h - 1.0) * r_half))
+
+
+def raters_needed(r1: float, target: float) -> float:
+    """Raters per item for reliability ``target``: ``R (1 - r1) / (r1 (1 - R))``, rounded up; NaN
+    when ``r1 <= 0`` (no number of raters reaches it) or ``r1`` is NaN.
+
+    Examples
+    --------
+    >>> raters_needed(0.5, 0.8), raters_needed(0.5, 0.9)
+    (4.0, 9.0)
+    """
+    if not r1 > 0:
+        return float("nan")
+    if r1 >= target:
+        return 1.0
+    m = target * (1.0 - r1) / (r1 * (1.0 - target))
+    return float(math.ceil(m - 1e-9))  # 4.000000000001 from rounding is 4
+
+
+def _scalar(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> pd.DataFrame:
+    """Split-half correlations of an items x raters array (NaN: no rating) for given splits.
+
+    Parameters
+    ----------
+    X : ndarray, items x raters
+    in_first : ndarray of bool, splits x raters
+        True where a rater is in the first half of a split; the others form the second half.
+
+    Returns
+    -------
+    DataFrame
+        One row per split: ``split``, ``n_items`` (rated in both halves), ``h`` (mean ratings per
+        item in a half over those items), ``r_half`` (Spearman between the halves' item means).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 2, 1, 1], [3, 3, 2, 4], [5, 4, 5, 5], [2, 4, 3, 1.]])
+    >>> split_half_correlations(X, np.array([[True, True, False, False]]))["r_half"].round(4).tolist()
+    [0.9487]
+    """
+    present = ~np.isnan(X)
+    filled = np.where(present, X, 0.0)
+    first = in_first.T.astype(float)
+    second = (~in_first).T.astype(float)
+    sums_a, sums_b = filled @ first, filled @ second
+    counts_a, counts_b = present @ first, present @ second
+    return _halves_table(sums_a, counts_a, sums_b, counts_b)
+
+
+def _halves_table(sums_a, counts_a, sums_b, counts_b) -> pd.DataFrame:
+    """items x splits sums and counts of the two halves -> the per-split table."""
+    both = (counts_a > 0) & (counts_b > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # means equal to 10 decimals are ties
+        mean_a = np.where(both, sums_a / counts_a, np.nan).round(10)
+        mean_b = np.where(both, sums_b / counts_b, np.nan).round(10)
+    n_items = both.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        h = np.where(both, (counts_a + counts_b) / 2.0, 0.0).sum(axis=0) / n_items
+    r = _columnwise_spearman(mean_a, mean_b)
+    return pd.DataFrame({"split": np.arange(len(n_items)), "n_items": n_items, "h": h, "r_half": r})
+
+
+def _columnwise_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman per column over the rows where both are present (average ranks); NaN when fewer
+    than 3 rows or a constant column."""
+    ra = rankdata(a, axis=0, nan_policy="omit")
+    rb = rankdata(b, axis=0, nan_policy="omit")
+    ra -= np.nanmean(ra, axis=0)
+    rb -= np.nanmean(rb, axis=0)
+    num = np.nansum(ra * rb, axis=0)
+    den = np.sqrt(np.nansum(ra * ra, axis=0) * np.nansum(rb * rb, axis=0))
+    n = (~np.isnan(a)).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where((den > 1e-12) & (n >= 3), num / den, np.nan)
+    return np.clip(r, -1.0, 1.0)
+
+
+def rater_splits(n_raters: int, splits: int, rng: np.random.Generator) -> np.ndarray:
+    """splits x raters booleans: a random floor(R/2) raters in the first half of each split."""
+    keys = rng.random((splits, n_raters))
+    order = np.argsort(keys, axis=1)
+    in_first = np.zeros((splits, n_raters), dtype=bool)
+    np.put_along_axis(in_first, order[:, : n_raters // 2], True, axis=1)
+    return in_first
+
+
+def rating_splits(item: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> pd.DataFrame:
+    """Split-half table when raters are slots: each item's ratings are split at random (floor(m/2)
+    to the first half)."""
+    counts = np.bincount(item, minlength=n_items)
+    order = np.argsort(item, kind="stable")
+    item, score = item[order], score[order]
+    start = np.r_[0, np.cumsum(counts)[:-1]]
+    keys = rng.random((splits, len(item))) + item[None, :]  # sorts within items only
+    position = np.empty_like(keys, dtype=np.int64)
+    np.put_along_axis(position, np.argsort(keys, axis=1), np.arange(len(item))[None, :], axis=1)
+    first = (position - start[item][None, :]) < (counts[item] // 2)[None, :]
+    cell = (np.arange(splits)[:, None] * n_items + item[None, :]).ravel()
+    size = splits * n_items
+
+    def sums(mask, weight):
+        return (
+            np.bincount(cell[mask.ravel()], np.broadcast_to(weight, mask.shape)[mask], size).reshape(splits, n_items).T
+        )
+
+    ones = np.ones(len(item))
+    return _halves_table(sums(first, score), sums(first, ones), sums(~first, score), sums(~first, ones))

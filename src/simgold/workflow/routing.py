@@ -1,0 +1,181 @@
+"""Which datasets (and dataset x model pairs) go through which stage of the workflow, and the
+files a run makes from that (``all_targets``, each report page's ``report_figures``).
+
+Computed once from the resolved config (``simgold.io.config.check_config``); the workflow's input
+functions and rules read it (``workflow/rules/common.smk``), so the routing is tested here, not
+in Snakemake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simgold.io.config import has_comparisons, has_ratings, model_languages, translation_root
+from simgold.io.models import scored_in_context
+from simgold.io.paths import CLEAN_TABLES, result
+from simgold.report.figures import FIGURES
+
+
+@dataclass(frozen=True)
+class Stages:
+    datasets: list[str]  # every dataset, sorted
+    models: list[str]  # every model, sorted
+    cleaned: list[str]  # read from raw files (ag-evaluation files go straight to comparisons)
+    compared: list[str]  # with A&G comparisons (ag files, rankings, ratings of persistent raters)
+    rated: list[str]  # with per-rater scores: calibration and agreement
+    ranked: list[str]  # rankings: agreement
+    context: list[str]  # two-context datasets: context significance and the CoSimLex metrics
+    translated: list[str]  # translations of another dataset
+    groups: dict[str, list[str]]  # translation root -> the datasets that translate it
+    model_datasets: dict[str, list[str]]  # model -> the datasets of its languages
+    scored: list[tuple[str, str]]  # (dataset, model) scored
+    scored_by: dict[str, list[str]]  # dataset -> the models that score it
+    gold_scored: set[str]  # datasets whose gold standard the similarities are correlated with
+    cosimlex: list[tuple[str, str]]  # (dataset, model) with the CoSimLex metrics
+    noised: list[tuple[str, str]]  # (dataset, model) with the noise sanity check
+
+
+def stages(config: dict) -> Stages:
+    """The stages of every dataset of a resolved config."""
+    datasets = config["datasets"]
+    names = sorted(datasets)
+    models = sorted(config["models"])
+    kinds = {d: datasets[d]["kind"] for d in names}
+    cleaned = [d for d in names if kinds[d] != "comparisons"]
+    model_datasets = {
+        m: [d for d in names if datasets[d]["language"] in model_languages(config["models"][m])] for m in models
+    }
+    scored = [(d, m) for m in models for d in model_datasets[m]]
+    context = [d for d in names if kinds[d] == "contexts"]
+    gold_scored = {d for d in cleaned if kinds[d] != "rankings"}
+    translated = [d for d in names if "translation_of" in datasets[d]]
+    return Stages(
+        datasets=names,
+        models=models,
+        cleaned=cleaned,
+        compared=[d for d in names if has_comparisons(datasets[d])],
+        rated=[d for d in names if has_ratings(datasets[d])],
+        ranked=[d for d in names if kinds[d] == "rankings"],
+        context=context,
+        translated=translated,
+        groups=_groups(datasets, translated),
+        model_datasets=model_datasets,
+        scored=scored,
+        scored_by={d: sorted(m for dd, m in scored if dd == d) for d in sorted({d for d, _ in scored})},
+        gold_scored=gold_scored,
+        cosimlex=[(d, m) for d, m in scored if d in context],
+        noised=_noised(config, scored, gold_scored),
+    )
+
+
+def _groups(datasets: dict, translated: list[str]) -> dict[str, list[str]]:
+    """A translation group: a root dataset and every dataset that translates it (directly or in a chain)."""
+    groups: dict[str, list[str]] = {}
+    for d in translated:
+        groups.setdefault(translation_root(datasets, d), []).append(d)
+    return groups
+
+
+def _noised(config: dict, scored: list[tuple[str, str]], gold_scored: set[str]) -> list[tuple[str, str]]:
+    """Models and datasets with a gold standard, as the config's noise block restricts them (all
+    when it names none). Not a contextual model on a two-context dataset: it is scored with each
+    word's vector in its context, and the check adds noise to the words' own vectors, so its curve
+    would not start at the score the report shows."""
+
+    noise = config["noise"]
+    models = noise["models"] if "models" in noise else config["models"]
+    datasets = noise["datasets"] if "datasets" in noise else config["datasets"]
+    return [
+        (d, m)
+        for d, m in scored
+        if d in gold_scored
+        and m in models
+        and d in datasets
+        and not scored_in_context(config["datasets"][d]["kind"], config["models"][m])
+    ]
+
+
+# -------------------------------------------------------------------------------- what a run makes
+
+
+def all_targets(routing: Stages) -> list[str]:
+    """Every file the workflow makes (rule ``all``; the archive takes them all): the intermediate
+    tables too, since every table is a result."""
+    return _clean_and_agreement_targets(routing) + _score_targets(routing) + _report_targets(routing)
+
+
+def _clean_and_agreement_targets(routing: Stages) -> list[str]:
+    rated, ranked, cleaned = routing.rated, routing.ranked, routing.cleaned
+    out = [result("clean", dataset=d, table=table) for d in cleaned for table in CLEAN_TABLES]
+    out.append(result("clean_summary"))
+    out += _per_dataset(("agreement", "agreement_raters"), rated + ranked)
+    out += _per_dataset(("calibrate_ratings", "calibrate_raters"), rated)
+    out += _per_dataset(("agreement_ratings",), rated)
+    out += _per_dataset(("agreement_rankings",), ranked)
+    out += _per_dataset(("agreement_ci", "agreement_alpha"), rated)
+    out += _per_dataset(("reliability", "reliability_curve"), rated)
+    out += _per_dataset(("audit",), cleaned)
+    out += _per_dataset(("gold", "gold_distribution"), cleaned)
+    out += _per_dataset(("translate_items", "translate_dropped"), routing.translated)
+    return out + [result("crosslingual"), result("crosslingual_correlations")]
+
+
+def _score_targets(routing: Stages) -> list[str]:
+    scored, scored_by = routing.scored, sorted(routing.scored_by)
+    out = _per_pair(("predictions", "scores"), scored)
+    out += _per_dataset(("model_differences", "msd"), scored_by)
+    out += [result("embeddings", model=m) for m in routing.models]
+    out += _per_dataset(("comparisons", "comparisons_ag"), routing.compared)
+    out += [result("scores_summary")] if scored else []
+    out += _per_dataset(("context_tests", "context_summary"), routing.context)
+    out += _per_pair(("cosimlex",), routing.cosimlex)
+    return out + ([result("cosimlex_summary")] if routing.cosimlex else [])
+
+
+def _report_targets(routing: Stages) -> list[str]:
+    out = _per_pair(("noise",), routing.noised)
+    out += _per_dataset(("report_page",), routing.datasets)
+    out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
+    out += [result("report_index"), result("report_summary")]
+    if routing.scored:
+        out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)
+    return out
+
+
+def _per_dataset(names: tuple[str, ...], datasets: list[str]) -> list[str]:
+    """The named results (simgold.io.paths.RESULTS) of each dataset, dataset by dataset."""
+    return [result(name, dataset=d) for d in datasets for name in names]
+
+
+def _per_pair(names: tuple[str, ...], pairs: list[tuple[str, str]]) -> list[str]:
+    """The named results of each (dataset, model) pair, pair by pair."""
+    return [result(name, dataset=d, model=m) for d, m in pairs for name in names]
+
+
+def figures_directory(dataset: str) -> str:
+    """Where a dataset's report job writes the figures its page shows (one job draws them all:
+    matplotlib is loaded once per dataset, not once per figure or per stage)."""
+    return result("report_figures", dataset=dataset)
+
+
+def report_figures(routing: Stages, dataset: str) -> list[tuple[str, str]]:
+    """(path, caption) of every figure a dataset's report page shows (embedded in the page), in
+    page order: the entries of the registry simgold.report.figures.FIGURES whose ``shown_if``
+    holds; each file is named for its figure (``scores.png``, ``raters.png``, ...)."""
+    return [
+        (f"{figures_directory(dataset)}/{name}.png", figure.caption)
+        for name, figure in FIGURES.items()
+        if figure.shown_if(routing, dataset)
+    ]
+
+
+def finished_message(routing: Stages) -> str:
+    """The last lines of a run: where the answer is."""
+    lines = ["", "simgold: finished. The results:"]
+    lines.append(
+        "  report   results/report/index.html (open it in a browser; or: snakemake --report results/report.html)"
+    )
+    if routing.scored:
+        lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
+    lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""The jobs of workflow/rules/report.smk, one function per rule (``run`` picks the rule's):
+
+* ``report_dataset``: One dataset's report page: its figures (drawn here, all of them, and embedded) and tables, readable without Python.
+* ``score_tables``: The headline scores as a dataset x model TSV, and one MTEB-style JSON per model and dataset.
+* ``report_index``: The report's front page (the answer first) and the summary table as TSV.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+from simgold.io.tables import read_parquet
+from simgold.report.figures import draw_dataset_figures
+from simgold.report.pages import (
+    agreement_overview,
+    dataset_page,
+    flag_scores,
+    headline,
+    index_page,
+    mteb_result,
+    wide_table,
+    write,
+    write_json,
+)
+from simgold.workflow.job import run
+
+#: the tables of docs/methods.md section 11 a page shows, where the dataset has them
+STATISTICS = ("agreement_ci", "alpha", "reliability", "differences", "msd", "audit")
+
+
+def report_dataset_job(snakemake, log):
+    name, inputs, params = snakemake.wildcards.dataset, snakemake.input, snakemake.params
+    # each input read once: the page and its figures share the tables
+    tables = {key: read_parquet(inputs[key]) for key in inputs.keys() if key not in ("scores", "noise")}
+    scores = pd.concat([read_parquet(p) for p in inputs.scores], ignore_index=True) if inputs.scores else None
+    noise = [read_parquet(p) for p in inputs.noise]
+    Path(snakemake.output.figures).mkdir(parents=True, exist_ok=True)  # a dataset may have no figure
+    figure_tables = {**tables, "scores": scores, "noise": noise, "ranked": params.ranked}
+    draw_dataset_figures(name, params.figures, figure_tables, params.outliers)
+    statistics = {key: tables[key] for key in STATISTICS if key in tables}
+    html = dataset_page(
+        name,
+        clean=tables.get("clean"),
+        agreement=tables.get("agreement"),
+        scores=scores,
+        context=tables.get("context"),
+        figures=params.figures,
+        statistics=statistics,
+    )
+    write(snakemake.output.page, html)
+    log.info("%s: page with %d figures, %d statistics tables", name, len(params.figures), len(statistics))
+
+
+def score_tables_job(snakemake, log):
+    summary = read_parquet(snakemake.input[0])
+    wide = wide_table(headline(summary))
+    wide.to_csv(snakemake.output.wide, sep="\t", index=False, float_format="%.6g", lineterminator="\n")
+    for (dataset, model), path in zip(snakemake.params.scored, snakemake.output.json):
+        write_json(path, mteb_result(summary, dataset, model, snakemake.params.languages[dataset]))
+    log.info("%d datasets x %d models; %d result files", len(wide), wide.shape[1] - 2, len(snakemake.output.json))
+
+
+def report_index_job(snakemake, log):
+    inputs = snakemake.input
+    summary = read_parquet(inputs.scores[0]) if inputs.scores else pd.DataFrame(columns=["subset", "metric", "n_used"])
+    agreement = agreement_overview(
+        [read_parquet(p) for p in inputs.agreement], [read_parquet(p) for p in inputs.raters]
+    )
+    reliability = [read_parquet(p) for p in inputs.reliability]
+    page = index_page(
+        snakemake.params.datasets,
+        summary,
+        read_parquet(inputs.clean),
+        read_parquet(inputs.crosslingual),
+        agreement,
+        reliability=pd.concat(reliability, ignore_index=True) if reliability else None,
+        audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
+    )
+    write(snakemake.output.page, page)
+    flag_scores(summary).to_csv(
+        snakemake.output.summary, sep="\t", index=False, float_format="%.6g", lineterminator="\n"
+    )
+    log.info("report index: %d datasets, %d score rows", len(snakemake.params.datasets), len(summary))
+
+
+JOBS = {"report_dataset": report_dataset_job, "score_tables": score_tables_job, "report_index": report_index_job}
+
+run(snakemake, JOBS[snakemake.rule])

@@ -1,0 +1,160 @@
+"""The jobs of workflow/rules/scores.smk, one function per rule (``run`` picks the rule's):
+
+* ``embeddings``: Vectors of every word the model's datasets need: one pass over the embedding file (or computed once per word).
+* ``comparisons``: Comparisons (A&G): read from ag-evaluation files, or made from rankings or per-rater ratings.
+* ``score``: Score one model on one dataset: predictions, correlations and the A&G score with bootstrap CIs.
+* ``model_differences``: Paired bootstrap and Williams' test between every two models scored on the same dataset, and the dataset's minimum significant Spearman difference.
+* ``score_summary``: One table of every dataset x model x metric, with CIs, OOV shares, the human ceiling and the dataset's minimum significant Spearman difference.
+"""
+
+import itertools
+
+import pandas as pd
+from simgold.stages.comparisons import from_rankings, from_ratings, read_ag_file, write_ag_file
+
+from simgold.io.embeddings import coverage_warning, load_model, read_embeddings, write_embeddings
+from simgold.io.models import scored_in_context
+from simgold.io.tables import TABLES, read_parquet, write_parquet
+from simgold.stages.scores import ScoringSettings, Vectors, paired_difference, score_dataset, summary, words_of
+from simgold.stats.dependent_correlations import MSD_COLUMNS, dataset_msd, with_msd
+from simgold.workflow.job import provenance_for, run
+
+
+def embeddings_job(snakemake, log):
+    name, model = snakemake.wildcards.model, snakemake.params.model
+    words = sorted({w for path in snakemake.input.words for w in words_of(read_parquet(path))})
+    log.info("%s: %d distinct words needed by %d datasets", name, len(words), len(snakemake.input.words))
+    table, report = load_model(model, words, log=log.info, threads=snakemake.threads)
+    have = set(table["word"])
+    found = {w for w in words if w in have or (model["lowercase"] and w.lower() in have)}
+    log.info(
+        "%s (%s, %d dimensions): %d words in the file, %d kept; %d of %d needed words found (%.1f%%)",
+        report.file,
+        report.format,
+        report.dim,
+        report.lines,
+        report.kept,
+        len(found),
+        len(words),
+        100 * len(found) / max(1, len(words)),
+    )
+    for note in report.notes:
+        log.info("%s: %s", report.file, note)
+    warning = coverage_warning(report, len(found), len(words))
+    if warning:
+        log.warning("%s", warning)
+    for word, first, again in report.duplicates:
+        log.info("  duplicated word %r: line %d kept, line %d ignored", word, first, again)
+    write_embeddings(table, report, snakemake.output[0], provenance_for(snakemake))
+
+
+def comparisons_job(snakemake, log):
+    name, kind = snakemake.wildcards.dataset, snakemake.params.kind
+    if kind == "comparisons":
+        table = pd.concat([read_ag_file(p, name) for p in snakemake.input.ag], ignore_index=True)
+    elif kind == "rankings":
+        table = from_rankings(name, read_parquet(snakemake.input.rankings))
+    else:
+        table = from_ratings(name, read_parquet(snakemake.input.item_table), read_parquet(snakemake.input.ratings))
+    counts = table["type"].value_counts().to_dict()
+    log.info("%s: %d comparisons over %d targets %s", name, len(table), table["target"].nunique(), counts)
+    write_parquet(table, snakemake.output.table, table="comparisons", provenance=provenance_for(snakemake))
+    write_ag_file(table, snakemake.output.ag)  # for the reference evaluator
+
+
+def score_job(snakemake, log):
+    name, model_name, model = snakemake.wildcards.dataset, snakemake.wildcards.model, snakemake.params.model
+    keys = snakemake.input.keys()
+    table, mean = read_embeddings(snakemake.input.embeddings)  # mean: the file's mean vector, for oov: mean
+    vectors = Vectors(table, model["lowercase"], model["oov"], mean)
+    pred = None
+    if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
+        from simgold.stages.in_context import in_context_predictions
+
+        from simgold.io.minilm import get_model
+
+        encoder = get_model()  # its vectors are computed once per context and span (simgold.io.vectorcache)
+        items = read_parquet(snakemake.input.item_table)
+        store = encoder.store("in-context", log.info)
+        pred = in_context_predictions(name, model_name, items, encoder, store=store, log=log.info)
+    pred, scores = score_dataset(
+        name,
+        model_name,
+        snakemake.params.kind,
+        read_parquet(snakemake.input.pairs),
+        vectors,
+        gold=read_parquet(snakemake.input.gold) if "gold" in keys else None,
+        comparisons=read_parquet(snakemake.input.comparisons) if "comparisons" in keys else None,
+        agreement=read_parquet(snakemake.input.agreement) if "agreement" in keys else None,
+        scoring=ScoringSettings(**snakemake.params.scoring),
+        pred=pred,
+    )
+    log.info("\n%s", scores.to_string(index=False))
+    prov = provenance_for(snakemake)
+    write_parquet(pred, snakemake.output.predictions, table="predictions", provenance=prov)
+    write_parquet(scores, snakemake.output.scores, table="scores", provenance=prov)
+
+
+COLUMNS = list(TABLES["model_differences"].names)
+
+
+def model_differences_job(snakemake, log):
+    name, scoring = snakemake.wildcards.dataset, snakemake.params.scoring
+    rows = []
+    if "gold" in snakemake.input.keys():
+        gold = read_parquet(snakemake.input.gold).set_index("item_id")["mean"]
+        preds = {
+            p["model"].iloc[0]: p.set_index("item_id")["sim"]
+            for p in map(read_parquet, snakemake.input.predictions)
+            if len(p)
+        }
+        for a, b in itertools.combinations(sorted(preds), 2):
+            items = gold.index
+            rows.append(
+                paired_difference(
+                    name,
+                    a,
+                    b,
+                    gold.to_numpy(float),
+                    preds[a].reindex(items).to_numpy(float),
+                    preds[b].reindex(items).to_numpy(float),
+                    resamples=scoring["resamples"],
+                    seed=scoring["seed"],
+                    confidence=scoring["confidence"],
+                )
+            )
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    log.info(
+        "\n%s", table.to_string(index=False) if len(table) else f"{name}: fewer than two models or no gold standard"
+    )
+    scores = pd.concat([read_parquet(p) for p in snakemake.input.scores], ignore_index=True)
+    msd = dataset_msd(name, scores, table)
+    log.info("minimum significant Spearman difference (p < 0.05):\n%s", msd.to_string(index=False))
+    prov = provenance_for(snakemake)
+    write_parquet(table, snakemake.output.differences, table="model_differences", provenance=prov)
+    write_parquet(msd, snakemake.output.msd, table="msd", provenance=prov)
+
+
+def score_summary_job(snakemake, log):
+    msd = [read_parquet(p) for p in snakemake.input.msd]
+    msd = pd.concat(msd, ignore_index=True) if msd else pd.DataFrame(columns=MSD_COLUMNS)
+    table = with_msd(summary(pd.concat([read_parquet(p) for p in snakemake.input.scores], ignore_index=True)), msd)
+    view = table[(table["subset"] == "all") & table["metric"].isin(["spearman", "ag_score"])]
+    log.info(
+        "\n%s",
+        view[
+            ["dataset", "model", "metric", "value", "ci_low", "ci_high", "oov_pairs", "human_ceiling", "msd"]
+        ].to_string(index=False),
+    )
+    write_parquet(table, snakemake.output[0], table="summary_scores", provenance=provenance_for(snakemake))
+
+
+JOBS = {
+    "embeddings": embeddings_job,
+    "comparisons": comparisons_job,
+    "score": score_job,
+    "model_differences": model_differences_job,
+    "score_summary": score_summary_job,
+}
+
+run(snakemake, JOBS[snakemake.rule])
