@@ -124,8 +124,16 @@ def test_the_cycle_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+SCRIPTS = ROOT / "workflow" / "scripts"
+
+
+def _sources() -> list[Path]:
+    """The library and the workflow's scripts (thin: they call the library)."""
+    return sorted(PACKAGE.rglob("*.py")) + sorted(SCRIPTS.glob("*.py"))
+
+
 def _inner_imports():
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in _sources():
         source = path.read_text(encoding="utf-8")
         lines = source.splitlines()
         for function in ast.walk(ast.parse(source)):
@@ -206,3 +214,23 @@ print(round(result.spearman, 6), sorted(m for m in {blocked!r} if m in sys.modul
     assert proc.returncode == 0, proc.stderr[-3000:]
     # cosines: cat-dog 0.994, car-bus 0.994, cat-car 0, dog-tree 0.781: the gold's order, tied at the top
     assert proc.stdout.split() == ["0.948683", "[]"]
+
+
+def test_every_simgold_import_of_the_library_and_scripts_resolves():
+    """A module renamed or merged leaves no import of its old name behind (a script imports only
+    when its job runs, so nothing else would see it before a run)."""
+    import importlib.util
+
+    missing = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("simgold"):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name) and importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
+                        missing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{alias.name}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("simgold") and importlib.util.find_spec(alias.name) is None:
+                        missing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {alias.name}")
+    assert missing == []

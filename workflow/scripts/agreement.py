@@ -1,8 +1,11 @@
 """The jobs of workflow/rules/agreement.smk, one function per rule (``run`` picks the rule's):
 
-* ``agreement``: Agreement per stage and subset, per-rater agreement, outlier filtering; writes the filtered ratings (the per-rater figure is drawn with the dataset's report page).
-* ``ranking_agreement``: Agreement of target-group rankings (per-target Spearman averaged over targets), outlier filtering.
-* ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, and Krippendorff's alpha at every level.
+* ``agreement``: Agreement per stage and subset, per-rater agreement, outlier filtering; writes the
+  filtered ratings (the per-rater figure is drawn with the dataset's report page).
+* ``ranking_agreement``: Agreement of target-group rankings (per-target Spearman averaged over
+  targets), outlier filtering.
+* ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, and Krippendorff's alpha at
+  every level.
 """
 
 from simgold.io.tables import read_parquet, write_parquet

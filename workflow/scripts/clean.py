@@ -1,7 +1,9 @@
 """The jobs of workflow/rules/clean.smk, one function per rule (``run`` picks the rule's):
 
-* ``clean_dataset``: Clean one dataset: read its raw sources, validate every cell, write the canonical tables.
-* ``clean_summary``: One table of cleaning counts across datasets (items, ratings, rejects by reason, ledger balance).
+* ``clean_dataset``: Clean one dataset: read its raw sources, validate every cell, write the
+  canonical tables.
+* ``clean_summary``: One table of cleaning counts across datasets (items, ratings, rejects by
+  reason, ledger balance).
 """
 
 from pathlib import Path

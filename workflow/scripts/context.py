@@ -1,6 +1,7 @@
 """The jobs of workflow/rules/context.smk, one function per rule (``run`` picks the rule's):
 
-* ``context_significance``: Per pair: is the similarity different in the two contexts? Recomputed from ratings, or shipped.
+* ``context_significance``: Per pair: is the similarity different in the two contexts? Recomputed
+  from ratings, or shipped.
 """
 
 from simgold.io.tables import read_parquet, write_parquet

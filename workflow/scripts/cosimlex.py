@@ -1,7 +1,8 @@
 """The jobs of workflow/rules/cosimlex.smk, one function per rule (``run`` picks the rule's):
 
 * ``cosimlex``: CoSimLex subtask 1 and 2 figures of one model on one two-context dataset.
-* ``cosimlex_summary``: Every model's CoSimLex figures per language and their mean over languages (as the task ranks).
+* ``cosimlex_summary``: Every model's CoSimLex figures per language and their mean over languages
+  (as the task ranks).
 """
 
 from simgold.io.tables import read_parquet, write_parquet

@@ -1,7 +1,9 @@
 """The jobs of workflow/rules/report.smk, one function per rule (``run`` picks the rule's):
 
-* ``report_dataset``: One dataset's report page: its figures (drawn here, all of them, and embedded) and tables, readable without Python.
-* ``score_tables``: The headline scores as a dataset x model TSV, and one MTEB-style JSON per model and dataset.
+* ``report_dataset``: One dataset's report page: its figures (drawn here, all of them, and embedded)
+  and tables, readable without Python.
+* ``score_tables``: The headline scores as a dataset x model TSV, and one MTEB-style JSON per model
+  and dataset.
 * ``report_index``: The report's front page (the answer first) and the summary table as TSV.
 """
 

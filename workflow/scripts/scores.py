@@ -1,21 +1,38 @@
 """The jobs of workflow/rules/scores.smk, one function per rule (``run`` picks the rule's):
 
-* ``embeddings``: Vectors of every word the model's datasets need: one pass over the embedding file (or computed once per word).
-* ``comparisons``: Comparisons (A&G): read from ag-evaluation files, or made from rankings or per-rater ratings.
-* ``score``: Score one model on one dataset: predictions, correlations and the A&G score with bootstrap CIs.
-* ``model_differences``: Paired bootstrap and Williams' test between every two models scored on the same dataset, and the dataset's minimum significant Spearman difference.
-* ``score_summary``: One table of every dataset x model x metric, with CIs, OOV shares, the human ceiling and the dataset's minimum significant Spearman difference.
+* ``embeddings``: Vectors of every word the model's datasets need: one pass over the embedding file
+  (or computed once per word).
+* ``comparisons``: Comparisons (A&G): read from ag-evaluation files, or made from rankings or per-
+  rater ratings.
+* ``score``: Score one model on one dataset: predictions, correlations and the A&G score with
+  bootstrap CIs.
+* ``model_differences``: Paired bootstrap and Williams' test between every two models scored on the
+  same dataset, and the dataset's minimum significant Spearman difference.
+* ``score_summary``: One table of every dataset x model x metric, with CIs, OOV shares, the human
+  ceiling and the dataset's minimum significant Spearman difference.
 """
 
 import itertools
 
 import pandas as pd
-from simgold.stages.comparisons import from_rankings, from_ratings, read_ag_file, write_ag_file
 
 from simgold.io.embeddings import coverage_warning, load_model, read_embeddings, write_embeddings
+from simgold.io.minilm import get_model
 from simgold.io.models import scored_in_context
 from simgold.io.tables import TABLES, read_parquet, write_parquet
-from simgold.stages.scores import ScoringSettings, Vectors, paired_difference, score_dataset, summary, words_of
+from simgold.stages.scores import (
+    ScoringSettings,
+    Vectors,
+    from_rankings,
+    from_ratings,
+    in_context_predictions,
+    paired_difference,
+    read_ag_file,
+    score_dataset,
+    summary,
+    words_of,
+    write_ag_file,
+)
 from simgold.stats.dependent_correlations import MSD_COLUMNS, dataset_msd, with_msd
 from simgold.workflow.job import provenance_for, run
 
@@ -69,9 +86,6 @@ def score_job(snakemake, log):
     vectors = Vectors(table, model["lowercase"], model["oov"], mean)
     pred = None
     if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
-        from simgold.stages.in_context import in_context_predictions
-
-        from simgold.io.minilm import get_model
 
         encoder = get_model()  # its vectors are computed once per context and span (simgold.io.vectorcache)
         items = read_parquet(snakemake.input.item_table)

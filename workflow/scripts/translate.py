@@ -1,7 +1,9 @@
 """The jobs of workflow/rules/translate.smk, one function per rule (``run`` picks the rule's):
 
-* ``translate``: Link a translated dataset's items to its source dataset's items; list what did not link and why.
-* ``crosslingual``: Cross-lingual table (one row per source item, one column per dataset's gold mean) and the Spearman between every two datasets of a translation group over their shared items.
+* ``translate``: Link a translated dataset's items to its source dataset's items; list what did not
+  link and why.
+* ``crosslingual``: Cross-lingual table (one row per source item, one column per dataset's gold
+  mean) and the Spearman between every two datasets of a translation group over their shared items.
 """
 
 from pathlib import Path
