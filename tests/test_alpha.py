@@ -224,13 +224,13 @@ def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_t
 
 def test_alpha_levels_are_named_as_the_alpha_table_columns_after_dataset_stage_subset():
     from simgold.io.tables import TABLES
-    from simgold.stats.alpha import AlphaLevel
+    from simgold.stats.alpha import AlphaRow
 
     assert TABLES["alpha"].names[:3] == ("dataset", "stage", "subset")
-    assert AlphaLevel._fields == TABLES["alpha"].names[3:]
+    assert AlphaRow._fields == TABLES["alpha"].names[3:]
     # the hand-computed small case above, as a ratings table: units {1, 1}, {2, 3}, {3, 3}
     ratings = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "score": [1.0, 1.0, 2.0, 3.0, 3.0, 3.0]})
     table = alpha_table(ratings)
-    assert list(table.columns) == list(AlphaLevel._fields)
-    interval = AlphaLevel(*table.set_index("level", drop=False).loc["interval"])
-    assert interval == AlphaLevel("interval", pytest.approx(1 - 2 / 11.6, abs=1e-15), 3, 6, 3, "")
+    assert list(table.columns) == list(AlphaRow._fields)
+    interval = AlphaRow(*table.set_index("level", drop=False).loc["interval"])
+    assert interval == AlphaRow("interval", pytest.approx(1 - 2 / 11.6, abs=1e-15), 3, 6, 3, "")

@@ -163,11 +163,11 @@ def test_import_simgold_is_cheap_and_both_names_work():
     code = (
         "import sys, simgold\n"
         "print(sorted(m for m in ('pandas', 'numpy', 'scipy', 'matplotlib', 'yaml') if m in sys.modules))\n"
-        "import simgold.stages.agreement as ag\n"  # the agreement stage's module, named as the API function
-        "print(callable(simgold.agreement), ag.agreement_report.__module__)\n"
+        "import simgold.stages.agreement as ag\n"  # the agreement stage: a module of its layer, not the API's name
+        "print(callable(simgold.agreement), simgold.agreement.__module__, ag.agreement_report.__module__)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["[]", "True simgold.stages.agreement"]
+    assert out.splitlines() == ["[]", "True simgold.api simgold.stages.agreement"]
 
 
 def test_readme_examples_run_as_written(monkeypatch):

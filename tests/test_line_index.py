@@ -1,4 +1,4 @@
-"""The line index of text embedding files (src/simgold/lineindex.py): a second read of an unchanged
+"""The line index of text embedding files (src/simgold/io/lineindex.py): a second read of an unchanged
 file parses only the needed lines, with the same result as a full scan; anything changed, damaged
 or unverifiable falls back to the full scan."""
 

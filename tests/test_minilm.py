@@ -1,4 +1,4 @@
-"""The batched MiniLM (src/simgold/minilm.py) against the one-at-a-time forward pass it replaced
+"""The batched MiniLM (src/simgold/io/minilm.py) against the one-at-a-time forward pass it replaced
 (tests/minilm_reference.py), and its vectors through the vector store."""
 
 from __future__ import annotations

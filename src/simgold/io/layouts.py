@@ -4,6 +4,23 @@
 layout needs and may take, and the function that finds its value columns. The config checks
 (``simgold.io.config``) and the schema's ``kind`` and ``layout`` values derive from it; adding a
 layout is one entry here. ``comparisons`` datasets read ag-evaluation files whole (no layout).
+
+Examples
+--------
+A layout is one entry: the keys it needs, those it may take, and the function that finds its
+value columns. Say a file of means laid out like a long sheet, its means in a ``score`` column:
+
+>>> def means_long_columns(table, src, plan, role):
+...     plan.values.append((table.column(src["score"], "score"), "mean", None, 0))
+>>> LAYOUTS[("means", "long")] = Layout(frozenset({"words", "score"}), frozenset({"attributes"}), means_long_columns)
+>>> table = RawTable(["toy.tsv"], ["w1", "w2", "score"], [["cat", "dog", "3.5"]], [[2]], [(0, 1), (0, 2), (0, 3)])
+>>> plan = source_plan(table, {"layout": "long", "words": ["w1", "w2"], "score": "score"}, "means")
+>>> plan.words, plan.values  # the word columns, and (column, role, rater, slot) of the values
+((0, 1), [(2, 'mean', None, 0)])
+>>> del LAYOUTS[("means", "long")]
+
+``KINDS``, ``LAYOUT_NAMES`` and ``COLUMN_KEYS`` (and so the config checks and the schema) are
+derived when this module is imported: a real layout is a line of the ``LAYOUTS`` dict below.
 """
 
 from __future__ import annotations

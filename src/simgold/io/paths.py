@@ -12,6 +12,16 @@ Examples
 'results/agreement/{dataset}/agreement.parquet'
 >>> result("agreement", dataset="ws353")
 'results/agreement/ws353/agreement.parquet'
+
+A new result file is one line of ``RESULTS``: a short name and a pattern under ``results/``. Rules
+then write ``output: RESULTS["audit_summary"]`` and code calls ``result("audit_summary")``.
+``RESULTS`` is read-only, so this example swaps in a copy with the line added:
+
+>>> import simgold.io.paths as paths
+>>> paths.RESULTS = MappingProxyType({**RESULTS, "audit_summary": "results/audit/summary.parquet"})
+>>> result("audit_summary"), within_results("audit_summary")
+('results/audit/summary.parquet', 'audit/summary.parquet')
+>>> paths.RESULTS = RESULTS
 """
 
 from __future__ import annotations

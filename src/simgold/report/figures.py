@@ -297,118 +297,136 @@ def _raters_title(name: str, tables: Mapping[str, Any]) -> str:
     return f"{name}: agreement of each rater{' (rankings)' if tables.get('ranked') else ''}"
 
 
-FIGURES: dict[str, Figure] = {
-    "scores": Figure(
-        draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
-        caption="Model scores with 95% bootstrap CIs and the human ceiling",
-        report_caption=(
-            "Model scores on {dataset}: Spearman's rho (or the Avraham & Goldberg score where the dataset has "
-            "comparisons; marked when it rests on fewer than 10 comparisons) with 95% percentile bootstrap "
-            "confidence intervals, and the human ceiling (each rater against the mean of the others) as a dashed "
-            "line."
-        ),
-        shown_if=lambda routing, d: d in routing.scored_by,
-    ),
-    "noise": Figure(
-        draw=lambda name, t, path: noise_figure(t["noise"], path, f"{name}: noise sanity check"),
-        caption="Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)",
-        report_caption=(
-            "Noise sanity check on {dataset} (Batchkarov et al. 2016, critiqued by Le 2017): mean Spearman as "
-            "uniform noise is added to the word vectors, with the 2.5-97.5 percentile band; the legend gives the "
-            "trend and the share of repeated curves that decrease at every step, which depends on the number of "
-            "samples and on the dataset's size."
-        ),
-        shown_if=lambda routing, d: any(noised == d for noised, _ in routing.noised),
-    ),
-    "context": Figure(
-        draw=lambda name, t, path: context_figure(t["context"], path, f"{name}: context effects"),
-        caption="Mean similarity of each pair in its two contexts",
-        report_caption=(
-            "Context effects in {dataset}: each pair's mean similarity in its two contexts; a filled marker where "
-            "the Benjamini-Hochberg q-value is below 0.05."
-        ),
-        shown_if=lambda routing, d: d in routing.context,
-    ),
-    "raters": Figure(
-        draw=lambda name, t, path: rater_agreement_figure(
-            t["raters"], t["agreement"], path, _raters_title(name, t), t.get("outliers")
-        ),
-        caption="Agreement of each rater (pairwise and with the item means)",
-        report_caption=(
-            "Agreement of each rater of {dataset} at the calibrated stage: the average Spearman correlation with "
-            "every other rater and the Spearman correlation with the item means (as Figure 2 of the Danish "
-            "gold-standard paper), dashed lines at their means, and the exclusion threshold of the outlier rule "
-            "(docs/methods.md section 4) as a red line. Hatched bars: raters excluded as outliers. The y-axis spans "
-            "the values shown."
-        ),
-        shown_if=lambda routing, d: d in routing.rated or d in routing.ranked,
-    ),
-    "reliability": Figure(
-        draw=lambda name, t, path: reliability_figure(
-            t["reliability"], t["curve"], path, f"{name}: reliability against the raters per item"
-        ),
-        caption=(
-            "How many raters are enough: expected reliability of the item means against the raters per item "
-            "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
-            "and the dotted lines at the raters each needs"
-        ),
-        report_caption=(
-            "How many raters are enough for {dataset} (docs/methods.md section 11.3): the raters are split at "
-            "random into two halves many times, and the Spearman correlation between the two halves' item means "
-            "gives, by the Spearman-Brown formula, the reliability of one rater and of the means of m raters per "
-            "item. The blue line is that expected reliability against the raters per item (band: 95% of the "
-            "splits); the dashed lines mark 0.8 and 0.9 and the dotted lines the raters each needs (the legend "
-            "gives the numbers); the dot is the dataset as it is. Read it as: beyond the point where the curve "
-            "flattens, more raters per item buy little reliability."
-        ),
-        shown_if=lambda routing, d: d in routing.rated,
-    ),
-    "distribution": Figure(
-        draw=lambda name, t, path: distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
-        caption="Gold scores: items per bin, SD and RSD by score",
-        report_caption=(
-            "Gold scores of {dataset}: items per unit bin of the scale (as Table 1 of the SemEval-2012 Chinese "
-            "paper), and the average SD and relative SD of the items in each bin against the bin's average score "
-            "(its Figure 1)."
-        ),
-        shown_if=lambda routing, d: d in routing.cleaned,
-    ),
-}
-"""The one registry of the figures a dataset's report page shows, in page order: name -> Figure.
+class Figures(dict):
+    """The one registry of the figures a dataset's report page shows, in page order: name -> Figure.
 
-A figure is one entry here plus the function that draws it. The page's figure list
-(simgold.workflow.routing.report_figures: the entries whose ``shown_if`` holds, each as
-``results/report/{dataset}/figures/{name}.png``), the drawing (``draw_dataset_figures``) and the
-captions of ``snakemake --report`` (workflow/report/figures.rst, written by ``figures_rst``) all
-follow it. The tables ``draw`` gets are the report job's inputs (``report_inputs`` in
-workflow/rules/common.smk): a figure that needs another table adds it there.
+    A figure is one entry here plus the function that draws it. The page's figure list
+    (simgold.workflow.routing.report_figures: the entries whose ``shown_if`` holds, each as
+    ``results/report/{dataset}/figures/{name}.png``), the drawing (``draw_dataset_figures``) and the
+    captions of ``snakemake --report`` (workflow/report/figures.rst, written by ``figures_rst``) all
+    follow it. The tables ``draw`` gets are the report job's inputs (``report_inputs`` in
+    workflow/rules/common.smk): a figure that needs another table adds it there.
 
-Examples
---------
-To show the gold scores of every cleaned dataset as a histogram, after the distribution figure,
-write its function and add its entry at that place in ``FIGURES``::
+    Examples
+    --------
+    To show the gold scores of every cleaned dataset as a histogram, after the distribution figure,
+    write its function and add its entry at that place in ``FIGURES`` (here added at run time):
 
-    def histogram_figure(gold: pd.DataFrame, path, title: str) -> None:
-        fig, ax = _pyplot().subplots(figsize=(6, 3.6))
-        ax.hist(gold["mean"], bins=20)
-        ax.set_title(title, fontsize=10)
-        _save(fig, path)
+    >>> def histogram_figure(gold: pd.DataFrame, path, title: str) -> None:
+    ...     fig, ax = _pyplot().subplots(figsize=(6, 3.6))
+    ...     ax.hist(gold["mean"], bins=20)
+    ...     ax.set_title(title, fontsize=10)
+    ...     _save(fig, path)
+    >>> FIGURES["histogram"] = Figure(
+    ...     draw=lambda name, t, path: histogram_figure(t["gold"], path, f"{name}: gold histogram"),
+    ...     caption="Gold scores in 20 bins",
+    ...     report_caption="Gold scores of {dataset} in 20 bins of equal width.",
+    ...     shown_if=lambda routing, d: d in routing.cleaned,
+    ... )
 
-    "histogram": Figure(
-        draw=lambda name, t, path: histogram_figure(t["gold"], path, f"{name}: gold histogram"),
-        caption="Gold scores in 20 bins",
-        report_caption="Gold scores of {dataset} in 20 bins of equal width.",
-        shown_if=lambda routing, d: d in routing.cleaned,
-    ),
+    Which figures a page shows, and the caption ``snakemake --report`` gets:
 
-then rewrite workflow/report/figures.rst with ``python -m simgold.report.figures`` (a test fails
-while the committed file differs from the registry). Which figures a page shows:
+    >>> from types import SimpleNamespace
+    >>> routing = SimpleNamespace(scored_by={}, noised=[], context=[], rated=["d"], ranked=[], cleaned=["d"])
+    >>> [name for name, figure in FIGURES.items() if figure.shown_if(routing, "d")]
+    ['raters', 'reliability', 'distribution', 'histogram']
+    >>> print(figures_rst().splitlines()[-2])
+    Gold scores of {{ snakemake.wildcards.dataset }} in 20 bins of equal width.
 
->>> from types import SimpleNamespace
->>> routing = SimpleNamespace(scored_by={}, noised=[], context=[], rated=["d"], ranked=[], cleaned=["d"])
->>> [name for name, figure in FIGURES.items() if figure.shown_if(routing, "d")]
-['raters', 'reliability', 'distribution']
-"""
+    The page's job draws it:
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     png = Path(tmp) / "histogram.png"
+    ...     draw_dataset_figures("d", [(str(png), "")], {"gold": pd.DataFrame({"mean": [1.0, 2.5, 4.0]})})
+    ...     png.read_bytes()[:4]
+    b'\\x89PNG'
+    >>> del FIGURES["histogram"]
+
+    Then rewrite workflow/report/figures.rst with ``python -m simgold.report.figures`` (a test fails
+    while the committed file differs from the registry).
+    """
+
+
+FIGURES: dict[str, Figure] = Figures(
+    {
+        "scores": Figure(
+            draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
+            caption="Model scores with 95% bootstrap CIs and the human ceiling",
+            report_caption=(
+                "Model scores on {dataset}: Spearman's rho (or the Avraham & Goldberg score where the dataset has "
+                "comparisons; marked when it rests on fewer than 10 comparisons) with 95% percentile bootstrap "
+                "confidence intervals, and the human ceiling (each rater against the mean of the others) as a dashed "
+                "line."
+            ),
+            shown_if=lambda routing, d: d in routing.scored_by,
+        ),
+        "noise": Figure(
+            draw=lambda name, t, path: noise_figure(t["noise"], path, f"{name}: noise sanity check"),
+            caption="Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)",
+            report_caption=(
+                "Noise sanity check on {dataset} (Batchkarov et al. 2016, critiqued by Le 2017): mean Spearman as "
+                "uniform noise is added to the word vectors, with the 2.5-97.5 percentile band; the legend gives the "
+                "trend and the share of repeated curves that decrease at every step, which depends on the number of "
+                "samples and on the dataset's size."
+            ),
+            shown_if=lambda routing, d: any(noised == d for noised, _ in routing.noised),
+        ),
+        "context": Figure(
+            draw=lambda name, t, path: context_figure(t["context"], path, f"{name}: context effects"),
+            caption="Mean similarity of each pair in its two contexts",
+            report_caption=(
+                "Context effects in {dataset}: each pair's mean similarity in its two contexts; a filled marker where "
+                "the Benjamini-Hochberg q-value is below 0.05."
+            ),
+            shown_if=lambda routing, d: d in routing.context,
+        ),
+        "raters": Figure(
+            draw=lambda name, t, path: rater_agreement_figure(
+                t["raters"], t["agreement"], path, _raters_title(name, t), t.get("outliers")
+            ),
+            caption="Agreement of each rater (pairwise and with the item means)",
+            report_caption=(
+                "Agreement of each rater of {dataset} at the calibrated stage: the average Spearman correlation with "
+                "every other rater and the Spearman correlation with the item means (as Figure 2 of the Danish "
+                "gold-standard paper), dashed lines at their means, and the exclusion threshold of the outlier rule "
+                "(docs/methods.md section 4) as a red line. Hatched bars: raters excluded as outliers. The y-axis "
+                "spans the values shown."
+            ),
+            shown_if=lambda routing, d: d in routing.rated or d in routing.ranked,
+        ),
+        "reliability": Figure(
+            draw=lambda name, t, path: reliability_figure(
+                t["reliability"], t["curve"], path, f"{name}: reliability against the raters per item"
+            ),
+            caption=(
+                "How many raters are enough: expected reliability of the item means against the raters per item "
+                "(Spearman-Brown from split halves; band: 95% of the splits); the dashed lines at 0.8 and 0.9 "
+                "and the dotted lines at the raters each needs"
+            ),
+            report_caption=(
+                "How many raters are enough for {dataset} (docs/methods.md section 11.3): the raters are split at "
+                "random into two halves many times, and the Spearman correlation between the two halves' item means "
+                "gives, by the Spearman-Brown formula, the reliability of one rater and of the means of m raters per "
+                "item. The blue line is that expected reliability against the raters per item (band: 95% of the "
+                "splits); the dashed lines mark 0.8 and 0.9 and the dotted lines the raters each needs (the legend "
+                "gives the numbers); the dot is the dataset as it is. Read it as: beyond the point where the curve "
+                "flattens, more raters per item buy little reliability."
+            ),
+            shown_if=lambda routing, d: d in routing.rated,
+        ),
+        "distribution": Figure(
+            draw=lambda name, t, path: distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
+            caption="Gold scores: items per bin, SD and RSD by score",
+            report_caption=(
+                "Gold scores of {dataset}: items per unit bin of the scale (as Table 1 of the SemEval-2012 Chinese "
+                "paper), and the average SD and relative SD of the items in each bin against the bin's average score "
+                "(its Figure 1)."
+            ),
+            shown_if=lambda routing, d: d in routing.cleaned,
+        ),
+    }
+)
 
 
 def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict, outliers: dict | None = None) -> None:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from simgold.stats.alpha import LEVELS, alpha_table, krippendorff_alpha
+from simgold.stats.alpha import alpha_table, krippendorff_alpha
 from simgold.stats.rank_correlation import (
     AgreementStats,
     PairResult,
@@ -260,7 +260,7 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci
 
 
 def alpha_levels(
-    dataset: str, items: pd.DataFrame, stages: dict[str, pd.DataFrame], subset_names=None, levels=LEVELS
+    dataset: str, items: pd.DataFrame, stages: dict[str, pd.DataFrame], subset_names=None, levels=None
 ) -> pd.DataFrame:
     """Krippendorff's alpha at every level of measurement (``simgold.stats.alpha``) for each stage's
     ratings (``stage name -> item_id, score``) and each subset of the agreement table.
@@ -268,6 +268,8 @@ def alpha_levels(
     The interval level is the agreement table's ``alpha_interval``; ratio is left out (with a note)
     where scores are negative, and ``n_distinct`` shows where nominal and ordinal alpha have few
     categories to work with (raw scores on a scale) or none (calibrated, continuous scores).
+    ``levels``: keys of ``simgold.stats.alpha.ALPHA_LEVELS``; default every level of the registry
+    as it is when called (a level added there gets its rows with no other edit).
     """
     rows = []
     ids = items["item_id"].to_numpy()

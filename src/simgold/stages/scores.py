@@ -430,19 +430,62 @@ def _tied_pairs(values: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Metric:
-    """A correlation between the gold means and a model's similarities: its value, and its value
-    on every bootstrap resample at once (``idx``: one row of item indices per resample)."""
+    """A correlation between the gold means and a model's similarities (an entry of ``METRICS``).
+
+    Parameters
+    ----------
+    point : callable
+        ``point(gold, sim) -> float``: its value on the items with both (at least 3 of them).
+    resamples : callable
+        ``resamples(gold, sim, idx) -> array``: its value on every bootstrap resample at once
+        (``idx``: one row of item indices per resample); NaN where a resample leaves it undefined.
+    """
 
     point: Callable[[np.ndarray, np.ndarray], float]
     resamples: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
-#: the correlation metrics, in the order of the scores table; adding one is one entry here
-METRICS: dict[str, Metric] = {
-    "spearman": Metric(spearman, spearman_resamples),
-    "pearson": Metric(pearson, pearson_resamples),
-    "kendall": Metric(kendall, kendall_resamples),
-}
+class Metrics(dict):
+    """The registry of correlation metrics (``METRICS``): name -> ``Metric``, in the order of the
+    scores table's rows. ``correlation_scores`` (and so ``score_dataset``, the scores table of
+    every dataset x model, and ``simgold.evaluate``) reads it when it runs: a metric is one entry,
+    scored with a percentile bootstrap CI seeded by its name.
+
+    Examples
+    --------
+    Say the share of variance explained, Pearson's r squared:
+
+    >>> METRICS["r_squared"] = Metric(
+    ...     point=lambda gold, sim: pearson(gold, sim) ** 2,
+    ...     resamples=lambda gold, sim, idx: pearson_resamples(gold, sim, idx) ** 2,
+    ... )
+    >>> gold, sim = np.array([1.0, 2, 3, 4, 5]), np.array([0.1, 0.3, 0.2, 0.5, 0.4])
+    >>> rows = correlation_scores("toy", "m", gold, sim, 5, ScoringSettings(resamples=100, seed=0, confidence=0.95))
+    >>> [(row.metric, round(row.value, 6)) for row in rows]  # 2 of 10 pairs discordant: tau 0.6
+    [('spearman', 0.8), ('pearson', 0.8), ('kendall', 0.6), ('r_squared', 0.64)]
+
+    It is a row of the scores table of ``score_dataset`` too:
+
+    >>> table = pd.DataFrame({"word": ["a", "b", "c", "d"], "vector": [np.array(v, float) for v in
+    ...     ([1, 0], [1, 1], [0, 1], [1, 2])], "source": "vocab", "line": [1, 2, 3, 4]})
+    >>> pairs = pd.DataFrame({"item_id": ["i1", "i2", "i3", "i4"], "word1": ["a", "a", "a", "b"],
+    ...     "word2": ["b", "c", "d", "c"]})
+    >>> gold = pd.DataFrame({"item_id": ["i1", "i2", "i3", "i4"], "mean": [3.0, 1.0, 2.0, 4.0]})
+    >>> _, scores = score_dataset("toy", "m", "means", pairs, Vectors(table, False, "skip"), gold=gold,
+    ...     scoring=ScoringSettings(resamples=0, seed=0, confidence=0.95))
+    >>> scores["metric"].tolist()
+    ['spearman', 'pearson', 'kendall', 'r_squared', 'oov_pairs', 'oov_words', 'human_ceiling']
+    >>> del METRICS["r_squared"]
+    """
+
+
+METRICS: dict[str, Metric] = Metrics(
+    {
+        "spearman": Metric(spearman, spearman_resamples),
+        "pearson": Metric(pearson, pearson_resamples),
+        "kendall": Metric(kendall, kendall_resamples),
+    }
+)
 
 
 def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
@@ -470,7 +513,8 @@ def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
 
 
 def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSettings, subset="all"):
-    """Spearman, Pearson and Kendall tau-b over the items with both a gold mean and a similarity."""
+    """Each metric of ``METRICS`` (Spearman, Pearson, Kendall tau-b) over the items with both a gold
+    mean and a similarity, with its bootstrap CI: one ``ScoreRow`` per metric."""
     ok = ~np.isnan(gold) & ~np.isnan(sim)
     g, s = gold[ok], sim[ok]
     rows = []

@@ -30,17 +30,28 @@ continuous):
   1e-13, checked against the pairs in the tests).
 
 Every path equals ``krippendorff.alpha`` to 1e-9 where the package runs (tests).
+
+Why not the ``krippendorff`` package: at crowd scale with calibrated (continuous) scores, 1000
+raters x 2000 items at 10% (199,618 ratings, as many distinct values), its units x V x V array would
+hold 8e13 cells (about 594,000 GiB) and cannot run, while these paths take 0.07 s (interval) to 3 s
+(ratio); with integer scores (V = 7) they are 2.3 to 3.3 times faster than the package
+(docs/benchmarks.md, section alpha).
+
+``ALPHA_LEVELS`` is the registry of the levels of measurement: a level is one entry (its
+disagreement function) and the alpha table (``alpha_table``, and per dataset, stage and subset
+``simgold.stages.agreement.alpha_levels``) gets a row for it; ``AlphaLevels`` shows how.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
 EXACT_DISTINCT = 4096  # ratio D_e: distinct values up to this are paired exactly (16.8 M pairs)
 COUNT_CELLS = 1 << 24  # ratio with few distinct values: a units x values count matrix up to this size
 PAIR_CHUNK = 1 << 20  # otherwise within-unit value pairs, this many at once (about 60 MB)
@@ -49,7 +60,7 @@ _T0 = math.exp(-3.0)  # below it, ratio D_e by a power series
 _SERIES_TERMS = 24
 
 
-class AlphaLevel(NamedTuple):
+class AlphaRow(NamedTuple):
     """Alpha at one level of measurement, by name: the alpha table's columns after ``dataset``,
     ``stage`` and ``subset`` (``simgold.stages.agreement.alpha_levels`` adds those)."""
 
@@ -70,8 +81,9 @@ def krippendorff_alpha(unit, value, level: str = "interval") -> float:
         The unit (item) of each value; any hashable labels.
     value : array_like of float
         The values; NaN means no value (ignored).
-    level : {"nominal", "ordinal", "interval", "ratio"}
-        Level of measurement (the difference function). Ratio needs non-negative values.
+    level : str
+        Level of measurement (the difference function): a key of ``ALPHA_LEVELS`` ("nominal",
+        "ordinal", "interval", "ratio"). Ratio needs non-negative values.
 
     Returns
     -------
@@ -86,15 +98,15 @@ def krippendorff_alpha(unit, value, level: str = "interval") -> float:
     >>> round(krippendorff_alpha(unit, value, "interval"), 6)
     0.827586
     """
-    if level not in LEVELS:
-        raise ValueError(f"level {level!r}: expected one of {', '.join(LEVELS)}")
+    if level not in ALPHA_LEVELS:
+        raise ValueError(f"level {level!r}: expected one of {', '.join(ALPHA_LEVELS)}")
     codes, v, m = _pairable(unit, value)
     if len(v) == 0:
         return float("nan")
-    if level == "ratio" and (v < 0).any():
+    if ALPHA_LEVELS[level].non_negative and (v < 0).any():
         bad = float(v[v < 0][0])
-        raise ValueError(f"ratio alpha needs non-negative values; found {bad:g} (use interval for such scores)")
-    observed, expected = _DISAGREEMENT[level](codes, v, m)
+        raise ValueError(f"{level} alpha needs non-negative values; found {bad:g} (use interval for such scores)")
+    observed, expected = ALPHA_LEVELS[level].disagreement(codes, v, m)
     return float(1.0 - observed / expected) if expected > 0 else float("nan")
 
 
@@ -113,11 +125,21 @@ def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
     return krippendorff_alpha(unit, X.ravel(), level)
 
 
-def alpha_table(ratings: pd.DataFrame, levels=LEVELS) -> pd.DataFrame:
+def alpha_table(ratings: pd.DataFrame, levels=None) -> pd.DataFrame:
     """Alpha at each level for a ratings table (``item_id``, ``score``); one row per level.
 
-    Columns: the fields of ``AlphaLevel`` (``level``, ``alpha``, ``n_units``, ``n_values``,
-    ``n_distinct``, ``note``).
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating: ``item_id`` (the unit) and ``score`` (NaN: no value).
+    levels : sequence of str, optional
+        Keys of ``ALPHA_LEVELS``; default: every level of the registry, in its order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per level; columns: the fields of ``AlphaRow`` (``level``, ``alpha``, ``n_units``,
+        ``n_values``, ``n_distinct``, ``note``).
 
     Examples
     --------
@@ -128,18 +150,18 @@ def alpha_table(ratings: pd.DataFrame, levels=LEVELS) -> pd.DataFrame:
     """
     codes, v, m = _pairable(ratings["item_id"].to_numpy(), ratings["score"].to_numpy(float))
     rows = []
-    for level in levels:
+    for level in ALPHA_LEVELS if levels is None else levels:
         note, value = "", float("nan")
         if len(v) == 0:
             note = "no item has two ratings"
-        elif level == "ratio" and (v < 0).any():
-            note = "negative scores: the ratio metric is not defined"
+        elif ALPHA_LEVELS[level].non_negative and (v < 0).any():
+            note = f"negative scores: the {level} metric is not defined"
         else:
-            observed, expected = _DISAGREEMENT[level](codes, v, m)
+            observed, expected = ALPHA_LEVELS[level].disagreement(codes, v, m)
             value = float(1.0 - observed / expected) if expected > 0 else float("nan")
             note = "" if expected > 0 else "every pairable score is the same: no expected disagreement"
-        rows.append(AlphaLevel(level, value, len(m), len(v), len(np.unique(v)), note))
-    return pd.DataFrame(rows, columns=list(AlphaLevel._fields))
+        rows.append(AlphaRow(level, value, len(m), len(v), len(np.unique(v)), note))
+    return pd.DataFrame(rows, columns=list(AlphaRow._fields))
 
 
 # --------------------------------------------------------------------------------------------
@@ -281,4 +303,69 @@ def _nodes_below(c: np.ndarray, a: np.ndarray) -> float:
     return total
 
 
-_DISAGREEMENT = {"nominal": _nominal, "ordinal": _ordinal, "interval": _interval, "ratio": _ratio}
+# --------------------------------------------------------------------------------------------
+# the registry: every level of measurement, in the order of the alpha table's rows
+
+
+@dataclass(frozen=True)
+class AlphaLevel:
+    """One level of measurement of Krippendorff's alpha (an entry of ``ALPHA_LEVELS``).
+
+    Parameters
+    ----------
+    disagreement : callable
+        ``disagreement(codes, v, m) -> (D_o, D_e)``: the observed and expected disagreement of the
+        pairable values ``v`` (float64, sorted by unit), ``codes`` their unit (0..U-1, in order) and
+        ``m`` the values per unit (float64, each at least 2), as the module docstring defines them
+        for the level's difference function ``delta``. Alpha is ``1 - D_o / D_e`` (NaN when
+        ``D_e`` is 0).
+    delta : str
+        The difference function ``delta(c, k)``, in words or a formula (for readers).
+    non_negative : bool
+        Whether the metric needs non-negative values (ratio): ``krippendorff_alpha`` refuses
+        negative values, ``alpha_table`` gives NaN with a note.
+    """
+
+    disagreement: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, float]]
+    delta: str
+    non_negative: bool = False
+
+
+class AlphaLevels(dict):
+    """The registry of alpha's levels of measurement (``ALPHA_LEVELS``): name -> ``AlphaLevel``,
+    in the order of the alpha table's rows. ``krippendorff_alpha``, ``alpha_table`` and the alpha
+    table of every dataset (``simgold.stages.agreement.alpha_levels``, canonical table ``alpha``)
+    read it when they run.
+
+    Examples
+    --------
+    A level is one entry plus its disagreement function; say the absolute difference
+    ``delta = |c - k|`` (here by visiting every pair of values, which is fine for a toy):
+
+    >>> def absolute(codes, v, m):
+    ...     d = np.abs(v[:, None] - v[None, :])
+    ...     same_unit = codes[:, None] == codes[None, :]
+    ...     observed = float(((d * same_unit).sum(axis=1) / (m[codes] - 1)).sum())
+    ...     return observed, float(d.sum()) / (len(v) - 1)
+    >>> ALPHA_LEVELS["absolute"] = AlphaLevel(absolute, "|c - k|")
+    >>> r = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "score": [1.0, 1, 2, 3, 3, 3]})
+    >>> table = alpha_table(r)
+    >>> table["level"].tolist()
+    ['nominal', 'ordinal', 'interval', 'ratio', 'absolute']
+    >>> round(float(table["alpha"].iloc[-1]), 6)  # D_o = |2 - 3| twice (unit b), D_e = 34 / 5: 1 - 2 / 6.8
+    0.705882
+    >>> round(krippendorff_alpha(r["item_id"], r["score"], "absolute"), 6)
+    0.705882
+    >>> del ALPHA_LEVELS["absolute"]
+    """
+
+
+ALPHA_LEVELS: dict[str, AlphaLevel] = AlphaLevels(
+    {
+        "nominal": AlphaLevel(_nominal, "[c != k]"),
+        "ordinal": AlphaLevel(_ordinal, "(sum_{g=c}^{k} n_g - (n_c + n_k) / 2)^2"),
+        "interval": AlphaLevel(_interval, "(c - k)^2"),
+        "ratio": AlphaLevel(_ratio, "((c - k) / (c + k))^2", non_negative=True),
+    }
+)
+LEVELS = tuple(ALPHA_LEVELS)  # the four levels, for callers that list them (a snapshot at import)
