@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from simgold.rank_correlation import RatingMatrix, pairwise_spearman
-from simgold.calibrate import calibrate
-from simgold.agreement import agreement_report
+from simgold.stages.agreement import agreement_report
+from simgold.stages.calibrate import calibrate
+from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman
 
 MIN_OVERLAP = 5
 DENSE_GROWTH = [(250, 2000, 0.10), (500, 2000, 0.10), (1000, 2000, 0.10), (2000, 2000, 0.10), (4000, 2000, 0.10)]

@@ -1,13 +1,13 @@
 """Benchmark of the bootstrap CIs on agreement (not a test; prints what the CIs cost).
 
-    python benchmarks/agreement_ci.py [--resamples 1000] [--repeat 3] [--crowd-resamples 10]
+    python benchmarks/agreement_ci.py [--resamples 1000] [--repeat 3] [--crowd-resamples 10] [--crowd 1000 2000 0.1]
 
 1. Danish size: 99 items x 38 raters on a 0-6 scale, 32 raters complete and 6 with 5% of the items
    missing (as dsd-da). Every statistic x scheme for B resamples: ours (``agreement_ci.replicates``)
    against the fastest fair peer computing the same resampled datasets one by one:
    ``pandas.DataFrame.corr(method="spearman", min_periods=5)`` per resample for ``pairwise``, and a
    per-resample numpy loop on the agreement engine (``vs_reference``, the leave-copies-out means,
-   ``krippendorff_alpha_interval``) for the others. The peers run on ``--peer-resamples`` resamples,
+   ``krippendorff_alpha(..., "interval")``) for the others. The peers run on ``--peer-resamples`` resamples,
    scaled to B.
 2. Crowd scale: 1000 raters x 2000 items at 10% (benchmarks/agreement.py's synthetic data). Ours per
    statistic x scheme on ``--crowd-resamples`` resamples (setup included) scaled to B, what the
@@ -32,19 +32,20 @@ import numpy as np
 import pandas as pd
 from agreement import MIN_OVERLAP, measure, synthetic, whole_stage
 
-from simgold.rank_correlation import RatingMatrix, _grouped_spearman, krippendorff_alpha_interval, pairwise_spearman, vs_reference
-from simgold.agreement_ci import (
+from simgold.stats.agreement_ci import (
     MAX_WORK,
     SCHEMES,
-    STATISTICS,
+    ci_statistics,
     draw_counts,
     draws,
     replicates,
     resamples_within,
     work_per_resample,
 )
+from simgold.stats.alpha import krippendorff_alpha
+from simgold.stats.rank_correlation import RatingMatrix, _grouped_spearman, pairwise_spearman, vs_reference
 
-KEYS = [(s, scheme) for s in STATISTICS for scheme in SCHEMES]
+KEYS = [(s, scheme) for s in ci_statistics() for scheme in SCHEMES]
 CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": MAX_WORK}
 
 
@@ -70,7 +71,7 @@ def peer(X: np.ndarray, key: tuple, idx: np.ndarray) -> float:
             return float(np.nanmean(rho[who[:, None] < who[None, :]]))
         m = RatingMatrix.from_dense(Xb)
         if statistic == "alpha_interval":
-            return krippendorff_alpha_interval(m)
+            return krippendorff_alpha(m.item, m.score, "interval")
         if statistic == "vs_rest" and scheme == "raters":  # the rest leaves out every copy of the rater
             return float(np.nanmean(_rest_of_copies(m, who)))
         vs_mean, vs_rest = vs_reference(m, MIN_OVERLAP)
@@ -150,20 +151,23 @@ def _crowd_peer(X: np.ndarray, key: tuple, B: int) -> float:
     scale = 1.0
     if key[0] == "pairwise":
         R = X.shape[1]
-        X = X[:, np.sort(rng.choice(R, 300, replace=False))]
-        scale = R * (R - 1) / (300 * 299)
+        k = min(R, 300)
+        X = X[:, np.sort(rng.choice(R, k, replace=False))]
+        scale = R * (R - 1) / (k * (k - 1))
     n = X.shape[0] if key[1] == "items" else X.shape[1]
     sample = draws(n, 2, rng)
     return cpu(lambda: [peer(X, key, i) for i in sample]) * B / 2 * scale
 
 
 def stage(args) -> None:
-    print(f"\n3. the agreement stage at crowd scale (1000 x 2000 at 10%; medians of {args.repeat}, fresh processes)")
+    R, N, d = args.crowd
+    R, N = int(R), int(N)
+    print(f"\n3. the agreement stage at crowd scale ({R} x {N} at {d:.0%}; medians of {args.repeat}, fresh processes)")
     runs = {"without": [], "with": []}
     with_cis = functools.partial(whole_stage, ci=CI)
     for _ in range(args.repeat):
-        runs["without"].append(measure(1000, 2000, 0.10, whole_stage))
-        runs["with"].append(measure(1000, 2000, 0.10, with_cis))
+        runs["without"].append(measure(R, N, d, whole_stage))
+        runs["with"].append(measure(R, N, d, with_cis))
     med = {k: {f: statistics.median(x[f] for x in v) for f in ("wall", "cpu")} for k, v in runs.items()}
     for k in ("without", "with"):
         print(f"   {k} CIs: wall {med[k]['wall']:.1f} s, CPU {med[k]['cpu']:.1f} s")
@@ -180,10 +184,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="alternating runs of each side (medians)")
     parser.add_argument("--peer-resamples", type=int, default=100, help="Danish size: resamples the peers run")
     parser.add_argument("--crowd-resamples", type=int, default=10, help="crowd scale: resamples ours runs")
+    parser.add_argument(
+        "--crowd", type=float, nargs=3, default=[1000, 2000, 0.10], metavar=("RATERS", "ITEMS", "DENSITY")
+    )
     args = parser.parse_args()
     print("machine shared with other jobs: indicative timings\n")
     danish(args)
-    crowd(args, synthetic(1000, 2000, 0.10))
+    crowd(args, synthetic(int(args.crowd[0]), int(args.crowd[1]), args.crowd[2]))
     stage(args)
 
 

@@ -1,8 +1,8 @@
 """Benchmark of Krippendorff's alpha at every level (not a test; prints timings and peak memory).
 
-    python benchmarks/alpha.py [--repeat 3]
+    python benchmarks/alpha.py [--repeat 3] [--cases CASE ...] [--levels LEVEL ...]
 
-Ours (``simgold.alpha``) against the ``krippendorff`` package, the fastest available peer (it is
+Ours (``simgold.stats.alpha``) against the ``krippendorff`` package, the fastest available peer (it is
 vectorised with numpy, but builds a units x V x V array for V distinct values). Each measurement
 runs in a fresh process, which reports the wall time of the call and, from a second call under
 ``tracemalloc`` (numpy reports its arrays to it), the peak memory the call allocates. The sides run alternately, ``--repeat`` times;
@@ -27,6 +27,7 @@ import tracemalloc
 import numpy as np
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+CASES = ("crowd-integer", "small-continuous", "crowd-continuous")
 
 
 def make(case: str) -> np.ndarray:
@@ -47,7 +48,7 @@ def make(case: str) -> np.ndarray:
 
 def run_one(case: str, side: str, level: str) -> dict:
     if side == "ours":
-        from simgold.alpha import alpha_from_matrix as compute
+        from simgold.stats.alpha import alpha_from_matrix as compute
     else:
         import krippendorff
 
@@ -81,19 +82,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--one", nargs=3, metavar=("CASE", "SIDE", "LEVEL"))
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
+    parser.add_argument("--levels", nargs="+", default=list(LEVELS), choices=LEVELS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(run_one(*args.one)))
         return
     print("machine shared with other jobs: medians of alternating runs in fresh processes\n")
-    for case in ("crowd-integer", "small-continuous", "crowd-continuous"):
+    for case in args.cases:
         X = make(case)
         cells = package_cells(X)
         distinct = np.unique(X[~np.isnan(X)]).size
         print(f"{case}: {X.shape[0]} items x {X.shape[1]} raters, {int((~np.isnan(X)).sum()):,} ratings, {distinct:,} distinct values")
         print(f"  package's units x V x V array: {cells:,} cells = {cells * 8 / 2**30:,.2f} GiB")
         sides = ("ours", "package") if cells * 8 < 2**31 else ("ours",)
-        for level in LEVELS:
+        for level in args.levels:
             runs = {side: [] for side in sides}
             for _ in range(args.repeat):
                 for side in sides:

@@ -8,12 +8,18 @@ a typing slip (off the scale, or not a number) so that the ledger has work. Each
 own fresh process (peak resident memory is that process's), alternately, and the medians are
 printed:
 
-* ours: ``simgold.clean.clean_dataset`` on the sheet: every cell classified, each empty or bad
+* ours: ``simgold.stages.clean.clean_dataset`` on the sheet: every cell classified, each empty or bad
   cell in the ledger with its row, column and reason, duplicates resolved, the file's non-blank
   cells counted and the ledger balanced against them;
-* peer: the fastest fair alternative, ``pandas.read_csv`` + ``melt`` + ``to_numeric`` (coerce) and
-  a scale filter on the same sheet. It keeps no ledger: a bad value silently disappears, and it
-  records no source row, no rater column and no reason.
+* peer: the fairest alternative a user could write, pandas ``read_csv`` (every cell as text) +
+  ``melt`` + ``to_numeric`` and a scale filter, keeping the same ledger: every header cell
+  (``ignored_row``), every empty cell (``missing``, or ``empty_rater`` for a rater column with no
+  value), every value that is not a number (``non_numeric``) or off the scale (``out_of_scale``),
+  each with its file, row, column and raw value; repeated word pairs are looked for, and the
+  non-blank cells are counted and balanced against the accepted ratings, the ledger and the word
+  cells. Its ledger's counts per reason are checked against ours.
+
+The ratio printed is ours / peer: above 1, ours is the slower.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ def write_sheet(path: Path, raters: int, items: int, density: float, seed: int =
 
 
 def ours(path: Path) -> dict:
-    from simgold.clean import clean_dataset
+    from simgold.stages.clean import clean_dataset
 
     spec = {
         "language": "en",
@@ -67,6 +73,7 @@ def ours(path: Path) -> dict:
         "accepted": int(s.n_ratings),
         "ledger": int(s.n_rejects),
         "balanced": bool(s.ledger_balanced),
+        "reasons": {k: int(v) for k, v in tables["rejects"]["reason"].value_counts().sort_index().items()},
     }
 
 
@@ -74,18 +81,43 @@ def peer(path: Path) -> dict:
     import pandas as pd
 
     t0 = time.perf_counter()
-    wide = pd.read_csv(path, sep="\t")
-    long = wide.melt(id_vars=["w1", "w2"], var_name="rater", value_name="score")
-    long["score"] = pd.to_numeric(long["score"], errors="coerce")
-    long = long[long["score"].between(0, 6)]
+    wide = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    words = ["w1", "w2"]
+    raters = [c for c in wide.columns if c not in words]
+    wide["source_row"] = np.arange(2, len(wide) + 2)  # the header is row 1
+    header = pd.DataFrame({"source_row": 1, "column": wide.columns[:-1], "raw_value": wide.columns[:-1]})
+    header["reason"] = "ignored_row"
+    long = wide.melt(id_vars=[*words, "source_row"], value_vars=raters, var_name="column", value_name="raw_value")
+    score = pd.to_numeric(long["raw_value"], errors="coerce")
+    empty = long["raw_value"] == ""
+    reason = pd.Series(pd.NA, index=long.index, dtype="object")
+    reason[empty] = "missing"
+    reason[empty & ~(~empty).groupby(long["column"]).transform("any")] = "empty_rater"
+    reason[~empty & score.isna()] = "non_numeric"
+    reason[score.notna() & ~score.between(0, 6)] = "out_of_scale"
+    long["reason"] = reason
+    bad = long["reason"].notna()
+    ledger = pd.concat([header, long.loc[bad, ["source_row", "column", "raw_value", "reason"]]], ignore_index=True)
+    ledger.insert(0, "source_file", path.name)
+    accepted = long.loc[~bad, [*words, "column", "source_row"]].assign(score=score[~bad], source_file=path.name)
+    duplicates = int(wide.duplicated(words).sum())
+    raw_cells = int((wide[wide.columns[:-1]] != "").to_numpy().sum()) + len(header)
+    label_cells = int((wide[words] != "").to_numpy().sum())
+    balanced = len(accepted) + int((ledger["raw_value"] != "").sum()) + label_cells == raw_cells
     elapsed = time.perf_counter() - t0
-    return {"seconds": elapsed, "accepted": len(long), "ledger": 0, "balanced": None}
+    return {
+        "seconds": elapsed,
+        "accepted": len(accepted),
+        "ledger": len(ledger),
+        "balanced": bool(balanced and duplicates == 0),
+        "reasons": ledger["reason"].value_counts().sort_index().to_dict(),
+    }
 
 
 def child(side: str, path: str) -> None:
     import pandas  # noqa: F401  (imported before the baseline, as both sides need it)
 
-    import simgold.clean  # noqa: F401
+    import simgold.stages.clean  # noqa: F401
 
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = {"ours": ours, "peer": peer}[side](Path(path))
@@ -137,11 +169,13 @@ def report(runs: dict) -> None:
         f" {o['accepted']:,} ratings accepted, {o['ledger']:,} ledger rows, ledger balanced: {o['balanced']}"
     )
     print(
-        f"peer: pandas read_csv + melt + to_numeric {med['peer']['seconds']:.2f} s, peak RSS"
-        f" {med['peer']['peak_mb']:.0f} MB ({med['peer']['base_mb']:.0f} MB after imports); {p['accepted']:,} values kept,"
-        " no ledger (bad values vanish; no source row, no reason)"
+        f"peer: pandas read_csv + melt + to_numeric with the ledger {med['peer']['seconds']:.2f} s, peak RSS"
+        f" {med['peer']['peak_mb']:.0f} MB ({med['peer']['base_mb']:.0f} MB after imports); {p['accepted']:,} ratings"
+        f" accepted, {p['ledger']:,} ledger rows, ledger balanced: {p['balanced']}"
     )
-    print(f"ratio: ours takes {med['ours']['seconds'] / med['peer']['seconds']:.1f}x the peer's time")
+    print(f"the same ledger (rows per reason): {o['reasons'] == p['reasons']} ({o['reasons']})")
+    ratio = med["ours"]["seconds"] / med["peer"]["seconds"]
+    print(f"ratio ours / peer: {ratio:.1f}x ({'ours slower' if ratio > 1 else 'ours faster'})")
 
 
 if __name__ == "__main__":

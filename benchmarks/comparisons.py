@@ -7,7 +7,7 @@ cleaner from ../shared (or $SIMGOLD_SHARED) when it is there, and a synthetic cr
 (items are random pairs of a vocabulary, each rater rating a share of them). Compared, on the same
 input, all giving the same comparisons (checked):
 
-* ours: ``simgold.comparisons.from_ratings`` (every pair of items sharing a word at once, numpy);
+* ours: ``simgold.stages.scores.from_ratings`` (every pair of items sharing a word at once, numpy);
 * a numpy loop, the fair peer: the obvious loop over target words and item pairs, with the scores
   in a numpy array (one lookup per comparison);
 * pandas joins: the items paired on their shared word by a self-merge, joined with the ratings of
@@ -30,14 +30,14 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from simgold.comparisons import from_ratings
+from simgold.stages.scores import from_ratings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared"))
 
 
 def men_experts() -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    from simgold.clean import clean_dataset
+    from simgold.stages.clean import clean_dataset
 
     if not (SHARED / "data").is_dir():
         return None
@@ -185,10 +185,13 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=800)
     parser.add_argument("--density", type=float, default=0.5)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-men", action="store_true", help="the synthetic sheet only")
     args = parser.parse_args()
     print(f"(medians of {args.repeat} alternating runs; the machine may be shared with other jobs)")
-    men = men_experts()
-    if men is None:
+    men = None if args.no_men else men_experts()
+    if args.no_men:
+        print("MEN expert ratings: skipped (--no-men)")
+    elif men is None:
         print(f"MEN expert ratings: not found under {SHARED}/data (set SIMGOLD_SHARED); skipped")
     else:
         compare("MEN expert ratings", *men, args.repeat)

