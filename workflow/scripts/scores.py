@@ -17,7 +17,6 @@ import itertools
 import pandas as pd
 
 from simgold.io.embeddings import coverage_warning, load_model, read_embeddings, write_embeddings
-from simgold.io.minilm import get_model
 from simgold.io.models import scored_in_context
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.scores import (
@@ -33,7 +32,6 @@ from simgold.stages.scores import (
     words_of,
     write_ag_file,
 )
-from simgold.stats.dependent_correlations import MSD_COLUMNS, dataset_msd, with_msd
 from simgold.workflow.job import provenance_for, run
 
 
@@ -87,6 +85,8 @@ def score_job(snakemake, log):
     pred = None
     if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
 
+        from simgold.io.minilm import get_model  # heavy: scipy.special; only a contextual model's jobs
+
         encoder = get_model()  # its vectors are computed once per context and span (simgold.io.vectorcache)
         items = read_parquet(snakemake.input.item_table)
         store = encoder.store("in-context", log.info)
@@ -113,6 +113,8 @@ COLUMNS = list(TABLES["model_differences"].names)
 
 
 def model_differences_job(snakemake, log):
+    from simgold.stats.dependent_correlations import dataset_msd  # heavy: scipy.special; not the other jobs here
+
     name, scoring = snakemake.wildcards.dataset, snakemake.params.scoring
     rows = []
     if "gold" in snakemake.input.keys():
@@ -150,6 +152,8 @@ def model_differences_job(snakemake, log):
 
 
 def score_summary_job(snakemake, log):
+    from simgold.stats.dependent_correlations import MSD_COLUMNS, with_msd  # heavy: scipy.special; one job
+
     msd = [read_parquet(p) for p in snakemake.input.msd]
     msd = pd.concat(msd, ignore_index=True) if msd else pd.DataFrame(columns=MSD_COLUMNS)
     table = with_msd(summary(pd.concat([read_parquet(p) for p in snakemake.input.scores], ignore_index=True)), msd)

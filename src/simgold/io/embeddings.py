@@ -31,7 +31,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgold.errors import InputError
-from simgold.io import minilm
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.progress import Progress, counter
 from simgold.io.readers import resolve_path
@@ -330,6 +329,7 @@ def _computed(package: str, words: list[str], vectors: dict, dim: int):
 
 def _minilm_vectors(words: list[str], threads: int, log) -> tuple[dict, int]:
     """MiniLM's vectors of words, each alone, through the vector store; and the dimension."""
+    from simgold.io import minilm  # heavy: scipy.special (its GELU), about 0.1 s; only MiniLM's jobs
 
     model = minilm.get_model()
     if log:

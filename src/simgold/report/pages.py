@@ -18,7 +18,6 @@ import pandas as pd
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
-from simgold.stats.dependent_correlations import with_msd
 
 MAIN_METRICS = ("spearman", "ag_score")
 #: an A&G score over fewer comparisons than this is flagged and never the headline number
@@ -106,6 +105,7 @@ def dataset_page(
     (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``)."""
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
+        from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, ~0.1 s; pages with an MSD
 
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']

@@ -33,7 +33,6 @@ from simgold.errors import InputError
 from simgold.io.embeddings import cosine
 from simgold.io.readers import decode_text, resolve_path
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
-from simgold.stats.dependent_correlations import compare_predictions
 from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
 from simgold.stats.seeds import seed_for
 
@@ -564,6 +563,7 @@ def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resample
     ``DifferenceRow``."""
     ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
     g, a, b = gold[ok], sim_a[ok], sim_b[ok]
+    from simgold.stats.dependent_correlations import compare_predictions  # heavy: scipy.special, ~0.1 s; one job
 
     williams = compare_predictions(g, a, b, "spearman")
     row = partial(DifferenceRow, dataset, model_a, model_b, "spearman", int(ok.sum()))
