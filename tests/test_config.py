@@ -178,6 +178,8 @@ def test_parse_time_checks_are_cheap():
         "from simgold.io.config import check_config, load_config, embedding_mem_mb\n"
         "config = check_config(load_config('config/config.yaml'))\n"
         "[embedding_mem_mb(m) for m in config['models'].values()]\n"
+        "from simgold.workflow.routing import all_targets, stages\n"  # what the Snakefile builds at parse time
+        "all_targets(stages(config))\n"
         "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow', 'scipy', 'gensim', 'matplotlib') if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from simgold.io.config import has_comparisons, has_ratings, model_languages, translation_root
 from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, result
-from simgold.report.figures import FIGURES
 
 
 @dataclass(frozen=True)
@@ -162,6 +161,10 @@ def report_figures(routing: Stages, dataset: str) -> list[tuple[str, str]]:
     """(path, caption) of every figure a dataset's report page shows (embedded in the page), in
     page order: the entries of the registry simgold.report.figures.FIGURES whose ``shown_if``
     holds; each file is named for its figure (``scores.png``, ``raters.png``, ...)."""
+    # here, not at the top: the Snakefile imports this module at every parse (a cluster job parses it
+    # again), and the figures' module loads pandas and the pages; only a report job's params read it
+    from simgold.report.figures import FIGURES  # heavy: pandas, numpy and the pages; only the report jobs
+
     return [
         (f"{figures_directory(dataset)}/{name}.png", figure.caption)
         for name, figure in FIGURES.items()
