@@ -275,7 +275,7 @@ def test_the_mean_vector_is_a_row_of_the_written_table(tmp_path):
     words, mean = read_embeddings(tmp_path / "m.parquet")
     assert words["word"].tolist() == table["word"].tolist() and MEAN_WORD not in set(words["word"])
     np.testing.assert_array_equal(mean, report.mean)  # float32 values, exactly
-    vectors = Vectors(words, False, "mean", mean)
+    vectors = Vectors.read(tmp_path / "m.parquet", {"lowercase": False, "oov": "mean"})  # as the jobs read it
     assert vectors.find(MEAN_WORD) is None  # the mean row is no word
     sims, oov, _ = vectors.pair_sims(["cat"], ["unicorn"])
     cat = np.asarray(words.set_index("word").loc["cat", "vector"], dtype=np.float64)

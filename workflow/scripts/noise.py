@@ -1,6 +1,5 @@
 """The noise sanity check for one model on one dataset (vectorised; fixed seeds)."""
 
-from simgold.io.embeddings import read_embeddings
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.noise import grid, inputs_for, noise_check
 from simgold.stages.scores import Vectors
@@ -14,8 +13,7 @@ def main(snakemake, log):
         snakemake.params.model,
         snakemake.params.noise,
     )
-    table, mean = read_embeddings(snakemake.input.embeddings)  # mean: the file's mean vector, for oov: mean
-    vectors = Vectors(table, model["lowercase"], model["oov"], mean)
+    vectors = Vectors.read(snakemake.input.embeddings, model)
     matrix, first, second, gold = inputs_for(
         read_parquet(snakemake.input.predictions), read_parquet(snakemake.input.gold), vectors
     )

@@ -16,7 +16,7 @@ import itertools
 
 import pandas as pd
 
-from simgold.io.embeddings import coverage_warning, load_model, read_embeddings, write_embeddings
+from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.io.models import scored_in_context
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.scores import (
@@ -80,8 +80,7 @@ def comparisons_job(snakemake, log):
 def score_job(snakemake, log):
     name, model_name, model = snakemake.wildcards.dataset, snakemake.wildcards.model, snakemake.params.model
     keys = snakemake.input.keys()
-    table, mean = read_embeddings(snakemake.input.embeddings)  # mean: the file's mean vector, for oov: mean
-    vectors = Vectors(table, model["lowercase"], model["oov"], mean)
+    vectors = Vectors.read(snakemake.input.embeddings, model)
     pred = None
     if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
 

@@ -22,9 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
-
 from simgold.io.vectorcache import cache_root, file_identity, identity, write_atomically
+from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
 SCHEMA_VERSION = "1"
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.errors import InputError
-from simgold.io.embeddings import cosine
+from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.readers import decode_text, resolve_path
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
 from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
@@ -316,6 +316,13 @@ class Vectors:
         )
         if oov == "mean" and mean is None:
             raise ValueError("oov: mean needs the mean vector of the embedding file")
+
+    @classmethod
+    def read(cls, path, model: dict) -> "Vectors":
+        """The vectors of an embeddings table the workflow wrote, with the model's lookup and OOV
+        policy (``oov: mean`` takes the file's mean, a row of that table)."""
+        table, mean = read_embeddings(path)
+        return cls(table, model["lowercase"], model["oov"], mean)
 
     def find(self, word: str) -> int | None:
         if word in self.index:
