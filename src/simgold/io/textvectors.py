@@ -442,7 +442,6 @@ def _count_message(fields: list[bytes]) -> str:
 
 @lru_cache(maxsize=8)
 def _csv_options(dim: int):
-
     names = ["word"] + [f"v{k}" for k in range(dim)]
     types = {"word": pa.binary(), **{n: pa.float64() for n in names[1:]}}
     return (
@@ -471,7 +470,6 @@ def parse_lines(lines: list[bytes], dim: int) -> np.ndarray:
 
 
 def _arrow_table(data: bytes, dim: int):
-
     try:
         return pacsv.read_csv(pa.py_buffer(data), *_csv_options(dim))
     except pa.ArrowInvalid:
