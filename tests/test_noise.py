@@ -166,14 +166,14 @@ def test_rows_no_item_uses_get_no_noise(glove_ws353):
 COMPILE_AND_COUNT = """
 import numpy as np
 from simgold.stages.noise import noise_check
-from simgold.stats.noise_kernel import noisy_norms_dots
+from simgold.stats.noise_kernel import _noisy_norms_dots as kernel
 rng = np.random.default_rng(0)
 args = rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40)
 for array in args:  # read-only, as pandas' to_numpy gives them to the workflow's noise job
     array.flags.writeable = False
 noise_check("d", "m", *args, levels=np.array([0, 1.0]), k=2, m=2, seed=1, relative=False, threads=2)
-stats = noisy_norms_dots.stats
-print(len(noisy_norms_dots.signatures), sum(stats.cache_misses.values()), sum(stats.cache_hits.values()))
+stats = kernel.stats
+print(len(kernel.signatures), sum(stats.cache_misses.values()), sum(stats.cache_hits.values()))
 """
 
 
@@ -219,3 +219,18 @@ def test_bad_indices_and_negative_levels_are_refused_before_the_kernel_runs():
         noise_check("d", "m", vectors, np.array([0, 1, -1]), np.array([3, 4, 5]), gold, **kwargs)
     with pytest.raises(ValueError, match=r"noise levels must be 0 or more .*\[-0.5\]"):
         noise_check("d", "m", vectors, np.array([0, 1]), np.array([3, 4]), gold[:2], **{**kwargs, "levels": [0, -0.5]})
+
+
+def test_the_kernel_refuses_a_generator_whose_halves_it_cannot_split():
+    """Two float32 draws per 64-bit output is PCG64's 32-bit step; another bit generator's stream would differ."""
+    index = np.zeros(1, dtype=np.int64)
+    with pytest.raises(TypeError, match="PCG64 generator, not MT19937"):
+        noisy_norms_dots(
+            np.ones((1, 2), dtype=np.float32),
+            index,
+            index,
+            0.5,
+            np.random.Generator(np.random.MT19937(0)),
+            np.empty((1, 1)),
+            np.empty((1, 1)),
+        )

@@ -2,17 +2,23 @@
 words' squared norms and its items' dot products, with nothing else between them.
 
 The draws are numpy's own: the kernel is handed the level's ``numpy.random.Generator`` (PCG64) and
-calls its ``random(dtype=np.float32)`` once per element, which numba compiles into a call to numpy's
-bit generator through its C interface (``BitGenerator.ctypes``). So the numbers are those of
-``Generator(PCG64(stream)).random(n, dtype=np.float32)``, bit for bit, in any pieces: numpy keeps
-the unused upper half of a 64-bit output in the bit generator for the next draw, here or in numpy.
-numpy's generator takes a lock when Python calls it; the kernel does not, so a generator must not
-be shared between threads (noise_check gives each level its own). Each draw is a call into numpy's
-one-step PCG64 (about 1.7 ns), most of a 384-d check's time; drawing a copy with numpy first and
-handing the kernel the buffer (``Generator.random(n, dtype=np.float32, out=...)``) costs more, and
-so does taking the bit generator's outputs in bulk (``random_raw``: 3.6-5.3 ns per 64-bit output
-measured here, against 1.7 ns per float32 draw from the kernel). The replica of PCG64 this replaced
-drew at about 0.9 ns: a 384-d check on WordSim-353 now costs about 15 s of CPU instead of 9.5 s.
+calls its bit generator through the C interface numpy documents for numba (``BitGenerator.ctypes``:
+``next_uint64``, ``next_uint32`` and the state's address, as in numpy's "Extending" examples). The
+numbers are those of ``Generator(PCG64(stream)).random(n, dtype=np.float32)``, bit for bit, in any
+pieces (tested): numpy's float32 draw is the top 24 bits of a 32-bit output times 2**-24, and its
+32-bit step hands out a 64-bit output's lower half, then keeps the upper half for the next draw.
+The kernel takes whole 64-bit outputs and uses both halves in that order; it takes a half numpy
+holds first, and draws the very last element through numpy's 32-bit step so that numpy keeps the
+other half, so numpy's and the kernel's draws interleave freely. numpy's generator takes a lock when
+Python calls it; the kernel does not, so a generator must not be shared between threads
+(noise_check gives each level its own).
+
+What the draws cost, per float32 element on this project's 2-core machine: the Generator's own
+``random(dtype=np.float32)`` called from numba, one call into numpy per element, about 1.7-2.5 ns;
+one call per two elements, as here, about 1.2 ns; numpy drawing a copy first into a buffer
+(``Generator.random(n, dtype=np.float32, out=...)``) about 1.8 ns; the bulk ``random_raw`` more.
+The copy of PCG64's arithmetic this module held before drew at about 0.9 ns; the documented
+interface costs a 384-d check on WordSim-353 about 20% more CPU than that copy did.
 
 Sums run in float64 over eight partial sums in a fixed order, so a copy gives the same bits on any
 machine and in any batch. That order is not numpy's einsum's: a cosine may move by about 1e-14,
@@ -64,7 +70,41 @@ def _dot(x, y):
 
 
 @njit(nogil=True, cache=True)
-def noisy_norms_dots(vectors, first, second, level, rng, norms, dots):
+def _noisy_norms_dots(vectors, first, second, level, next64, next32, state, buffered, norms, dots):
+    n_words, dim = vectors.shape
+    width, half = np.float32(2 * level), np.float32(level)
+    scale = np.float32(1.0 / 16777216.0)  # numpy's float32 draw: the top 24 of 32 bits, times 2**-24
+    low32, shift8, shift32, shift40 = np.uint64(0xFFFFFFFF), np.uint64(8), np.uint64(32), np.uint64(40)
+    last = norms.shape[0] * n_words - 1  # the last word's index over all copies
+    held, upper = False, np.uint64(0)  # the upper half of our last 64-bit output, not yet used
+    draws = np.empty(dim, dtype=np.float32)  # a word's draws, apart from the arithmetic, which then vectorises
+    noisy = np.empty((n_words, dim))
+    for c in range(norms.shape[0]):
+        for w in range(n_words):
+            d = 0
+            if dim and held:
+                draws[0], held, d = np.float32(upper >> shift8) * scale, False, 1
+            if d < dim and buffered:  # numpy holds an upper half: it comes first
+                draws[d], buffered, d = np.float32(next32(state) >> 8) * scale, False, d + 1
+            while d + 2 <= dim:  # two draws from a 64-bit output, its lower half first, as numpy's 32-bit step
+                output = next64(state)
+                draws[d] = np.float32((output & low32) >> shift8) * scale
+                draws[d + 1] = np.float32(output >> shift40) * scale
+                d += 2
+            if d < dim:
+                if c * n_words + w == last:  # numpy's 32-bit step keeps the other half for the next draw
+                    draws[d] = np.float32(next32(state) >> 8) * scale
+                else:
+                    output = next64(state)
+                    draws[d], upper, held = np.float32((output & low32) >> shift8) * scale, output >> shift32, True
+            for d in range(dim):
+                noisy[w, d] = np.float64(draws[d] * width - half + vectors[w, d])
+            norms[c, w] = _dot(noisy[w], noisy[w])
+        for p in range(first.shape[0]):
+            dots[c, p] = _dot(noisy[first[p]], noisy[second[p]])
+
+
+def noisy_norms_dots(vectors, first, second, level, rng, norms, dots) -> None:
     """Squared norms and dot products of ``len(norms)`` noisy copies of ``vectors``.
 
     Each copy adds ``U(-level, level)`` to every element of the float32 ``vectors``, drawn from
@@ -80,8 +120,8 @@ def noisy_norms_dots(vectors, first, second, level, rng, norms, dots):
     level : float
         The noise's half-width.
     rng : numpy.random.Generator
-        The stream the draws come from (``rng.random(dtype=np.float32)``, one per element); it
-        advances by ``len(norms) * vectors.size`` draws.
+        A PCG64 generator, the stream the draws come from: they are its
+        ``random(len(norms) * vectors.size, dtype=np.float32)``, bit for bit, and it advances as far.
     norms, dots : numpy.ndarray
         float64 outputs, (copies, words) and (copies, items): ``norms[c, w]`` the squared norm of
         word ``w`` in copy ``c``, ``dots[c, p]`` the dot product of item ``p``'s words.
@@ -96,19 +136,22 @@ def noisy_norms_dots(vectors, first, second, level, rng, norms, dots):
     >>> norms.tolist(), dots.tolist()
     ([[3.0, 3.0]], [[3.0]])
     """
-    n_words, dim = vectors.shape
-    width, half = np.float32(2 * level), np.float32(level)
-    draws = np.empty(dim, dtype=np.float32)  # a word's draws, apart from the arithmetic, which then vectorises
-    noisy = np.empty((n_words, dim))
-    for c in range(norms.shape[0]):
-        for w in range(n_words):
-            for d in range(dim):
-                draws[d] = rng.random(dtype=np.float32)
-            for d in range(dim):
-                noisy[w, d] = np.float64(draws[d] * width - half + vectors[w, d])
-            norms[c, w] = _dot(noisy[w], noisy[w])
-        for p in range(first.shape[0]):
-            dots[c, p] = _dot(noisy[first[p]], noisy[second[p]])
+    bits = rng.bit_generator
+    if not isinstance(bits, np.random.PCG64):
+        raise TypeError(f"the noise kernel draws from a PCG64 generator, not {type(bits).__name__}")
+    pointers = bits.ctypes
+    _noisy_norms_dots(
+        vectors,
+        first,
+        second,
+        level,
+        pointers.next_uint64,
+        pointers.next_uint32,
+        pointers.state_address,
+        bool(bits.state["has_uint32"]),
+        norms,
+        dots,
+    )
 
 
 def compile_once() -> None:
