@@ -56,7 +56,7 @@ QUICK = {
     "bootstrap": ["--resamples", "100", "--repeat", "1", "--trials", "10"],
     "clean": ["--raters", "50", "--items", "100", "--density", "0.3", "--repeats", "1"],
     "comparisons": ["--raters", "5", "--items", "200", "--words", "50", "--repeat", "1", "--no-men"],
-    "embeddings": ["--words", "3000", "--dim", "20", "--runs", "1"],
+    "embeddings": ["--words", "3000", "--dim", "20", "--runs", "1", "--start", "forkserver"],
     "models": ["--words", "40", "--one-at-a-time", "4", "--paragraphs", "3", "--no-roof"],
     "noise": ["--repeat", "1", "--sample", "100", "--k", "10", "--m", "4"],
     "default_run": ["--quick"],
