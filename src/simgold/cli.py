@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
 from simgold.io.tables import read_parquet
 from simgold.report.archive import rebuild, verify
@@ -65,7 +66,8 @@ def _scores(results: Path) -> int:
     if not path.is_file():
         print(f"{path}: not found; run the pipeline first (simgold run)", file=sys.stderr)
         return 1
-    head = headline(read_parquet(path))
+    summary = read_parquet(path)
+    head = headline(summary)
     cells = head.assign(
         cell=[
             note or f"{v:.3f} [{lo:.3f}, {hi:.3f}]" + (f" oov {oov:.0%}" if oov > 0 else "")
@@ -76,7 +78,9 @@ def _scores(results: Path) -> int:
     )
     table = cells.pivot(index="dataset", columns="model", values="cell").fillna("")
     table.insert(0, "metric", cells.groupby("dataset")["metric"].first())
-    print(f"{'; '.join(sorted(set(head['metric'])))} with 95% bootstrap CI; oov: share of pairs not scored")
+    # the level the run's scoring.confidence gave (a table of a run before the column: not recorded)
+    level = confidence_labels(head["confidence"]) if "confidence" in summary else "(level not recorded)"
+    print(f"{'; '.join(sorted(set(head['metric'])))} with {level} bootstrap CI; oov: share of pairs not scored")
     print(_table_text(table.reset_index().rename_axis(columns=None)))
     return 0
 

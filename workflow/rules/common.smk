@@ -9,6 +9,7 @@ from simgold.io.config import (
     embedding_mem_mb as model_mem_mb,
     translation_files,
 )
+from simgold.io.labels import confidence_label
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
 from simgold.workflow.routing import all_targets, finished_message, report_figures, stages
 
@@ -17,6 +18,8 @@ from simgold.workflow.routing import all_targets, finished_message, report_figur
 # resolved CONFIG carries the schema's defaults: rules read it, never the raw `config`.
 CONFIG = check_config(config)
 NOISE = CONFIG["noise"]
+# the CIs' level as the report's captions say it ("95%")
+CI_LEVEL = confidence_label(CONFIG["scoring"]["confidence"])
 # which datasets (and dataset x model pairs) go through which stage: simgold.workflow.routing
 STAGES = stages(CONFIG)
 DATASETS, MODELS, CLEANED, COMPARED = STAGES.datasets, STAGES.models, STAGES.cleaned, STAGES.compared

@@ -33,7 +33,8 @@ rule report_dataset:
         disk_mb=1000,
         runtime=10,
     params:
-        figures=lambda wildcards: report_figures(STAGES, wildcards.dataset),
+        figures=lambda wildcards: report_figures(STAGES, wildcards.dataset, level=CI_LEVEL),
+        ci_level=CI_LEVEL,
         ranked=lambda wildcards: wildcards.dataset in RANKED,
         outliers=dataset_param("outliers"),
     script:
@@ -97,5 +98,6 @@ rule report_index:
     params:
         datasets=DATASETS,
         audited=CLEANED,
+        ci_level=CI_LEVEL,
     script:
         "../scripts/report.py"

@@ -20,6 +20,7 @@ from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.io.models import scored_in_context
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.scores import (
+    DIFFERENCE_METRICS,
     ScoringSettings,
     Vectors,
     from_rankings,
@@ -29,6 +30,7 @@ from simgold.stages.scores import (
     read_ag_file,
     score_dataset,
     summary,
+    with_holm,
     words_of,
     write_ag_file,
 )
@@ -125,25 +127,28 @@ def model_differences_job(snakemake, log):
         }
         for a, b in itertools.combinations(sorted(preds), 2):
             items = gold.index
-            rows.append(
-                paired_difference(
-                    name,
-                    a,
-                    b,
-                    gold.to_numpy(float),
-                    preds[a].reindex(items).to_numpy(float),
-                    preds[b].reindex(items).to_numpy(float),
-                    resamples=scoring["resamples"],
-                    seed=scoring["seed"],
-                    confidence=scoring["confidence"],
+            for metric in DIFFERENCE_METRICS:
+                rows.append(
+                    paired_difference(
+                        name,
+                        a,
+                        b,
+                        gold.to_numpy(float),
+                        preds[a].reindex(items).to_numpy(float),
+                        preds[b].reindex(items).to_numpy(float),
+                        resamples=scoring["resamples"],
+                        seed=scoring["seed"],
+                        confidence=scoring["confidence"],
+                        metric=metric,
+                        min_items=scoring["min_shared_items"],
+                    )
                 )
-            )
-    table = pd.DataFrame(rows, columns=COLUMNS)
+    table = with_holm(pd.DataFrame(rows, columns=COLUMNS))
     log.info(
         "\n%s", table.to_string(index=False) if len(table) else f"{name}: fewer than two models or no gold standard"
     )
     scores = pd.concat([read_parquet(p) for p in snakemake.input.scores], ignore_index=True)
-    msd = dataset_msd(name, scores, table)
+    msd = dataset_msd(name, scores, table, min_coverage=scoring["msd_min_coverage"])
     log.info("minimum significant Spearman difference (p < 0.05):\n%s", msd.to_string(index=False))
     prov = provenance_for(snakemake)
     write_parquet(table, snakemake.output.differences, table="model_differences", provenance=prov)

@@ -524,3 +524,4 @@ def embedding_mem_mb(model: dict, base_dir: str | Path = ".") -> int:
     if fmt == "auto" and "path" in model:
         whole = Path(model["path"]).suffix in (".bin", ".kv", ".model")  # perhaps fastText: assume whole
     return int(1000 + math.ceil(size * (2.0 if whole else 0.25)))
+

@@ -37,6 +37,7 @@ SCORE_COLUMNS = {
     "value": F,
     "ci_low": F,
     "ci_high": F,
+    "confidence": F,  # the CIs' level (scoring.confidence); NaN for a metric without CIs or with 0 resamples
     "n_used": I,
     "n_total": I,
 }
@@ -222,16 +223,34 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "difference": F,
             "ci_low": F,
             "ci_high": F,
+            "confidence": F,
             "p": F,
             "r_ab": F,
             "williams_t": F,
             "williams_p": F,
+            "zou_low": F,
+            "zou_high": F,
+            "p_holm": F,
+            "williams_p_holm": F,
+            "note": S,
         },
         ["dataset", "model_a", "model_b", "metric"],
     ),
     # minimum significant differences of a dataset: the fixed r_jk levels, then the observed one
     "msd": (
-        {"dataset": S, "n": I, "r_best": F, "r_jk": F, "r_jk_kind": S, "alpha": F, "msd": F},
+        {
+            "dataset": S,
+            "model": S,
+            "n": I,
+            "n_items": I,
+            "r_best": F,
+            "r_jk": F,
+            "r_jk_kind": S,
+            "model_k": S,
+            "alpha": F,
+            "msd": F,
+            "note": S,
+        },
         None,
     ),
     "context_tests": (

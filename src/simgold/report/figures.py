@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simgold.io.labels import confidence_labels
 from simgold.report.pages import MAIN_METRICS, flag_scores
 from simgold.stages.agreement import OutlierCut, outlier_cut
 
@@ -187,7 +188,7 @@ def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: 
 
 
 def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
-    """The main metric of every model (Spearman, or the A&G score) with its 95% CI, and the human
+    """The main metric of every model (Spearman, or the A&G score) with its CI, and the human
     ceiling (leave-one-out agreement of the raters) as a dashed line."""
     fig, ax = _pyplot().subplots(figsize=(7, 3.6))
     rows = scores[(scores["subset"] == "all") & scores["metric"].isin(MAIN_METRICS)]
@@ -211,7 +212,7 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
             ax.axhline(ceiling.iloc[0], color="#C44E52", ls="--", lw=1, label=f"human ceiling {ceiling.iloc[0]:.3f}")
             _legend_outside(ax)
         ax.set_ylim(min(0.0, float(np.nanmin(rows["ci_low"].to_numpy(float), initial=0)) - 0.05), 1.0)
-        ax.set_ylabel("score (95% bootstrap CI)")
+        ax.set_ylabel(f"score ({confidence_labels(rows.get('confidence', []))} bootstrap CI)")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
@@ -352,10 +353,10 @@ FIGURES: dict[str, Figure] = Figures(
     {
         "scores": Figure(
             draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
-            caption="Model scores with 95% bootstrap CIs and the human ceiling",
+            caption="Model scores with {level} bootstrap CIs and the human ceiling",
             report_caption=(
                 "Model scores on {dataset}: Spearman's rho (or the Avraham & Goldberg score where the dataset has "
-                "comparisons; marked when it rests on fewer than 10 comparisons) with 95% percentile bootstrap "
+                "comparisons; marked when it rests on fewer than 10 comparisons) with {level} percentile bootstrap "
                 "confidence intervals, and the human ceiling (each rater against the mean of the others) as a dashed "
                 "line."
             ),
@@ -466,6 +467,8 @@ def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict
 
 #: what stands for the dataset's name in a caption of workflow/report/figures.rst (Jinja2)
 REPORT_DATASET = "{{ snakemake.wildcards.dataset }}"
+#: what stands for the CIs' level ("95%"): the report job's ``ci_level`` param (from scoring.confidence)
+REPORT_LEVEL = "{{ snakemake.params.ci_level }}"
 
 
 def figures_rst(figures: Mapping[str, Figure] | None = None) -> str:
@@ -495,7 +498,7 @@ def figures_rst(figures: Mapping[str, Figure] | None = None) -> str:
     lines = []
     for k, (name, figure) in enumerate(figures.items()):
         lines.append(f'{{% {"elif" if k else "if"} snakemake.wildcards.figure == "{name}" %}}')
-        lines.append(figure.report_caption.replace("{dataset}", REPORT_DATASET))
+        lines.append(figure.report_caption.replace("{dataset}", REPORT_DATASET).replace("{level}", REPORT_LEVEL))
     return "\n".join(lines + ["{% endif %}"]) + "\n" if lines else ""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
@@ -124,7 +125,8 @@ def dataset_page(
         parts.append(
             html_table(
                 flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
-                "Model scores with 95% bootstrap CIs; OOV shares as fractions; the human ceiling; msd: the smallest "
+                f"Model scores with {confidence_labels(scores.get('confidence', []))} bootstrap CIs; OOV shares as "
+                "fractions; the human ceiling; msd: the smallest "
                 "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
                 "(Williams' test; see the table below): a smaller gap is no evidence that one model is better",
             )
@@ -164,7 +166,7 @@ def agreement_sections(statistics: dict) -> list[str]:
     parts = []
     if "agreement_ci" in statistics and len(statistics["agreement_ci"]):
         ci = statistics["agreement_ci"]
-        level = f"{ci['confidence'].iloc[0]:.0%}"
+        level = confidence_labels(ci["confidence"])
         parts.append(html_table(agreement_ci_view(ci), (
             f"Uncertainty of the agreement: {level} percentile bootstrap intervals, resampling the items (every "
             "rater kept), and separately the raters (every item kept). Items resampled: would other word pairs give "
@@ -220,19 +222,24 @@ def model_sections(statistics: dict) -> list[str]:
     parts = []
     diffs = statistics.get("differences")
     if diffs is not None and len(diffs):
-        cols = ["model_a", "model_b", "n_used", "value_a", "value_b", "difference", "ci_low", "ci_high", "p"]
-        parts.append(html_table(diffs[cols + ["r_ab", "williams_t", "williams_p"]], (
-            "Two models on the same gold: Spearman of each, their difference with its 95% paired-bootstrap CI and "
-            "p, and Williams' test of the two dependent correlations (r_ab: Spearman between the models' "
-            "predictions; williams_p below 0.05: the difference is significant). The two tests usually agree; "
-            "where they do not, the difference is near the edge")))  # fmt: skip
+        cols = ["model_a", "model_b", "metric", "n_used", "value_a", "value_b", "difference", "ci_low", "ci_high"]
+        cols += ["p", "p_holm", "r_ab", "williams_t", "williams_p", "williams_p_holm", "zou_low", "zou_high", "note"]
+        level = confidence_labels(diffs.get("confidence", []))
+        parts.append(html_table(diffs[[c for c in cols if c in diffs]], (
+            f"Two models on the same gold, by Spearman and by Pearson: each model's correlation, their difference "
+            f"with its {level} paired-bootstrap CI and p, Williams' test of the two dependent correlations (r_ab: the "
+            f"correlation between the models' predictions) and Zou's (2007) {level} CI of the difference; p_holm "
+            "and williams_p_holm: Holm-adjusted over this dataset's model pairs, the p values to read when looking "
+            "for any pair that differs. Below the configured number of shared items no test is run (note). The two "
+            "tests usually agree; where they do not, the difference is near the edge")))  # fmt: skip
     msd = statistics.get("msd")
     if msd is not None and len(msd):
         parts.append(html_table(msd.drop(columns=["dataset"]), (
-            "Minimum significant difference (after Rastogi et al. 2015): for this dataset's size n and best score "
-            "r_best, the smallest drop d below r_best that Williams' test finds significant (p < alpha), for two "
-            "models whose predictions correlate r_jk (fixed levels; observed: the two best models here). The "
-            "more alike two models, the smaller the difference that counts")))  # fmt: skip
+            "Minimum significant difference (after Rastogi et al. 2015): for the best Spearman r_best among the "
+            "models that score nearly all items (model, on n of the dataset's n_items; scoring.msd_min_coverage), "
+            "the smallest drop d below r_best that Williams' test finds significant (p < alpha), for two models "
+            "whose predictions correlate r_jk (fixed levels; observed: with model_k, the next best such model). "
+            "The more alike two models, the smaller the difference that counts; note: why there is none")))  # fmt: skip
     return parts
 
 
@@ -282,6 +289,7 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
                 "value": row["value"] if usable else np.nan,
                 "ci_low": row["ci_low"] if usable else np.nan,
                 "ci_high": row["ci_high"] if usable else np.nan,
+                "confidence": row["confidence"] if "confidence" in row else np.nan,
                 "n_used": int(row["n_used"]),
                 "n_total": int(row["n_total"]),
                 "oov_pairs": row["oov_pairs"],
@@ -297,6 +305,7 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
         "value",
         "ci_low",
         "ci_high",
+        "confidence",
         "n_used",
         "n_total",
         "oov_pairs",
@@ -396,7 +405,7 @@ def _cell(row) -> str:
 
 
 def headline_matrix(head: pd.DataFrame) -> str:
-    """Datasets x models: the headline value, its 95% CI and the share of pairs with an OOV word."""
+    """Datasets x models: the headline value, its CI and the share of pairs with an OOV word."""
     models = sorted(head["model"].unique())
     cells = {(r["dataset"], r["model"]): _cell(r) for _, r in head.iterrows()}
     metric = head.groupby("dataset")["metric"].first()
@@ -410,8 +419,8 @@ def headline_matrix(head: pd.DataFrame) -> str:
         for d in sorted(metric.index)
     )
     caption = (
-        "Every dataset and model: Spearman's rho (A&amp;G score where a dataset has only comparisons), 95% bootstrap "
-        "CI, share of pairs with an OOV word; msd: the smallest Spearman difference between two models on the "
+        "Every dataset and model: Spearman's rho (A&amp;G score where a dataset has only comparisons), "
+        f"{confidence_labels(head.get('confidence', []))} bootstrap CI, share of pairs with an OOV word; msd: the smallest Spearman difference between two models on the "
         "dataset that is significant at p &lt; 0.05 (Williams' test, Rastogi et al. 2015): a smaller gap between "
         "two cells of a row is no evidence that one model is better"
     )
@@ -459,8 +468,9 @@ def index_page(
         main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
         cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
         cols += ["oov_pairs", "oov_words", "human_ceiling", "flag"]
+        level = confidence_labels(main.get("confidence", []))
         parts.append(
-            html_table(main[cols], "Every dataset and model: scores with 95% CIs, OOV shares and the human ceiling")
+            html_table(main[cols], f"Every dataset and model: scores with {level} CIs, OOV shares and the human ceiling")
         )
     if len(clean):
         cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]

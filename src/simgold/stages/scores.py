@@ -33,6 +33,7 @@ from simgold.errors import InputError
 from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.readers import decode_text, resolve_path
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
+from simgold.stats.multiple import holm
 from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
 from simgold.stats.seeds import seed_for
 
@@ -269,6 +270,7 @@ class ScoreRow(NamedTuple):
     value: float
     ci_low: float
     ci_high: float
+    confidence: float
     n_used: int
     n_total: int
 
@@ -286,10 +288,16 @@ class DifferenceRow(NamedTuple):
     difference: float
     ci_low: float
     ci_high: float
+    confidence: float
     p: float
     r_ab: float
     williams_t: float
     williams_p: float
+    zou_low: float  # Zou's (2007) CI of the difference of the two dependent correlations, at the configured level
+    zou_high: float
+    p_holm: float  # the bootstrap p, Holm-adjusted over the dataset's model pairs (per metric)
+    williams_p_holm: float  # Williams' p, likewise
+    note: str  # why a test is missing (empty when both ran)
 
 
 @dataclass(frozen=True)
@@ -299,6 +307,13 @@ class ScoringSettings:
     resamples: int  # bootstrap resamples for each CI (0: no CIs)
     seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
     confidence: float  # the CIs' coverage
+    msd_min_coverage: float = 0.9  # the share of a dataset's items a model must score to carry its MSD
+    min_shared_items: int = 10  # two models are compared on at least this many shared items
+
+    @property
+    def level(self) -> float:
+        """The level a score row's CI columns carry: NaN where no CI is drawn (no resamples)."""
+        return self.confidence if self.resamples else float("nan")
 
 
 class Vectors:
@@ -532,7 +547,9 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
             idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
             low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
         rows.append(
-            ScoreRow(dataset, model, metric, subset, value, low, high, n_used=int(ok.sum()), n_total=int(n_total))
+            ScoreRow(
+                dataset, model, metric, subset, value, low, high, settings.level, int(ok.sum()), int(n_total)
+            )
         )
     return rows
 
@@ -558,34 +575,127 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
             low, high = _ci(boot, settings.confidence)
         rows.append(
-            ScoreRow(dataset, model, "ag_score", subset, value, low, high, n_used=len(used), n_total=int(mask.sum()))
+            ScoreRow(
+                dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum())
+            )
         )
     return rows
 
 
-def paired_difference(dataset, model_a, model_b, gold, sim_a, sim_b, *, resamples=1000, seed=0, confidence=0.95):
-    """Paired bootstrap of Spearman(A) - Spearman(B) over the items both models score, and beside
-    it Williams' test of the two dependent correlations (``simgold.stats.dependent_correlations``):
-    ``r_ab`` (Spearman between the two models' predictions), ``williams_t``, ``williams_p``: one
-    ``DifferenceRow``."""
+DIFFERENCE_METRICS = ("spearman", "pearson")  # compared between models, by the paired bootstrap and Williams' test
+
+
+def paired_difference(
+    dataset,
+    model_a,
+    model_b,
+    gold,
+    sim_a,
+    sim_b,
+    *,
+    resamples=1000,
+    seed=0,
+    confidence=0.95,
+    metric="spearman",
+    min_items=10,
+):
+    """Paired bootstrap of metric(A) - metric(B) over the items both models score, and beside it
+    Williams' test of the two dependent correlations (``simgold.stats.dependent_correlations``).
+
+    Parameters
+    ----------
+    dataset, model_a, model_b : str
+        Names, for the row.
+    gold, sim_a, sim_b : numpy.ndarray
+        Gold means and the two models' similarities, item by item (NaN: not scored).
+    resamples, seed, confidence
+        The bootstrap (``scoring``'s settings).
+    metric : str
+        ``spearman`` or ``pearson`` (``DIFFERENCE_METRICS``).
+    min_items : int
+        Fewer shared items than this: the two values and their difference, but no CI and no test
+        (``note`` says so); a test on a handful of items reads as evidence and is not.
+
+    Returns
+    -------
+    DifferenceRow
+        ``r_ab`` is the metric between the two models' predictions; ``p_holm`` and
+        ``williams_p_holm`` are NaN until ``with_holm`` adjusts a dataset's rows together.
+
+    Examples
+    --------
+    Identical predictions differ by 0, with p = 1 from both tests:
+
+    >>> gold = np.arange(12.0)
+    >>> sim = np.sin(gold)
+    >>> row = paired_difference("d", "a", "b", gold, sim, sim.copy(), resamples=100)
+    >>> row.difference, row.p, row.williams_t, row.williams_p
+    (0.0, 1.0, 0.0, 1.0)
+    """
+    if metric not in DIFFERENCE_METRICS:
+        raise ValueError(f"metric {metric!r}: expected one of {', '.join(DIFFERENCE_METRICS)}")
     ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
     g, a, b = gold[ok], sim_a[ok], sim_b[ok]
     from simgold.stats.dependent_correlations import compare_predictions  # heavy: scipy.special, ~0.1 s; one job
 
-    williams = compare_predictions(g, a, b, "spearman")
-    row = partial(DifferenceRow, dataset, model_a, model_b, "spearman", int(ok.sum()))
-    williams_end = {"r_ab": williams["r_jk"], "williams_t": williams["t"], "williams_p": williams["p"]}
-    if len(g) < 3:
-        undefined = dict.fromkeys(("value_a", "value_b", "difference", "ci_low", "ci_high", "p"), np.nan)
-        return row(**undefined, **williams_end)
-    va, vb = _point("spearman", g, a), _point("spearman", g, b)
-    rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference"))
+    row = partial(DifferenceRow, dataset, model_a, model_b, metric, int(ok.sum()))
+    va, vb = _point(metric, g, a), _point(metric, g, b)
+    holm = {"p_holm": np.nan, "williams_p_holm": np.nan}
+    if len(g) < min_items:
+        r_ab = compare_predictions(g, a, b, metric)["r_jk"] if len(g) >= 3 else np.nan
+        note = f"{len(g)} shared items: fewer than {min_items} (scoring.min_shared_items), no CI and no test"
+        untested = dict.fromkeys(("ci_low", "ci_high", "p", "williams_t", "williams_p", "zou_low", "zou_high"), np.nan)
+        return row(va, vb, va - vb, confidence=confidence, r_ab=r_ab, **untested, **holm, note=note)
+    williams = compare_predictions(g, a, b, metric, confidence)
+    extra = () if metric == "spearman" else (metric,)  # Spearman's stream as before the Pearson rows came
+    rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference", *extra))
     idx = rng.integers(0, len(g), size=(resamples, len(g)))
-    diff = _boot("spearman", g, a, idx) - _boot("spearman", g, b, idx)
+    diff = _boot(metric, g, a, idx) - _boot(metric, g, b, idx)
     diff = diff[~np.isnan(diff)]
     low, high = _ci(diff, confidence)
     p = min(1.0, 2.0 * min((diff <= 0).mean(), (diff >= 0).mean())) if len(diff) else np.nan
-    return row(va, vb, va - vb, ci_low=low, ci_high=high, p=float(p), **williams_end)
+    notes = []
+    if not len(diff) and resamples:
+        notes.append("no resample has both correlations defined: no bootstrap CI")
+    if np.isnan(williams["t"]):
+        notes.append("Williams' test undefined: the three correlations are not a valid correlation matrix")
+    return row(
+        va,
+        vb,
+        va - vb,
+        ci_low=low,
+        ci_high=high,
+        confidence=confidence,
+        p=float(p),
+        r_ab=williams["r_jk"],
+        williams_t=williams["t"],
+        williams_p=williams["p"],
+        zou_low=williams["zou_low"],
+        zou_high=williams["zou_high"],
+        **holm,
+        note="; ".join(notes),
+    )
+
+
+def with_holm(table: pd.DataFrame) -> pd.DataFrame:
+    """``p_holm`` and ``williams_p_holm``: each p adjusted by Holm's step-down method over the
+    model pairs of one dataset and metric (``simgold.stats.multiple.holm``), so that a reader who
+    scans every pair of models for a significant one keeps the family-wise error at the level.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"dataset": "d", "metric": "spearman", "p": [0.01, 0.04, 0.03],
+    ...                   "williams_p": [0.2, float("nan"), 0.01]})
+    >>> with_holm(t)[["p_holm", "williams_p_holm"]].values.round(4).tolist()
+    [[0.03, 0.2], [0.06, nan], [0.06, 0.02]]
+    """
+    out = table.copy()
+    for column in ("p", "williams_p"):
+        adjusted = pd.Series(np.nan, index=out.index)
+        for _, group in out.groupby(["dataset", "metric"], sort=False):
+            adjusted[group.index] = holm(group[column].to_numpy(float))
+        out[f"{column}_holm"] = adjusted.to_numpy()
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -641,9 +751,9 @@ def score_dataset(
         rows += comparison_scores(dataset, model, comparisons, sim1, sim2, scoring)
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
-        rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, len(pred), len(pred)))
+        rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred)))
     ceiling = human_ceiling(agreement)
-    rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, n_used=0, n_total=0))
+    rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, np.nan, n_used=0, n_total=0))
     return pred, pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 

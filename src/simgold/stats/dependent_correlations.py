@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtr, stdtrit  # Student's t and its inverse, without importing scipy.stats
+from scipy.special import ndtri, stdtr, stdtrit  # normal and Student's t quantiles, without importing scipy.stats
 
 from simgold.stats.rank_correlation import rankdata
 
@@ -57,7 +57,7 @@ def williams_test(r_jg, r_kg, r_jk, n: int):
     WilliamsResult
         ``t`` (positive when ``r_jg > r_kg``), ``df = n - 3`` and the two-sided ``p``; arrays when
         the correlations are arrays. NaN where ``n < 4`` or the three correlations are not those of
-        a valid correlation matrix (``|R| < 0``).
+        a valid correlation matrix (``|R| < 0``); ``t = 0``, ``p = 1`` where ``r_jg == r_kg``.
 
     Examples
     --------
@@ -78,6 +78,9 @@ def williams_test(r_jg, r_kg, r_jk, n: int):
         denominator = 2.0 * det * (n - 1) / (n - 3) + ((r_jg + r_kg) ** 2 / 4.0) * (1.0 - r_jk) ** 3
         t = (r_jg - r_kg) * np.sqrt((n - 1) * (1.0 + r_jk) / denominator)
     t = np.where(det < 0, np.nan, t)
+    # equal correlations differ by nothing: t = 0 even where rounding makes |R| a hair below 0 or
+    # Williams' denominator 0 (two identical predictions: r_jk = 1)
+    t = np.where(r_jg == r_kg, 0.0, t)
     p = 2.0 * stdtr(df, -np.abs(t))  # two-sided: scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
     return WilliamsResult(_scalar(t), df, _scalar(p))
 
@@ -86,11 +89,13 @@ def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
-def compare_predictions(gold, pred_j, pred_k, method: str = "spearman") -> dict:
-    """Williams' test for two models' predictions against the same gold, over the items where all
-    three are present; ``method`` is ``spearman`` (correlations of average ranks) or ``pearson``.
+def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", confidence: float = 0.95) -> dict:
+    """Williams' test and Zou's interval for two models' predictions against the same gold, over
+    the items where all three are present; ``method`` is ``spearman`` (correlations of average
+    ranks) or ``pearson``.
 
-    Returns a dict: ``method``, ``n``, ``r_jg``, ``r_kg``, ``r_jk``, ``t``, ``df``, ``p``.
+    Returns a dict: ``method``, ``n``, ``r_jg``, ``r_kg``, ``r_jk``, ``t``, ``df``, ``p``,
+    ``zou_low``, ``zou_high`` (``zou_interval`` at ``confidence``).
 
     Examples
     --------
@@ -111,9 +116,11 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman") -> dict:
     r = np.full(3, np.nan)
     if len(g) >= 3:
         with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.corrcoef(np.vstack([a, b, g]))[[0, 1, 0], [2, 2, 1]]
+            # a correlation is at most 1: corrcoef of two identical rows can give 1 + 2e-16
+            r = np.clip(np.corrcoef(np.vstack([a, b, g]))[[0, 1, 0], [2, 2, 1]], -1.0, 1.0)
     r_jg, r_kg, r_jk = (float(x) for x in r)
     res = williams_test(r_jg, r_kg, r_jk, len(g))
+    low, high = zou_interval(r_jg, r_kg, r_jk, len(g), confidence)
     return {
         "method": method,
         "n": int(len(g)),
@@ -123,7 +130,64 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman") -> dict:
         "t": res.t,
         "df": res.df,
         "p": res.p,
+        "zou_low": low,
+        "zou_high": high,
     }
+
+
+def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Zou's (2007) confidence interval for ``r_jg - r_kg``, two correlations that share g
+    (overlapping, dependent), from the Fisher-z intervals of each and the correlation between them.
+
+    With ``(l1, u1)`` and ``(l2, u2)`` the intervals of ``r_jg`` and ``r_kg`` (``tanh(atanh(r) -+
+    z / sqrt(n - 3))``) and ``c`` the correlation between the two estimates (Zou, p. 409),
+
+        c = ((r_jk - r_jg r_kg / 2)(1 - r_jg^2 - r_kg^2 - r_jk^2) + r_jk^3) / ((1 - r_jg^2)(1 - r_kg^2))
+        L = r_jg - r_kg - sqrt((r_jg - l1)^2 + (u2 - r_kg)^2 - 2c (r_jg - l1)(u2 - r_kg))
+        U = r_jg - r_kg + sqrt((u1 - r_jg)^2 + (r_kg - l2)^2 - 2c (u1 - r_jg)(r_kg - l2))
+
+    On Spearman the three are correlations of average ranks, as for Williams' test (the Fisher-z
+    variance ``1 / (n - 3)`` is Pearson's: for rank correlations the interval is approximate).
+
+    Parameters
+    ----------
+    r_jg, r_kg : float
+        The two correlations with the shared variable g.
+    r_jk : float
+        The correlation between j and k.
+    n : int
+        Observations.
+    confidence : float
+        Coverage of the interval.
+
+    Returns
+    -------
+    tuple of float
+        ``(L, U)``; NaN where ``n < 4``, a correlation is NaN or ``|r| = 1`` for ``r_jg`` or
+        ``r_kg`` (equal correlations of +-1 give ``(0, 0)``).
+
+    Examples
+    --------
+    Zou's (2007) example 2 (p. 409): r12 = .396, r13 = .179, r23 = .088, n = 66 give (-.093, .517).
+
+    >>> [round(x, 3) for x in zou_interval(0.396, 0.179, 0.088, 66)]
+    [-0.093, 0.517]
+    """
+    values = np.array([r_jg, r_kg, r_jk], dtype=float)
+    if int(n) < 4 or np.isnan(values).any() or (np.abs(values) > 1).any():
+        return float("nan"), float("nan")
+    if r_jg == r_kg and abs(r_jg) == 1:
+        return 0.0, 0.0
+    if abs(r_jg) == 1 or abs(r_kg) == 1:
+        return float("nan"), float("nan")
+    z = -float(ndtri((1 - confidence) / 2)) / np.sqrt(n - 3)
+    l1, u1 = np.tanh(np.arctanh(r_jg) - z), np.tanh(np.arctanh(r_jg) + z)
+    l2, u2 = np.tanh(np.arctanh(r_kg) - z), np.tanh(np.arctanh(r_kg) + z)
+    c = ((r_jk - 0.5 * r_jg * r_kg) * (1 - r_jg**2 - r_kg**2 - r_jk**2) + r_jk**3) / ((1 - r_jg**2) * (1 - r_kg**2))
+    # with c near 1 (nearly identical predictions) the sums are near 0, and rounding may take them below
+    low = r_jg - r_kg - np.sqrt(max((r_jg - l1) ** 2 + (u2 - r_kg) ** 2 - 2 * c * (r_jg - l1) * (u2 - r_kg), 0.0))
+    high = r_jg - r_kg + np.sqrt(max((u1 - r_jg) ** 2 + (r_kg - l2) ** 2 - 2 * c * (u1 - r_jg) * (r_kg - l2), 0.0))
+    return float(low), float(high)
 
 
 class MsdSolution(NamedTuple):
@@ -264,36 +328,73 @@ class MsdRow(NamedTuple):
     """One row of the msd table, by name (its fields are the table's columns, in order)."""
 
     dataset: str
-    n: int
+    model: str  # the model whose Spearman is r_best ("" where no model can carry the MSD)
+    n: int  # items that model scores
+    n_items: int  # items of the dataset (with a gold value)
     r_best: float
     r_jk: float
     r_jk_kind: str  # fixed / observed
+    model_k: str  # the model whose predictions give the observed r_jk ("" for a fixed r_jk)
     alpha: float
     msd: float
+    note: str  # why msd is NaN (empty when it is a number)
 
 
 #: the msd table's columns, in order (tests/test_dependent_correlations.py checks them against the canonical schema)
 MSD_COLUMNS = list(MsdRow._fields)
 
 
-def msd_table(dataset: str, n: int, r_best: float, r_jk_observed=None, alpha: float = 0.05) -> pd.DataFrame:
+def msd_table(
+    dataset: str,
+    n: int,
+    r_best: float,
+    r_jk_observed=None,
+    alpha: float = 0.05,
+    *,
+    model: str = "",
+    n_items: int | None = None,
+    model_k: str = "",
+) -> pd.DataFrame:
     """Minimum significant differences for one dataset: at r_jk = 0.5, 0.7, 0.9 and (when given)
     the observed correlation between the two best models' predictions.
 
-    Columns: the fields of ``MsdRow``.
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    n : int
+        Items the best model scores (the n of Williams' test).
+    r_best : float
+        The best model's Spearman with the gold.
+    r_jk_observed : float, optional
+        Spearman between the predictions of the best model and ``model_k``.
+    alpha : float
+        Significance level (two-sided).
+    model, model_k : str
+        The best model, and the model of the observed r_jk.
+    n_items : int, optional
+        The dataset's items (default ``n``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The fields of ``MsdRow``: one row per r_jk, with a note wherever ``msd`` is NaN.
 
     Examples
     --------
     >>> msd_table("ws353", 353, 0.7)[["r_jk", "msd"]].round(4).values.tolist()
     [[0.5, 0.0699], [0.7, 0.0562], [0.9, 0.0334]]
     """
-    levels = [(r, "fixed") for r in R_JK_LEVELS]
+    levels = [(r, "fixed", "") for r in R_JK_LEVELS]
     if r_jk_observed is not None and not np.isnan(r_jk_observed):
-        levels.append((float(r_jk_observed), "observed"))
-    rows = [
-        MsdRow(dataset, int(n), float(r_best), r, kind, alpha, msd=minimum_significant_difference(r_best, n, r, alpha))
-        for r, kind in levels
-    ]
+        levels.append((float(r_jk_observed), "observed", model_k))
+    n_items = int(n) if n_items is None else int(n_items)
+    rows = []
+    for r, kind, other in levels:
+        solution = msd_solution(r_best, n, r, alpha)
+        rows.append(
+            MsdRow(dataset, model, int(n), n_items, float(r_best), r, kind, other, alpha, solution.msd, solution.note)
+        )
     return pd.DataFrame(rows, columns=MSD_COLUMNS)
 
 
@@ -319,33 +420,96 @@ def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = Tr
 # -------------------------------------------------------------------------------- per dataset
 
 MSD_FALLBACK_R_JK = 0.7  # the r_jk the scores table assumes where one model scores a dataset
+MSD_MIN_COVERAGE = 0.9  # the config's scoring.msd_min_coverage by default
 
 
-def dataset_msd(dataset: str, scores: pd.DataFrame, differences: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """The minimum significant Spearman difference of one dataset (``msd_table``) from its score
-    rows (every model's ``scores.parquet``) and its ``model_differences`` table: ``r_best`` is the
-    best model's Spearman over all items, ``n`` the items it scores, and the observed ``r_jk`` the
-    correlation between the predictions of the two best models (when two models score it).
+def dataset_msd(
+    dataset: str,
+    scores: pd.DataFrame,
+    differences: pd.DataFrame,
+    alpha: float = 0.05,
+    min_coverage: float = MSD_MIN_COVERAGE,
+) -> pd.DataFrame:
+    """The minimum significant Spearman difference of one dataset (``msd_table``), on the models
+    that can carry it.
+
+    A model whose vocabulary misses most pairs can have the highest Spearman on the few it scores
+    (3 of Rare Words' 2,034 pairs give rho 1.0), and a difference on 3 items means nothing. So
+    ``r_best`` is the best Spearman (all items) among the models that score at least
+    ``min_coverage`` of the dataset's items (``n_used / n_total`` in the scores table), ``n`` the
+    items that model scores, and the observed ``r_jk`` the correlation between its predictions and
+    those of the second-best such model (``model_differences``' ``r_ab``).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    scores : pandas.DataFrame
+        Every model's score rows of the dataset (``model``, ``metric``, ``subset``, ``value``,
+        ``n_used``, and ``n_total``; without ``n_total`` every model counts as complete).
+    differences : pandas.DataFrame
+        The dataset's ``model_differences`` (``model_a``, ``model_b``, ``r_ab``; ``metric`` if any).
+    alpha : float
+        Significance level (two-sided).
+    min_coverage : float
+        The share of the dataset's items a model must score to carry the MSD.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The fields of ``MsdRow``. Where no model covers enough items, one row per fixed r_jk with
+        NaN and a note naming the best coverage; empty where no model has a Spearman.
 
     Examples
     --------
-    >>> scores = pd.DataFrame({"model": ["a", "b"], "metric": "spearman", "subset": "all",
-    ...                        "value": [0.7, 0.6], "n_used": [353, 353]})
-    >>> diffs = pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]})
-    >>> dataset_msd("ws353", scores, diffs)[["r_jk_kind", "r_jk", "msd"]].round(4).values.tolist()[-1]
-    ['observed', 0.8, 0.0466]
+    A model that scores 3 of 2,034 pairs with rho 1.0 does not carry it; the complete one does:
+
+    >>> scores = pd.DataFrame({"model": ["tiny", "full"], "metric": "spearman", "subset": "all",
+    ...                        "value": [1.0, 0.46], "n_used": [3, 2034], "n_total": 2034})
+    >>> diffs = pd.DataFrame({"model_a": ["full"], "model_b": ["tiny"], "r_ab": [0.5]})
+    >>> table = dataset_msd("rw", scores, diffs)
+    >>> table[["model", "n", "r_jk", "msd"]].round(4).values.tolist()[1]
+    ['full', 2034, 0.7, 0.0296]
     """
     rows = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all") & scores["value"].notna()]
     if rows.empty:
         return pd.DataFrame(columns=MSD_COLUMNS)
-    ranked = rows.sort_values(["value", "model"], ascending=[False, True], kind="stable")
+    total = rows["n_total"] if "n_total" in rows else rows["n_used"]
+    coverage = rows["n_used"] / total.where(total > 0)
+    eligible = rows[coverage >= min_coverage - 1e-12]
+    if eligible.empty:
+        widest = rows.assign(coverage=coverage).sort_values(["coverage", "model"], ascending=[False, True]).iloc[0]
+        note = (
+            f"no model scores at least {min_coverage:.0%} of the items (scoring.msd_min_coverage); the most: "
+            f"{widest['model']}, {int(widest['n_used']):,} of {int(total.max()):,}"
+        )
+        return pd.DataFrame(
+            [
+                MsdRow(dataset, "", 0, int(total.max()), np.nan, r, "fixed", "", alpha, np.nan, note)
+                for r in R_JK_LEVELS
+            ],
+            columns=MSD_COLUMNS,
+        )
+    ranked = eligible.sort_values(["value", "model"], ascending=[False, True], kind="stable")
     best = ranked.iloc[0]
-    observed = None
+    n_items = int(best["n_total"]) if "n_total" in best else int(best["n_used"])
+    observed, other = None, ""
     if len(ranked) >= 2:
-        pair = {best["model"], ranked.iloc[1]["model"]}
-        match = differences[[{a, b} == pair for a, b in zip(differences["model_a"], differences["model_b"])]]
+        other = str(ranked.iloc[1]["model"])
+        pair = {best["model"], other}
+        spearman = differences if "metric" not in differences else differences[differences["metric"] == "spearman"]
+        match = spearman[[{a, b} == pair for a, b in zip(spearman["model_a"], spearman["model_b"])]]
         observed = float(match["r_ab"].iloc[0]) if len(match) else None
-    return msd_table(dataset, int(best["n_used"]), float(best["value"]), observed, alpha)
+    return msd_table(
+        dataset,
+        int(best["n_used"]),
+        float(best["value"]),
+        observed,
+        alpha,
+        model=str(best["model"]),
+        n_items=n_items,
+        model_k=other if observed is not None else "",
+    )
 
 
 def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:

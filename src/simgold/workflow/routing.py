@@ -157,16 +157,18 @@ def figures_directory(dataset: str) -> str:
     return result("report_figures", dataset=dataset)
 
 
-def report_figures(routing: Stages, dataset: str) -> list[tuple[str, str]]:
+def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[str, str]]:
     """(path, caption) of every figure a dataset's report page shows (embedded in the page), in
     page order: the entries of the registry simgold.report.figures.FIGURES whose ``shown_if``
-    holds; each file is named for its figure (``scores.png``, ``raters.png``, ...)."""
+    holds; each file is named for its figure (``scores.png``, ``raters.png``, ...). ``level``: the
+    CIs' level as captions say it (``simgold.io.config.confidence_label`` of scoring.confidence),
+    in place of a caption's ``{level}``."""
     # here, not at the top: the Snakefile imports this module at every parse (a cluster job parses it
     # again), and the figures' module loads pandas and the pages; only a report job's params read it
     from simgold.report.figures import FIGURES  # heavy: pandas, numpy and the pages; only the report jobs
 
     return [
-        (f"{figures_directory(dataset)}/{name}.png", figure.caption)
+        (f"{figures_directory(dataset)}/{name}.png", figure.caption.replace("{level}", level))
         for name, figure in FIGURES.items()
         if figure.shown_if(routing, dataset)
     ]

@@ -1,0 +1,42 @@
+"""How a setting is said to readers: the CI level in captions, axis labels and the terminal.
+
+Plain Python, no dependency: the Snakefile reads it at every parse (the report jobs' params), and
+the report's pages, figures and the CLI read it from the tables' ``confidence`` column.
+"""
+
+from __future__ import annotations
+
+
+def confidence_label(confidence: float) -> str:
+    """A CI level as readers see it in captions, axis labels and the terminal.
+
+    Parameters
+    ----------
+    confidence : float
+        The level (``scoring.confidence``), or NaN for a table without CIs.
+
+    Returns
+    -------
+    str
+        A percentage without trailing zeros; ``"no"`` for NaN (a run without resamples).
+
+    Examples
+    --------
+    >>> confidence_label(0.95), confidence_label(0.9), confidence_label(0.975), confidence_label(float("nan"))
+    ('95%', '90%', '97.5%', 'no')
+    """
+    if confidence != confidence:
+        return "no"
+    return f"{round(100 * float(confidence), 6):g}%"
+
+
+def confidence_labels(levels) -> str:
+    """The CI levels a table's ``confidence`` column holds, as one label (``confidence_label``).
+
+    Examples
+    --------
+    >>> confidence_labels([0.9, float("nan"), 0.9]), confidence_labels([0.95, 0.9]), confidence_labels([])
+    ('90%', '90% / 95%', 'no')
+    """
+    found = sorted({float(x) for x in levels if x == x})
+    return " / ".join(confidence_label(x) for x in found) if found else "no"

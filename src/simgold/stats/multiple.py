@@ -1,0 +1,42 @@
+"""Adjusted p values for many tests at once (docs/methods.md section 11).
+
+Holm (1979): step-down, family-wise error at the level, valid whatever the dependence between the
+tests (a dataset's model pairs share the gold and each other's predictions). Benjamini and Hochberg
+(1995) is ``scipy.stats.false_discovery_control``; Holm is not in scipy, and its six lines are
+checked in the tests against a plain loop and a worked example.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjusted p values; NaN stays NaN and is not counted among the tests.
+
+    Parameters
+    ----------
+    p : array_like
+        Unadjusted p values.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``min(1, max over the i smallest of (m - rank + 1) p)`` for each p, in the input's order,
+        with ``m`` the number of p values that are not NaN.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
+    [0.03, 0.06, 0.06, nan]
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    m = len(tested)
+    if m == 0:
+        return out
+    order = tested[np.argsort(p[tested], kind="stable")]
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(stepped, 1.0)
+    return out
