@@ -59,16 +59,45 @@ def loop_statistics(X: np.ndarray, who: np.ndarray) -> dict:
     everyone = _means(X, np.arange(R))
     vs_mean = [_rho(X[:, j], everyone) for j in range(R)]
     vs_rest = [_rho(X[:, j], _means(X, np.flatnonzero(who != who[j]))) for j in range(R)]
-    try:
-        alpha = float(krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval"))
-    except ValueError:  # the package refuses data with no pairable unit or one value
-        alpha = np.nan
+    if len(set(who)) < len(who):  # copies of a rater: alpha without their pairs with each other
+        alpha = alpha_without_self_pairs(X, who)
+    else:
+        try:
+            alpha = float(krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval"))
+        except ValueError:  # the package refuses data with no pairable unit or one value
+            alpha = np.nan
     return {
         "pairwise": _nanmean(pairs),
         "vs_mean": _nanmean(vs_mean),
         "vs_rest": _nanmean(vs_rest),
         "alpha_interval": alpha,
     }
+
+
+def alpha_without_self_pairs(X: np.ndarray, who) -> float:
+    """Interval alpha by its definition, as ordered pairs of values, leaving out every pair of two
+    values of one original rater (``who``) on one unit: a rater's copies are one person."""
+    who = np.asarray(who)
+    units = []
+    for row in X:
+        values, owners = row[~np.isnan(row)], who[~np.isnan(row)]
+        pairs = [(a, b) for i, (a, p) in enumerate(zip(values, owners)) for j, (b, q) in enumerate(zip(values, owners))
+                 if i != j and p != q]  # fmt: skip
+        if pairs:
+            units.append((len(values), pairs, values, owners))
+    n = sum(m for m, *_ in units)
+    observed = sum(m * sum((a - b) ** 2 for a, b in pairs) / len(pairs) for m, pairs, *_ in units) / n
+    pooled = [(v, u, o) for u, (_, _, values, owners) in enumerate(units) for v, o in zip(values, owners)]
+    between = [(a - b) ** 2 for i, (a, u, p) in enumerate(pooled) for j, (b, w, q) in enumerate(pooled)
+               if i != j and not (u == w and p == q)]  # fmt: skip
+    expected = sum(between) / len(between)
+    return 1.0 - observed / expected if expected > 0 else np.nan
+
+
+def test_the_loop_alpha_is_krippendorffs_when_every_rater_is_drawn_once():
+    X = random_panel(4, missing=0.3)
+    expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
+    assert alpha_without_self_pairs(X, np.arange(X.shape[1])) == pytest.approx(expected, abs=1e-12)
 
 
 def random_panel(seed: int, n_items: int = 24, n_raters: int = 7, missing: float = 0.25, complete: int = 0,
@@ -187,6 +216,52 @@ def test_danish_intervals(cleaned):
 
 
 # -------------------------------------------------------------------------------- the work cap
+
+
+@pytest.mark.shared
+def test_rater_resampling_of_alpha_is_not_pulled_up_by_copies(cleaned):
+    """WordSim-353 set 2 (16 raters): a rater drawn twice paired with itself added pairs that never
+    disagree, and the bootstrap mean of alpha sat 0.031 above the estimate (CI [0.434, 0.577]).
+    Without those pairs the mean is within 0.005 of it, and the interval moves down."""
+    ratings = cleaned("ws353-set2")["ratings"]
+    ci = agreement_cis("ws353-set2", "raw", "all", RatingMatrix.from_ratings(ratings), resamples=1000)
+    row = ci.table.set_index(["statistic", "scheme"]).loc[("alpha_interval", "raters")]
+    replicates_ = ci.replicates["alpha_interval", "raters"]
+    assert round(row["value"], 4) == 0.4729 and row["n_undefined"] == 0
+    assert abs(replicates_.mean() - row["value"]) < 0.005
+    assert row["ci_low"] < 0.43 and row["ci_high"] < 0.56  # the old interval: [0.434, 0.577]
+
+
+@pytest.mark.shared
+def test_two_raters_get_no_rater_interval_and_say_why(cleaned):
+    """MEN's two experts: every rater resample with a value is the same pair, so the interval had
+    zero width (pairwise, vs_rest) or ran to 1.000 (alpha, with a rater paired with itself). Now
+    there is none, with the reason; resampling items still gives one."""
+    ratings = cleaned("men-experts")["ratings"]
+    table = agreement_cis("men", "raw", "all", RatingMatrix.from_ratings(ratings), resamples=1000).table
+    raters = table[table["scheme"] == "raters"].set_index("statistic")
+    assert raters["ci_low"].isna().all() and raters["ci_high"].isna().all()
+    assert raters["note"].str.startswith("2 raters: resampling raters cannot show how other raters would agree").all()
+    assert raters.loc["pairwise", "n_undefined"] > 400 and "resamples without a value" in raters.loc["pairwise", "note"]
+    items = table[table["scheme"] == "items"]
+    assert (items["ci_low"] < items["value"]).all() and (items["value"] < items["ci_high"]).all()
+
+
+def test_an_interval_on_too_few_resamples_with_a_value_is_missing():
+    """The undefined resamples of ``test_undefined_resamples_are_counted``: under the minimum of
+    resamples with a value (configurable) the interval is NaN, and the note gives both counts."""
+    X = np.array([[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 6]], dtype=float)
+    m = RatingMatrix.from_ratings(ratings_of(X))
+    kwargs = dict(resamples=300, schemes=("items",), statistics=("pairwise",))
+    defined = 300 - int(agreement_cis("x", "raw", "all", m, **kwargs).table["n_undefined"].iloc[0])
+    assert 40 < defined < 300
+    row = agreement_cis("x", "raw", "all", m, min_defined=defined + 1, **kwargs).table.iloc[0]
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert row["note"] == (
+        f"{defined} resamples with a value: no interval (at least {defined + 1} needed); "
+        f"{300 - defined} of 300 resamples without a value"
+    )
+    assert not np.isnan(agreement_cis("x", "raw", "all", m, min_defined=defined, **kwargs).table["ci_low"].iloc[0])
 
 
 def test_work_cap_uses_the_first_resamples_and_says_so():

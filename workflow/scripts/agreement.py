@@ -63,7 +63,11 @@ def agreement_ci_job(snakemake, log):
     name, params = snakemake.wildcards.dataset, snakemake.params
     settings = params.agreement
     items, raw, calibrated = (read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated"))
-    ci = {"resamples": settings["resamples"], "max_work": settings["ci_max_work"]}
+    ci = {
+        "resamples": settings["resamples"],
+        "max_work": settings["ci_max_work"],
+        "min_defined": settings["ci_min_resamples"],
+    }
     report = agreement_report(
         name,
         items,

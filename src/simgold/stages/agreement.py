@@ -11,7 +11,7 @@ agreement of two raters is the mean, over the target groups both ranked, of the 
 their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
 ranks; alpha treats each (target, candidate) as a unit.
 
-With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``), every stage and subset of a
+With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``, ``min_defined``), every stage and subset of a
 ratings dataset also gets bootstrap CIs on its agreement (``simgold.stats.agreement_ci``): the table
 ``agreement_ci``. Rating slots (``persistent_raters: false``) get alpha's, resampling items.
 """
