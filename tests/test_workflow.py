@@ -514,6 +514,11 @@ def test_reliability_projection_per_rated_dataset(default_run):
         page = (default_run / "results" / "report" / name / "index.html").read_text(encoding="utf-8")
         assert "How many raters are enough" in page and "Uncertainty of the agreement" in page
         assert "Krippendorff&#x27;s alpha at each level of measurement" in page
+        gold = _result(default_run, "gold", name, "gold.parquet")
+        assert (gold["ci_low"].isna() == (gold["n"] < 2)).all() and (gold["n"] >= 2).mean() > 0.9
+        assert (gold["confidence"] == config["scoring"]["confidence"]).all()
+        resolved = f"<td>{gold['resolved_share'].mean():.3f}</td>"
+        assert "How precise the gold standard is: each item&#x27;s mean has a 95% Student" in page and resolved in page
 
 
 def test_williams_test_and_minimum_significant_difference_beside_the_scores(default_run):

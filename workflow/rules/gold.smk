@@ -21,5 +21,6 @@ rule gold:
         kind=dataset_param("kind"),
         scale=dataset_param("scale"),
         gold=dataset_param("gold"),
+        confidence=CONFIG["scoring"]["confidence"],
     script:
         "../scripts/gold.py"

@@ -27,7 +27,7 @@ from simgold.report.pages import (
 from simgold.workflow.job import run
 
 #: the tables of docs/methods.md section 11 a page shows, where the dataset has them
-STATISTICS = ("agreement_ci", "alpha", "reliability", "differences", "msd", "audit")
+STATISTICS = ("agreement_ci", "alpha", "reliability", "gold", "differences", "msd", "audit")
 
 
 def report_dataset_job(snakemake, log):

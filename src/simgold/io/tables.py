@@ -151,6 +151,10 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "mean_unit": F,
             "mean_minmax": F,
             "rank": F,
+            "ci_low": F,  # Student's t interval of the mean, at the scoring's level
+            "ci_high": F,
+            "confidence": F,
+            "resolved_share": F,  # share of the other items whose order with this one Welch's test resolves
             "basis": S,
             "released_mean": F,
         },

@@ -120,6 +120,8 @@ def dataset_page(
         shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
         parts.append(html_table(agreement[shown], caption))
     parts += agreement_sections(statistics)
+    if "gold" in statistics and len(statistics["gold"]):
+        parts.append(gold_precision_section(statistics["gold"]))
     if scores is not None and len(scores):
         cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag"]
         parts.append(
@@ -244,6 +246,28 @@ def model_sections(statistics: dict) -> list[str]:
 
 
 AUDIT_SHOWN = 20  # findings shown per check on a page (the table has them all)
+
+
+def gold_precision_section(gold: pd.DataFrame) -> str:
+    """How precisely the ratings fix the gold: the items' t intervals and the share of item pairs
+    whose order Welch's test resolves (docs/methods.md section 5)."""
+    with_ci = gold["ci_low"].notna() if "ci_low" in gold else pd.Series(False, index=gold.index)
+    half = ((gold["ci_high"] - gold["ci_low"]) / 2)[with_ci] if with_ci.any() else pd.Series(dtype=float)
+    level = confidence_labels(gold.get("confidence", []))
+    view = pd.DataFrame(
+        {
+            "items": [len(gold)],
+            "with an interval": [int(with_ci.sum())],
+            "median half-width": [float(half.median()) if len(half) else np.nan],
+            "largest half-width": [float(half.max()) if len(half) else np.nan],
+            "pairs resolved": [float(gold["resolved_share"].mean()) if "resolved_share" in gold else np.nan],
+        }
+    )
+    return html_table(view, (
+        f"How precise the gold standard is: each item's mean has a {level} Student's t interval from its ratings "
+        "(half-widths on the dataset's scale; an item needs two ratings), and of every two items, the share whose "
+        f"order Welch's test resolves at that level. Models are ranked on the order of the items: where most pairs "
+        "are unresolved, a model's Spearman rests on differences the raters did not make"))  # fmt: skip
 
 
 def audit_sections(audit: pd.DataFrame) -> list[str]:

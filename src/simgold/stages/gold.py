@@ -4,7 +4,10 @@ Per item (items of a two-context dataset are per context): ``n``, ``mean``, ``sd
 ``median``, ``rsd = 100 * sd / mean`` (null when the mean is 0), ``mean_unit = (mean - min) /
 (max - min)`` on the declared scale, ``mean_minmax`` (the item means rescaled to [0, 1] by their
 own min and max, as the Danish dataset's released ``gold_sims_da.csv``), and ``rank`` (1 = most
-similar, average ranks for ties).
+similar, average ranks for ties). ``ci_low`` / ``ci_high``: Student's t interval of the mean at
+``confidence`` (the scoring's level), and ``resolved_share``: the share of the other items whose
+order with this one Welch's test resolves at that level (simgold.stats.item_means); both need two
+ratings of an item, or a shipped SD and n.
 
 A ``means`` dataset (or a two-context dataset that ships only aggregates) takes mean, SD and n
 from the shipped values; ``median`` is then unknown (null). A rankings dataset's gold is the mean
@@ -22,17 +25,24 @@ import math
 import numpy as np
 import pandas as pd
 
-from simgold.stats.rank_correlation import rankdata
+from simgold.io.schema import schema_defaults
 from simgold.io.tables import TABLES
+from simgold.stats.item_means import resolved_share, t_interval
+from simgold.stats.rank_correlation import rankdata
 
 GOLD_COLUMNS = TABLES["gold"].names  # the canonical schema's columns, in order
 DISTRIBUTION_COLUMNS = TABLES["distribution"].names  # the canonical schema's columns, in order
+CONFIDENCE = schema_defaults("properties", "scoring")["confidence"]  # the per-item CIs' level by default
 
 
-def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFrame:
+def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str, confidence: float) -> pd.DataFrame:
     for col in ("mean", "sd", "median"):
         frame[col] = pd.to_numeric(frame[col], errors="raise").astype(float)
     mean = frame["mean"]
+    counts = pd.to_numeric(frame["n"]).astype(float).to_numpy()
+    frame["ci_low"], frame["ci_high"] = t_interval(mean, frame["sd"], counts, confidence)
+    frame["confidence"] = confidence
+    frame["resolved_share"] = resolved_share(mean, frame["sd"], counts, confidence)
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["rsd"] = np.where(mean != 0, 100.0 * frame["sd"] / mean, np.nan)
     if scale is not None:
@@ -52,7 +62,13 @@ def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str) -> pd.DataFram
 
 
 def gold_from_ratings(
-    dataset: str, items: pd.DataFrame, ratings: pd.DataFrame, scale, released: pd.DataFrame | None = None
+    dataset: str,
+    items: pd.DataFrame,
+    ratings: pd.DataFrame,
+    scale,
+    released: pd.DataFrame | None = None,
+    *,
+    confidence: float = CONFIDENCE,
 ):
     """Gold from (calibrated, filtered) per-rater ratings; items without ratings get n = 0."""
     g = ratings.groupby("item_id")["score"]
@@ -63,10 +79,10 @@ def gold_from_ratings(
     frame["median"] = g.median().reindex(frame.index)
     if released is not None and len(released):
         frame["released_mean"] = released.set_index("item_id")["mean"].reindex(frame.index)
-    return _finish(dataset, frame.reset_index(), scale, "ratings")
+    return _finish(dataset, frame.reset_index(), scale, "ratings", confidence)
 
 
-def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scale):
+def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scale, *, confidence: float = CONFIDENCE):
     """Gold from shipped aggregates (``means`` datasets, aggregated two-context datasets)."""
     m = means.set_index("item_id")
     frame = pd.DataFrame({"item_id": items["item_id"]}).set_index("item_id")
@@ -77,10 +93,10 @@ def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scal
     frame["released_mean"] = frame["mean"]
     frame = frame.reset_index()
     frame["n"] = frame["n"].astype("Int64")
-    return _finish(dataset, frame, scale, "shipped means")
+    return _finish(dataset, frame, scale, "shipped means", confidence)
 
 
-def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame):
+def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame, *, confidence: float = CONFIDENCE):
     """Mean rank of each (target, candidate); ``rank`` orders candidates within their target."""
     g = rankings.groupby(["target", "candidate"])["rank"]
     stats = pd.DataFrame({"n": g.size(), "mean": g.mean(), "sd": g.std(ddof=1), "median": g.median()}).reset_index()
@@ -91,7 +107,7 @@ def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame
     frame["rank"] = frame.groupby("word1")["mean"].rank(method="average")
     for col in ("mean_unit", "mean_minmax"):
         frame[col] = np.nan
-    return _finish(dataset, frame, None, "rankings (mean rank; lower = more similar)")
+    return _finish(dataset, frame, None, "rankings (mean rank; lower = more similar)", confidence)
 
 
 def score_distribution(dataset: str, gold: pd.DataFrame, scale, bin_width: float) -> pd.DataFrame:
