@@ -352,7 +352,14 @@ def test_the_stage_reports_cis_for_every_stage_and_subset():
     filtered = agreement_cis("d", "filtered", "pos=V", _filtered_matrix(report, items, "V"), resamples=60, seed=3,
                              confidence=0.9, min_overlap=MIN_OVERLAP)  # fmt: skip
     mine = table[(table["stage"] == "filtered") & (table["subset"] == "pos=V")].reset_index(drop=True)
-    pd.testing.assert_frame_equal(mine, filtered.table)
+    # the stage adds that the filtered figures are optimistic: its raters were chosen on these ratings
+    excluded = int(report["raters"].query("stage == 'calibrated'")["excluded"].sum())
+    optimistic = f"optimistic: {excluded} raters excluded for low agreement (pairwise_sd) on these same ratings"
+    assert excluded > 0 and mine["note"].str.startswith(optimistic).all()
+    assert (plain["agreement"].query("stage == 'filtered'")["note"].str.startswith(optimistic)).all()
+    assert not plain["agreement"].query("stage != 'filtered'")["note"].str.contains("optimistic").any()
+    expected = filtered.table.assign(note=[optimistic + (f"; {n}" if n else "") for n in filtered.table["note"]])
+    pd.testing.assert_frame_equal(mine, expected)
 
 
 def _filtered_matrix(report, items, pos):

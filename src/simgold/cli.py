@@ -95,7 +95,7 @@ def _agreement(results: Path) -> int:
     table = agreement_overview(agreements, raters)
     shown = overview_statistics().items()
     legend = "; ".join(f"{label}: {AGREEMENT_STATISTICS[name].description}" for name, label in shown)
-    print(f"raters: before outlier filtering; of the raters kept: {legend}")
+    print(f"raters: before outlier filtering; of the raters kept (optimistic where some were excluded): {legend}")
     print(_table_text(table))
     return 0
 

@@ -472,7 +472,8 @@ def index_page(
                 agreement,
                 "Agreement of the raters of each dataset: raters before filtering, excluded as outliers, items; "
                 "mean pairwise Spearman, Spearman with the other raters' means (vs_rest) and Krippendorff's alpha "
-                "(interval) of the raters kept",
+                "(interval) of the raters kept: where raters were excluded, optimistic, since the same ratings "
+                "chose who was kept",
             )
         )
     if reliability is not None and len(reliability):

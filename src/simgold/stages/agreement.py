@@ -131,6 +131,15 @@ def _note(stats_summary: dict, n_raters: int) -> str:
     return ""
 
 
+def _optimistic_note(n_excluded: int, method: str) -> str:
+    """The note of a filtered stage whose raters were removed for low agreement: the same ratings
+    chose who stays and then measure how well they agree, so the figure is biased upward."""
+    if not n_excluded:
+        return ""
+    raters = f"{n_excluded} rater{'s' if n_excluded != 1 else ''}"
+    return f"optimistic: {raters} excluded for low agreement ({method}) on these same ratings"
+
+
 def _row(dataset, stage, subset, summary, note) -> dict:
     return {"dataset": dataset, "stage": stage, "subset": subset, **summary, "note": note}
 
@@ -184,12 +193,19 @@ def agreement_report(
         keep = ~excluded
         matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
         stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
+        optimistic = _optimistic_note(int(excluded.sum()), outliers["method"])
         for stage in STAGES:
             summary = agreement_summary(stats[stage])
-            rows.append(_row(dataset, stage, label, summary, _note(summary, summary["n_raters"])))
+            note = _note(summary, summary["n_raters"])
+            if stage == "filtered" and optimistic:
+                note = "; ".join(part for part in (optimistic, note) if part)
+            rows.append(_row(dataset, stage, label, summary, note))
             if ci is not None:
-                cis.append(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
-                                         min_overlap=min_overlap, **ci).table)  # fmt: skip
+                table = agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
+                                      min_overlap=min_overlap, **ci).table  # fmt: skip
+                if stage == "filtered" and optimistic:
+                    table["note"] = [optimistic + (f"; {n}" if n else "") for n in table["note"]]
+                cis.append(table)
         if label == "all":
             per_stage = stats
 
