@@ -411,3 +411,39 @@ def test_holm_adjusts_within_a_dataset_and_metric():
     assert np.isnan(out["p_holm"].iloc[5])
     assert out["williams_p_holm"].tolist()[:2] == pytest.approx([0.5, 0.002]) and np.isnan(out["williams_p_holm"].iloc[2])
     assert out["williams_p_holm"].tolist()[3:] == pytest.approx([0.2, 0.04, 0.02])
+
+
+def test_raters_below_places_the_model_among_the_raters_leave_one_out():
+    """The share of the raters whose Spearman with the other raters' means (a loop here) is below the
+    model's Spearman with the gold; excluded raters do not count."""
+    from simgold.stages.agreement import agreement_report
+    from simgold.stages.calibrate import calibrate
+    from simgold.stages.gold import gold_from_ratings
+
+    from .conftest import ratings_frame
+
+    rng = np.random.default_rng(12)
+    truth = rng.uniform(0, 10, 40)
+    noise = rng.uniform(0.5, 4.0, 9)  # raters from careful to careless, and a random one
+    X = np.clip(truth[:, None] + rng.normal(size=(40, 9)) * noise, 0, 10)
+    X[:, 8] = rng.uniform(0, 10, 40)
+    rows = [("d", f"i{i:02d}", f"r{r}", float(X[i, r])) for i in range(40) for r in range(9)]
+    ratings = ratings_frame(rows)
+    items = pd.DataFrame({"item_id": [f"i{i:02d}" for i in range(40)], "word1": [f"a{i}" for i in range(40)],
+                          "word2": [f"b{i}" for i in range(40)]})  # fmt: skip
+    calibrated, calibration = calibrate(ratings, (0, 10), "none", 1.0, 1.0)
+    report = agreement_report("d", items, ratings, calibrated, calibration, outliers={"method": "vs_rest_min", "threshold": 0.3})
+    gold = gold_from_ratings("d", items, report["ratings"], (0, 10))
+    kept = [r for r in range(9) if f"r{r}" not in set(report["raters"].query("excluded")["rater"])]
+    assert kept == list(range(8))  # the random rater is excluded
+    angle = np.clip((12 - truth - rng.normal(scale=2.2, size=40)) / 6, 0, 3.1)  # cosine falls as the angle grows
+    table = pd.DataFrame({"word": [f"a{i}" for i in range(40)] + [f"b{i}" for i in range(40)], "source": "file",
+                          "vector": [np.array([1.0, 0.0])] * 40 + [np.array([np.cos(t), np.sin(t)]) for t in angle]})  # fmt: skip
+    _, scores = score_dataset("d", "m", "means", items, Vectors(table, False, "skip"), gold=gold,
+                              raters=report["raters"], scoring=ScoringSettings(0, 0, 0.95))  # fmt: skip
+    row = scores.set_index("metric").loc["raters_below"]
+    model = spearmanr(gold.sort_values("item_id")["mean"], np.cos(angle))[0]
+    assert scores.set_index("metric").loc["spearman", "value"] == pytest.approx(model, abs=1e-12)
+    loo = [spearmanr(X[:, r], X[:, [k for k in kept if k != r]].mean(axis=1))[0] for r in kept]
+    assert 0 < sum(v < model for v in loo) < len(loo)  # the model sits among the raters, not above or below all
+    assert (row["value"], row["n_used"], row["n_total"]) == (sum(v < model for v in loo) / 8, sum(v < model for v in loo), 8)

@@ -280,6 +280,10 @@ def test_default_config_builds_every_target(default_run):
     assert e5 == {"demo-da", "demo-de", "demo-en-context", "demo-hr", "simlex999", "ws353"}
     assert (spearman["ci_low"] < spearman["value"]).all() and (spearman["value"] < spearman["ci_high"]).all()
     assert spearman.loc[("demo-da", "e5-small"), "human_ceiling"] > 0.8
+    raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
+    kept = raters[(raters["stage"] == "filtered") & ~raters["excluded"]]["vs_rest"].dropna()
+    e5 = spearman.loc[("demo-da", "e5-small")]
+    assert e5["raters_below"] == (kept < e5["value"]).mean() and len(kept) > 5
     ag = scores[(scores["dataset"] == "demo-he-rank") & (scores["metric"] == "ag_score")]
     assert set(ag["subset"]) == {"all", "type=positive", "type=distractor", "type=random"}
     diffs = pd.read_parquet(default_run / "results" / "scores" / "ws353" / "model_differences.parquet")

@@ -416,7 +416,7 @@ def evaluate(
     )
     scoring = ScoringSettings(resamples, seed, confidence)
     pred, scores = score_dataset(name, model_name, "means", pairs, vectors, gold=gold, scoring=scoring)
-    scores = scores[scores["metric"] != "human_ceiling"].reset_index(drop=True)
+    scores = scores[~scores["metric"].isin(["human_ceiling", "raters_below"])].reset_index(drop=True)  # no raters here
     return Evaluation(name, model_name, scores, pred)
 
 

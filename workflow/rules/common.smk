@@ -131,6 +131,7 @@ def score_inputs(wildcards):
         inputs["item_table"] = result("clean", dataset=d, table="items")
     if d in RATED or d in RANKED:
         inputs["agreement"] = result("agreement", dataset=d)
+        inputs["raters"] = result("agreement_raters", dataset=d)
     return inputs
 
 

@@ -101,6 +101,7 @@ def score_job(snakemake, log):
         gold=read_parquet(snakemake.input.gold) if "gold" in keys else None,
         comparisons=read_parquet(snakemake.input.comparisons) if "comparisons" in keys else None,
         agreement=read_parquet(snakemake.input.agreement) if "agreement" in keys else None,
+        raters=read_parquet(snakemake.input.raters) if "raters" in keys else None,
         scoring=ScoringSettings(**snakemake.params.scoring),
         pred=pred,
     )

@@ -43,7 +43,7 @@ SCORE_COLUMNS = {
 }
 SCORE_KEY = ["dataset", "model", "metric", "subset"]
 #: score rows that the summary shows as columns beside the other metrics
-SUMMARY_EXTRAS = ("oov_pairs", "oov_words", "human_ceiling")
+SUMMARY_EXTRAS = ("oov_pairs", "oov_words", "human_ceiling", "raters_below")
 
 #: the checks of the dataset audit (simgold.stages.audit), in the order its table lists them
 AUDIT_CHECKS = (

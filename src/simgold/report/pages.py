@@ -17,7 +17,7 @@ import pandas as pd
 
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
-from simgold.io.tables import AUDIT_CHECKS as CHECKS
+from simgold.io.tables import AUDIT_CHECKS as CHECKS, SUMMARY_EXTRAS
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -375,8 +375,8 @@ def mteb_result(summary: pd.DataFrame, dataset: str, model: str, language: str) 
         if row.metric == "ag_score" and row.n_used < MIN_COMPARISONS:
             test[f"{name}_flag"] = FEW_COMPARISONS
     first = rows.iloc[0] if len(rows) else None
-    for extra in ("oov_pairs", "oov_words", "human_ceiling"):
-        test[extra] = _number(first[extra]) if first is not None else None
+    for extra in SUMMARY_EXTRAS:
+        test[extra] = _number(first.get(extra, np.nan)) if first is not None else None
     test["n_total"] = int(rows["n_total"].max()) if len(rows) else 0
     return {"task_name": dataset, "model_name": model, "evaluation_framework": "simgold", "scores": {"test": [test]}}
 
@@ -492,11 +492,13 @@ def index_page(
         main = flag_scores(summary)
         main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
         cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
-        cols += ["oov_pairs", "oov_words", "human_ceiling", "flag"]
+        cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag"]
         level = confidence_labels(main.get("confidence", []))
         parts.append(
-            html_table(main[cols], f"Every dataset and model: scores with {level} CIs, OOV shares and the human ceiling")
-        )
+            html_table(main[[c for c in cols if c in main]], (
+                f"Every dataset and model: scores with {level} CIs, OOV shares, the human ceiling (the raters' mean "
+                "leave-one-out Spearman) and raters_below: the share of the raters kept whose leave-one-out Spearman "
+                "is below the model's Spearman (where the model would rank among them)")))  # fmt: skip
     if len(clean):
         cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
         parts.append(html_table(clean[cols], "Datasets after cleaning"))

@@ -495,7 +495,7 @@ class Metrics(dict):
     >>> _, scores = score_dataset("toy", "m", "means", pairs, Vectors(table, False, "skip"), gold=gold,
     ...     scoring=ScoringSettings(resamples=0, seed=0, confidence=0.95))
     >>> scores["metric"].tolist()
-    ['spearman', 'pearson', 'kendall', 'r_squared', 'oov_pairs', 'oov_words', 'human_ceiling']
+    ['spearman', 'pearson', 'kendall', 'r_squared', 'oov_pairs', 'oov_words', 'human_ceiling', 'raters_below']
     >>> del METRICS["r_squared"]
     """
 
@@ -734,11 +734,13 @@ def score_dataset(
     gold: pd.DataFrame | None = None,
     comparisons: pd.DataFrame | None = None,
     agreement: pd.DataFrame | None = None,
+    raters: pd.DataFrame | None = None,
     scoring: ScoringSettings,
     pred: pd.DataFrame | None = None,
 ):
     """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
-    made elsewhere, e.g. in context)."""
+    made elsewhere, e.g. in context). ``agreement`` gives the human ceiling, ``raters`` (the
+    agreement stage's per-rater table) the ``raters_below`` row."""
     if pred is None:
         pred = predictions(dataset, model, pairs_for(dataset, kind, pairs_table), vectors)
     rows = []
@@ -754,7 +756,35 @@ def score_dataset(
         rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred)))
     ceiling = human_ceiling(agreement)
     rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, np.nan, n_used=0, n_total=0))
+    spearman_all = next((r.value for r in rows if r.metric == "spearman" and r.subset == "all"), np.nan)
+    below, counted = raters_below(spearman_all, raters)
+    rows.append(ScoreRow(dataset, model, "raters_below", "all", below, np.nan, np.nan, np.nan, *counted))
     return pred, pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[float, tuple[int, int]]:
+    """Where a model would rank among the human raters: the share of the raters kept whose
+    leave-one-out agreement (``vs_rest``: Spearman with the other raters' item means) is below the
+    model's Spearman with the gold, and (raters below, raters with a vs_rest).
+
+    Both are correlations with a mean of the (other) raters, so the model stands where a rater with
+    its correlation would. The human ceiling is their mean.
+
+    Examples
+    --------
+    >>> raters = pd.DataFrame({"stage": "filtered", "excluded": False, "vs_rest": [0.5, 0.6, 0.7, None]})
+    >>> raters_below(0.65, raters)
+    (0.6666666666666666, (2, 3))
+    """
+    if raters is None or raters.empty or np.isnan(model_spearman):
+        return float("nan"), (0, 0)
+    kept = raters[(raters["stage"] == "filtered") & ~raters["excluded"].astype(bool)]
+    values = kept["vs_rest"].to_numpy(float)
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return float("nan"), (0, 0)
+    below = int((values < model_spearman).sum())
+    return below / len(values), (below, len(values))
 
 
 def human_ceiling(agreement: pd.DataFrame | None) -> float:
