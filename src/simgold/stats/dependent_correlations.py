@@ -324,6 +324,67 @@ def minimum_significant_difference(r_best: float, n: int, r_jk: float, alpha: fl
     return msd_solution(r_best, n, r_jk, alpha).msd
 
 
+#: the Spearman differences whose items-needed the msd table gives (at ``POWER``)
+DETECT_DIFFERENCES = (0.02, 0.05, 0.10)
+POWER = 0.8
+
+
+def items_needed(r_best: float, difference: float, r_jk: float, alpha: float = 0.05, power: float = POWER) -> float:
+    """The fewest items with which Williams' test detects ``r_jg = r_best`` against ``r_kg = r_best
+    - difference`` (two-sided, at ``alpha``) with probability ``power``: the items counterpart of the
+    raters needed.
+
+    Normal approximation: the test statistic is taken as normal with unit variance around Williams'
+    t at the true correlations, so the power at n items is ``Phi(t(n) - t_crit(n))`` (the other tail
+    is negligible), and n is the smallest integer where it reaches ``power`` (a search over n, as
+    t_crit depends on n). At ``power`` 0.5 this is where the minimum significant difference is
+    ``difference``. Checked by simulation in the tests.
+
+    Parameters
+    ----------
+    r_best : float
+        The better model's correlation with the gold.
+    difference : float
+        The drop to detect (> 0).
+    r_jk : float
+        Correlation between the two models' predictions.
+    alpha : float
+        Two-sided significance level.
+    power : float
+        The probability of detecting it.
+
+    Returns
+    -------
+    float
+        The items needed (a whole number), NaN where the three correlations are not a valid
+        correlation matrix or the difference is not positive, inf beyond ten million items.
+
+    Examples
+    --------
+    >>> items_needed(0.7, 0.05, 0.7), items_needed(0.7, 0.1, 0.7)
+    (894.0, 239.0)
+    """
+    r_kg = r_best - difference
+    if not difference > 0 or not (abs(r_best) <= 1 and abs(r_kg) <= 1 and abs(r_jk) <= 1):
+        return float("nan")
+    if 1 - r_best**2 - r_kg**2 - r_jk**2 + 2 * r_best * r_kg * r_jk < 0:
+        return float("nan")
+    z = -float(ndtri(1 - power))  # the margin Williams' t must clear beyond the critical value
+
+    def enough(n: int) -> bool:
+        return float(williams_test(r_best, r_kg, r_jk, n).t) - critical_t(n, alpha) >= z
+
+    low, high = 4, 8
+    while not enough(high):
+        low, high = high, high * 2
+        if high > 10**7:
+            return float("inf")
+    while high - low > 1:  # enough(high), not enough(low) unless low is 4
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return float(low if enough(low) else high)
+
+
 class MsdRow(NamedTuple):
     """One row of the msd table, by name (its fields are the table's columns, in order)."""
 
@@ -337,6 +398,9 @@ class MsdRow(NamedTuple):
     model_k: str  # the model whose predictions give the observed r_jk ("" for a fixed r_jk)
     alpha: float
     msd: float
+    items_d02: float  # items needed to detect a Spearman difference of 0.02 below r_best (power 0.8)
+    items_d05: float  # ... of 0.05
+    items_d10: float  # ... of 0.10
     note: str  # why msd is NaN (empty when it is a number)
 
 
@@ -392,8 +456,10 @@ def msd_table(
     rows = []
     for r, kind, other in levels:
         solution = msd_solution(r_best, n, r, alpha)
+        needed = [items_needed(r_best, d, r, alpha) for d in DETECT_DIFFERENCES]
         rows.append(
-            MsdRow(dataset, model, int(n), n_items, float(r_best), r, kind, other, alpha, solution.msd, solution.note)
+            MsdRow(dataset, model, int(n), n_items, float(r_best), r, kind, other, alpha, solution.msd, *needed,
+                   solution.note)  # fmt: skip
         )
     return pd.DataFrame(rows, columns=MSD_COLUMNS)
 
@@ -485,7 +551,7 @@ def dataset_msd(
         )
         return pd.DataFrame(
             [
-                MsdRow(dataset, "", 0, int(total.max()), np.nan, r, "fixed", "", alpha, np.nan, note)
+                MsdRow(dataset, "", 0, int(total.max()), np.nan, r, "fixed", "", alpha, np.nan, np.nan, np.nan, np.nan, note)
                 for r in R_JK_LEVELS
             ],
             columns=MSD_COLUMNS,
