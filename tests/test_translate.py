@@ -8,6 +8,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from simgold.stages.gold import gold_from_means
+from simgold.stats.seeds import seed_for
 from simgold.stages.translate import adjudicate, crosslingual, link_to_root, translate_dataset
 
 
@@ -318,6 +319,18 @@ def test_crosslingual_finnsim_and_simlex_translations(translated, cleaned, share
         expected = spearmanr(raw.iloc[:, 2], sl["SimLex999"])[0]
         assert corr.loc[("simlex999", name), "spearman"] == pytest.approx(expected, abs=1e-12)
     assert corr.loc[("simlex999", "simlex-hr"), "n"] == 0
+    assert corr[["ci_low", "ci_high", "confidence"]].isna().all().all()  # no resamples asked for: no CIs
+    # with resamples: each correlation's percentile interval, as a scipy loop over the same draws gives it
+    wide, with_ci = crosslingual({"simlex999": group}, languages, resamples=200, seed=5, confidence=0.9)
+    with_ci = with_ci.set_index(["dataset_a", "dataset_b"])
+    pd.testing.assert_series_equal(with_ci["spearman"], corr["spearman"])
+    both = wide[["simlex999", "finnsim"]].dropna().to_numpy(float)
+    rng = np.random.default_rng(seed_for(5, "simlex999", "simlex999", "finnsim", "crosslingual"))
+    rhos = [spearmanr(both[i, 0], both[i, 1])[0] for i in rng.integers(0, len(both), size=(200, len(both)))]
+    row = with_ci.loc[("simlex999", "finnsim")]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(np.quantile(rhos, [0.05, 0.95])), abs=1e-12)
+    assert row["ci_low"] < row["spearman"] < row["ci_high"] and row["confidence"] == 0.9
+    assert np.isnan(with_ci.loc[("simlex999", "simlex-hr"), "ci_low"])  # no shared item
 
 
 def test_dropped_rows_are_named_as_the_table_columns():

@@ -42,5 +42,6 @@ rule crosslingual:
         groups=GROUPS,
         sources={d: CONFIG["datasets"][d]["translation_of"] for d in TRANSLATED},
         languages={d: CONFIG["datasets"][d]["language"] for d in sorted(set(GROUPS) | set(TRANSLATED))},
+        scoring=CONFIG["scoring"],
     script:
         "../scripts/translate.py"

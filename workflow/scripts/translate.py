@@ -59,7 +59,14 @@ def crosslingual_job(snakemake, log):
             "gold": {d: gold[d] for d in [root, *members]},
             "links": {d: link_to_root(d, links, snakemake.params.sources, root) for d in members},
         }
-    table, correlations = crosslingual(groups, snakemake.params.languages)
+    scoring = snakemake.params.scoring
+    table, correlations = crosslingual(
+        groups,
+        snakemake.params.languages,
+        resamples=scoring["resamples"],
+        seed=scoring["seed"],
+        confidence=scoring["confidence"],
+    )
     log.info("\n%s", correlations.to_string(index=False) if len(correlations) else "no translations configured")
     prov = provenance_for(snakemake)
     datasets = [c for c in table.columns if c not in ("source_dataset", "source_item_id", "word1", "word2")]

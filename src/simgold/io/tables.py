@@ -183,7 +183,18 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         ["source_dataset", "source_item_id"],
     ),
     "crosslingual_correlations": (
-        {"source_dataset": S, "dataset_a": S, "language_a": S, "dataset_b": S, "language_b": S, "n": I, "spearman": F},
+        {
+            "source_dataset": S,
+            "dataset_a": S,
+            "language_a": S,
+            "dataset_b": S,
+            "language_b": S,
+            "n": I,
+            "spearman": F,
+            "ci_low": F,  # percentile bootstrap over the shared items, at scoring.confidence
+            "ci_high": F,
+            "confidence": F,
+        },
         ["source_dataset", "dataset_a", "dataset_b"],
     ),
     "embeddings": ({"word": S, "source": S, "line": I}, ["word"]),  # + vector: float32[dim]

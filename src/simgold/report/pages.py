@@ -508,7 +508,9 @@ def index_page(
     if crosslingual is not None and len(crosslingual):
         parts.append(
             html_table(
-                crosslingual, "Translations: Spearman between the gold standards of two languages over shared items"
+                crosslingual,
+                "Translations: Spearman between the gold standards of two languages over shared items, with its "
+                f"{confidence_labels(crosslingual.get('confidence', []))} bootstrap CI over those items",
             )
         )
     return page("simgold report", "".join(parts))
