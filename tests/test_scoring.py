@@ -447,3 +447,31 @@ def test_raters_below_places_the_model_among_the_raters_leave_one_out():
     loo = [spearmanr(X[:, r], X[:, [k for k in kept if k != r]].mean(axis=1))[0] for r in kept]
     assert 0 < sum(v < model for v in loo) < len(loo)  # the model sits among the raters, not above or below all
     assert (row["value"], row["n_used"], row["n_total"]) == (sum(v < model for v in loo) / 8, sum(v < model for v in loo), 8)
+
+
+def test_q_values_across_datasets_are_benjamini_hochberg_per_metric():
+    """BH by its definition (a plain loop: the smallest (m / rank) p at or above each rank), per
+    metric over every dataset's rows, NaN left out."""
+    from simgold.stages.scores import across_datasets
+
+    def loop(p):
+        tested = [(x, i) for i, x in enumerate(p) if not np.isnan(x)]
+        m, out = len(tested), [np.nan] * len(p)
+        ordered = sorted(tested)
+        for rank, (x, i) in enumerate(ordered, start=1):
+            out[i] = min(1.0, min(y * m / r for r, (y, _) in enumerate(ordered, start=1) if r >= rank))
+        return out
+
+    rng = np.random.default_rng(3)
+    tables = [
+        pd.DataFrame({"dataset": d, "metric": np.repeat(["spearman", "pearson"], 3), "p": rng.uniform(0, 0.1, 6),
+                      "williams_p": np.r_[rng.uniform(0, 0.1, 5), np.nan]})  # fmt: skip
+        for d in ("a", "b", "c")
+    ]
+    out = across_datasets(tables)
+    for metric in ("spearman", "pearson"):
+        rows = out[out["metric"] == metric]
+        for column, adjusted in (("p", "q_bh"), ("williams_p", "williams_q_bh")):
+            expected = loop(rows[column].tolist())
+            np.testing.assert_allclose(rows[adjusted].to_numpy(), expected, rtol=0, atol=1e-15)
+    assert out["williams_q_bh"].isna().sum() == 3 and len(out) == 18

@@ -113,6 +113,7 @@ EVERY_RUN = {
     "results/translate/crosslingual_correlations.parquet",
     "results/embeddings/g.parquet",
     "results/scores/summary.parquet",
+    "results/scores/differences.parquet",
     "results/scores/wide.tsv",
     "results/report/index.html",
     "results/report/summary.tsv",

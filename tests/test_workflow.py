@@ -546,6 +546,14 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
     pd.testing.assert_frame_equal(msd, dataset_msd("ws353", scores, diffs), check_dtype=False)
     assert msd["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"] and msd["n"].iloc[0] == 353
     summary = _result(default_run, "scores", "summary.parquet")
+    across = _result(default_run, "scores", "differences.parquet")
+    per_dataset = pd.concat([_result(default_run, "scores", d, "model_differences.parquet") for d in sorted(summary["dataset"].unique())])
+    pd.testing.assert_frame_equal(across[per_dataset.columns].reset_index(drop=True), per_dataset.reset_index(drop=True))
+    from scipy.stats import false_discovery_control
+
+    spearman_rows = across[(across["metric"] == "spearman") & across["williams_p"].notna()]
+    expected_q = false_discovery_control(spearman_rows["williams_p"].to_numpy(), method="bh")
+    assert spearman_rows["williams_q_bh"].to_numpy() == pytest.approx(expected_q, abs=1e-15)
     msds = pd.concat([_result(default_run, "scores", d, "msd.parquet") for d in summary["dataset"].unique()])
     recomputed = with_msd(summary.drop(columns=["msd", "msd_r_jk"]), msds)
     pd.testing.assert_frame_equal(summary, recomputed[summary.columns], check_dtype=False)

@@ -68,6 +68,7 @@ rule report_index:
         pages=expand(RESULTS["report_page"], dataset=DATASETS),
         clean=RESULTS["clean_summary"],
         scores=[RESULTS["scores_summary"]] if SCORED else [],
+        differences=[RESULTS["differences_summary"]] if SCORED else [],
         crosslingual=RESULTS["crosslingual_correlations"],
         agreement=expand(RESULTS["agreement"], dataset=RATED + RANKED),
         raters=expand(RESULTS["agreement_raters"], dataset=RATED + RANKED),

@@ -91,8 +91,10 @@ rule score_summary:
     input:
         scores=[result("scores", dataset=d, model=m) for d, m in SCORED],
         msd=expand(RESULTS["msd"], dataset=sorted(SCORED_BY)),
+        differences=expand(RESULTS["model_differences"], dataset=sorted(SCORED_BY)),
     output:
-        RESULTS["scores_summary"],
+        summary=RESULTS["scores_summary"],
+        differences=RESULTS["differences_summary"],
     log:
         "logs/scores/summary.log",
     conda:

@@ -77,6 +77,7 @@ def report_index_job(snakemake, log):
         agreement,
         reliability=pd.concat(reliability, ignore_index=True) if reliability else None,
         audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
+        differences=read_parquet(inputs.differences[0]) if inputs.differences else None,
     )
     write(snakemake.output.page, page)
     flag_scores(summary).to_csv(

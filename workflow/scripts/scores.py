@@ -23,6 +23,7 @@ from simgold.stages.scores import (
     DIFFERENCE_METRICS,
     ScoringSettings,
     Vectors,
+    across_datasets,
     from_rankings,
     from_ratings,
     in_context_predictions,
@@ -169,7 +170,12 @@ def score_summary_job(snakemake, log):
             ["dataset", "model", "metric", "value", "ci_low", "ci_high", "oov_pairs", "human_ceiling", "msd"]
         ].to_string(index=False),
     )
-    write_parquet(table, snakemake.output[0], table="summary_scores", provenance=provenance_for(snakemake))
+    prov = provenance_for(snakemake)
+    write_parquet(table, snakemake.output.summary, table="summary_scores", provenance=prov)
+    differences = across_datasets([read_parquet(p) for p in snakemake.input.differences])
+    log.info("model differences across datasets (Benjamini-Hochberg q):\n%s", differences[
+        ["dataset", "model_a", "model_b", "metric", "difference", "williams_p", "williams_q_bh"]].to_string(index=False))
+    write_parquet(differences, snakemake.output.differences, table="differences_summary", provenance=prov)
 
 
 JOBS = {

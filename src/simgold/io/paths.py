@@ -70,6 +70,7 @@ RESULTS = MappingProxyType(
         "model_differences": "results/scores/{dataset}/model_differences.parquet",
         "msd": "results/scores/{dataset}/msd.parquet",
         "scores_summary": "results/scores/summary.parquet",
+        "differences_summary": "results/scores/differences.parquet",
         "scores_wide": "results/scores/wide.tsv",
         "scores_json": "results/scores/json/{model}/{dataset}.json",
         "context_tests": "results/context/{dataset}/tests.parquet",

@@ -227,7 +227,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         SCORE_KEY,
     ),
     "model_differences": (
-        {
+        _MODEL_DIFFERENCES := {
             "dataset": S,
             "model_a": S,
             "model_b": S,
@@ -249,6 +249,11 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "williams_p_holm": F,
             "note": S,
         },
+        ["dataset", "model_a", "model_b", "metric"],
+    ),
+    # every dataset's model differences, with q values (Benjamini-Hochberg) across the datasets
+    "differences_summary": (
+        {**_MODEL_DIFFERENCES, "q_bh": F, "williams_q_bh": F},
         ["dataset", "model_a", "model_b", "metric"],
     ),
     # minimum significant differences of a dataset: the fixed r_jk levels, then the observed one

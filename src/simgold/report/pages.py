@@ -462,6 +462,7 @@ def index_page(
     agreement: pd.DataFrame | None = None,
     reliability: pd.DataFrame | None = None,
     audit: dict[str, pd.DataFrame] | None = None,
+    differences: pd.DataFrame | None = None,
 ) -> str:
     """The front page: the answer first (models x datasets, agreement across datasets), then the
     dataset pages and every table; ``reliability`` (the split-half summaries) and ``audit`` (every
@@ -505,6 +506,15 @@ def index_page(
     if len(clean):
         cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
         parts.append(html_table(clean[cols], "Datasets after cleaning"))
+    if differences is not None and len(differences):
+        spearman = differences[differences["metric"] == "spearman"]
+        cols = ["dataset", "model_a", "model_b", "n_used", "difference", "williams_p", "williams_p_holm",
+                "williams_q_bh", "note"]  # fmt: skip
+        parts.append(html_table(spearman[[c for c in cols if c in spearman]], (
+            "Every two models on every dataset (Spearman; the dataset pages have Pearson, the bootstrap and Zou's "
+            "interval): Williams' p, Holm-adjusted over the dataset's model pairs, and williams_q_bh, the "
+            "Benjamini-Hochberg q value over every dataset: report a difference as found where q is below the "
+            "false discovery rate you accept")))  # fmt: skip
     if crosslingual is not None and len(crosslingual):
         parts.append(
             html_table(

@@ -33,7 +33,7 @@ from simgold.errors import InputError
 from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.readers import decode_text, resolve_path
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
-from simgold.stats.multiple import holm
+from simgold.stats.multiple import benjamini_hochberg, holm
 from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
 from simgold.stats.seeds import seed_for
 
@@ -675,6 +675,27 @@ def paired_difference(
         **holm,
         note="; ".join(notes),
     )
+
+
+def across_datasets(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """Every dataset's model differences in one table, with ``q_bh`` and ``williams_q_bh``: the two
+    p values adjusted by Benjamini-Hochberg over all datasets (per metric), the false discovery
+    rate of a reader who reports every pair of models that differs on any dataset.
+
+    Examples
+    --------
+    >>> one = pd.DataFrame({"dataset": "a", "metric": "spearman", "p": [0.01, 0.2], "williams_p": [0.02, 0.3]})
+    >>> two = pd.DataFrame({"dataset": "b", "metric": "spearman", "p": [0.03], "williams_p": [float("nan")]})
+    >>> across_datasets([one, two])[["q_bh", "williams_q_bh"]].values.round(3).tolist()
+    [[0.03, 0.04], [0.2, 0.3], [0.045, nan]]
+    """
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["metric", "p", "williams_p"])
+    for column, adjusted_name in (("p", "q_bh"), ("williams_p", "williams_q_bh")):
+        adjusted = pd.Series(np.nan, index=table.index)
+        for _, group in table.groupby("metric", sort=False):
+            adjusted[group.index] = benjamini_hochberg(group[column].to_numpy(float))
+        table[adjusted_name] = adjusted.to_numpy()
+    return table
 
 
 def with_holm(table: pd.DataFrame) -> pd.DataFrame:

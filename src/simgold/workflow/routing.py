@@ -125,7 +125,7 @@ def _score_targets(routing: Stages) -> list[str]:
     out += _per_dataset(("model_differences", "msd"), scored_by)
     out += [result("embeddings", model=m) for m in routing.models]
     out += _per_dataset(("comparisons", "comparisons_ag"), routing.compared)
-    out += [result("scores_summary")] if scored else []
+    out += [result("scores_summary"), result("differences_summary")] if scored else []
     out += _per_dataset(("context_tests", "context_summary"), routing.context)
     out += _per_pair(("cosimlex",), routing.cosimlex)
     return out + ([result("cosimlex_summary")] if routing.cosimlex else [])
