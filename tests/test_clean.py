@@ -548,3 +548,48 @@ def test_word_normalisation_never_makes_two_items_that_print_the_same(tmp_path):
         ["cat", "dog", 2],
         ["cat", "dog", 3],
     ]
+
+
+# -------------------------------------------------------------------------------- word forms
+
+
+def _forms_files(tmp_path, lemma_rows):
+    (tmp_path / "lemma.txt").write_text("w1 w2\n" + "".join(f"{a} {b}\n" for a, b in lemma_rows), encoding="utf-8")
+    natural = [("cats", "dogs"), ("running", "man"), ("sun", "sunlight")][: len(lemma_rows)]
+    (tmp_path / "natural.txt").write_text("w1 w2\n" + "".join(f"{a} {b}\n" for a, b in natural), encoding="utf-8")
+    (tmp_path / "a.csv").write_text("w1,w2,ann\ncats,dogs,5\nrunning,man,2\nsun,sunlight,6\n", encoding="utf-8")
+    (tmp_path / "b.csv").write_text("w1,w2,bob\ndog,cat,4\nrun,man,1\nmoon,star,3\n", encoding="utf-8")
+    forms = {"path": ["lemma.txt", "natural.txt"], "sep": "whitespace", "source_words": [1, 2],
+             "target_words": [3, 4], "strip": "-[a-z]$"}  # fmt: skip
+    return ds([{"path": "a.csv", "words": ["w1", "w2"], "raters": ["ann"]},
+               {"path": "b.csv", "words": ["w1", "w2"], "raters": ["bob"], "word_forms": forms}])  # fmt: skip
+
+
+def test_word_forms_map_a_sources_pairs_and_ledger_what_they_do_not_map(tmp_path):
+    """bob wrote lemmas: dog/cat (reversed, symmetric dataset) and run/man map onto ann's items;
+    moon/star is in no row of the table: its rating goes to the ledger, never to a guessed item."""
+    t = run(tmp_path, _forms_files(tmp_path, [("cat-n", "dog-n"), ("run-v", "man-n"), ("sun-n", "sunlight-n")]))
+    assert ratings(t) == [("cats", "dogs", "ann", 5.0), ("cats", "dogs", "bob", 4.0), ("running", "man", "ann", 2.0),
+                          ("running", "man", "bob", 1.0), ("sun", "sunlight", "ann", 6.0)]  # fmt: skip
+    bad = t["rejects"][t["rejects"]["reason"] == "bad_item"]
+    assert bad[["source_row", "raw_value"]].values.tolist() == [[4, "moon"], [4, "star"], [4, "3"]]  # the row's cells
+    assert set(bad["detail"]) == {"the pair moon / star is not in the word_forms table lemma.txt"}
+    assert len(t["items"]) == 3 and t["summary"]["ledger_balanced"].all()
+
+
+def test_a_pair_the_word_forms_map_two_ways_is_an_error(tmp_path):
+    spec = _forms_files(tmp_path, [("cat-n", "dog-n"), ("cat-v", "dog-v")])  # both strip to cat/dog
+    with pytest.raises(InputError, match=r"lemma\.txt.*cat / dog is mapped to cats / dogs \(row 2\) and to running / man"):
+        run(tmp_path, spec)
+
+
+def test_word_forms_files_and_pattern_are_checked_with_the_config(tmp_path):
+    from simgold.io.config import ConfigError, check_dataset
+
+    spec = _forms_files(tmp_path, [("cat-n", "dog-n")])
+    spec["sources"][1]["word_forms"]["strip"] = "-[a-z"
+    with pytest.raises(ConfigError, match=r"sources\[1\]\.word_forms\.strip.*not a regular expression"):
+        check_dataset("t", spec, str(tmp_path))
+    spec["sources"][1]["word_forms"] = {**spec["sources"][1]["word_forms"], "strip": "-x", "path": ["lemma.txt", "gone.txt"]}
+    with pytest.raises(ConfigError, match=r"word_forms\.path\[1\].*'gone\.txt' does not exist"):
+        check_dataset("t", spec, str(tmp_path))

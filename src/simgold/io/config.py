@@ -354,6 +354,17 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
             raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
         if isinstance(src["extra_fields"], dict) and (fmt != "text" or layout == "ragged"):
             raise ConfigError(f"{where}.extra_fields", "join is for delimited text files in a wide or long layout")
+    if "word_forms" in src:
+        forms = src["word_forms"]
+        for k, p in enumerate(source_paths(forms)):
+            key = f"{where}.word_forms.path" + (f"[{k}]" if isinstance(forms["path"], list) else "")
+            if not _resolved(p, base_dir, key).is_file():
+                raise ConfigError(key, f"file {p!r} does not exist")
+        if "strip" in forms:
+            try:
+                re.compile(forms["strip"])
+            except re.error as err:
+                raise ConfigError(f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}") from None
 
 
 def _resolved(path: str, base_dir, where: str) -> Path:
@@ -445,7 +456,7 @@ def translation_root(datasets: dict, name: str) -> str:
 def translation_files(ds: dict) -> list[str]:
     spec = ds.get("translation", {})
     files = [spec.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + spec.get("translators", [])
-    return [f["path"] for f in files if f]
+    return [path for f in files if f for path in source_paths(f)]
 
 
 def _check_model(name: str, model: dict, base_dir) -> None:
@@ -488,8 +499,9 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
     """Every raw file a dataset reads, as paths Snakemake can track (packaged files resolved)."""
     files = []
     for src in ds["sources"]:
-        for p in source_paths(src):
-            files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
+        for part in [src] + ([src["word_forms"]] if "word_forms" in src else []):
+            for p in source_paths(part):
+                files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
     return files
 
 

@@ -66,6 +66,19 @@ def read_source_table(src: dict, base_dir: str | Path = ".") -> RawTable:
     return parts[0] if len(parts) == 1 else _join_columns(parts)
 
 
+def read_columns(spec: dict, refs: list, base_dir: str | Path = ".") -> tuple[list[list], str]:
+    """Read a table file (reader options as for sources) and pick columns by name or position:
+    (one row per data row: the referenced cells as stripped text, then the row's line number in the
+    file; the file's name)."""
+    table = read_source_table(spec, base_dir)
+    idx = [table.column(ref, f"table column {ref!r}") for ref in refs]
+    rows = []
+    for i in range(len(table.rows)):
+        values = [table.cell(i, j) for j in idx]
+        rows.append([("" if v is None else str(v)).strip() for v in values] + [table.lines[0][i]])
+    return rows, table.files[0]
+
+
 def resolve_path(path: str, base_dir: str | Path = ".") -> Path:
     """A configured path: relative to ``base_dir``, or ``pkg:<package>/<file>`` inside an installed package.
 

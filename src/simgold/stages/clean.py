@@ -56,7 +56,7 @@ from simgold.io.config import check_dataset
 from simgold.errors import DataError, InputError
 from simgold.io.layouts import Plan
 from simgold.io.rawtable import ABSENT, RawTable, blank
-from simgold.io.readers import read_source_table
+from simgold.io.readers import read_columns, read_source_table
 from simgold.io.tables import TABLES, sort_canonical
 
 REASONS = (
@@ -180,6 +180,54 @@ def word_problem(word: str, form: str) -> str:
     return ""
 
 
+@dataclass
+class WordForms:
+    """A source's ``word_forms``: its pairs -> the dataset's pairs (both normalised as items are)."""
+
+    pairs: dict  # (word1, word2) in the source's form -> (word1, word2) in the dataset's form
+    file: str
+    symmetric: bool
+
+    @classmethod
+    def read(cls, spec: dict, ds: dict, base_dir: str) -> "WordForms":
+        """The table of ``spec`` (a source's word_forms), with ``strip`` removed from its source words.
+
+        Raises
+        ------
+        InputError
+            For a row without all four words, or a source pair the table maps to two pairs.
+        """
+        refs = list(spec["source_words"]) + list(spec["target_words"])
+        rows, name = read_columns(spec, refs, base_dir)
+        strip = re.compile(spec["strip"]) if "strip" in spec else None
+        form, fold = ds["unicode"], ds["casefold"]
+        pairs, where = {}, {}
+        for *words, row in rows:
+            if not all(words):
+                raise InputError(name, "a word_forms row needs all four words", row=row, value=" | ".join(words))
+            source = tuple(normalise_word(strip.sub("", w) if strip else w, form, fold) for w in words[:2])
+            target = tuple(normalise_word(w, form, fold) for w in words[2:])
+            if source in pairs and pairs[source] != target:
+                raise InputError(
+                    name,
+                    f"the pair {source[0]} / {source[1]} is mapped to {' / '.join(pairs[source])} (row "
+                    f"{where[source]}) and to {' / '.join(target)}",
+                    row=row,
+                    expected="one form of the dataset per source pair",
+                )
+            pairs[source], where[source] = target, row
+        return cls(pairs, name, ds["symmetric"])
+
+    def map(self, w1: str, w2: str) -> tuple[str, str, str]:
+        """(word1, word2, problem): the pair in the dataset's form, or a problem naming the table."""
+        if (w1, w2) in self.pairs:
+            return (*self.pairs[w1, w2], "")
+        if self.symmetric and (w2, w1) in self.pairs:
+            t1, t2 = self.pairs[w2, w1]
+            return t2, t1, ""
+        return w1, w2, f"the pair {w1} / {w2} is not in the word_forms table {self.file}"
+
+
 def _text(raw: object) -> str | None:
     """A context paragraph or attribute text: NFC, stripped, None when empty."""
     text = "" if raw is ABSENT else (raw if isinstance(raw, str) else _cell_str(raw))
@@ -262,13 +310,16 @@ class Extracted:
         self.columns.append((table.files[table.origin[j][0]], table.label(j)))
 
 
-def extract_source(table: RawTable, src: dict, ds: dict, s_idx: int, out: Extracted) -> dict[str, int]:
+def extract_source(
+    table: RawTable, src: dict, ds: dict, s_idx: int, out: Extracted, forms: WordForms | None = None
+) -> dict[str, int]:
     """Append the items, value cells and ledger notes of one source table to ``out``; return the
-    columns the config does not name that hold values (label -> count), for the log."""
+    columns the config does not name that hold values (label -> count), for the log. ``forms``: the
+    source's word_forms table, read (its pairs are mapped to the dataset's form)."""
     plan = layouts.source_plan(table, src, ds["kind"])
     columns = list(zip_longest(*table.rows, fillvalue=ABSENT))  # the table transposed, once
     n, base, slots = len(table.rows), len(out.items), len(plan.slots)
-    _add_items(table, plan, ds, out)
+    _add_items(table, plan, ds, out, forms)
     i, lines = np.arange(n), np.asarray(table.lines[0], dtype=np.int64)
     for j, role, rater, slot in plan.values:
         raters = out.items.rater[base:] if plan.rater is not None else rater  # long layouts: the row's rater
@@ -293,13 +344,15 @@ def _column(columns: list, j: int, n: int) -> np.ndarray:
     return values
 
 
-def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted) -> None:
+def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: WordForms | None = None) -> None:
     form, fold = ds["unicode"], ds["casefold"]
     for i in range(len(table.rows)):
         file, row = table.row_where(i)
         raw_words = [table.cell(i, j) for j in plan.words]
         words = [normalise_word(w, form, fold) for w in raw_words]
         problem = word_problem(words[0], form) or word_problem(words[1], form)
+        if forms is not None and not problem:
+            *words, problem = forms.map(*words)
         if form != "none":
             out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and _hidden(w)]
         attrs = _attr_values(table, i, plan.attrs)
@@ -405,7 +458,10 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
         log.info(f"{', '.join(table.files)}: {len(table.rows)} data rows, {table.width} columns, separator {sep}")
         for message in table.messages:
             log.info(message)
-        ignored = extract_source(table, src, ds, s_idx, ext)
+        forms = WordForms.read(src["word_forms"], ds, base_dir) if "word_forms" in src else None
+        if forms is not None:
+            log.info(f"{', '.join(table.files)}: pairs mapped to the dataset's form by {forms.file} ({len(forms.pairs)})")
+        ignored = extract_source(table, src, ds, s_idx, ext, forms)
         if ignored:
             listed = ", ".join(f"{label!r} ({count} value{'s' * (count != 1)})" for label, count in ignored.items())
             log.warning(

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.errors import InputError
-from simgold.io.readers import read_source_table
+from simgold.io.readers import read_columns
 from simgold.io.tables import TABLES
 from simgold.stats.rank_correlation import spearman, spearman_rows
 from simgold.stats.seeds import seed_for
@@ -61,20 +61,14 @@ def _key(w1, w2) -> tuple[str, str]:
     return tuple(sorted((_fold(w1), _fold(w2))))
 
 
-def _read_columns(spec: dict, refs: list, base_dir: str) -> tuple[pd.DataFrame, str]:
-    """Read a table file (reader options as for sources) and pick columns by name or position."""
-    table = read_source_table(spec, base_dir)
-    idx = [table.column(ref, f"translation table column {ref!r}") for ref in refs]
-    rows = []
-    for i in range(len(table.rows)):
-        values = [table.cell(i, j) for j in idx]
-        rows.append([("" if v is None else str(v)).strip() for v in values] + [table.lines[0][i]])
-    return pd.DataFrame(rows, columns=[f"c{k}" for k in range(len(refs))] + ["row"]), table.files[0]
+def _columns_frame(spec: dict, refs: list, base_dir: str) -> tuple[pd.DataFrame, str]:
+    rows, name = read_columns(spec, refs, base_dir)
+    return pd.DataFrame(rows, columns=[f"c{k}" for k in range(len(refs))] + ["row"]), name
 
 
 def read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
     """(source1, source2, target1, target2, file, row) from a pair-translation table."""
-    frame, name = _read_columns(spec, list(spec["source_words"]) + list(spec["target_words"]), base_dir)
+    frame, name = _columns_frame(spec, list(spec["source_words"]) + list(spec["target_words"]), base_dir)
     frame.columns = ["source1", "source2", "target1", "target2", "row"]
     frame["file"] = name
     return frame
@@ -82,7 +76,7 @@ def read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
 
 def read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
     """target word (casefolded) -> the source words it translates."""
-    frame, name = _read_columns(spec, [spec["source"], spec["target"]], base_dir)
+    frame, name = _columns_frame(spec, [spec["source"], spec["target"]], base_dir)
     out: dict[str, set[str]] = defaultdict(set)
     for src, tgt, row in frame.itertuples(index=False):
         if not src or not tgt:
@@ -92,7 +86,7 @@ def read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
 
 
 def read_frequencies(spec: dict, base_dir: str = ".") -> dict[str, float]:
-    frame, name = _read_columns(spec, [spec["word"], spec["count"]], base_dir)
+    frame, name = _columns_frame(spec, [spec["word"], spec["count"]], base_dir)
     out = {}
     for word, count, row in frame.itertuples(index=False):
         try:
