@@ -102,6 +102,7 @@ RATED_EXTRA = {
     "results/agreement/{d}/raters.parquet",
     "results/agreement/{d}/agreement_ci.parquet",
     "results/agreement/{d}/alpha.parquet",
+    "results/agreement/{d}/icc.parquet",
     "results/reliability/{d}/summary.parquet",
     "results/reliability/{d}/curve.parquet",
     "results/comparisons/{d}.parquet",

@@ -142,7 +142,10 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     scores = bash(".venv/bin/simgold scores", project, env).stdout
     assert re.search(r"^ws353\s+spearman\s+.*0\.503 \[0\.414, 0\.584\]", scores, re.M), scores
     agreement = bash(".venv/bin/simgold agreement", project, env).stdout
-    assert re.search(r"^demo-da\s+22\s+2\s+37\s+0\.828\s+0\.895\s+0\.782$", agreement, re.M), agreement
+    icc = pd.read_parquet(project / "results" / "agreement" / "demo-da" / "icc.parquet")
+    icc_k = icc.query("stage == 'filtered' and subset == 'all' and form == 'ICC(2,k)'")["value"].iloc[0]
+    line = rf"^demo-da\s+22\s+2\s+37\s+0\.828\s+0\.895\s+0\.782\s+{icc_k:.3f}$"
+    assert re.search(line, agreement, re.M), agreement
     # the README's report and archive commands, each as written, with the environment activated; the
     # rebuild reads the vectors the first run computed (its tables must still match byte for byte)
     store = {**env, "SIMGOLD_CACHE": str(project / ".snakemake" / "simgold-cache")}
@@ -523,6 +526,9 @@ def test_reliability_projection_per_rated_dataset(default_run):
         assert (gold["confidence"] == config["scoring"]["confidence"]).all()
         resolved = f"<td>{gold['resolved_share'].mean():.3f}</td>"
         assert "How precise the gold standard is: each item&#x27;s mean has a 95% Student" in page and resolved in page
+        icc = _result(default_run, "agreement", name, "icc.parquet")
+        assert set(icc["form"]) == {"ICC(2,1)", "ICC(2,k)"} and set(icc["stage"]) == {"raw", "calibrated", "filtered"}
+        assert "Intraclass correlations (Shrout &amp; Fleiss 1979)" in page
 
 
 def test_williams_test_and_minimum_significant_difference_beside_the_scores(default_run):

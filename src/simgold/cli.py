@@ -92,9 +92,11 @@ def _agreement(results: Path) -> int:
         print(f"{results / pattern}: no agreement tables; run the pipeline first (simgold run)", file=sys.stderr)
         return 1
     raters = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_raters", dataset="*")))]
-    table = agreement_overview(agreements, raters)
+    icc = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_icc", dataset="*")))]
+    table = agreement_overview(agreements, raters, icc or None)  # tables of a run before ICC: no column
     shown = overview_statistics().items()
     legend = "; ".join(f"{label}: {AGREEMENT_STATISTICS[name].description}" for name, label in shown)
+    legend += "; ICC(k): intraclass correlation of the raters' mean (ICC(2,k); ICC(1,k) for rating slots)"
     print(f"raters: before outlier filtering; of the raters kept (optimistic where some were excluded): {legend}")
     print(_table_text(table))
     return 0

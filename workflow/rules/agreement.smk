@@ -63,6 +63,7 @@ rule agreement_ci:
     output:
         ci=RESULTS["agreement_ci"],
         alpha=RESULTS["agreement_alpha"],
+        icc=RESULTS["agreement_icc"],
     log:
         "logs/agreement/{dataset}.ci.log",
     wildcard_constraints:

@@ -72,6 +72,7 @@ rule report_index:
         crosslingual=RESULTS["crosslingual_correlations"],
         agreement=expand(RESULTS["agreement"], dataset=RATED + RANKED),
         raters=expand(RESULTS["agreement_raters"], dataset=RATED + RANKED),
+        icc=expand(RESULTS["agreement_icc"], dataset=RATED),
         reliability=expand(RESULTS["reliability"], dataset=RATED),
         audit=expand(RESULTS["audit"], dataset=CLEANED),
     output:

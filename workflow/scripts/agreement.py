@@ -9,7 +9,7 @@
 """
 
 from simgold.io.tables import read_parquet, write_parquet
-from simgold.stages.agreement import agreement_report, alpha_levels, ranking_report
+from simgold.stages.agreement import agreement_report, alpha_levels, icc_levels, ranking_report
 from simgold.workflow.job import provenance_for, run
 
 
@@ -82,12 +82,25 @@ def agreement_ci_job(snakemake, log):
     )
     stages = {"raw": raw, "calibrated": calibrated, "filtered": report["ratings"]}
     alpha = alpha_levels(name, items, stages, settings["subsets"])
+    filtered = report["agreement"].query("stage == 'filtered' and subset == 'all'")["note"]
+    optimism = next((n.split("; ")[0] for n in filtered if n.startswith("optimistic")), "")
+    icc = icc_levels(
+        name,
+        items,
+        stages,
+        settings["subsets"],
+        persistent_raters=params.persistent_raters,
+        confidence=params.confidence,
+        notes={"filtered": optimism},
+    )
     table = report["agreement_ci"]
     log.info("\n%s", table.drop(columns=["dataset", "confidence", "note"]).to_string(index=False))
     log.info("\n%s", alpha.drop(columns=["dataset"]).to_string(index=False))
     prov = provenance_for(snakemake)
     write_parquet(table, snakemake.output.ci, table="agreement_ci", provenance=prov)
     write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
+    log.info("\n%s", icc.drop(columns=["dataset", "note"]).to_string(index=False))
+    write_parquet(icc, snakemake.output.icc, table="icc", provenance=prov)
 
 
 JOBS = {"agreement": agreement_job, "ranking_agreement": ranking_agreement_job, "agreement_ci": agreement_ci_job}

@@ -27,7 +27,7 @@ from simgold.report.pages import (
 from simgold.workflow.job import run
 
 #: the tables of docs/methods.md section 11 a page shows, where the dataset has them
-STATISTICS = ("agreement_ci", "alpha", "reliability", "gold", "differences", "msd", "audit")
+STATISTICS = ("agreement_ci", "alpha", "icc", "reliability", "gold", "differences", "msd", "audit")
 
 
 def report_dataset_job(snakemake, log):
@@ -66,7 +66,9 @@ def report_index_job(snakemake, log):
     inputs = snakemake.input
     summary = read_parquet(inputs.scores[0]) if inputs.scores else pd.DataFrame(columns=["subset", "metric", "n_used"])
     agreement = agreement_overview(
-        [read_parquet(p) for p in inputs.agreement], [read_parquet(p) for p in inputs.raters]
+        [read_parquet(p) for p in inputs.agreement],
+        [read_parquet(p) for p in inputs.raters],
+        [read_parquet(p) for p in inputs.icc],
     )
     reliability = [read_parquet(p) for p in inputs.reliability]
     page = index_page(

@@ -173,8 +173,8 @@ def score_summary_job(snakemake, log):
     prov = provenance_for(snakemake)
     write_parquet(table, snakemake.output.summary, table="summary_scores", provenance=prov)
     differences = across_datasets([read_parquet(p) for p in snakemake.input.differences])
-    log.info("model differences across datasets (Benjamini-Hochberg q):\n%s", differences[
-        ["dataset", "model_a", "model_b", "metric", "difference", "williams_p", "williams_q_bh"]].to_string(index=False))
+    shown = ["dataset", "model_a", "model_b", "metric", "difference", "williams_p", "williams_q_bh"]
+    log.info("model differences across datasets (Benjamini-Hochberg q):\n%s", differences[shown].to_string(index=False))
     write_parquet(differences, snakemake.output.differences, table="differences_summary", provenance=prov)
 
 

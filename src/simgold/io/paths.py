@@ -55,6 +55,7 @@ RESULTS = MappingProxyType(
         "agreement_rankings": "results/agreement/{dataset}/rankings.parquet",
         "agreement_ci": "results/agreement/{dataset}/agreement_ci.parquet",
         "agreement_alpha": "results/agreement/{dataset}/alpha.parquet",
+        "agreement_icc": "results/agreement/{dataset}/icc.parquet",
         # how many raters are enough
         "reliability": "results/reliability/{dataset}/summary.parquet",
         "reliability_curve": "results/reliability/{dataset}/curve.parquet",

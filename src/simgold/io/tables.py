@@ -359,6 +359,23 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         },
         None,
     ),
+    # intraclass correlations per stage, subset and form, in that order (simgold.stats.icc)
+    "icc": (
+        {
+            "dataset": S,
+            "stage": S,
+            "subset": S,
+            "form": S,
+            "value": F,
+            "ci_low": F,
+            "ci_high": F,
+            "confidence": F,
+            "n_items": I,
+            "n_raters": I,
+            "note": S,
+        },
+        None,
+    ),
     # Krippendorff's alpha per stage, subset and level of measurement, in that order
     "alpha": (
         {

@@ -174,6 +174,16 @@ def agreement_sections(statistics: dict) -> list[str]:
             "rater kept), and separately the raters (every item kept). Items resampled: would other word pairs give "
             "the same agreement? Raters resampled: would other raters? An interval narrower with items than with "
             "raters says the raters, not the pairs, are the main source of uncertainty (docs/methods.md 11.2)")))  # fmt: skip
+    if "icc" in statistics and len(statistics["icc"]):
+        icc = statistics["icc"]
+        view = icc.assign(
+            interval=[_interval(a, b) for a, b in zip(icc["ci_low"], icc["ci_high"])]
+        )[["stage", "subset", "form", "value", "interval", "n_items", "n_raters", "note"]]
+        parts.append(html_table(view, (
+            f"Intraclass correlations (Shrout & Fleiss 1979) with their {confidence_labels(icc['confidence'])} F-based "
+            "intervals: ICC(2,1), the absolute agreement of one rater, and ICC(2,k), of the mean of the k raters (the "
+            "gold standard is such a mean), two-way random effects on the raters who rated every item; for rating "
+            "slots, the one-way ICC(1,1) and ICC(1,k)")))  # fmt: skip
     if "alpha" in statistics and len(statistics["alpha"]):
         alpha = statistics["alpha"]
         wide = alpha.pivot_table(index=["stage", "subset"], columns="level", values="alpha", sort=False, dropna=False)
@@ -394,11 +404,20 @@ def overview_statistics() -> dict[str, str]:
     return {name: s.overview for name, s in AGREEMENT_STATISTICS.items() if s.overview}
 
 
-def agreement_overview(agreements: list[pd.DataFrame], raters: list[pd.DataFrame]) -> pd.DataFrame:
+def agreement_overview(
+    agreements: list[pd.DataFrame], raters: list[pd.DataFrame], icc: list[pd.DataFrame] | None = None
+) -> pd.DataFrame:
     """One row per dataset: raters (before filtering), excluded, items, and the statistics of
     ``overview_statistics()`` (pairwise, vs_rest, alpha) of the raters kept (filtered stage, all
-    items); NaN for a statistic a table (of an older run) lacks."""
+    items); NaN for a statistic a table (of an older run) lacks. With ``icc`` (the datasets' ICC
+    tables), also the ICC of the mean of the raters (ICC(2,k), or ICC(1,k) for rating slots)."""
     shown = overview_statistics()
+    icc_of = {}
+    for table in icc or []:
+        mean_of_raters = table[(table["stage"] == "filtered") & (table["subset"] == "all")
+                               & table["form"].isin(["ICC(2,k)", "ICC(1,k)"])]  # fmt: skip
+        if len(mean_of_raters):
+            icc_of[mean_of_raters["dataset"].iloc[0]] = float(mean_of_raters["value"].iloc[0])
     excluded = {}
     for table in raters:
         calibrated = table[table["stage"] == "calibrated"]
@@ -417,9 +436,10 @@ def agreement_overview(agreements: list[pd.DataFrame], raters: list[pd.DataFrame
                 "excluded": excluded.get(kept["dataset"], 0),
                 "items": int(kept["n_items"]),
                 **{label: kept.get(name, np.nan) for name, label in shown.items()},
+                **({"ICC(k)": icc_of.get(kept["dataset"], np.nan)} if icc is not None else {}),
             }
         )
-    columns = ["dataset", "raters", "excluded", "items", *shown.values()]
+    columns = ["dataset", "raters", "excluded", "items", *shown.values(), *(["ICC(k)"] if icc is not None else [])]
     return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
 
 
@@ -476,7 +496,8 @@ def index_page(
                 agreement,
                 "Agreement of the raters of each dataset: raters before filtering, excluded as outliers, items; "
                 "mean pairwise Spearman, Spearman with the other raters' means (vs_rest) and Krippendorff's alpha "
-                "(interval) of the raters kept: where raters were excluded, optimistic, since the same ratings "
+                "(interval) of the raters kept, and ICC(k), the intraclass correlation of their mean (ICC(2,k); "
+                "ICC(1,k) for rating slots): where raters were excluded, optimistic, since the same ratings "
                 "chose who was kept",
             )
         )

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.stats.alpha import alpha_table, krippendorff_alpha
+from simgold.stats.icc import one_way, two_way
 from simgold.stats.rank_correlation import (
     AgreementStats,
     PairResult,
@@ -295,6 +296,63 @@ def alpha_levels(
             rows.append(table.assign(dataset=dataset, stage=stage, subset=label))
     columns = list(TABLES["alpha"].names)
     return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+
+
+def icc_levels(
+    dataset: str,
+    items: pd.DataFrame,
+    stages: dict[str, pd.DataFrame],
+    subset_names=None,
+    *,
+    persistent_raters: bool = True,
+    confidence: float = 0.95,
+    notes: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """Intraclass correlations (``simgold.stats.icc``) for each stage's ratings and each subset.
+
+    People who rate (``persistent_raters``): ICC(2,1) and ICC(2,k), two-way random effects, on the
+    complete block: the items of the subset that have a rating and the raters who rated every one
+    of them (the ANOVA needs a full matrix; the note says how many raters were left out). Rating
+    slots: ICC(1,1) and ICC(1,k), one-way, every item with its own raters. ``notes``: a note per
+    stage (the filtered stage's optimism).
+    """
+    rows = []
+    ids = items["item_id"].to_numpy()
+    for stage, ratings in stages.items():
+        for label, mask in subsets(items, subset_names or []):
+            part = ratings[ratings["item_id"].isin(ids[mask])]
+            extra = (notes or {}).get(stage, "")
+            for icc, n_items, n_raters, note in _icc_of(part, persistent_raters, confidence):
+                note = "; ".join(x for x in (note, extra) if x)
+                rows.append((dataset, stage, label, *icc, confidence, n_items, n_raters, note))
+    return pd.DataFrame(rows, columns=list(TABLES["icc"].names))
+
+
+def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
+    """(Icc, items, raters, note) rows of one stage and subset."""
+    n_items = ratings["item_id"].nunique()
+    if not persistent:
+        codes = pd.factorize(ratings["item_id"])[0]
+        per_item = np.bincount(codes) if len(codes) else np.zeros(0, dtype=int)
+        note = "rating slots: one-way ICC(1), each item with its own raters"
+        if len(per_item) and per_item.min() != per_item.max():
+            note += f" ({per_item.min()}-{per_item.max()} ratings per item: k is k0)"
+        raters = int(per_item.max()) if len(per_item) else 0
+        return [(icc, n_items, raters, note) for icc in one_way(ratings["score"].to_numpy(float), codes, confidence)]
+    counts = ratings.groupby("rater")["item_id"].nunique()
+    complete = counts.index[counts == n_items]
+    wide = ratings[ratings["rater"].isin(complete)].pivot(index="item_id", columns="rater", values="score")
+    left_out = len(counts) - len(complete)
+    note = ""
+    if len(complete) < 2 or n_items < 2:
+        note = (
+            f"{len(complete)} of {len(counts)} raters rated every one of the {n_items} items: no ICC (it needs a "
+            "complete block of two raters or more)"
+        )
+    elif left_out:
+        note = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
+    forms = two_way(wide.to_numpy(float) if len(complete) >= 2 else np.zeros((0, 0)), confidence)
+    return [(icc, n_items, len(complete), note) for icc in forms]
 
 
 # --------------------------------------------------------------------------------------------
