@@ -142,6 +142,10 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     for b in range(50):
         by_items = loop_statistics(X[item_idx[b]], raters)
         by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
+        # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
+        both = alpha_without_self_pairs(X[item_idx[b]][:, rater_idx[b]], rater_idx[b])
+        got = ours["alpha_interval", "both"][b]
+        assert (np.isnan(got) and np.isnan(both)) or got == pytest.approx(both, abs=1e-12), ("both", b, got, both)
         for statistic in agreement_ci.ci_statistics():
             for scheme, expected in (("items", by_items), ("raters", by_raters)):
                 got = ours[statistic, scheme][b]
@@ -192,7 +196,8 @@ def test_deterministic_and_seeded_by_the_names():
     other = agreement_cis("d", "raw", "pos=N", RatingMatrix.from_ratings(ratings), resamples=60)
     assert not np.array_equal(one.replicates["pairwise", "items"], other.replicates["pairwise", "items"])
     assert list(one.table["statistic"]) == ["pairwise", "pairwise", "vs_mean", "vs_mean", "vs_rest", "vs_rest",
-                                            "alpha_interval", "alpha_interval"]  # fmt: skip
+                                            "alpha_interval", "alpha_interval", "alpha_interval"]  # fmt: skip
+    assert list(one.table["scheme"])[-3:] == ["items", "raters", "both"]  # alpha also resamples both at once
 
 
 # -------------------------------------------------------------------------------- real data
@@ -230,6 +235,11 @@ def test_rater_resampling_of_alpha_is_not_pulled_up_by_copies(cleaned):
     assert round(row["value"], 4) == 0.4729 and row["n_undefined"] == 0
     assert abs(replicates_.mean() - row["value"]) < 0.005
     assert row["ci_low"] < 0.43 and row["ci_high"] < 0.56  # the old interval: [0.434, 0.577]
+    # items and raters resampled together: other pairs and other raters at once, wider than either alone
+    alpha = ci.table[ci.table["statistic"] == "alpha_interval"].set_index("scheme")
+    width = alpha["ci_high"] - alpha["ci_low"]
+    assert width["both"] > max(width["items"], width["raters"])
+    assert abs(ci.replicates["alpha_interval", "both"].mean() - row["value"]) < 0.01  # 0.005 below, as items alone (0.002)
 
 
 @pytest.mark.shared
@@ -307,7 +317,10 @@ def test_work_per_resample_counts_from_the_ratings():
     shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
     K = len(np.unique(X[rated]))
     assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
-    for key in [(s, scheme) for s in agreement_ci.ci_statistics() for scheme in agreement_ci.SCHEMES]:
+    assert set(work) == {(s, scheme) for s in agreement_ci.ci_statistics() for scheme in ("items", "raters")} | {
+        ("alpha_interval", "both")
+    }
+    for key in work:
         expected = {("pairwise", "items"): work["pairwise", "items"], ("alpha_interval", "items"): 20}
         assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
     assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1) == 0
@@ -342,7 +355,7 @@ def test_the_stage_reports_cis_for_every_stage_and_subset():
     for key in ("agreement", "raters", "ratings"):  # CIs change nothing else
         pd.testing.assert_frame_equal(plain[key], report[key])
     table = report["agreement_ci"]
-    assert len(table) == 3 * 3 * 8  # stages x subsets (all, pos=N, pos=V) x statistics and schemes
+    assert len(table) == 3 * 3 * 9  # stages x subsets (all, pos=N, pos=V) x statistics and schemes (alpha: three)
     values = table.merge(plain["agreement"], on=["dataset", "stage", "subset"])
     for statistic in agreement_ci.ci_statistics():
         rows = values[values["statistic"] == statistic]

@@ -152,12 +152,14 @@ def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (stage, subset, statistic), group in ci.groupby(["stage", "subset", "statistic"], sort=False):
         row = {"stage": stage, "subset": subset, "statistic": statistic, "value": group["value"].iloc[0]}
-        for scheme in ("items", "raters"):
+        for scheme, label in (("items", "items"), ("raters", "raters"), ("both", "both")):
             hit = group[group["scheme"] == scheme]
-            row[f"CI, {scheme} resampled"] = (
+            if scheme == "both" and not (ci["scheme"] == "both").any():
+                continue  # a table of a run before the two-way scheme
+            row[f"CI, {label} resampled"] = (
                 _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
             )
-            row[f"resamples ({scheme})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
+            row[f"resamples ({label})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
         row["note"] = "; ".join(f"{s}: {n}" for s, n in zip(group["scheme"], group["note"]) if n)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -171,7 +173,8 @@ def agreement_sections(statistics: dict) -> list[str]:
         level = confidence_labels(ci["confidence"])
         parts.append(html_table(agreement_ci_view(ci), (
             f"Uncertainty of the agreement: {level} percentile bootstrap intervals, resampling the items (every "
-            "rater kept), and separately the raters (every item kept). Items resampled: would other word pairs give "
+            "rater kept), separately the raters (every item kept), and, for alpha, both together (both: other "
+            "pairs and other raters at once, the widest). Items resampled: would other word pairs give "
             "the same agreement? Raters resampled: would other raters? An interval narrower with items than with "
             "raters says the raters, not the pairs, are the main source of uncertainty (docs/methods.md 11.2)")))  # fmt: skip
     if "icc" in statistics and len(statistics["icc"]):

@@ -88,7 +88,7 @@ from simgold.stats.rank_correlation import (
 )
 from simgold.stats.seeds import seed_for
 
-SCHEMES = ("items", "raters")
+SCHEMES = ("items", "raters", "both")  # both: items and raters resampled together (two-way)
 CELLS = 1 << 18  # resamples x entries evaluated at once: arrays of 2 MB stay in the cache (faster than larger)
 BLOCK_TRIPLES = 1 << 16  # rater-pair x shared-item entries per block (a few resamples of a block at once)
 MAX_WORK = 15_000_000  # default agreement.ci_max_work (see the module docstring)
@@ -310,7 +310,7 @@ def alpha_items(m: RatingMatrix, weights: np.ndarray) -> np.ndarray:
     return _alpha_from_sums(*parts, weights * _within(count, s1, s2))
 
 
-def alpha_raters(m: RatingMatrix, counts: np.ndarray) -> np.ndarray:
+def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Interval alpha per resample of raters (counts: resamples x raters), without the pairs of a
     rater with its own copies.
 
@@ -322,18 +322,21 @@ def alpha_raters(m: RatingMatrix, counts: np.ndarray) -> np.ndarray:
     unit is ``m_u * 2 (m_u s2 - s1^2) / (m_u^2 - q_u)`` (the sum over pairs is the same, as a pair
     of copies differs by 0), and the expected one pools the pairable values over
     ``n^2 - sum_u q_u`` such pairs. Every count 1 gives Krippendorff's formula; a unit rated by
-    copies of one rater only is not pairable."""
+    copies of one rater only is not pairable. ``weights`` (resamples x items, the two-way scheme):
+    the items drawn in the same resamples, each copy of an item a unit of its own."""
     v = m.score - m.score.mean()
     out = []
-    for data, weights in ((np.ones(len(v)), counts), (v, counts), (v * v, counts), (np.ones(len(v)), counts * counts)):
+    for data, per_rater in ((np.ones(len(v)), counts), (v, counts), (v * v, counts), (np.ones(len(v)), counts * counts)):
         matrix = _csr((data, (m.item, m.rater)), shape=m.shape)
-        out.append(np.asarray(matrix @ weights.T).T)  # resamples x items
+        out.append(np.asarray(matrix @ per_rater.T).T)  # resamples x items
     n, s1, s2, q = out
     with np.errstate(invalid="ignore", divide="ignore"):
         pairs = n * n - q
         pairable = pairs > 0  # two different raters at least
         within = np.where(pairable, n * 2.0 * (n * s2 - s1 * s1) / np.where(pairable, pairs, 1.0), 0.0)
         n, s1, s2, q = (x * pairable for x in (n, s1, s2, q))
+        if weights is not None:  # an item drawn w times is w units
+            within, n, s1, s2, q = (x * weights for x in (within, n, s1, s2, q))
         N, S1, S2, Q = (x.sum(axis=1) for x in (n, s1, s2, q))
         expected = 2.0 * (N * S2 - S1 * S1) / (N * N - Q) * N
         return np.where(expected > 0, 1.0 - within.sum(axis=1) / expected, np.nan)
@@ -634,6 +637,7 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             replicates={
                 "items": lambda d, w: alpha_items(d.matrix, w),
                 "raters": lambda d, c: alpha_raters(d.matrix, c),
+                "both": lambda d, wc: alpha_raters(d.matrix, wc[1], wc[0]),
             },
             work={"items": lambda m: m.shape[0]},
             slots=lambda m: krippendorff_alpha(m.item, m.score, "interval"),
@@ -707,12 +711,15 @@ def work_per_resample(m: RatingMatrix) -> dict:
     }
 
 
-def replicates(m: RatingMatrix, pairs: PairResult, weights, counts, min_overlap: int = 5, wanted=None) -> dict:
+def replicates(
+    m: RatingMatrix, pairs: PairResult, weights, counts, min_overlap: int = 5, wanted=None, both=None
+) -> dict:
     """Bootstrap replicates: ``weights`` (resamples x items, how often each item is drawn) and
-    ``counts`` (resamples x raters) are the resampled datasets; ``wanted`` maps (statistic, scheme)
-    to how many of the resamples to use (default: all, for every statistic and scheme of
-    ``AGREEMENT_STATISTICS`` with a replicate function)."""
-    draws_of = {"items": weights, "raters": counts}
+    ``counts`` (resamples x raters) are the resampled datasets; ``both`` a pair (weights, counts)
+    drawn together for the two-way scheme (default: ``weights`` and ``counts`` themselves);
+    ``wanted`` maps (statistic, scheme) to how many of the resamples to use (default: all, for every
+    statistic and scheme of ``AGREEMENT_STATISTICS`` with a replicate function)."""
+    draws_of = {"items": weights, "raters": counts, "both": _Both(*(both or (weights, counts)))}
     if wanted is None:
         wanted = {(name, scheme): len(draws_of[scheme]) for name, scheme in work_per_resample(m)}
     data = Resampling(m, pairs, min_overlap)
@@ -721,6 +728,21 @@ def replicates(m: RatingMatrix, pairs: PairResult, weights, counts, min_overlap:
         for (name, scheme), used in wanted.items()
         if used > 0
     }
+
+
+class _Both(NamedTuple):
+    """The two-way scheme's draws: item weights and rater counts of the same resamples."""
+
+    weights: np.ndarray
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):  # the first resamples of both
+            return _Both(self.weights[key], self.counts[key])
+        return tuple.__getitem__(self, key)
 
 
 def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, int]:
@@ -794,7 +816,9 @@ def agreement_cis(
     for scheme, n in (("items", m.shape[0]), ("raters", m.shape[1])):
         rng = np.random.default_rng(seed_for(seed, dataset, stage, subset, scheme))
         idx[scheme] = draw_counts(draws(n, resamples, rng), n)
-    reps = replicates(m, pairs, idx["items"], idx["raters"], min_overlap, wanted)
+    rng = np.random.default_rng(seed_for(seed, dataset, stage, subset, "both"))
+    both = tuple(draw_counts(draws(n, resamples, rng), n) for n in m.shape)  # items, then raters
+    reps = replicates(m, pairs, idx["items"], idx["raters"], min_overlap, wanted, both)
     rows = []
     fewest = min_resamples(confidence) if min_defined is None else int(min_defined)
     for statistic, scheme in wanted:
@@ -802,7 +826,7 @@ def agreement_cis(
         low, high, undefined = percentile_interval(values, confidence)
         note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence)
         reason = ""
-        if scheme == "raters" and m.shape[1] < MIN_RATERS_RESAMPLED and len(values):
+        if scheme in ("raters", "both") and m.shape[1] < MIN_RATERS_RESAMPLED and len(values):
             reason = (
                 f"{m.shape[1]} rater{'s' if m.shape[1] != 1 else ''}: resampling raters cannot show how other "
                 f"raters would agree (at least {MIN_RATERS_RESAMPLED} needed)"
