@@ -9,7 +9,7 @@
 """
 
 from simgold.io.tables import read_parquet, write_parquet
-from simgold.stages.agreement import agreement_report, alpha_levels, icc_levels, ranking_report
+from simgold.stages.agreement import agreement_report, alpha_levels, icc_levels, optimistic_note, ranking_report
 from simgold.workflow.job import provenance_for, run
 
 
@@ -82,8 +82,8 @@ def agreement_ci_job(snakemake, log):
     )
     stages = {"raw": raw, "calibrated": calibrated, "filtered": report["ratings"]}
     alpha = alpha_levels(name, items, stages, settings["subsets"])
-    filtered = report["agreement"].query("stage == 'filtered' and subset == 'all'")["note"]
-    optimism = next((n.split("; ")[0] for n in filtered if n.startswith("optimistic")), "")
+    excluded = report["raters"].query("stage == 'calibrated'")["excluded"]
+    optimism = optimistic_note(int(excluded.sum()), params.outliers["method"])
     icc = icc_levels(
         name,
         items,

@@ -18,7 +18,7 @@ import pandas as pd
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS, SUMMARY_EXTRAS
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
 #: an A&G score over fewer comparisons than this is flagged and never the headline number
@@ -150,16 +150,15 @@ def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
     """One row per stage, subset and statistic: the value and its CI with items, and with raters,
     resampled (the resamples used), and the notes."""
     rows = []
+    schemes = [s for s in SCHEMES if s != "both" or (ci["scheme"] == s).any()]  # a run before the two-way scheme
     for (stage, subset, statistic), group in ci.groupby(["stage", "subset", "statistic"], sort=False):
         row = {"stage": stage, "subset": subset, "statistic": statistic, "value": group["value"].iloc[0]}
-        for scheme, label in (("items", "items"), ("raters", "raters"), ("both", "both")):
+        for scheme in schemes:
             hit = group[group["scheme"] == scheme]
-            if scheme == "both" and not (ci["scheme"] == "both").any():
-                continue  # a table of a run before the two-way scheme
-            row[f"CI, {label} resampled"] = (
+            row[f"CI, {scheme} resampled"] = (
                 _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
             )
-            row[f"resamples ({label})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
+            row[f"resamples ({scheme})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
         row["note"] = "; ".join(f"{s}: {n}" for s, n in zip(group["scheme"], group["note"]) if n)
         rows.append(row)
     return pd.DataFrame(rows)

@@ -132,7 +132,7 @@ def _note(stats_summary: dict, n_raters: int) -> str:
     return ""
 
 
-def _optimistic_note(n_excluded: int, method: str) -> str:
+def optimistic_note(n_excluded: int, method: str) -> str:
     """The note of a filtered stage whose raters were removed for low agreement: the same ratings
     chose who stays and then measure how well they agree, so the figure is biased upward."""
     if not n_excluded:
@@ -194,7 +194,7 @@ def agreement_report(
         keep = ~excluded
         matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
         stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
-        optimistic = _optimistic_note(int(excluded.sum()), outliers["method"])
+        optimistic = optimistic_note(int(excluded.sum()), outliers["method"])
         for stage in STAGES:
             summary = agreement_summary(stats[stage])
             note = _note(summary, summary["n_raters"])
@@ -351,8 +351,7 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
         )
     elif left_out:
         note = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
-    forms = two_way(wide.to_numpy(float) if len(complete) >= 2 else np.zeros((0, 0)), confidence)
-    return [(icc, n_items, len(complete), note) for icc in forms]
+    return [(icc, n_items, len(complete), note) for icc in two_way(wide.to_numpy(float), confidence)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import pandas as pd
 from simgold.errors import InputError
 from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.readers import decode_text, resolve_path
+from simgold.io.schema import schema_defaults
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
 from simgold.stats.multiple import benjamini_hochberg, holm
 from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
@@ -257,6 +258,7 @@ def write_ag_file(comparisons: pd.DataFrame, path) -> None:
 
 
 SCORE_COLUMNS = TABLES["scores"].names  # the canonical schemas' columns, in order
+_SCORING = schema_defaults("properties", "scoring")
 PREDICTION_COLUMNS = TABLES["predictions"].names
 
 
@@ -307,8 +309,9 @@ class ScoringSettings:
     resamples: int  # bootstrap resamples for each CI (0: no CIs)
     seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
     confidence: float  # the CIs' coverage
-    msd_min_coverage: float = 0.9  # the share of a dataset's items a model must score to carry its MSD
-    min_shared_items: int = 10  # two models are compared on at least this many shared items
+    # the schema's defaults (the config fills them; a notebook may leave them out)
+    msd_min_coverage: float = _SCORING["msd_min_coverage"]  # the share of a dataset's items a model must score to carry its MSD
+    min_shared_items: int = _SCORING["min_shared_items"]  # two models are compared on at least this many shared items
 
     @property
     def level(self) -> float:
@@ -690,12 +693,19 @@ def across_datasets(tables: list[pd.DataFrame]) -> pd.DataFrame:
     [[0.03, 0.04], [0.2, 0.3], [0.045, nan]]
     """
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["metric", "p", "williams_p"])
-    for column, adjusted_name in (("p", "q_bh"), ("williams_p", "williams_q_bh")):
-        adjusted = pd.Series(np.nan, index=table.index)
-        for _, group in table.groupby("metric", sort=False):
-            adjusted[group.index] = benjamini_hochberg(group[column].to_numpy(float))
-        table[adjusted_name] = adjusted.to_numpy()
-    return table
+    return _adjusted(table, ["metric"], benjamini_hochberg, {"p": "q_bh", "williams_p": "williams_q_bh"})
+
+
+def _adjusted(table: pd.DataFrame, by: list[str], adjust, names: dict[str, str]) -> pd.DataFrame:
+    """``table`` with each column of ``names`` adjusted by ``adjust`` within the groups of ``by``,
+    under its new name."""
+    out = table.copy()
+    for column, name in names.items():
+        adjusted = pd.Series(np.nan, index=out.index)
+        for _, group in out.groupby(by, sort=False):
+            adjusted[group.index] = adjust(group[column].to_numpy(float))
+        out[name] = adjusted.to_numpy()
+    return out
 
 
 def with_holm(table: pd.DataFrame) -> pd.DataFrame:
@@ -710,13 +720,7 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
     >>> with_holm(t)[["p_holm", "williams_p_holm"]].values.round(4).tolist()
     [[0.03, 0.2], [0.06, nan], [0.06, 0.02]]
     """
-    out = table.copy()
-    for column in ("p", "williams_p"):
-        adjusted = pd.Series(np.nan, index=out.index)
-        for _, group in out.groupby(["dataset", "metric"], sort=False):
-            adjusted[group.index] = holm(group[column].to_numpy(float))
-        out[f"{column}_holm"] = adjusted.to_numpy()
-    return out
+    return _adjusted(table, ["dataset", "metric"], holm, {"p": "p_holm", "williams_p": "williams_p_holm"})
 
 
 # --------------------------------------------------------------------------------------------

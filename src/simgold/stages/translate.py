@@ -35,6 +35,7 @@ import pandas as pd
 from simgold.errors import InputError
 from simgold.io.readers import read_columns
 from simgold.io.tables import TABLES
+from simgold.stats.agreement_ci import percentile_interval
 from simgold.stats.rank_correlation import spearman, spearman_rows
 from simgold.stats.seeds import seed_for
 
@@ -418,10 +419,5 @@ def _bootstrap_interval(x: np.ndarray, y: np.ndarray, resamples: int, confidence
     if resamples <= 0 or len(x) < 3:
         return float("nan"), float("nan")
     idx = rng.integers(0, len(x), size=(resamples, len(x)))
-    rho = spearman_rows(x[idx], y[idx])
-    rho = rho[~np.isnan(rho)]
-    if not len(rho):
-        return float("nan"), float("nan")
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(rho, [tail, 1 - tail])
-    return float(low), float(high)
+    low, high, _ = percentile_interval(spearman_rows(x[idx], y[idx]), confidence)
+    return low, high

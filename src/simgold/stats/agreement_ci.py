@@ -637,7 +637,7 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             replicates={
                 "items": lambda d, w: alpha_items(d.matrix, w),
                 "raters": lambda d, c: alpha_raters(d.matrix, c),
-                "both": lambda d, wc: alpha_raters(d.matrix, wc[1], wc[0]),
+                "both": lambda d, wc: alpha_raters(d.matrix, *_split(wc, d.matrix)),
             },
             work={"items": lambda m: m.shape[0]},
             slots=lambda m: krippendorff_alpha(m.item, m.score, "interval"),
@@ -716,10 +716,11 @@ def replicates(
 ) -> dict:
     """Bootstrap replicates: ``weights`` (resamples x items, how often each item is drawn) and
     ``counts`` (resamples x raters) are the resampled datasets; ``both`` a pair (weights, counts)
-    drawn together for the two-way scheme (default: ``weights`` and ``counts`` themselves);
+    drawn together for the two-way scheme (default: ``weights`` and ``counts`` themselves), handed
+    to its replicate functions side by side (resamples x (items + raters));
     ``wanted`` maps (statistic, scheme) to how many of the resamples to use (default: all, for every
     statistic and scheme of ``AGREEMENT_STATISTICS`` with a replicate function)."""
-    draws_of = {"items": weights, "raters": counts, "both": _Both(*(both or (weights, counts)))}
+    draws_of = {"items": weights, "raters": counts, "both": np.hstack(both or (weights, counts))}
     if wanted is None:
         wanted = {(name, scheme): len(draws_of[scheme]) for name, scheme in work_per_resample(m)}
     data = Resampling(m, pairs, min_overlap)
@@ -730,19 +731,9 @@ def replicates(
     }
 
 
-class _Both(NamedTuple):
-    """The two-way scheme's draws: item weights and rater counts of the same resamples."""
-
-    weights: np.ndarray
-    counts: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.weights)
-
-    def __getitem__(self, key):
-        if isinstance(key, slice):  # the first resamples of both
-            return _Both(self.weights[key], self.counts[key])
-        return tuple.__getitem__(self, key)
+def _split(both: np.ndarray, m: RatingMatrix) -> tuple[np.ndarray, np.ndarray]:
+    """The two-way scheme's draws, side by side, as (rater counts, item weights)."""
+    return both[:, m.shape[0] :], both[:, : m.shape[0]]
 
 
 def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, int]:

@@ -31,15 +31,24 @@ def holm(p) -> np.ndarray:
     >>> holm([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
     [0.03, 0.06, 0.06, nan]
     """
+    return _on_tested(p, _holm)
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    out = np.empty(m)
+    out[order] = np.minimum(np.maximum.accumulate((m - np.arange(m)) * p[order]), 1.0)
+    return out
+
+
+def _on_tested(p, adjust) -> np.ndarray:
+    """``adjust`` applied to the p values that are not NaN; NaN stays NaN and is not counted."""
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
-    tested = np.flatnonzero(~np.isnan(p))
-    m = len(tested)
-    if m == 0:
-        return out
-    order = tested[np.argsort(p[tested], kind="stable")]
-    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out[order] = np.minimum(stepped, 1.0)
+    tested = ~np.isnan(p)
+    if tested.any():
+        out[tested] = adjust(p[tested])
     return out
 
 
@@ -64,9 +73,4 @@ def benjamini_hochberg(p) -> np.ndarray:
     """
     from scipy.stats import false_discovery_control  # heavy: scipy.stats, ~0.5 s; the one summary job
 
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    tested = ~np.isnan(p)
-    if tested.any():
-        out[tested] = false_discovery_control(p[tested], method="bh")
-    return out
+    return _on_tested(p, lambda tested: false_discovery_control(tested, method="bh"))
