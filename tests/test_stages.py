@@ -103,6 +103,7 @@ RATED_EXTRA = {
     "results/agreement/{d}/agreement_ci.parquet",
     "results/agreement/{d}/alpha.parquet",
     "results/agreement/{d}/icc.parquet",
+    "results/agreement/{d}/retest.parquet",
     "results/reliability/{d}/summary.parquet",
     "results/reliability/{d}/curve.parquet",
     "results/comparisons/{d}.parquet",

@@ -255,7 +255,7 @@ def test_front_page_and_score_files(default_run):
 def test_default_config_builds_every_target(default_run):
     config = yaml.safe_load((default_run / "config" / "config.yaml").read_text(encoding="utf-8"))
     for dataset in config["datasets"]:
-        for table in ("items", "ratings", "means", "rankings", "rejects", "summary"):
+        for table in ("items", "ratings", "means", "rankings", "repeats", "rejects", "summary"):
             assert (default_run / "results" / "clean" / dataset / f"{table}.parquet").is_file()
         assert (default_run / "logs" / "clean" / f"{dataset}.log").is_file()
     for dataset in config["datasets"]:

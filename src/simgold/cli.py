@@ -93,10 +93,12 @@ def _agreement(results: Path) -> int:
         return 1
     raters = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_raters", dataset="*")))]
     icc = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_icc", dataset="*")))]
-    table = agreement_overview(agreements, raters, icc or None)  # tables of a run before ICC: no column
+    retest = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_retest", dataset="*")))]
+    table = agreement_overview(agreements, raters, icc or None, retest or None)  # an older run: no such column
     shown = overview_statistics().items()
     legend = "; ".join(f"{label}: {AGREEMENT_STATISTICS[name].description}" for name, label in shown)
     legend += "; ICC(k): intraclass correlation of the raters' mean (ICC(2,k); ICC(1,k) for rating slots)"
+    legend += "; retest ICC: test-retest ICC(2,1) of the raters' repeated answers (blank: none repeated)"
     print(f"raters: before outlier filtering; of the raters kept (optimistic where some were excluded): {legend}")
     print(_table_text(table))
     return 0

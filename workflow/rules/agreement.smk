@@ -52,18 +52,20 @@ rule ranking_agreement:
         "../scripts/agreement.py"
 
 
-# Bootstrap CIs on the agreement and alpha at every level (docs/methods.md sections 11.1, 11.2): a
-# rule of its own, so the gold standard and the scores do not wait for the resamples.
+# Bootstrap CIs on the agreement, alpha at every level, ICC and test-retest (docs/methods.md
+# sections 4, 11.1, 11.2): a rule of its own, so the gold standard and the scores do not wait for the resamples.
 rule agreement_ci:
     input:
         item_table=result("clean", dataset="{dataset}", table="items"),
         raw=result("clean", dataset="{dataset}", table="ratings"),
         calibrated=RESULTS["calibrate_ratings"],
         calibration=RESULTS["calibrate_raters"],
+        repeats=result("clean", dataset="{dataset}", table="repeats"),
     output:
         ci=RESULTS["agreement_ci"],
         alpha=RESULTS["agreement_alpha"],
         icc=RESULTS["agreement_icc"],
+        retest=RESULTS["agreement_retest"],
     log:
         "logs/agreement/{dataset}.ci.log",
     wildcard_constraints:

@@ -165,6 +165,7 @@ def report_inputs(wildcards):
         inputs["agreement_ci"] = result("agreement_ci", dataset=d)
         inputs["alpha"] = result("agreement_alpha", dataset=d)
         inputs["icc"] = result("agreement_icc", dataset=d)
+        inputs["retest"] = result("agreement_retest", dataset=d)
         inputs["reliability"] = result("reliability", dataset=d)
         inputs["curve"] = result("reliability_curve", dataset=d)
     if d in SCORED_BY:

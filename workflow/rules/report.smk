@@ -73,6 +73,7 @@ rule report_index:
         agreement=expand(RESULTS["agreement"], dataset=RATED + RANKED),
         raters=expand(RESULTS["agreement_raters"], dataset=RATED + RANKED),
         icc=expand(RESULTS["agreement_icc"], dataset=RATED),
+        retest=expand(RESULTS["agreement_retest"], dataset=RATED),
         reliability=expand(RESULTS["reliability"], dataset=RATED),
         audit=expand(RESULTS["audit"], dataset=CLEANED),
     output:

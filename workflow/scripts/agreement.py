@@ -4,12 +4,19 @@
   filtered ratings (the per-rater figure is drawn with the dataset's report page).
 * ``ranking_agreement``: Agreement of target-group rankings (per-target Spearman averaged over
   targets), outlier filtering.
-* ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, and Krippendorff's alpha at
-  every level.
+* ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, Krippendorff's alpha at
+  every level, intraclass correlations and test-retest reliability.
 """
 
 from simgold.io.tables import read_parquet, write_parquet
-from simgold.stages.agreement import agreement_report, alpha_levels, icc_levels, optimistic_note, ranking_report
+from simgold.stages.agreement import (
+    agreement_report,
+    alpha_levels,
+    icc_levels,
+    optimistic_note,
+    ranking_report,
+    retest_table,
+)
 from simgold.workflow.job import provenance_for, run
 
 
@@ -101,6 +108,9 @@ def agreement_ci_job(snakemake, log):
     write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
     log.info("\n%s", icc.drop(columns=["dataset", "note"]).to_string(index=False))
     write_parquet(icc, snakemake.output.icc, table="icc", provenance=prov)
+    retest = retest_table(name, read_parquet(snakemake.input.repeats), params.confidence)
+    log.info("test-retest:\n%s", retest.drop(columns=["dataset", "note"]).to_string(index=False))
+    write_parquet(retest, snakemake.output.retest, table="retest", provenance=prov)
 
 
 JOBS = {"agreement": agreement_job, "ranking_agreement": ranking_agreement_job, "agreement_ci": agreement_ci_job}

@@ -27,7 +27,7 @@ from simgold.report.pages import (
 from simgold.workflow.job import run
 
 #: the tables of docs/methods.md section 11 a page shows, where the dataset has them
-STATISTICS = ("agreement_ci", "alpha", "icc", "reliability", "gold", "differences", "msd", "audit")
+STATISTICS = ("agreement_ci", "alpha", "icc", "retest", "reliability", "gold", "differences", "msd", "audit")
 
 
 def report_dataset_job(snakemake, log):
@@ -69,6 +69,7 @@ def report_index_job(snakemake, log):
         [read_parquet(p) for p in inputs.agreement],
         [read_parquet(p) for p in inputs.raters],
         [read_parquet(p) for p in inputs.icc],
+        [read_parquet(p) for p in inputs.retest],
     )
     reliability = [read_parquet(p) for p in inputs.reliability]
     page = index_page(

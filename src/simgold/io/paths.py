@@ -33,7 +33,7 @@ from types import MappingProxyType
 RESULTS_DIR = "results"
 
 #: the tables the clean stage writes for each dataset (the ``{table}`` of ``RESULTS["clean"]``)
-CLEAN_TABLES = ["items", "ratings", "means", "rankings", "rejects", "summary"]
+CLEAN_TABLES = ["items", "ratings", "means", "rankings", "repeats", "rejects", "summary"]
 
 RESULTS = MappingProxyType(
     {
@@ -56,6 +56,7 @@ RESULTS = MappingProxyType(
         "agreement_ci": "results/agreement/{dataset}/agreement_ci.parquet",
         "agreement_alpha": "results/agreement/{dataset}/alpha.parquet",
         "agreement_icc": "results/agreement/{dataset}/icc.parquet",
+        "agreement_retest": "results/agreement/{dataset}/retest.parquet",
         # how many raters are enough
         "reliability": "results/reliability/{dataset}/summary.parquet",
         "reliability_curve": "results/reliability/{dataset}/curve.parquet",

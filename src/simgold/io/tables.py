@@ -97,6 +97,11 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         {"dataset": S, "item_id": S, "rater": S, "score": F, "source_file": S, "source_row": I},
         ["dataset", "item_id", "rater"],
     ),
+    # a rater's repeated answers to one pair, before the duplicates rule (test-retest material)
+    "repeats": (
+        {"dataset": S, "item_id": S, "rater": S, "answer": I, "score": F, "source_file": S, "source_row": I},
+        ["dataset", "item_id", "rater", "answer"],
+    ),
     "means": (
         {"dataset": S, "item_id": S, "mean": F, "sd": F, "n": F, "source_file": S, "source_row": I},
         ["dataset", "item_id"],
@@ -372,6 +377,26 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "confidence": F,
             "n_items": I,
             "n_raters": I,
+            "note": S,
+        },
+        None,
+    ),
+    # test-retest reliability: all raters pooled first, then each rater (simgold.stats.retest)
+    "retest": (
+        {
+            "dataset": S,
+            "rater": S,
+            "n_pairs": I,
+            "n_items": I,
+            "n_raters": I,
+            "mean_abs_diff": F,
+            "share_equal": F,
+            "spearman": F,
+            "pearson": F,
+            "icc": F,
+            "ci_low": F,
+            "ci_high": F,
+            "confidence": F,
             "note": S,
         },
         None,

@@ -186,6 +186,14 @@ def agreement_sections(statistics: dict) -> list[str]:
             "intervals: ICC(2,1), the absolute agreement of one rater, and ICC(2,k), of the mean of the k raters (the "
             "gold standard is such a mean), two-way random effects on the raters who rated every item; for rating "
             "slots, the one-way ICC(1,1) and ICC(1,k)")))  # fmt: skip
+    if "retest" in statistics and len(statistics["retest"]) and statistics["retest"]["n_pairs"].iloc[0] > 0:
+        view, shown = retest_view(statistics["retest"])
+        parts.append(html_table(view, (
+            "Test-retest (intra-rater) reliability: the raters' repeated answers to the same pair, before the "
+            "duplicates rule keeps one. Each later answer is paired with the one before; mean |difference| on the "
+            "dataset's scale, the share answered the same, Spearman and Pearson between the two answers and ICC(2,1) "
+            f"(absolute agreement of the two occasions) with its {confidence_labels(statistics['retest']['confidence'])} "
+            f"F-based interval; all raters pooled, then {shown}")))  # fmt: skip
     if "alpha" in statistics and len(statistics["alpha"]):
         alpha = statistics["alpha"]
         wide = alpha.pivot_table(index=["stage", "subset"], columns="level", values="alpha", sort=False, dropna=False)
@@ -203,6 +211,20 @@ def agreement_sections(statistics: dict) -> list[str]:
             "two random halves' item means; R_full, the reliability of the whole panel's means; r1, of one rater; "
             "raters per item needed for a reliability of 0.8 and 0.9 (range: from r1's 95% band over the splits)")))  # fmt: skip
     return parts
+
+
+def retest_view(retest: pd.DataFrame, max_raters: int = 30) -> tuple[pd.DataFrame, str]:
+    """The test-retest table as shown (all raters, then each rater; beyond ``max_raters`` raters
+    only those whose answers moved most) and what the rows after the first are."""
+    pooled, raters = retest.iloc[:1], retest.iloc[1:]
+    shown = "each rater"
+    if len(raters) > max_raters:
+        raters = raters.sort_values(["mean_abs_diff", "rater"], ascending=[False, True], kind="stable").head(max_raters)
+        shown = f"the {max_raters} of {len(retest) - 1} raters whose answers moved most"
+    view = pd.concat([pooled.assign(rater="all raters"), raters], ignore_index=True)
+    view["interval"] = [_interval(a, b) for a, b in zip(view["ci_low"], view["ci_high"])]
+    columns = ["rater", "n_pairs", "mean_abs_diff", "share_equal", "spearman", "pearson", "icc", "interval", "note"]
+    return view[columns].rename(columns={"n_pairs": "pairs", "mean_abs_diff": "mean |difference|"}), shown
 
 
 def _needed(row, target: str) -> str:
@@ -407,13 +429,18 @@ def overview_statistics() -> dict[str, str]:
 
 
 def agreement_overview(
-    agreements: list[pd.DataFrame], raters: list[pd.DataFrame], icc: list[pd.DataFrame] | None = None
+    agreements: list[pd.DataFrame],
+    raters: list[pd.DataFrame],
+    icc: list[pd.DataFrame] | None = None,
+    retest: list[pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """One row per dataset: raters (before filtering), excluded, items, and the statistics of
     ``overview_statistics()`` (pairwise, vs_rest, alpha) of the raters kept (filtered stage, all
     items); NaN for a statistic a table (of an older run) lacks. With ``icc`` (the datasets' ICC
-    tables), also the ICC of the mean of the raters (ICC(2,k), or ICC(1,k) for rating slots)."""
+    tables), also the ICC of the mean of the raters (ICC(2,k), or ICC(1,k) for rating slots); with
+    ``retest`` (the test-retest tables), the pooled test-retest ICC(2,1) (NaN: no repeated answer)."""
     shown = overview_statistics()
+    retest_of = {t["dataset"].iloc[0]: float(t["icc"].iloc[0]) for t in retest or [] if len(t)}
     icc_of = {}
     for table in icc or []:
         mean_of_raters = table[(table["stage"] == "filtered") & (table["subset"] == "all")
@@ -439,9 +466,11 @@ def agreement_overview(
                 "items": int(kept["n_items"]),
                 **{label: kept.get(name, np.nan) for name, label in shown.items()},
                 **({"ICC(k)": icc_of.get(kept["dataset"], np.nan)} if icc is not None else {}),
+                **({"retest ICC": retest_of.get(kept["dataset"], np.nan)} if retest is not None else {}),
             }
         )
-    columns = ["dataset", "raters", "excluded", "items", *shown.values(), *(["ICC(k)"] if icc is not None else [])]
+    optional = [name for name, given in (("ICC(k)", icc), ("retest ICC", retest)) if given is not None]
+    columns = ["dataset", "raters", "excluded", "items", *shown.values(), *optional]
     return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
 
 
@@ -500,7 +529,8 @@ def index_page(
                 "mean pairwise Spearman, Spearman with the other raters' means (vs_rest) and Krippendorff's alpha "
                 "(interval) of the raters kept, and ICC(k), the intraclass correlation of their mean (ICC(2,k); "
                 "ICC(1,k) for rating slots): where raters were excluded, optimistic, since the same ratings "
-                "chose who was kept",
+                "chose who was kept; retest ICC, the test-retest ICC(2,1) of the raters' repeated answers to the "
+                "same pair (blank where no rater answered a pair twice)",
             )
         )
     if reliability is not None and len(reliability):

@@ -26,6 +26,7 @@ import pandas as pd
 
 from simgold.stats.alpha import alpha_table, krippendorff_alpha
 from simgold.stats.icc import one_way, two_way
+from simgold.stats.retest import consecutive_answers, retest_reliability
 from simgold.stats.rank_correlation import (
     AgreementStats,
     PairResult,
@@ -352,6 +353,39 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
     elif left_out:
         note = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
     return [(icc, n_items, len(complete), note) for icc in two_way(wide.to_numpy(float), confidence)]
+
+
+def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Test-retest reliability (``simgold.stats.retest``) from the cleaned ``repeats`` table: every
+    rater pooled (``rater`` missing), then each rater who answered an item more than once.
+
+    The answers are those the rater gave, before calibration (a shift moves both alike) and before
+    the duplicates rule chose one.
+
+    Examples
+    --------
+    >>> repeats = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "rater": ["r1"] * 4 + ["r2"] * 2,
+    ...                         "answer": [1, 2] * 3, "score": [3.0, 4, 1, 1, 5, 2]})
+    >>> retest_table("d", repeats)[["rater", "n_pairs", "mean_abs_diff", "share_equal"]]
+      rater  n_pairs  mean_abs_diff  share_equal
+    0   NaN        3       1.333333     0.333333
+    1    r1        2       0.500000     0.500000
+    2    r2        1       3.000000     0.000000
+    """
+    columns = list(TABLES["retest"].names)
+    codes = repeats.groupby(["rater", "item_id"], sort=False).ngroup().to_numpy()
+    rater_of, item_of = (np.empty(codes.max(initial=-1) + 1, dtype=object) for _ in range(2))
+    rater_of[codes], item_of[codes] = repeats["rater"].to_numpy(object), repeats["item_id"].to_numpy(object)
+    group, first, second = consecutive_answers(codes, repeats["answer"].to_numpy(), repeats["score"].to_numpy())
+    rater, item = rater_of[group], item_of[group]
+    pooled_note = "pairs of one rater are not independent: the interval assumes they are" if len(set(rater)) > 1 else ""
+    rows = []
+    for who, mask in [(None, np.ones(len(group), dtype=bool))] + [(r, rater == r) for r in sorted(set(rater))]:
+        r = retest_reliability(first[mask], second[mask], confidence)
+        note = "; ".join(x for x in (r.note, pooled_note if who is None and r.note == "" else "") if x)
+        counts = (len(set(item[mask])), len(set(rater[mask])))
+        rows.append((dataset, who, r.n_pairs, *counts, *r[1:8], confidence, note))
+    return pd.DataFrame(rows, columns=columns)
 
 
 # --------------------------------------------------------------------------------------------

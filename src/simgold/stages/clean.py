@@ -540,17 +540,19 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     _classify(cells, ds)
     _empty_raters(cells, ds)
     items = ext.items
-    ident, occurrence, first = _identities(items, ds)
+    ident, occurrence, first, same_pair = _identities(items, ds)
     _bad_rows(cells, items)
     width = max(6, len(str(len(first))))
     item_ids = np.array([f"{name}:{k:0{width}d}" for k in range(1, len(first) + 1)], dtype=object)
     cid = ident[cells.item] if len(cells.item) else np.empty(0, dtype=np.int64)
+    repeats = _repeated_answers(name, ds, cells, same_pair, item_ids)  # before the duplicates rule decides
     _resolve_duplicates(ds["duplicates"], cells, cid, items)
     if ds["kind"] == "rankings":
         _check_rankings(cells, items, ident)
     if "min_answered" in ds:
         _exclude_incomplete(ds["min_answered"], len(first), cells, cid)
     tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
+    tables["repeats"] = sort_canonical(repeats, "repeats")
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
     return tables
 
@@ -609,12 +611,14 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
         cells.reject(k, "empty_rater", f"rater {rater!r} has no rating in any row of {file}")
 
 
-def _identities(items: Items, ds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _identities(items: Items, ds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Step 4's item identities: (identity per item row, -1 when unusable; occurrence per
-    identity; the first item row of each identity), identities in order of first appearance."""
+    identity; the first item row of each identity; per item row, the identity of the pair's first
+    occurrence, which differs from the row's identity only under ``duplicates: all``), identities
+    in order of first appearance."""
     n = len(items)
     if not n:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        return (np.empty(0, dtype=np.int64),) * 4
     a, b = np.asarray(items.word1, dtype=object), np.asarray(items.word2, dtype=object)
     if ds["symmetric"] and ds["kind"] != "rankings":  # a target and its candidate are not interchangeable
         swap = b < a
@@ -636,7 +640,12 @@ def _identities(items: Items, ds: dict) -> tuple[np.ndarray, np.ndarray, np.ndar
     ident[usable] = groups
     _, first = np.unique(groups, return_index=True)
     first = np.flatnonzero(usable)[first]
-    return ident, key["occurrence"].to_numpy()[first], first
+    # the pair without its occurrence: its first occurrence comes first in the file
+    pair = key[usable].groupby(["a", "b", "context", "text"], sort=False).ngroup().to_numpy()
+    _, pair_first = np.unique(pair, return_index=True)
+    same_pair = np.full(n, -1, dtype=np.int64)
+    same_pair[usable] = groups[pair_first][pair]
+    return ident, key["occurrence"].to_numpy()[first], first, same_pair
 
 
 def _bad_rows(cells: Cells, items: Items) -> None:
@@ -647,6 +656,34 @@ def _bad_rows(cells: Cells, items: Items) -> None:
         cells.reject(k, "bad_item", items.problem[cells.item[k]])
     valued = np.isin(cells.role, [_ROLE["rating"], _ROLE["rank"]])
     cells.reject(open_ & ~problem & per_rater & ~cells.named() & valued, "bad_rater", "the rater id is empty")
+
+
+def _repeated_answers(name: str, ds: dict, cells: Cells, same_pair: np.ndarray, item_ids) -> pd.DataFrame:
+    """The ``repeats`` table (test-retest material): every accepted rating of a rater who rated the
+    same pair more than once, ``answer`` 1, 2, ... in file order (the order ``first``/``last``
+    go by), taken before the duplicates rule keeps, averages or rejects them, and under
+    ``duplicates: all`` across the repetitions that became items of their own. Rating slots
+    (``persistent_raters: false``) and ragged positions are not people: no repeats."""
+    columns = TABLES["repeats"].names
+    ragged = np.array([src["layout"] == "ragged" for src in ds["sources"]], dtype=bool)
+    if not ds["persistent_raters"] or not len(cells.item):
+        return pd.DataFrame([], columns=list(columns))
+    ok = (cells.reason == 0) & (cells.role == _ROLE["rating"]) & cells.named() & ~ragged[cells.src]
+    k = np.flatnonzero(ok)
+    pair = same_pair[cells.item[k]]
+    frame = pd.DataFrame({"pair": pair, "rater": cells.rater[k]})
+    again = frame.duplicated(["pair", "rater"], keep=False).to_numpy()
+    k, frame = k[again], frame[again]
+    data = {
+        "dataset": name,
+        "item_id": item_ids[frame["pair"].to_numpy()],
+        "rater": cells.raters[cells.rater[k]],
+        "answer": frame.groupby(["pair", "rater"]).cumcount().to_numpy() + 1,
+        "score": cells.value[k],
+        "source_file": cells.files[cells.block[k]],
+        "source_row": cells.row[k],
+    }
+    return _frame(columns, data, len(k))
 
 
 def _resolve_duplicates(policy: str, cells: Cells, cid: np.ndarray, items: Items) -> None:

@@ -71,7 +71,7 @@ def two_way(X: np.ndarray, confidence: float = 0.95) -> list[Icc]:
     n, k = X.shape
     if n < 2 or k < 2:
         return [Icc("ICC(2,1)", *(np.nan,) * 3), Icc("ICC(2,k)", *(np.nan,) * 3)]
-    bms, jms, ems, _ = _mean_squares(X)
+    bms, jms, ems, _ = map(np.float64, _mean_squares(X))  # numpy floats: a perfect agreement divides by 0
     with np.errstate(invalid="ignore", divide="ignore"):
         single = (bms - ems) / (bms + (k - 1) * ems + k * (jms - ems) / n)
         average = (bms - ems) / (bms + (jms - ems) / n)

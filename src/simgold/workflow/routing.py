@@ -111,7 +111,7 @@ def _clean_and_agreement_targets(routing: Stages) -> list[str]:
     out += _per_dataset(("calibrate_ratings", "calibrate_raters"), rated)
     out += _per_dataset(("agreement_ratings",), rated)
     out += _per_dataset(("agreement_rankings",), ranked)
-    out += _per_dataset(("agreement_ci", "agreement_alpha", "agreement_icc"), rated)
+    out += _per_dataset(("agreement_ci", "agreement_alpha", "agreement_icc", "agreement_retest"), rated)
     out += _per_dataset(("reliability", "reliability_curve"), rated)
     out += _per_dataset(("audit",), cleaned)
     out += _per_dataset(("gold", "gold_distribution"), cleaned)
