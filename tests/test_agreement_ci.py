@@ -139,15 +139,14 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
     raters = np.arange(X.shape[1])
+    assert set(ours) == {(s, scheme) for s in agreement_ci.ci_statistics() for scheme in agreement_ci.SCHEMES}
     for b in range(50):
         by_items = loop_statistics(X[item_idx[b]], raters)
         by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
         # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
-        both = alpha_without_self_pairs(X[item_idx[b]][:, rater_idx[b]], rater_idx[b])
-        got = ours["alpha_interval", "both"][b]
-        assert (np.isnan(got) and np.isnan(both)) or got == pytest.approx(both, abs=1e-12), ("both", b, got, both)
+        by_both = loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b])
         for statistic in agreement_ci.ci_statistics():
-            for scheme, expected in (("items", by_items), ("raters", by_raters)):
+            for scheme, expected in (("items", by_items), ("raters", by_raters), ("both", by_both)):
                 got = ours[statistic, scheme][b]
                 want = expected[statistic]
                 assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12), (
@@ -195,9 +194,9 @@ def test_deterministic_and_seeded_by_the_names():
     pd.testing.assert_frame_equal(one.table, again.table)  # row order of the input does not matter
     other = agreement_cis("d", "raw", "pos=N", RatingMatrix.from_ratings(ratings), resamples=60)
     assert not np.array_equal(one.replicates["pairwise", "items"], other.replicates["pairwise", "items"])
-    assert list(one.table["statistic"]) == ["pairwise", "pairwise", "vs_mean", "vs_mean", "vs_rest", "vs_rest",
-                                            "alpha_interval", "alpha_interval", "alpha_interval"]  # fmt: skip
-    assert list(one.table["scheme"])[-3:] == ["items", "raters", "both"]  # alpha also resamples both at once
+    statistics = ["pairwise", "vs_mean", "vs_rest", "alpha_interval"]
+    assert list(one.table["statistic"]) == [s for s in statistics for _ in range(3)]
+    assert list(one.table["scheme"]) == ["items", "raters", "both"] * 4  # each also resamples both at once
 
 
 # -------------------------------------------------------------------------------- real data
@@ -227,7 +226,8 @@ def test_danish_intervals(cleaned):
 def test_rater_resampling_of_alpha_is_not_pulled_up_by_copies(cleaned):
     """WordSim-353 set 2 (16 raters): a rater drawn twice paired with itself added pairs that never
     disagree, and the bootstrap mean of alpha sat 0.031 above the estimate (CI [0.434, 0.577]).
-    Without those pairs the mean is within 0.005 of it, and the interval moves down."""
+    Without those pairs the mean is within 0.005 of it, and the interval moves down. Items and
+    raters resampled together (both): wider than either alone, for every statistic."""
     ratings = cleaned("ws353-set2")["ratings"]
     ci = agreement_cis("ws353-set2", "raw", "all", RatingMatrix.from_ratings(ratings), resamples=1000)
     row = ci.table.set_index(["statistic", "scheme"]).loc[("alpha_interval", "raters")]
@@ -236,23 +236,30 @@ def test_rater_resampling_of_alpha_is_not_pulled_up_by_copies(cleaned):
     assert abs(replicates_.mean() - row["value"]) < 0.005
     assert row["ci_low"] < 0.43 and row["ci_high"] < 0.56  # the old interval: [0.434, 0.577]
     # items and raters resampled together: other pairs and other raters at once, wider than either alone
-    alpha = ci.table[ci.table["statistic"] == "alpha_interval"].set_index("scheme")
-    width = alpha["ci_high"] - alpha["ci_low"]
-    assert width["both"] > max(width["items"], width["raters"])
-    assert abs(ci.replicates["alpha_interval", "both"].mean() - row["value"]) < 0.01  # 0.005 below, as items alone (0.002)
+    table = ci.table.set_index(["statistic", "scheme"])
+    width = (table["ci_high"] - table["ci_low"]).unstack("scheme")
+    assert len(width) == 4 and (width["both"] > width[["items", "raters"]].max(axis=1)).all()
+    assert (table.xs("both", level="scheme")["n_undefined"] == 0).all()
+    alpha_both = ci.replicates["alpha_interval", "both"]
+    assert abs(alpha_both.mean() - row["value"]) < 0.01  # 0.005 below, as items alone (0.002)
 
 
 @pytest.mark.shared
 def test_two_raters_get_no_rater_interval_and_say_why(cleaned):
     """MEN's two experts: every rater resample with a value is the same pair, so the interval had
     zero width (pairwise, vs_rest) or ran to 1.000 (alpha, with a rater paired with itself). Now
-    there is none, with the reason; resampling items still gives one."""
+    there is none, with the reason, resampling raters alone or with the items; resampling items
+    still gives one."""
     ratings = cleaned("men-experts")["ratings"]
     table = agreement_cis("men", "raw", "all", RatingMatrix.from_ratings(ratings), resamples=1000).table
-    raters = table[table["scheme"] == "raters"].set_index("statistic")
-    assert raters["ci_low"].isna().all() and raters["ci_high"].isna().all()
-    assert raters["note"].str.startswith("2 raters: resampling raters cannot show how other raters would agree").all()
-    assert raters.loc["pairwise", "n_undefined"] > 400 and "resamples without a value" in raters.loc["pairwise", "note"]
+    reason = "2 raters: resampling raters cannot show how other raters would agree"
+    for scheme in ("raters", "both"):
+        raters = table[table["scheme"] == scheme].set_index("statistic")
+        assert len(raters) == 4 and raters["ci_low"].isna().all() and raters["ci_high"].isna().all()
+        assert raters["note"].str.startswith(reason).all()
+        # one rater drawn twice: no pair (about half the resamples), counted
+        pairwise = raters.loc["pairwise"]
+        assert pairwise["n_undefined"] > 400 and "resamples without a value" in pairwise["note"]
     items = table[table["scheme"] == "items"]
     assert (items["ci_low"] < items["value"]).all() and (items["value"] < items["ci_high"]).all()
 
@@ -278,20 +285,25 @@ def test_work_cap_uses_the_first_resamples_and_says_so():
     m = RatingMatrix.from_dense(random_panel(5, n_items=30, n_raters=12))
     full = agreement_cis("d", "raw", "all", m, resamples=100)
     work = agreement_ci.work_per_resample(m)
-    cap = work["pairwise", "items"] * 60 + 7  # 60 resamples of pairwise fit, and every one of the others
-    assert all(w * 100 <= cap for key, w in work.items() if key != ("pairwise", "items"))
+    ranking = [("pairwise", "items"), ("pairwise", "both")]  # the shared items of every rater pair, ranked
+    cap = work["pairwise", "items"] * 60 + 7  # 60 resamples of those fit, and every one of the others
+    assert work["pairwise", "both"] == work["pairwise", "items"]
+    assert all(w * 100 <= cap for key, w in work.items() if key not in ranking)
     capped = agreement_cis("d", "raw", "all", m, resamples=100, max_work=cap)
     table = capped.table.set_index(["statistic", "scheme"])
-    assert table.loc[("pairwise", "items"), "resamples"] == 60
-    assert table.loc[("pairwise", "items"), "note"] == (
-        f"60 of 100 resamples: one resample has {work['pairwise', 'items']:,} entries to rank, "
-        f"agreement.ci_max_work = {cap:,}"
-    )
-    # the same draws, cut short; the other statistics untouched
-    np.testing.assert_array_equal(capped.replicates["pairwise", "items"], full.replicates["pairwise", "items"][:60])
-    others = table.drop(index=("pairwise", "items"))
+    for key in ranking:
+        assert table.loc[key, "resamples"] == 60
+        assert table.loc[key, "note"] == (
+            f"60 of 100 resamples: one resample has {work['pairwise', 'items']:,} entries to rank, "
+            f"agreement.ci_max_work = {cap:,}"
+        )
+        # the same draws, cut short
+        np.testing.assert_array_equal(capped.replicates[key], full.replicates[key][:60])
+    # the other statistics and schemes untouched
+    others = table.drop(index=ranking)
     assert (others["resamples"] == 100).all() and (others["note"] == "").all()
-    pd.testing.assert_frame_equal(capped.table.iloc[1:], full.table.iloc[1:])
+    uncapped = ~((capped.table["statistic"] == "pairwise") & capped.table["scheme"].isin(["items", "both"]))
+    pd.testing.assert_frame_equal(capped.table[uncapped], full.table[uncapped])
 
 
 def test_work_cap_below_an_interval_gives_none():
@@ -317,11 +329,11 @@ def test_work_per_resample_counts_from_the_ratings():
     shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
     K = len(np.unique(X[rated]))
     assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
-    assert set(work) == {(s, scheme) for s in agreement_ci.ci_statistics() for scheme in ("items", "raters")} | {
-        ("alpha_interval", "both")
-    }
+    assert set(work) == {(s, scheme) for s in agreement_ci.ci_statistics() for scheme in ("items", "raters", "both")}
     for key in work:
-        expected = {("pairwise", "items"): work["pairwise", "items"], ("alpha_interval", "items"): 20}
+        # pairwise with items and raters resampled ranks what pairwise with items does
+        ranked = work["pairwise", "items"]
+        expected = {("pairwise", "items"): ranked, ("pairwise", "both"): ranked, ("alpha_interval", "items"): 20}
         assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
     assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1) == 0
 
@@ -355,7 +367,7 @@ def test_the_stage_reports_cis_for_every_stage_and_subset():
     for key in ("agreement", "raters", "ratings"):  # CIs change nothing else
         pd.testing.assert_frame_equal(plain[key], report[key])
     table = report["agreement_ci"]
-    assert len(table) == 3 * 3 * 9  # stages x subsets (all, pos=N, pos=V) x statistics and schemes (alpha: three)
+    assert len(table) == 3 * 3 * 12  # stages x subsets (all, pos=N, pos=V) x statistics x schemes
     values = table.merge(plain["agreement"], on=["dataset", "stage", "subset"])
     for statistic in agreement_ci.ci_statistics():
         rows = values[values["statistic"] == statistic]

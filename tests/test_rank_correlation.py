@@ -144,6 +144,21 @@ def test_argsort_ints_packed_and_not():
         assert np.array_equal(key[order], np.sort(key)) and np.array_equal(np.sort(order), np.arange(5000))
 
 
+@pytest.mark.parametrize("table_cells", [ag.RANK_TABLE_CELLS, 0], ids=["counting sort", "sort"])
+def test_weighted_group_ranks_are_the_ranks_of_the_entries_repeated(table_cells, monkeypatch):
+    """An entry of weight k is k tied entries (an item drawn k times): its rank, and the groups'
+    counts and sums, are those of the entries repeated (weight 0: left out)."""
+    monkeypatch.setattr(ag, "RANK_TABLE_CELLS", table_cells)
+    rng = np.random.default_rng(0)
+    group, code, weight = rng.integers(0, 6, 400), rng.integers(0, 5, 400), rng.integers(0, 4, 400)
+    ranks, sums = ag.group_ranks(group, code, 7, 5, weight.astype(float))  # group 6 has no entry
+    repeated = np.repeat(np.arange(400), weight)
+    ranks_of_copies, sums_of_copies = ag.group_ranks(group[repeated], code[repeated], 7, 5)
+    np.testing.assert_array_equal(ranks[repeated], ranks_of_copies)
+    for got, expected in zip(sums, sums_of_copies):
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_rating_matrix_keeps_the_last_of_two_scores_and_drops_nan():
     m = RatingMatrix.from_entries(
         np.array([1, 0, 1, 2]), np.array([0, 0, 0, 1]), np.array([3.0, 1.0, 5.0, np.nan]), ["a", "b", "c"], ["r", "s"]

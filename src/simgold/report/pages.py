@@ -172,7 +172,7 @@ def agreement_sections(statistics: dict) -> list[str]:
         level = confidence_labels(ci["confidence"])
         parts.append(html_table(agreement_ci_view(ci), (
             f"Uncertainty of the agreement: {level} percentile bootstrap intervals, resampling the items (every "
-            "rater kept), separately the raters (every item kept), and, for alpha, both together (both: other "
+            "rater kept), separately the raters (every item kept), and both together (both: other "
             "pairs and other raters at once, the widest). Items resampled: would other word pairs give "
             "the same agreement? Raters resampled: would other raters? An interval narrower with items than with "
             "raters says the raters, not the pairs, are the main source of uncertainty (docs/methods.md 11.2)")))  # fmt: skip

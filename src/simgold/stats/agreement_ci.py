@@ -7,7 +7,7 @@ derive from it: a new statistic is one entry (``AgreementStatistics`` shows how)
 
 Percentile bootstrap, B resamples (``agreement.resamples``, default 1000), for the statistics of the
 agreement table: ``pairwise`` (mean pairwise-complete Spearman over the rater pairs with a value),
-``vs_mean``, ``vs_rest`` (means over raters) and ``alpha_interval``. Two schemes, both reported:
+``vs_mean``, ``vs_rest`` (means over raters) and ``alpha_interval``. Three schemes, all reported:
 
 * ``items``: the items are drawn with replacement, every rater kept. A resample is a dataset of N
   items in which an item drawn twice is two items (as in the bootstrap of model scores): it counts
@@ -18,6 +18,12 @@ agreement table: ``pairwise`` (mean pairwise-complete Spearman over the rater pa
   disagree: ``alpha_raters``), and ``vs_rest`` leaves out every copy of the rater; ``vs_mean`` takes
   the resample as it is (the item means count each copy). The dataset values average over the
   drawn raters, each copy counting. With fewer than three raters there is no raters interval.
+* ``both`` (two-way): items and raters drawn together, each with its own draws, in one resample:
+  a drawn item is a unit as with ``items`` (a rater pair's or a rater's Spearman on the drawn items,
+  each copy counting), a drawn rater a person as with ``raters`` (the same pairs and copies left
+  out, the same weights by the draw counts, the item means over the drawn raters). Would other
+  pairs, rated by other raters, agree as well? The widest of the three. With fewer than three
+  raters there is no ``both`` interval either.
 
 A resample where a statistic is undefined (no rater pair with a value, no rater with a value, or
 no expected disagreement) is counted in ``n_undefined``; the interval comes from the others. The
@@ -27,12 +33,15 @@ Seeds: one numpy Generator per scheme, seeded from the config seed and the datas
 and scheme names (``simgold.stats.seeds.seed_for``).
 
 Work cap. The *work* of one resample is the number of ratings it ranks or sums (the items, for
-alpha with items resampled), except for ``pairwise`` with items resampled, which ranks the shared
-items of every rater pair: pairs of raters not both complete rank their joint cells (shared items
-pooled by the two raters' scores: at most the shared items, and at most K^2 for K distinct scores),
-bounded by ``min(shared items, pairs x K^2)``; complete raters rank their items once (``C x items``).
-(``pairwise`` with raters resampled sums the rater pairs' values weighted by the draw counts, one
-sparse product that costs less than ranking the ratings: it counts as the ratings.)
+alpha with items resampled), except for ``pairwise`` with items resampled (alone or with the
+raters: ``both``), which ranks the shared items of every rater pair: pairs of raters not both
+complete rank their joint cells (shared items pooled by the two raters' scores: at most the shared
+items, and at most K^2 for K distinct scores), bounded by ``min(shared items, pairs x K^2)``;
+complete raters rank their items once (``C x items``). ``both`` weighs each pair's value by its
+raters' draw counts, one product per value: it costs what the items scheme costs. (``pairwise``
+with raters resampled sums the rater pairs' values weighted by the draw counts, one sparse product
+that costs less than ranking the ratings: it counts as the ratings; so do ``vs_mean`` and
+``vs_rest`` with both resampled, which rank at most the drawn raters' ratings of the drawn items.)
 
 A statistic and scheme uses the first ``min(B, max_work // work)`` of its B resamples (the same
 draws whatever the cap: a larger cap extends them), and none when that leaves fewer than
@@ -41,8 +50,8 @@ column says how many were used and the note why. The default, ``agreement.ci_max
 15 million, never binds on the per-rater datasets of ../shared (the largest, Danish pairwise: 13
 thousand per resample, 13 million for B = 1000); at crowd scale (1000 raters x 2000 items at 10%:
 200 thousand ratings, 10 million pair x shared-item entries) it allows 75 resamples of everything
-but ``pairwise`` with items resampled, which gets no interval, and the agreement stage keeps its
-time budget (benchmarks/agreement_ci.py).
+but ``pairwise`` with items resampled (alone or with the raters), which gets no interval, and the
+agreement stage keeps its time budget (benchmarks/agreement_ci.py).
 
 How it is fast. Everything is exact (tests compare every replicate with scipy on the resampled
 dataset to 1e-12):
@@ -61,7 +70,13 @@ dataset to 1e-12):
   resample's pairs is ``c' P c / c' D c`` for the draw counts c (one matrix product for all
   resamples); alpha's sums per item are matrix products of the counts; ``vs_mean`` / ``vs_rest``
   rank the new item means of many resamples in one call of ``agreement.group_ranks``, each
-  (resample, rater) a group (a counting sort when the means take few values).
+  (resample, rater) a group (a counting sort when the means take few values);
+* both resampled: the items scheme's engines with the rater draw counts as weights. A rater pair's
+  value under the item weights is the items scheme's; the mean over the drawn raters' pairs weighs
+  it by ``c_a c_b`` (``pairwise_items`` with ``counts``). ``vs_mean`` / ``vs_rest`` are the raters
+  scheme's with each rating weighted by its item's draws in ``group_ranks`` (an entry of weight w is
+  w tied entries: ``reference_raters`` with ``weights``); alpha weighs each unit by its item's draws
+  (``alpha_raters`` with ``weights``).
 """
 
 from __future__ import annotations
@@ -92,7 +107,7 @@ SCHEMES = ("items", "raters", "both")  # both: items and raters resampled togeth
 CELLS = 1 << 18  # resamples x entries evaluated at once: arrays of 2 MB stay in the cache (faster than larger)
 BLOCK_TRIPLES = 1 << 16  # rater-pair x shared-item entries per block (a few resamples of a block at once)
 MAX_WORK = 15_000_000  # default agreement.ci_max_work (see the module docstring)
-MIN_RATERS_RESAMPLED = 3  # raters a "raters" interval needs (two give one pair in every resample)
+MIN_RATERS_RESAMPLED = 3  # raters a "raters" or "both" interval needs (two give one pair in every resample)
 
 
 class AgreementCIRow(NamedTuple):
@@ -200,6 +215,7 @@ class WeightedSpearman:
         n_b = int(code_b.max(initial=0)) + 1
         self.joint = _Cells.of(group, code_a.astype(np.int64) * n_b + code_b, item, n_items)
         self.a_of_joint, self.b_of_joint = (_cell_of_cell(self.joint, side) for side in (self.side_a, self.side_b))
+        self.groups = np.unique(group)  # the groups with entries, in the order of ``rho``'s columns
 
     def rho(self, weights: np.ndarray, min_overlap: int) -> np.ndarray:
         """resamples x groups (those with entries): NaN where a group has fewer than
@@ -211,13 +227,18 @@ class WeightedSpearman:
         rho = spearman_from_sums(w, sa, saa, sb, sbb, np.add.reduceat(cross, self.joint.group_start, axis=1))
         return np.where(w >= min_overlap, rho, np.nan)
 
-    def mean_over_groups(self, weights: np.ndarray, min_overlap: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per resample: the sum of the defined values and how many there are."""
+    def mean_over_groups(
+        self, weights: np.ndarray, min_overlap: int, group_weights=None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per resample: the sum of the defined values and how many there are. ``group_weights``:
+        ``f(resamples) -> resamples x groups`` (a slice of the resamples; every group, with entries
+        or not), the weight of each group's value (the draw counts of a rater pair's two raters, in
+        the two-way scheme); default 1."""
         total, count = np.zeros(len(weights)), np.zeros(len(weights))
         size = self.joint.pool.shape[0]
         for s in _chunks(len(weights), size) if size else []:
-            rho = self.rho(weights[s], min_overlap)
-            total[s], count[s] = np.nansum(rho, axis=1), (~np.isnan(rho)).sum(axis=1)
+            weight = None if group_weights is None else group_weights(s)[:, self.groups]
+            total[s], count[s] = _sums_of_defined(self.rho(weights[s], min_overlap), weight)
         return total, count
 
 
@@ -228,9 +249,10 @@ def _cell_of_cell(fine: _Cells, coarse: _Cells) -> np.ndarray:
     return out
 
 
-def _complete_pairs_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int):
+def _complete_pairs_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int, counts: np.ndarray | None = None):
     """(sum, count) per resample over the pairs of complete raters: their ranks under w once per
-    resample, every pair's sums from one batched product."""
+    resample, every pair's sums from one batched product; with ``counts`` (resamples x raters), each
+    pair's value weighted by the product of its raters' draw counts."""
     n_items = m.shape[0]
     idx = np.flatnonzero(complete_raters(m))
     B = len(weights)
@@ -240,7 +262,8 @@ def _complete_pairs_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int
     entries = np.isin(m.rater, idx)  # sorted by rater, then item: n_items entries per rater
     rater = np.repeat(np.arange(len(idx)), n_items)
     cells = _Cells.of(rater, _codes(m.score)[entries], m.item[entries], n_items)
-    upper = np.flatnonzero(np.triu(np.ones((len(idx), len(idx)), dtype=bool), k=1))  # the pairs
+    i, j = np.triu_indices(len(idx), k=1)  # the pairs
+    upper = i * len(idx) + j
     for s in _chunks(B, len(rater)):
         w = weights[s]
         rank, (total_w, sum_r, sum_rr) = cells.ranks(cells.weights(np.ascontiguousarray(w.T)))
@@ -249,21 +272,39 @@ def _complete_pairs_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int
         W, a, b = total_w[:, :, None], (slice(None), slice(None), None), (slice(None), None, slice(None))
         rho = spearman_from_sums(W, sum_r[a], sum_rr[a], sum_r[b], sum_rr[b], G)
         rho = np.take(np.where(W >= min_overlap, rho, np.nan).reshape(len(w), -1), upper, axis=1)
-        total[s], count[s] = np.nansum(rho, axis=1), (~np.isnan(rho)).sum(axis=1)
+        pair_weight = None if counts is None else counts[s][:, idx[i]] * counts[s][:, idx[j]]
+        total[s], count[s] = _sums_of_defined(rho, pair_weight)
     return total, count
+
+
+def _sums_of_defined(values: np.ndarray, weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the (weighted) sum of the defined values and their count (total weight)."""
+    defined = ~np.isnan(values)
+    if weight is None:
+        return np.nansum(values, axis=1), defined.sum(axis=1)
+    weight = np.where(defined, weight, 0.0)
+    return (np.where(defined, values, 0.0) * weight).sum(axis=1), weight.sum(axis=1)
 
 
 def _codes(values: np.ndarray) -> np.ndarray:
     return np.unique(values, return_inverse=True)[1].reshape(-1)
 
 
-def pairwise_items(m: RatingMatrix, weights: np.ndarray, min_overlap: int) -> np.ndarray:
-    """Mean pairwise Spearman per resample of items (weights: resamples x items)."""
-    total, count = _complete_pairs_items(m, weights, min_overlap)
+def pairwise_items(
+    m: RatingMatrix, weights: np.ndarray, min_overlap: int, counts: np.ndarray | None = None
+) -> np.ndarray:
+    """Mean pairwise Spearman per resample of items (weights: resamples x items).
+
+    ``counts`` (resamples x raters, the two-way scheme): the raters drawn in the same resamples. A
+    pair's value on the resampled items does not depend on the other raters, so the mean over the
+    pairs of drawn raters is that over the pairs of different raters weighted by ``c_a c_b`` (as
+    ``pairwise_raters``: a rater's pairs with its own copies left out)."""
+    total, count = _complete_pairs_items(m, weights, min_overlap, counts)
     # a pair sharing two items reaches min_overlap when they are drawn several times
     for block in shared_items(m, 2, items=True, max_triples=BLOCK_TRIPLES):
         engine = WeightedSpearman(block.pair, block.item, block.code_a, block.code_b, m.shape[0])
-        t, c = engine.mean_over_groups(weights, min_overlap)
+        pair_counts = None if counts is None else lambda s, a=block.a, b=block.b: counts[s][:, a] * counts[s][:, b]
+        t, c = engine.mean_over_groups(weights, min_overlap, pair_counts)
         total += t
         count += c
     return _mean_of_defined(total, count)
@@ -359,38 +400,53 @@ def pairwise_raters(pairs: PairResult, counts: np.ndarray) -> np.ndarray:
     return _mean_of_defined(*sums)
 
 
-def reference_raters(m: RatingMatrix, counts: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
+def reference_raters(
+    m: RatingMatrix, counts: np.ndarray, leave_out: bool, min_overlap: int, weights: np.ndarray | None = None
+) -> np.ndarray:
     """vs_mean (or vs_rest) per resample of raters: the item means of the drawn raters (each copy
     counting; for vs_rest without any copy of the rater itself), Spearman per drawn rater, the mean
     over the drawn raters weighted by their counts. Each (resample, rater) is a group of
     ``agreement.group_ranks``; for vs_mean a drawn rater keeps all its ratings, ranked once. Means
-    equal to 10 decimals are ties (sums in another order can differ in their last bits)."""
+    equal to 10 decimals are ties (sums in another order can differ in their last bits).
+
+    ``weights`` (resamples x items, the two-way scheme): the items drawn in the same resamples. An
+    item drawn w times is w items: its ratings weigh w in the ranks and the sums (as in
+    ``reference_items``), and the items not drawn drop out; its mean is that of the drawn raters
+    (copies of an item have the same mean)."""
     n_items, R = m.shape
     sums = [_csr((v, (m.item, m.rater)), shape=m.shape) for v in (m.score, np.ones(len(m.score)))]
     code = _codes(m.score)
     n_codes = int(code.max(initial=-1)) + 1
-    own = None if leave_out else group_ranks(m.rater, code, R, n_codes)
+    own = None if leave_out or weights is not None else group_ranks(m.rater, code, R, n_codes)
     out = np.full(len(counts), np.nan)
     for s in _chunks(len(counts), len(m.score)):
         c = counts[s]
         k = len(c)
-        total, weight = (np.asarray(x @ c.T).T for x in sums)  # resamples x items, over the drawn raters
+        # resamples x items: the sum of the drawn raters' scores and their number (copies counting)
+        total, raters = (np.asarray(x @ c.T).T for x in sums)
         cw = np.take(c, m.rater, axis=1)  # resamples x ratings: the count of each rating's rater
+        keep = cw > 0
+        if weights is not None:
+            item_weight = np.take(weights[s], m.item, axis=1)  # resamples x ratings: how often its item is drawn
+            keep &= item_weight > 0
         if leave_out:
-            total, weight = np.take(total, m.item, axis=1), np.take(weight, m.item, axis=1)
-            keep = (cw > 0) & (weight > cw)
-            ref_code = _tie_codes((total - cw * m.score)[keep] / (weight - cw)[keep], k * R)
+            total, raters = np.take(total, m.item, axis=1), np.take(raters, m.item, axis=1)
+            keep &= raters > cw
+            ref_code = _tie_codes((total - cw * m.score)[keep] / (raters - cw)[keep], k * R)
         else:  # one mean per item: ranked within each resample, few codes
-            keep = cw > 0
             with np.errstate(invalid="ignore", divide="ignore"):
-                ref_code = np.take(_codes_by_row(total / weight), m.item, axis=1)[keep]
+                ref_code = np.take(_codes_by_row(total / raters), m.item, axis=1)[keep]
         group = (np.arange(k)[:, None] * R + m.rater)[keep]
+        entry_weight = None if weights is None else item_weight[keep]
         if own is None:
-            ra, (n, sa, saa) = group_ranks(group, np.broadcast_to(code, cw.shape)[keep], k * R, n_codes)
+            own_code = np.broadcast_to(code, cw.shape)[keep]
+            ra, (n, sa, saa) = group_ranks(group, own_code, k * R, n_codes, entry_weight)
         else:
             ra, (n, sa, saa) = np.broadcast_to(own[0], cw.shape)[keep], (np.tile(x, k) for x in own[1])
-        rb, (_, sb, sbb) = group_ranks(group, ref_code, k * R, int(ref_code.max(initial=-1)) + 1)
-        rho = spearman_from_sums(n.astype(float), sa, saa, sb, sbb, np.bincount(group, ra * rb, k * R))
+        n_ref = int(ref_code.max(initial=-1)) + 1
+        rb, (_, sb, sbb) = group_ranks(group, ref_code, k * R, n_ref, entry_weight)
+        cross = ra * rb if entry_weight is None else entry_weight * ra * rb
+        rho = spearman_from_sums(n.astype(float), sa, saa, sb, sbb, np.bincount(group, cross, k * R))
         out[s] = _weighted_mean(np.where(n >= min_overlap, rho, np.nan).reshape(k, R), c)
     return out
 
@@ -417,9 +473,7 @@ def _codes_by_row(values: np.ndarray) -> np.ndarray:
 
 def _weighted_mean(rho: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Per row: the mean of the defined values weighted by the draw counts; NaN when none."""
-    defined = ~np.isnan(rho) & (weight > 0)
-    w = np.where(defined, weight, 0.0)
-    return _mean_of_defined((np.where(defined, rho, 0.0) * w).sum(axis=1), w.sum(axis=1))
+    return _mean_of_defined(*_sums_of_defined(rho, weight))
 
 
 # -------------------------------------------------------------------------------- the registry
@@ -449,10 +503,11 @@ class AgreementStatistic:
     dtype : {"float", "int"}
         The column's type in the canonical table (an int column cannot hold "no value").
     replicates : mapping
-        Scheme (``"items"``, ``"raters"``) -> ``f(data, draws) -> array``: the statistic on each
-        resampled dataset; ``data`` is a ``Resampling``, ``draws`` is resamples x items (how often
-        each item is drawn) or resamples x raters. A statistic with replicates gets a CI per scheme
-        (the agreement_ci table); NaN where a resample leaves it undefined.
+        Scheme (``"items"``, ``"raters"``, ``"both"``) -> ``f(data, draws) -> array``: the statistic
+        on each resampled dataset; ``data`` is a ``Resampling``, ``draws`` is resamples x items (how
+        often each item is drawn), resamples x raters, or for ``both`` the two side by side
+        (resamples x (items + raters): ``_two_way`` splits them). A statistic with replicates gets a
+        CI per scheme (the agreement_ci table); NaN where a resample leaves it undefined.
     work : mapping
         Scheme -> ``f(matrix) -> int``: the work of one resample, for ``agreement.ci_max_work``
         (default: the number of ratings).
@@ -517,6 +572,17 @@ def _pairwise_items_work(m: RatingMatrix) -> int:
 
 def _no_rater(m: RatingMatrix) -> int:
     return 0
+
+
+def _two_way(replicate: Callable[[Resampling, np.ndarray, np.ndarray], np.ndarray]):
+    """The two-way scheme's replicate function from ``replicate(data, counts, weights)``: its draws,
+    side by side (resamples x (items + raters)), split into the rater counts and the item weights."""
+
+    def both(data: Resampling, draws: np.ndarray) -> np.ndarray:
+        n_items = data.matrix.shape[0]
+        return replicate(data, draws[:, n_items:], draws[:, :n_items])
+
+    return both
 
 
 class AgreementStatistics(dict):
@@ -593,8 +659,9 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             replicates={
                 "items": lambda d, w: pairwise_items(d.matrix, w, d.min_overlap),
                 "raters": lambda d, c: pairwise_raters(d.pairs, c),
+                "both": _two_way(lambda d, c, w: pairwise_items(d.matrix, w, d.min_overlap, c)),
             },
-            work={"items": _pairwise_items_work},
+            work={"items": _pairwise_items_work, "both": _pairwise_items_work},
             overview="pairwise",
         ),
         "pairwise_min": AgreementStatistic("lowest pairwise Spearman", lambda s: _min(s.pairs.values())),
@@ -606,6 +673,7 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             replicates={
                 "items": lambda d, w: reference_items(d.matrix, w, False, d.min_overlap),
                 "raters": lambda d, c: reference_raters(d.matrix, c, False, d.min_overlap),
+                "both": _two_way(lambda d, c, w: reference_raters(d.matrix, c, False, d.min_overlap, w)),
             },
         ),
         "vs_mean_min": AgreementStatistic(
@@ -620,6 +688,7 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             replicates={
                 "items": lambda d, w: reference_items(d.matrix, w, True, d.min_overlap),
                 "raters": lambda d, c: reference_raters(d.matrix, c, True, d.min_overlap),
+                "both": _two_way(lambda d, c, w: reference_raters(d.matrix, c, True, d.min_overlap, w)),
             },
             overview="vs_rest",
         ),
@@ -637,7 +706,7 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             replicates={
                 "items": lambda d, w: alpha_items(d.matrix, w),
                 "raters": lambda d, c: alpha_raters(d.matrix, c),
-                "both": lambda d, wc: alpha_raters(d.matrix, *_split(wc, d.matrix)),
+                "both": _two_way(lambda d, c, w: alpha_raters(d.matrix, c, w)),
             },
             work={"items": lambda m: m.shape[0]},
             slots=lambda m: krippendorff_alpha(m.item, m.score, "interval"),
@@ -731,11 +800,6 @@ def replicates(
     }
 
 
-def _split(both: np.ndarray, m: RatingMatrix) -> tuple[np.ndarray, np.ndarray]:
-    """The two-way scheme's draws, side by side, as (rater counts, item weights)."""
-    return both[:, m.shape[0] :], both[:, : m.shape[0]]
-
-
 def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, int]:
     """(low, high, resamples where the statistic is undefined): the percentile interval of the
     defined replicates (numpy's linear quantiles), NaN when none is defined.
@@ -777,15 +841,16 @@ def agreement_cis(
     min_defined: int | None = None,
 ) -> AgreementCI:
     """Percentile bootstrap CIs of the agreement statistics of one rating matrix (one stage and
-    subset), resampling items and, separately, raters. ``stats``: the matrix's agreement, when the
-    stage has it already (the point estimates are its values). ``statistics``: default, those of
-    ``ci_statistics()``; each gets a row per scheme it has a replicate function for.
+    subset), resampling items, raters, and both together (each scheme its own draws). ``stats``: the
+    matrix's agreement, when the stage has it already (the point estimates are its values).
+    ``statistics``: default, those of ``ci_statistics()``; each gets a row per scheme it has a
+    replicate function for.
 
     An interval rests on the resamples where the statistic has a value (the others are counted in
     ``n_undefined``): with fewer than ``min_defined`` of them (default ``min_resamples``: one beyond
     each end of the interval, 40 at 95%) the interval is NaN and the note says so. Raters are
-    resampled only from ``MIN_RATERS_RESAMPLED`` raters on: with two, every resample with a value is
-    the same pair, and its zero-width interval would read as certainty.
+    resampled (alone or with the items) only from ``MIN_RATERS_RESAMPLED`` raters on: with two, every
+    resample with a value is the same pair, and its zero-width interval would read as certainty.
 
     Examples
     --------

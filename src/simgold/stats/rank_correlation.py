@@ -310,14 +310,18 @@ def _sums_are_exact(values: list[np.ndarray]) -> bool:
     return False
 
 
-def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int):
+def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int, weight: np.ndarray | None = None):
     """Average ranks (1-based) of integer codes within each group, and per group the count, sum and
     sum of squares of the ranks. A counting sort when groups x codes is small (a rank is the count of
     the group's lower codes plus half its ties: scores take few values), else a sort (when the table
-    would be much larger than the entries)."""
+    would be much larger than the entries).
+
+    ``weight`` (whole numbers, one per entry): an entry of weight k counts as k tied entries (an item
+    drawn k times in a bootstrap resample); the rank of a code is then the weight of the group's
+    lower codes plus (its tie weight + 1) / 2, and the count and sums are weighted."""
     if n_groups * n_codes <= min(RANK_TABLE_CELLS, 4 * len(code)):
         cell = group * n_codes + code
-        count = np.bincount(cell, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
+        count = np.bincount(cell, weight, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
         rank = (np.cumsum(count, axis=1) - count) + (count + 1) / 2.0
         weighted = count * rank
         return rank.ravel()[cell], (count.sum(axis=1), weighted.sum(axis=1), (weighted * rank).sum(axis=1))
@@ -326,13 +330,19 @@ def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int
     ks, gs = key[order], group[order]
     n = len(ks)
     group_start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
-    pos = np.arange(n) - np.repeat(group_start, np.diff(np.r_[group_start, n]))
+    first = np.repeat(group_start, np.diff(np.r_[group_start, n]))  # the first entry of each entry's group
     run_start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
     run_len = np.diff(np.r_[run_start, n])
+    if weight is None:
+        pos, run_weight = np.arange(n) - first, run_len
+    else:  # cumulative weights, whole numbers: exact
+        before = np.r_[0.0, np.cumsum(weight[order])]
+        pos, run_weight = before[:-1] - before[first], before[run_start + run_len] - before[run_start]
     ranks = np.empty(n)
-    ranks[order] = np.repeat(pos[run_start] + (run_len - 1) / 2.0 + 1.0, run_len)
-    sums = np.bincount(group, ranks, n_groups), np.bincount(group, ranks * ranks, n_groups)
-    return ranks, (np.bincount(group, minlength=n_groups), *sums)
+    ranks[order] = np.repeat(pos[run_start] + (run_weight + 1) / 2.0, run_len)
+    weighted = ranks if weight is None else weight * ranks
+    sums = np.bincount(group, weighted, n_groups), np.bincount(group, weighted * ranks, n_groups)
+    return ranks, (np.bincount(group, weight, n_groups), *sums)
 
 
 def argsort_ints(key: np.ndarray) -> np.ndarray:
