@@ -28,6 +28,7 @@ LAZY = (
     "openpyxl",
     "odf",
     "jsonschema",
+    "license_expression",
     "scipy.stats",
     "scipy.sparse",
     "matplotlib",
@@ -38,6 +39,7 @@ LAZY = (
     "simgold.stats.dependent_correlations",  # scipy.special, only the jobs that test or show the MSD
     "simgold.stats.noise_kernel",  # numba
     "simgold.report.figures",  # matplotlib
+    "simgold.report.release",  # pandas and pyarrow: the archive's README, only when an archive is built
 )
 
 
@@ -181,9 +183,9 @@ def test_rule_files_scripts_and_stage_modules_line_up():
     scripts = {p.stem for p in (ROOT / "workflow" / "scripts").glob("*.py")}
     stages = {p.stem for p in (PACKAGE / "stages").glob("*.py")} - {"__init__"}
     assert rules == scripts
-    # every stage has its rule file; the report's and the archive's rules are simgold.report's
-    assert rules - stages == {"report", "archive"}
-    assert {"pages", "archive"} <= {p.stem for p in (PACKAGE / "report").glob("*.py")}
+    # every stage has its rule file; the report's, the release's and the archive's rules are simgold.report's
+    assert rules - stages == {"report", "archive", "release"}
+    assert {"pages", "archive", "release"} <= {p.stem for p in (PACKAGE / "report").glob("*.py")}
     # each script runs the jobs of its own rule file, and every rule there has a job
     for name in rules:
         smk = (ROOT / "workflow" / "rules" / f"{name}.smk").read_text(encoding="utf-8")

@@ -9,6 +9,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -68,11 +69,13 @@ def _project(tmp_path: Path) -> tuple[Path, dict]:
         "src/simgold/__init__.py": "",
         "config/config.yaml": "datasets: {}\n",
         "raw/open.tsv": "cat\tdog\t5\n",
-        "results/scores/summary.parquet": "table bytes",
         "logs/clean/open.log": "INFO read 1 row\n",
     }.items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text(text)
+    # a real (empty) table: the archive's README reads the results it holds
+    (project / "results" / "scores").mkdir(parents=True)
+    pd.DataFrame({"dataset": pd.Series([], dtype=object)}).to_parquet(project / "results/scores/summary.parquet")
     (project / "workflow" / "scripts").mkdir()
     (project / "workflow" / "scripts" / "simgold").symlink_to("../../src/simgold")
     outside = tmp_path / "work" / "shared" / "closed.tsv"
@@ -223,7 +226,8 @@ def test_verify_does_not_follow_links(tmp_path):
     root, _, _ = _unpacked(tmp_path)
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "summary.parquet").write_bytes(b"table bytes")  # the very bytes the MANIFEST lists
+    # the very bytes the MANIFEST lists
+    (outside / "summary.parquet").write_bytes((root / "results" / "scores" / "summary.parquet").read_bytes())
     os.remove(root / "results" / "scores" / "summary.parquet")
     (root / "results" / "scores" / "summary.parquet").symlink_to(outside / "summary.parquet")
     (root / "logs").rename(root / "logs.real")

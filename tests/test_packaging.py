@@ -128,7 +128,7 @@ def _repository_text_files() -> list:
 
 def test_methods_citations_point_to_sections_of_docs_methods_md():
     sections = set(re.findall(r"^## (\d+)\. ", (ROOT / "docs" / "methods.md").read_text(encoding="utf-8"), re.M))
-    assert sections == {str(n) for n in range(12)}
+    assert sections == {str(n) for n in range(13)}  # 12: the release, beyond the specification's eleven
     old = "METHODS" + ".md"  # the specification in ../shared, which the repository does not ship
     cited, stale = [], []
     for path in _repository_text_files():

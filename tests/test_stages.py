@@ -93,6 +93,7 @@ MEANS_ONLY = {
     "results/scores/json/g/{d}.json",
     "results/report/{d}/index.html",
     "results/report/{d}/figures",
+    "results/release/{d}",
 }
 RATED_EXTRA = {
     "results/calibrate/{d}/ratings.parquet",

@@ -152,6 +152,7 @@ def report_inputs(wildcards):
     inputs = {
         "scores": [result("scores", dataset=d, model=m) for m in SCORED_BY.get(d, [])],
         "noise": [result("noise", dataset=d, model=m) for dd, m in NOISED if dd == d],
+        "release": result("release", dataset=d),
     }
     if d in CLEANED:
         inputs["clean"] = result("clean", dataset=d, table="summary")
@@ -173,6 +174,29 @@ def report_inputs(wildcards):
         inputs["msd"] = result("msd", dataset=d)
     if d in CONTEXT_DATASETS:
         inputs["context"] = result("context_tests", dataset=d)
+    return inputs
+
+
+def release_inputs(wildcards):
+    """The tables a dataset's release is made from (simgold.report.release), and its raw files."""
+    d = wildcards.dataset
+    inputs = {"sources": dataset_sources(wildcards)}
+    if d in CLEANED:
+        inputs["item_table"] = result("clean", dataset=d, table="items")  # "items" is snakemake's
+        inputs["clean"] = result("clean", dataset=d, table="summary")
+        inputs["gold"] = result("gold", dataset=d)
+        inputs["distribution"] = result("gold_distribution", dataset=d)
+        inputs["audit"] = result("audit", dataset=d)
+    if d in RATED or d in RANKED:
+        inputs["agreement"] = result("agreement", dataset=d)
+        inputs["raters"] = result("agreement_raters", dataset=d)
+    if d in RATED:
+        inputs["agreement_ci"] = result("agreement_ci", dataset=d)
+        inputs["calibration"] = result("calibrate_raters", dataset=d)
+        inputs["reliability"] = result("reliability", dataset=d)
+        inputs["retest"] = result("agreement_retest", dataset=d)
+    if d in COMPARED:
+        inputs["comparisons"] = result("comparisons", dataset=d)
     return inputs
 
 

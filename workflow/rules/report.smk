@@ -37,6 +37,7 @@ rule report_dataset:
         ci_level=CI_LEVEL,
         ranked=lambda wildcards: wildcards.dataset in RANKED,
         outliers=dataset_param("outliers"),
+        release=dataset_param("release"),
     script:
         "../scripts/report.py"
 
@@ -76,6 +77,7 @@ rule report_index:
         retest=expand(RESULTS["agreement_retest"], dataset=RATED),
         reliability=expand(RESULTS["reliability"], dataset=RATED),
         audit=expand(RESULTS["audit"], dataset=CLEANED),
+        releases=expand(RESULTS["release"], dataset=DATASETS),
     output:
         page=report(
             RESULTS["report_index"],
@@ -100,6 +102,7 @@ rule report_index:
         runtime=10,
     params:
         datasets=DATASETS,
+        releases=[CONFIG["datasets"][d]["release"] for d in DATASETS],
         audited=CLEANED,
         ci_level=CI_LEVEL,
     script:

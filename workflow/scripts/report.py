@@ -33,7 +33,7 @@ STATISTICS = ("agreement_ci", "alpha", "icc", "retest", "reliability", "gold", "
 def report_dataset_job(snakemake, log):
     name, inputs, params = snakemake.wildcards.dataset, snakemake.input, snakemake.params
     # each input read once: the page and its figures share the tables
-    tables = {key: read_parquet(inputs[key]) for key in inputs.keys() if key not in ("scores", "noise")}
+    tables = {key: read_parquet(inputs[key]) for key in inputs.keys() if key not in ("scores", "noise", "release")}
     scores = pd.concat([read_parquet(p) for p in inputs.scores], ignore_index=True) if inputs.scores else None
     noise = [read_parquet(p) for p in inputs.noise]
     Path(snakemake.output.figures).mkdir(parents=True, exist_ok=True)  # a dataset may have no figure
@@ -48,9 +48,15 @@ def report_dataset_job(snakemake, log):
         context=tables.get("context"),
         figures=params.figures,
         statistics=statistics,
+        release={"files": released_files(inputs.release), "meta": params.release},
     )
     write(snakemake.output.page, html)
     log.info("%s: page with %d figures, %d statistics tables", name, len(params.figures), len(statistics))
+
+
+def released_files(directory) -> list[str]:
+    """The files of a release directory, in name order (Snakemake's marker files left out)."""
+    return sorted(p.name for p in Path(directory).iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 def score_tables_job(snakemake, log):
@@ -81,6 +87,10 @@ def report_index_job(snakemake, log):
         reliability=pd.concat(reliability, ignore_index=True) if reliability else None,
         audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
         differences=read_parquet(inputs.differences[0]) if inputs.differences else None,
+        releases={
+            name: {"files": released_files(path), "meta": meta}
+            for name, path, meta in zip(snakemake.params.datasets, inputs.releases, snakemake.params.releases)
+        },
     )
     write(snakemake.output.page, page)
     flag_scores(summary).to_csv(

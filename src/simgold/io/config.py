@@ -274,7 +274,30 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     for i, src in enumerate(ds["sources"]):
         _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
     _check_stages(where, ds)
+    if "license" in ds["release"]:
+        ds["release"]["license"] = spdx_license(f"{where}.release.license", ds["release"]["license"])
     return ds
+
+
+def spdx_license(where: str, expression: str) -> str:
+    """An SPDX licence expression in its canonical spelling (``cc-by-4.0`` -> ``CC-BY-4.0``), or a
+    ConfigError saying what is not on the SPDX list and what is close. ``LicenseRef-...`` ids (a
+    licence of one's own, as SPDX allows) pass."""
+    from license_expression import get_spdx_licensing  # heavy: the SPDX list, only for a release licence
+
+    licensing = get_spdx_licensing()
+    checked = licensing.validate(expression)
+    unknown = [s for s in checked.invalid_symbols if not str(s).startswith("LicenseRef-")]
+    if checked.errors and (unknown or not checked.invalid_symbols):
+        known = [str(k) for k in licensing.known_symbols if not str(k).startswith("LicenseRef-")]
+        close = [m for s in unknown for m in difflib.get_close_matches(str(s), known, 3)]  # closest first
+        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise ConfigError(
+            where,
+            f"{expression!r} is not an SPDX licence expression ({'; '.join(checked.errors)}){hint} "
+            "(the ids of https://spdx.org/licenses/, e.g. CC-BY-4.0, CC0-1.0, MIT; LicenseRef-<name> for your own)",
+        )
+    return checked.normalized_expression or expression
 
 
 def _check_stages(where: str, ds: dict) -> None:

@@ -63,6 +63,8 @@ RESULTS = MappingProxyType(
         "audit": "results/audit/{dataset}.parquet",
         "gold": "results/gold/{dataset}/gold.parquet",
         "gold_distribution": "results/gold/{dataset}/distribution.parquet",
+        # the release of a gold standard: data files, dataset card, Croissant metadata (a directory)
+        "release": "results/release/{dataset}",
         # models: the vectors each needs, A&G comparisons, scores and what is made from them
         "embeddings": "results/embeddings/{model}.parquet",
         "comparisons": "results/comparisons/{dataset}.parquet",

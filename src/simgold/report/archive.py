@@ -246,6 +246,11 @@ def build(
     for log in _walk(root, "logs") if (root / "logs").is_dir() else []:
         if log != "logs/archive.log":  # this job's own log is still being written
             files[log] = (root / log).read_bytes()
+    from simgold.report.release import study_readme  # heavy: pandas and pyarrow, only when an archive is built
+
+    if "README.md" in files:  # the tool's manual keeps its own name; README.md tells the study
+        files["SIMGOLD-README.md"] = files.pop("README.md")
+    files["README.md"] = study_readme(config, files, f"simgold {_version('simgold')}").encode("utf-8")
     files["environment/requirements.lock.txt"] = lock_file().encode()
     files["inputs/EXTERNAL.tsv"] = external_table(records).encode()
     files["ro-crate-metadata.json"] = ro_crate(config, records, files, outputs).encode()

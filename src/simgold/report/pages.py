@@ -101,15 +101,19 @@ def dataset_page(
     context: pd.DataFrame | None,
     figures: list[tuple[str, str]],
     statistics: dict | None = None,
+    release: dict | None = None,
 ) -> str:
     """A dataset's page. ``statistics``: the tables of docs/methods.md section 11 the dataset has
-    (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``)."""
+    (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``);
+    ``release``: its release's ``files`` and ``meta`` (the config's release block), linked at the top."""
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
         from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, ~0.1 s; pages with an MSD
 
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
+    if release is not None:
+        parts.append(release_html(name, release["files"], release["meta"], "../../release"))
     for src, caption in figures:
         parts.append(figure_html(src, caption))
     if clean is not None and len(clean):
@@ -140,6 +144,20 @@ def dataset_page(
     if "audit" in statistics:
         parts += audit_sections(statistics["audit"])
     return page(f"simgold: {name}", "".join(parts))
+
+
+def release_html(name: str, files: list[str], meta: dict, base: str) -> str:
+    """A paragraph that links a dataset's release (``base``: the release directory as seen from the
+    page) and says its licence and version: the card's first facts."""
+    where = f"{base}/{name}"
+    links = ", ".join(f'<a href="{html.escape(where)}/{html.escape(f)}">{html.escape(f)}</a>' for f in files)
+    license_ = meta.get("license")
+    terms = f"licence {html.escape(license_)}" if license_ else "<strong>no licence given</strong>"
+    return (
+        f'<p>Released in <a href="{html.escape(where)}/README.md">results/release/{html.escape(name)}/</a> '
+        f"(version {html.escape(str(meta.get('version', '')))}, {terms}): {links}. The dataset card (README.md) "
+        "describes the study; the Parquet file loads in pandas, Hugging Face datasets and Croissant.</p>"
+    )
 
 
 def _interval(low, high) -> str:
@@ -514,10 +532,12 @@ def index_page(
     reliability: pd.DataFrame | None = None,
     audit: dict[str, pd.DataFrame] | None = None,
     differences: pd.DataFrame | None = None,
+    releases: dict[str, dict] | None = None,
 ) -> str:
     """The front page: the answer first (models x datasets, agreement across datasets), then the
     dataset pages and every table; ``reliability`` (the split-half summaries) and ``audit`` (every
-    dataset's findings) give a table across datasets each."""
+    dataset's findings) give a table across datasets each; ``releases`` (dataset -> its release's
+    ``files`` and ``meta``) a list of the releases."""
     parts = []
     if len(summary):
         parts.append(headline_matrix(headline(summary)))
@@ -545,6 +565,10 @@ def index_page(
     parts.append("<p>Per dataset: figures and tables.</p><ul>")
     parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
     parts.append("</ul>")
+    if releases:
+        parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
+        parts += [f"<li>{release_html(d, r['files'], r['meta'], '../release')}</li>" for d, r in releases.items()]
+        parts.append("</ul>")
     if len(summary):
         main = flag_scores(summary)
         main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]

@@ -135,6 +135,7 @@ def _report_targets(routing: Stages) -> list[str]:
     out = _per_pair(("noise",), routing.noised)
     out += _per_dataset(("report_page",), routing.datasets)
     out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
+    out += _per_dataset(("release",), routing.datasets)  # a directory: its files depend on the data
     out += [result("report_index"), result("report_summary")]
     if routing.scored:
         out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)

@@ -1,0 +1,833 @@
+"""The release of a gold standard (docs/methods.md section 12): the files a paper's readers load.
+
+``release`` turns one dataset's results into ``results/release/{dataset}/``:
+
+* ``{dataset}.parquet`` and ``{dataset}.tsv``: one row per gold item (per pair and context for a
+  two-context dataset; per target and candidate for rankings): the words, the gold score on the
+  dataset's scale, its SD, the number of ratings, the per-item CI at the run's level, the rank,
+  and the item's attributes. The Parquet file keeps every word a string; the TSV is UTF-8, rows in
+  item order, fields quoted only where they hold a tab, a line break or a quote (``csv``'s
+  minimal quoting), missing values empty. Words such as ``NA`` or ``null`` are words: pandas
+  reads the TSV as written with ``keep_default_na=False, na_values=[""]`` (the card says so), and
+  the Hugging Face and Croissant metadata point at the Parquet file, which needs no such rule;
+* ``{dataset}.txt``: gensim's word-pair format (``word1<TAB>word2<TAB>score``, ``#`` comments), for
+  ``KeyedVectors.evaluate_word_pairs``; only for datasets whose gold is one score per word pair
+  (ratings and means: not two-context datasets, whose pairs repeat with another context, nor
+  rankings, whose score is a rank);
+* ``{dataset}.comparisons.parquet`` / ``.tsv``: the A&G comparisons with their weights, where the
+  dataset has them;
+* ``README.md``: the dataset card, Hugging Face YAML front matter then the study in prose and
+  tables;
+* ``croissant.json``: MLCommons Croissant 1.0 metadata of the Parquet files.
+
+Everything is a function of the inputs: the same results give the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from simgold.io.labels import confidence_label
+from simgold.io.paths import RESULTS
+from simgold.report.pages import headline
+
+#: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
+HF_LICENSES = frozenset(
+    """
+    apache-2.0 mit afl-3.0 artistic-2.0 bsl-1.0 bsd-2-clause bsd-3-clause bsd-3-clause-clear cc0-1.0
+    cc-by-2.0 cc-by-2.5 cc-by-3.0 cc-by-4.0 cc-by-sa-3.0 cc-by-sa-4.0 cc-by-nc-2.0 cc-by-nc-3.0
+    cc-by-nc-4.0 cc-by-nd-4.0 cc-by-nc-nd-3.0 cc-by-nc-nd-4.0 cc-by-nc-sa-2.0 cc-by-nc-sa-3.0
+    cc-by-nc-sa-4.0 cdla-sharing-1.0 cdla-permissive-1.0 cdla-permissive-2.0 wtfpl ecl-2.0 epl-1.0
+    epl-2.0 etalab-2.0 eupl-1.1 eupl-1.2 agpl-3.0 gpl-2.0 gpl-3.0 lgpl-2.1 lgpl-3.0 isc lppl-1.3c
+    ms-pl mpl-2.0 odc-by odbl osl-3.0 postgresql ofl-1.1 ncsa unlicense zlib pddl
+    """.split()
+)
+
+#: the gold columns of a release, in order: column -> (the gold table's column, its description)
+GOLD_COLUMNS = {
+    "score": ("mean", "the gold score: the mean of the item's ratings on the dataset's scale"),
+    "sd": ("sd", "the standard deviation of the item's ratings (ddof 1)"),
+    "n": ("n", "the number of ratings the score is the mean of"),
+    "ci_low": ("ci_low", "lower end of the score's Student's t interval"),
+    "ci_high": ("ci_high", "upper end of the score's Student's t interval"),
+    "rank": ("rank", "the item's rank by score, 1 the most similar (ties share the average rank)"),
+}
+WORD_COLUMNS = {
+    "word1": "the first word",
+    "word2": "the second word",
+    "context": "which of the pair's two contexts the score is for (1 or 2)",
+    "context_text": "the context the raters read",
+}
+COMPARISON_COLUMNS = {
+    "target": "the target word",
+    "w1": "the candidate said to be more similar to the target",
+    "w2": "the candidate said to be less similar",
+    "type": "what the comparison is (positive against distractor, or two positives)",
+    "r": "the comparison's weight: the share of raters who agree with it",
+    "n_raters": "the raters the weight is the share of",
+    "tie_to_w1": "whether a tie was counted towards w1",
+    "set": "the comparison set",
+}
+CROISSANT_CONTEXT = {
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "dct": "http://purl.org/dc/terms/",
+    "equivalentProperty": "cr:equivalentProperty",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileProperty": "cr:fileProperty",
+    "fileObject": "cr:fileObject",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
+    "sc": "https://schema.org/",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
+}
+
+
+@dataclass
+class Release:
+    """One dataset's release: file name -> bytes (in the order the card lists them), and what a
+    reader should be warned about (a missing licence, pairs gensim's format cannot hold)."""
+
+    name: str
+    files: dict[str, bytes] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+# -------------------------------------------------------------------------------- the tables
+
+
+def gold_table(kind: str, items: pd.DataFrame, gold: pd.DataFrame) -> pd.DataFrame:
+    """One row per gold item: ``item_id``, the words (and context for a two-context dataset), the
+    gold columns (``GOLD_COLUMNS``) and the item's attributes that have a value; in item order.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"item_id": ["d:1", "d:2"], "word1": ["NA", "cat"], "word2": ["null", "dog"],
+    ...                       "pos": [None, None], "occurrence": [1, 1]})
+    >>> gold = pd.DataFrame({"item_id": ["d:2", "d:1"], "mean": [4.5, 1.0], "sd": [0.5, 0.0], "n": [2, 2],
+    ...                      "ci_low": [0.0, 1.0], "ci_high": [9.0, 1.0], "rank": [1.0, 2.0]})
+    >>> gold_table("ratings", items, gold)[["item_id", "word1", "word2", "score", "n"]]
+      item_id word1 word2  score  n
+    0     d:1    NA  null    1.0  2
+    1     d:2   cat   dog    4.5  2
+    """
+    words = ["word1", "word2"] + (["context", "context_text"] if kind == "contexts" else [])
+    standard = {"dataset", "item_id", "language", "source_item_id", "occurrence", "source_file", "source_row"}
+    standard |= set(WORD_COLUMNS)
+    attributes = [c for c in items.columns if c not in standard and items[c].notna().any()]
+    g = gold.set_index("item_id")
+    out = items[["item_id", *words, *attributes]].copy()
+    for column, (source, _) in GOLD_COLUMNS.items():
+        out[column] = out["item_id"].map(g[source]).to_numpy()
+    out["n"] = out["n"].astype("Int64")
+    if kind == "contexts":
+        out["context"] = out["context"].astype("Int64")
+    out = out[["item_id", *words, *GOLD_COLUMNS, *attributes]]
+    return out.sort_values("item_id", kind="stable").reset_index(drop=True)
+
+
+def comparisons_table(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The A&G comparisons with their weights, sorted by target and candidates."""
+    out = comparisons[[c for c in COMPARISON_COLUMNS if c in comparisons.columns]]
+    return out.sort_values(["target", "w1", "w2"], kind="stable").reset_index(drop=True)
+
+
+def tsv_bytes(frame: pd.DataFrame) -> bytes:
+    """A table as UTF-8 TSV: a header, numbers as Python writes them (the shortest text that reads
+    back the same float), missing values empty, fields quoted only where they must be.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"w": ["NA", "a\\tb"], "x": [0.1, np.nan], "n": pd.array([3, None], "Int64")})
+    >>> tsv_bytes(frame).decode().splitlines()
+    ['w\\tx\\tn', 'NA\\t0.1\\t3', '"a\\tb"\\t\\t']
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(frame.columns)
+    for row in frame.itertuples(index=False):
+        writer.writerow([_text(v) for v in row])
+    return buffer.getvalue().encode("utf-8")
+
+
+def _text(value) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    """A table as Parquet, without the pandas index or any writer metadata that could vary."""
+    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", write_statistics=False, store_schema=False)
+    return sink.getvalue()
+
+
+#: characters that end a line or a field in gensim's reader (str.splitlines, then a tab split)
+BREAKS = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str, int]]:
+    """gensim's word-pair file (``word1<TAB>word2<TAB>score``) after ``#`` lines of ``header``;
+    and the pairs it leaves out, by reason: a word holding a tab or a line break cannot be written,
+    an item without a score (every rating rejected) has nothing to write.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"word1": ["NA", "a\\tb", "x"], "word2": ["null", "c", "y"], "score": [1.5, 2.0, np.nan]})
+    >>> text, left_out = gensim_text(table, ["toy"])
+    >>> text.decode().splitlines(), left_out
+    (['# toy', '# left out: 1 pair whose word holds a tab or a line break; 1 pair without a score', 'NA\\tnull\\t1.5'], {'unwritable': 1, 'no score': 1})
+    """
+    lines = [f"# {line}" for text in header for line in text.splitlines()]
+    kept = []
+    left_out = {"unwritable": 0, "no score": 0}
+    for w1, w2, score in zip(table["word1"], table["word2"], table["score"]):
+        if any(ch in str(w) for w in (w1, w2) for ch in BREAKS):
+            left_out["unwritable"] += 1
+        elif pd.isna(score):
+            left_out["no score"] += 1
+        else:
+            kept.append(f"{w1}\t{w2}\t{_text(score)}")
+    if sum(left_out.values()):
+        lines.append(f"# left out: {left_out_text(left_out)}")
+    return ("\n".join(lines + kept) + "\n").encode("utf-8"), left_out
+
+
+def left_out_text(left_out: dict[str, int]) -> str:
+    words = {"unwritable": "whose word holds a tab or a line break", "no score": "without a score"}
+    return "; ".join(f"{n} pair{'s' * (n != 1)} {words[k]}" for k, n in left_out.items() if n)
+
+
+def size_category(n: int) -> str:
+    """The Hugging Face size category of n rows.
+
+    Examples
+    --------
+    >>> size_category(999), size_category(1000), size_category(3001)
+    ('n<1K', '1K<n<10K', '1K<n<10K')
+    """
+    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")]
+    return next((label for bound, label in bounds if n < bound), "1M<n<10M")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# -------------------------------------------------------------------------------- the card
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table: numbers to 3 decimals, missing values empty, ``|`` escaped.
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"stage": ["raw"], "alpha": [0.81234], "n": [3]})))
+    | stage | alpha | n |
+    |---|---|---|
+    | raw | 0.812 | 3 |
+    """
+
+    def cell(value) -> str:
+        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+            return ""
+        if isinstance(value, (float, np.floating)):
+            return f"{value:.3f}"
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    rows = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])
+
+
+#: what a ledger reason means, for the card's account of the cells that were not kept
+LEDGER_WORDS = {
+    "missing": "missing",
+    "short_row": "in rows that end early",
+    "unnamed_column": "in columns without a header",
+    "non_numeric": "not a number",
+    "non_finite": "not a finite number",
+    "out_of_scale": "outside the scale",
+    "bad_item": "in rows with unusable words",
+    "bad_rater": "without a rater id",
+    "duplicate": "repeated answers (duplicates: reject)",
+    "duplicate_superseded": "earlier or later answers to a repeated question, one kept",
+    "duplicate_merged": "averaged into one answer",
+    "invalid_ranking": "in rankings that are not a permutation",
+    "rater_incomplete": "of raters who answered too few items",
+    "empty_rater": "in empty rater columns",
+    "extra_fields": "in rows with more fields than the header",
+}
+NOT_DATA = ("ignored_row", "ignored_column")  # header, title and comment cells; columns not named
+
+
+def ledger_in_words(summary: pd.Series) -> str:
+    """The rejects ledger in one sentence: the value cells not kept, by reason, and the cells that
+    were not data.
+
+    Examples
+    --------
+    >>> row = pd.Series({"n_ratings": 810, "n_means": 0, "n_rankings": 0, "rejects_missing": 5,
+    ...                  "rejects_duplicate_superseded": 109, "rejects_ignored_row": 26, "rejects_out_of_scale": 0})
+    >>> ledger_in_words(row)
+    '114 of 924 value cells were not kept: 109 earlier or later answers to a repeated question, one kept; 5 missing. 26 header, title or comment cells were set aside as not data.'
+    """
+    counts = {k[len("rejects_") :]: int(v) for k, v in summary.items() if k.startswith("rejects_") and v > 0}
+    values = {k: v for k, v in counts.items() if k not in NOT_DATA}
+    kept = sum(int(summary.get(k, 0) or 0) for k in ("n_ratings", "n_means", "n_rankings"))
+    total = kept + sum(values.values())
+    if values:
+        parts = [f"{v:,} {LEDGER_WORDS.get(k, k)}" for k, v in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))]
+        text = f"{sum(values.values()):,} of {total:,} value cells were not kept: {'; '.join(parts)}."
+    else:
+        text = f"All {total:,} value cells were kept."
+    if counts.get("ignored_row"):
+        text += f" {counts['ignored_row']:,} header, title or comment cells were set aside as not data."
+    if counts.get("ignored_column"):
+        text += f" {counts['ignored_column']:,} cells of columns the config does not name were set aside."
+    return text
+
+
+def _interval(low, high) -> str:
+    return "" if pd.isna(low) or pd.isna(high) else f"[{low:.3f}, {high:.3f}]"
+
+
+def _front_matter(name: str, ds: dict, rows: int, configs: list[tuple[str, str]]) -> str:
+    meta: dict = {}
+    license_ = ds["release"].get("license")
+    if license_:
+        if license_.lower() in HF_LICENSES:
+            meta["license"] = license_.lower()
+        else:
+            meta["license"] = "other"
+            meta["license_name"] = license_
+            if " " not in license_:
+                meta["license_link"] = f"https://spdx.org/licenses/{license_}.html"
+    meta["language"] = [ds["language"]]
+    meta["pretty_name"] = f"{name}: {ds['description']}" if ds.get("description") else name
+    meta["size_categories"] = [size_category(rows)]
+    meta["tags"] = ["word-similarity", "simgold"]
+    meta["configs"] = [
+        {"config_name": config, "data_files": [{"split": "test", "path": path}]} for config, path in configs
+    ]
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000) + "---\n"
+
+
+def _raters_section(tables: dict, ds: dict) -> list[str]:
+    parts = []
+    gold, summary = tables["gold"], tables["clean"].iloc[0]
+    per_item = gold["n"].dropna()
+    if int(summary.get("n_raters", 0) or 0) > 0 and len(per_item):
+        parts.append(
+            f"{int(summary['n_raters']):,} raters; each item has {int(per_item.min())}-{int(per_item.max())} ratings "
+            f"(median {per_item.median():g})."
+            + ("" if ds["persistent_raters"] else " The rating columns are slots filled by different people.")
+        )
+    calibration = tables.get("calibration")
+    if calibration is not None and len(calibration):
+        method = ds["calibration"]
+        shifted = calibration[calibration["calib_shift"] != 0]
+        parts.append(
+            f"Calibration ({method['method']}, threshold {method.get('threshold', '')}): {len(shifted)} of "
+            f"{len(calibration)} raters had their scores moved towards the dataset mean"
+            + (f" ({', '.join(shifted['rater'].astype(str))})." if len(shifted) else ".")
+        )
+    raters = tables.get("raters")
+    if raters is not None and len(raters):
+        calibrated = raters[raters["stage"] == "calibrated"] if "stage" in raters else raters
+        excluded = calibrated[calibrated["excluded"].astype(bool)]
+        method = ds["outliers"]["method"]
+        if len(excluded):
+            parts.append(f"Outlier filtering ({method}) excluded {len(excluded)} of {len(calibrated)} raters:")
+            parts.append(markdown_table(excluded[["rater", "n_items", "exclusion_reason"]]))
+        else:
+            parts.append(f"Outlier filtering ({method}) excluded no rater.")
+    return parts
+
+
+def _agreement_section(tables: dict, confidence: float) -> list[str]:
+    agreement, ci = tables.get("agreement"), tables.get("agreement_ci")
+    if agreement is None or not len(agreement):
+        return []
+    level = confidence_label(confidence)
+    rows = []
+    whole = agreement[agreement["subset"] == "all"]
+    for row in whole.itertuples(index=False):
+        out = {"stage": row.stage, "raters": row.n_raters, "items": row.n_items}
+        for statistic in ("pairwise", "vs_rest", "alpha_interval"):
+            out[statistic] = getattr(row, statistic)
+            if ci is not None and len(ci):
+                hit = ci[(ci["stage"] == row.stage) & (ci["subset"] == "all") & (ci["statistic"] == statistic)]
+                hit = hit[hit["scheme"] == "both"] if (hit["scheme"] == "both").any() else hit[hit["scheme"] == "items"]
+                out[f"{statistic} {level} CI"] = _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
+        rows.append(out)
+    text = (
+        "Agreement by stage (raw ratings, after calibration, after outlier filtering; the filtered figures are "
+        "optimistic where raters were excluded, since the same ratings chose who was kept): mean pairwise Spearman, "
+        "each rater's Spearman with the other raters' means (vs_rest) and Krippendorff's alpha (interval), with "
+        f"{level} bootstrap intervals resampling items and raters together"
+    )
+    parts = [text + ":", markdown_table(pd.DataFrame(rows))]
+    retest = tables.get("retest")
+    if retest is not None and len(retest) and retest["n_pairs"].iloc[0] > 0:
+        r = retest.iloc[0]
+        parts.append(
+            f"Test-retest: {int(r['n_pairs'])} answers of {int(r['n_raters'])} raters to a question asked again; "
+            f"mean absolute difference {r['mean_abs_diff']:.2f}, {r['share_equal']:.0%} answered the same, "
+            f"ICC(2,1) {r['icc']:.3f} {_interval(r['ci_low'], r['ci_high'])}."
+        )
+    reliability = tables.get("reliability")
+    if reliability is not None and len(reliability):
+        view = pd.DataFrame(
+            {
+                "ratings": reliability["stage"],
+                "raters per item": reliability["observed_raters"],
+                "reliability of the means": reliability["r_full"],
+                "of one rater": reliability["r1"],
+                "raters for 0.8": [_raters_needed(m) for m in reliability["m_0.8"]],
+                "raters for 0.9": [_raters_needed(m) for m in reliability["m_0.9"]],
+            }
+        )
+        parts.append("How many raters are enough (split halves of the raters, Spearman-Brown):")
+        parts.append(markdown_table(view))
+    return parts
+
+
+def _raters_needed(m) -> str:
+    return "not reached" if pd.isna(m) else f"{m:.0f}"
+
+
+def _gold_section(tables: dict, ds: dict, confidence: float) -> list[str]:
+    gold, distribution = tables["gold"], tables.get("distribution")
+    parts = []
+    basis = gold["basis"].iloc[0] if "basis" in gold and len(gold) else ""
+    scores = gold["mean"].dropna()
+    if len(scores):
+        parts.append(
+            f"{len(gold):,} items; scores from {basis}: mean {scores.mean():.2f}, median {scores.median():.2f}, "
+            f"from {scores.min():g} to {scores.max():g}."
+        )
+    with_ci = gold["ci_low"].notna()
+    if with_ci.any():
+        half = ((gold["ci_high"] - gold["ci_low"]) / 2)[with_ci]
+        parts.append(
+            f"Each item's score has a {confidence_label(confidence)} Student's t interval from its ratings "
+            f"(median half-width {half.median():.2f}); of every two items, {gold['resolved_share'].mean():.0%} "
+            "have an order Welch's test resolves at that level."
+        )
+    if distribution is not None and len(distribution):
+        view = distribution[["bin_low", "bin_high", "n_items", "share"]].rename(
+            columns={"bin_low": "from", "bin_high": "to", "n_items": "items"}
+        )
+        parts.append(markdown_table(view))
+    return parts
+
+
+def _audit_section(tables: dict) -> list[str]:
+    audit = tables.get("audit")
+    if audit is None:
+        return []
+    if not len(audit):
+        return ["The audit found nothing to check in the source."]
+    counts = audit["check"].value_counts().sort_index()
+    view = pd.DataFrame({"check": counts.index.str.replace("_", " "), "findings": counts.to_numpy()})
+    return [
+        "The audit compares the data with what was released with them (a finding is something to check in the "
+        "source, not necessarily an error; every finding is in the study's results/audit/ table):",
+        markdown_table(view),
+    ]
+
+
+def _sources_section(ds: dict, sources: list[dict]) -> list[str]:
+    view = pd.DataFrame(
+        {"file": [r["path"] for r in sources], "sha256": [r["sha256"] for r in sources],
+         "bytes": [f"{r['size']:,}" for r in sources]}  # fmt: skip
+    )
+    parts = [
+        f"Language: `{ds['language']}`. Kind: {ds['kind']}"
+        + (f", on a scale from {ds['scale'][0]:g} to {ds['scale'][1]:g}" if "scale" in ds else "")
+        + ". Raw files (the SHA-256 identifies the exact file the release was made from):",
+        markdown_table(view),
+    ]
+    if ds.get("licence") or ds.get("source"):
+        parts.append(
+            " ".join(
+                text
+                for text in (
+                    f"The raw files' licence: {ds['licence']}." if ds.get("licence") else "",
+                    f"Source: {ds['source']}." if ds.get("source") else "",
+                )
+                if text
+            )
+        )
+    return parts
+
+
+def _evaluate_section(name: str, has_pairs: bool) -> list[str]:
+    if not has_pairs:
+        return [
+            "Score a model with simgold, on the Parquet file (`simgold.evaluate(model, dataset)` takes a table with "
+            "`word1`, `word2` and `score`) or, for this kind of dataset, with the simgold pipeline."
+        ]
+    return [
+        "With gensim (the `.txt` file is its word-pair format; `restrict_vocab` the whole vocabulary, so that no "
+        "pair is lost to gensim's default of 300,000 words; pairs with an unknown word are skipped and counted):",
+        "```python\nfrom gensim.models import KeyedVectors\n\n"
+        'kv = KeyedVectors.load_word2vec_format("vectors.txt")\n'
+        f'pearson, spearman, oov_percent = kv.evaluate_word_pairs("{name}.txt", restrict_vocab=len(kv))\n```',
+        "With simgold (the same Spearman, and CIs):",
+        "```python\nimport pandas as pd\nimport simgold\n\n"
+        f'pairs = pd.read_parquet("{name}.parquet")\n'
+        'result = simgold.evaluate("vectors.txt", pairs)\nprint(result.scores)\n```',
+        f"Reading the TSV with pandas: `pd.read_csv(\"{name}.tsv\", sep=\"\\t\", keep_default_na=False, "
+        'na_values=[""])`, or words such as `NA` and `null` become missing values.',
+    ]
+
+
+def dataset_card(
+    name: str, ds: dict, tables: dict, files: list[tuple[str, str, int]], columns: pd.DataFrame,
+    sources: list[dict], *, confidence: float, made_with: str, front_matter: str,
+) -> str:  # fmt: skip
+    """The dataset card (README.md): the front matter, then what the pairs are and where they came
+    from, the raters, the ledger, agreement, the gold standard, the audit, how to evaluate a model
+    and how to cite. ``files``: (file, what it is, rows)."""
+    release = ds["release"]
+    license_ = release.get("license")
+    lines = [front_matter, f"# {name}", ""]
+    if ds.get("description"):
+        lines += [ds["description"], ""]
+    lines.append(
+        f"Version {release['version']}. "
+        + (f"Licence: {license_} (SPDX)." if license_ else "**No licence was given for this release**: ask the "
+           "creators before you reuse it, and give one (`release: {license: ...}` in the config) before you "
+           "publish it.")  # fmt: skip
+        + (f" Homepage: {release['homepage']}." if release.get("homepage") else "")
+    )
+    creators = [c if isinstance(c, str) else c["name"] for c in release.get("creators", [])]
+    if creators:
+        lines.append(f"Made by {', '.join(creators)}.")
+    lines += ["", f"Made with {made_with} from the raw files below; the figures here are those of the run's tables.", ""]
+    sections = [
+        ("Files", [markdown_table(pd.DataFrame(files, columns=["file", "what it is", "rows"]))]),
+        ("Columns", [markdown_table(columns)]),
+        ("Where the pairs come from", _sources_section(ds, sources)),
+        ("Raters", _raters_section(tables, ds) if "gold" in tables else []),
+        ("What was not kept", [ledger_in_words(tables["clean"].iloc[0])] if "clean" in tables else []),
+        ("Agreement", _agreement_section(tables, confidence)),
+        ("The gold standard", _gold_section(tables, ds, confidence) if "gold" in tables else []),
+        ("Audit", _audit_section(tables)),
+        ("Evaluating a model", _evaluate_section(name, any(f.endswith(".txt") for f, _, _ in files))),
+        ("Citation", [f"```bibtex\n{release['citation'].strip()}\n```"] if release.get("citation")
+         else ["No citation was given (`release: {citation: ...}` in the config)."]),  # fmt: skip
+    ]
+    for title, parts in sections:
+        if parts:
+            lines += [f"## {title}", ""]
+            for part in parts:
+                lines += [part, ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# -------------------------------------------------------------------------------- Croissant
+
+#: a release column's pandas dtype kind -> its Croissant data type
+DATA_TYPES = {"O": "sc:Text", "U": "sc:Text", "T": "sc:Text", "f": "sc:Float", "i": "sc:Integer", "b": "sc:Boolean"}
+
+
+def _data_type(series: pd.Series) -> str:
+    if isinstance(series.dtype, pd.StringDtype):
+        return "sc:Text"
+    if isinstance(series.dtype, pd.Int64Dtype) or str(series.dtype) in ("Int8", "Int16", "Int32", "Int64"):
+        return "sc:Integer"
+    return DATA_TYPES.get(series.dtype.kind, "sc:Text")
+
+
+def croissant(
+    name: str, ds: dict, record_sets: list[tuple[str, str, pd.DataFrame, dict]], files: dict[str, bytes], date: str
+) -> dict:
+    """Croissant 1.0 metadata: each Parquet file a FileObject with its SHA-256, and one RecordSet per
+    file whose fields are its columns (``record_sets``: record set id, file, table, descriptions);
+    ``date``: the publication date (``archive.date``)."""
+    release = ds["release"]
+    meta: dict = {
+        "@context": CROISSANT_CONTEXT,
+        "@type": "sc:Dataset",
+        "name": name,
+        "description": ds.get("description") or f"The word-similarity gold standard {name}.",
+        "conformsTo": "http://mlcommons.org/croissant/1.0",
+        "version": release["version"],
+        "datePublished": date,
+        "inLanguage": [ds["language"]],
+        "keywords": ["word similarity", "gold standard"],
+    }
+    if release.get("license"):
+        lic = release["license"]
+        meta["license"] = f"https://spdx.org/licenses/{lic}.html" if " " not in lic else lic
+    if release.get("citation"):
+        meta["citeAs"] = release["citation"].strip()
+    if release.get("homepage"):
+        meta["url"] = release["homepage"]
+    creators = []
+    for c in release.get("creators", []):
+        person = {"@type": "sc:Person", "name": c} if isinstance(c, str) else {"@type": "sc:Person", **c}
+        creators.append(person)
+    if creators:
+        meta["creator"] = creators
+    meta["distribution"] = [
+        {
+            "@type": "cr:FileObject",
+            "@id": file,
+            "name": file,
+            "contentUrl": file,
+            "encodingFormat": "application/x-parquet",
+            "sha256": sha256(files[file]),
+        }
+        for _, file, _, _ in record_sets
+    ]
+    meta["recordSet"] = [
+        {
+            "@type": "cr:RecordSet",
+            "@id": record_set,
+            "name": record_set,
+            "field": [
+                {
+                    "@type": "cr:Field",
+                    "@id": f"{record_set}/{column}",
+                    "name": column,
+                    "description": descriptions.get(column, f"the item attribute {column}"),
+                    "dataType": _data_type(table[column]),
+                    "source": {"fileObject": {"@id": file}, "extract": {"column": column}},
+                }
+                for column in table.columns
+            ],
+        }
+        for record_set, file, table, descriptions in record_sets
+    ]
+    return meta
+
+
+# -------------------------------------------------------------------------------- the release
+
+
+def column_descriptions(kind: str, scale) -> dict[str, str]:
+    """What each column of a release table is."""
+    out = {"item_id": "the item's id in the study's tables (dataset:row of first appearance)"}
+    out.update(WORD_COLUMNS)
+    out.update({column: text for column, (_, text) in GOLD_COLUMNS.items()})
+    out.update(COMPARISON_COLUMNS)
+    out.update({"pos": "part of speech", "relation": "the relation of the two words", "category": "the category"})
+    if kind == "rankings":
+        out["word1"], out["word2"] = "the target word", "a candidate ranked against the target's other candidates"
+        out["score"] = "the candidate's mean rank among the target's candidates (lower = more similar)"
+        out["rank"] = "the candidate's rank by mean rank, 1 the most similar"
+    elif scale is not None:
+        out["score"] += f" ({scale[0]:g} to {scale[1]:g})"
+    return out
+
+
+def release(
+    name: str, ds: dict, tables: dict, sources: list[dict], *, confidence: float, made_with: str, date: str
+) -> Release:
+    """The release of one dataset.
+
+    Parameters
+    ----------
+    name : str
+        The dataset.
+    ds : dict
+        Its resolved config (``simgold.io.config.check_dataset``): kind, scale, ``release`` (licence,
+        citation, creators, version, homepage), ...
+    tables : dict
+        The run's tables of the dataset, by name: ``items``, ``gold``, ``distribution``, ``clean``
+        (its cleaning summary), ``audit``, and where the dataset has them ``agreement``,
+        ``agreement_ci``, ``raters``, ``calibration``, ``reliability``, ``retest``, ``comparisons``.
+    sources : list of dict
+        The raw files (``path``, ``sha256``, ``size``), as ``simgold.report.archive.input_records``.
+    confidence : float
+        The level of the per-item CIs.
+    made_with : str
+        What made it (``simgold 0.1.0``).
+    date : str
+        The publication date, YYYY-MM-DD (``archive.date``: fixed, so the bytes are too).
+
+    Returns
+    -------
+    Release
+        The files, and the warnings for the log.
+    """
+    kind, out = ds["kind"], Release(name)
+    descriptions = column_descriptions(kind, ds.get("scale"))
+    listed: list[tuple[str, str, int]] = []
+    record_sets: list[tuple[str, str, pd.DataFrame, dict]] = []
+    configs: list[tuple[str, str]] = []
+    main = None
+    if "gold" in tables:
+        main = gold_table(kind, tables["items"], tables["gold"])
+        out.files[f"{name}.parquet"] = parquet_bytes(main)
+        out.files[f"{name}.tsv"] = tsv_bytes(main)
+        what = {"contexts": "one row per pair and context", "rankings": "one row per target and candidate"}
+        shape = what.get(kind, "one row per pair")
+        listed += [(f"{name}.parquet", f"the gold standard, {shape} (typed)", len(main)),
+                   (f"{name}.tsv", "the same table as UTF-8 text", len(main))]  # fmt: skip
+        record_sets.append(("gold", f"{name}.parquet", main, descriptions))
+        configs.append(("default", f"{name}.parquet"))
+        if kind in ("ratings", "means"):
+            header = [
+                f"{name}: {ds.get('description') or 'word-similarity gold standard'}",
+                f"version {ds['release']['version']}; licence {ds['release'].get('license') or 'none given'}",
+                f"word1<TAB>word2<TAB>score (the mean rating{_scale_text(ds)}); made with {made_with}",
+            ]
+            text, left_out = gensim_text(main, header)
+            out.files[f"{name}.txt"] = text
+            what = "word1, word2, score for gensim's evaluate_word_pairs"
+            if sum(left_out.values()):
+                what += f" (left out: {left_out_text(left_out)})"
+                out.warnings.append(f"{name}.txt: left out {left_out_text(left_out)}")
+            listed.append((f"{name}.txt", what, len(main) - sum(left_out.values())))
+    if tables.get("comparisons") is not None and len(tables["comparisons"]):
+        comparisons = comparisons_table(tables["comparisons"])
+        stem = name if main is None else f"{name}.comparisons"
+        out.files[f"{stem}.parquet"] = parquet_bytes(comparisons)
+        out.files[f"{stem}.tsv"] = tsv_bytes(comparisons)
+        listed += [(f"{stem}.parquet", "the A&G comparisons with their weights (typed)", len(comparisons)),
+                   (f"{stem}.tsv", "the same table as UTF-8 text", len(comparisons))]  # fmt: skip
+        record_sets.append(("comparisons", f"{stem}.parquet", comparisons, descriptions))
+        configs.append(("default" if main is None else "comparisons", f"{stem}.parquet"))
+    if not ds["release"].get("license"):
+        out.warnings.append(f"{name}: no release licence (release: {{license: ...}} in the config); the card says so")
+    rows = len(main) if main is not None else len(record_sets[0][2]) if record_sets else 0
+    columns = pd.DataFrame(
+        [(f"{file} ({record_set})" if i == 0 else "", column, _data_type(table[column])[3:], descriptions.get(column, ""))
+         for record_set, file, table, _ in record_sets for i, column in enumerate(table.columns)],  # fmt: skip
+        columns=["table", "column", "type", "description"],
+    )
+    listed += [("README.md", "this card", 0), ("croissant.json", "Croissant 1.0 metadata of the Parquet files", 0)]
+    card = dataset_card(
+        name, ds, tables, [(f, w, n) if n else (f, w, "") for f, w, n in listed], columns, sources,
+        confidence=confidence, made_with=made_with, front_matter=_front_matter(name, ds, rows, configs),
+    )  # fmt: skip
+    out.files["README.md"] = card.encode("utf-8")
+    metadata = croissant(name, ds, record_sets, out.files, date)
+    out.files["croissant.json"] = (json.dumps(metadata, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return out
+
+
+def _scale_text(ds: dict) -> str:
+    return f", {ds['scale'][0]:g} to {ds['scale'][1]:g}" if "scale" in ds else ""
+
+
+# -------------------------------------------------------------------------------- the archive's README
+
+
+def study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
+    """The README.md at the top of a paper-submission archive: the study, from the config and the
+    results the archive holds (``files``: its members, name -> bytes): each dataset with its card's
+    key figures and its release, the models, the headline table, and how to verify and rebuild.
+    ``made_with``: what made it (``simgold 0.1.0``)."""
+    arch = config["archive"]
+    lines = [f"# {arch['title']}", "", arch["description"], "",
+             f"Published {arch['date']}; this archive is `{arch['name']}`, made by {made_with}.", ""]  # fmt: skip
+    clean = _table(files, RESULTS["clean_summary"])
+    rows = []
+    for name, ds in sorted(config["datasets"].items()):
+        summary = clean[clean["dataset"] == name] if clean is not None else pd.DataFrame()
+        agreement = _table(files, RESULTS["agreement"].format(dataset=name))
+        kept = agreement[(agreement["stage"] == "filtered") & (agreement["subset"] == "all")] if agreement is not None else []
+        card = f"{RESULTS['release'].format(dataset=name)}/README.md"
+        rows.append(
+            {
+                "dataset": name,
+                "language": ds.get("language", ""),
+                "kind": ds.get("kind", ""),
+                "items": int(summary["n_items"].iloc[0]) if len(summary) else "",
+                "raters": int(summary["n_raters"].iloc[0]) if len(summary) and summary["n_raters"].iloc[0] else "",
+                "alpha (kept raters)": float(kept["alpha_interval"].iloc[0]) if len(kept) else np.nan,
+                "licence": ds.get("release", {}).get("license") or "none given",
+                "card": f"[{card}]({card})" if card in files else "",
+            }
+        )
+    if rows:
+        lines += ["## Datasets", "", "Each released with its dataset card, data files and Croissant metadata:", "",
+                  markdown_table(pd.DataFrame(rows)), ""]  # fmt: skip
+    models = [
+        {"model": name, "what": m.get("description") or m.get("package") or m.get("path", ""),
+         "languages": ", ".join(m.get("languages", []))}  # fmt: skip
+        for name, m in sorted(config.get("models", {}).items())
+    ]
+    if models:
+        lines += ["## Models", "", markdown_table(pd.DataFrame(models)), ""]
+    summary = _table(files, RESULTS["scores_summary"])
+    if summary is not None and len(summary):
+        head = headline(summary)
+        level = confidence_label(float(config["scoring"]["confidence"]))
+        cell = {
+            (r.dataset, r.model): "" if pd.isna(r.value) else f"{r.value:.3f} {_interval(r.ci_low, r.ci_high)}".strip()
+            for r in head.itertuples(index=False)
+        }
+        datasets, names = sorted(head["dataset"].unique()), sorted(head["model"].unique())
+        table = pd.DataFrame([{"dataset": d, **{m: cell.get((d, m), "") for m in names}} for d in datasets])
+        lines += ["## Results", "",
+                  f"Spearman with the gold standard (the A&G score where a dataset has no gold scores) and its {level} "
+                  "bootstrap interval; every figure is in `results/`, the report in `results/report/index.html`:", "",
+                  markdown_table(table), ""]  # fmt: skip
+    lines += [
+        "## Verify and rebuild",
+        "",
+        "`MANIFEST` lists every file with its SHA-256; `inputs/EXTERNAL.tsv` the raw inputs kept outside the archive "
+        "(their checksum, licence and source). With simgold installed (`pip install -e .` here; the versions that "
+        "ran are in `environment/requirements.lock.txt`):",
+        "",
+        "```bash\nsimgold verify .    # every file against the MANIFEST\n"
+        "simgold rebuild .   # the pipeline again in rebuild/, every result compared byte for byte\n```",
+        "",
+        "`ro-crate-metadata.json` describes the run (RO-Crate 1.1); `SIMGOLD-README.md` is the manual of the "
+        "simgold version that made it.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _table(files: dict[str, bytes], rel: str) -> pd.DataFrame | None:
+    return pd.read_parquet(io.BytesIO(files[rel])) if rel in files else None
