@@ -17,9 +17,16 @@ from simgold.workflow.routing import all_targets, stages
 from .conftest import ROOT
 
 
+#: a dataset's or model's name as the config schema allows it (no underscore: a dataset is never
+#: "model_meta", so json/{model}/model_meta.json and json/{model}/{dataset}.json do not meet)
+NAME = "[a-z0-9]+(?:-[a-z0-9]+)*"
+
+
 def _regex(pattern: str) -> re.Pattern:
-    """A pattern as a regex: each {field} one path component or part of one."""
-    return re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(pattern)) + "$")
+    """A pattern as a regex: {dataset} and {model} a name the config allows, each other {field} one
+    path component or part of one."""
+    escaped = re.escape(pattern).replace(r"\{dataset\}", NAME).replace(r"\{model\}", NAME)
+    return re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", escaped) + "$")
 
 
 def test_the_examples():

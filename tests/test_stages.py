@@ -14,6 +14,7 @@ from simgold.workflow.routing import (
     all_targets,
     figures_directory,
     finished_message,
+    gold_standard_file,
     report_figures,
     stages,
 )
@@ -118,6 +119,10 @@ EVERY_RUN = {
     "results/scores/summary.parquet",
     "results/scores/differences.parquet",
     "results/scores/wide.tsv",
+    "results/scores/json/g/model_meta.json",
+    "results/scores/leaderboard.tsv",
+    "results/scores/leaderboard.md",
+    "results/scores/leaderboard.tex",
     "results/report/index.html",
     "results/report/summary.tsv",
 }
@@ -198,6 +203,13 @@ def test_a_run_without_models_makes_no_score_files():
     assert "results/report/r/index.html" in targets and "results/report/m/figures" in targets
     assert [path for path, _ in report_figures(unscored, "m", level="95%")] == ["results/report/m/figures/distribution.png"]
     assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
+    assert "leaderboard.md" in finished_message(TINY) and "leaderboard" not in finished_message(unscored)
+
+
+def test_the_revision_of_a_dataset_hashes_what_its_scores_are_computed_against():
+    ranked = dataclasses.replace(TINY, datasets=["k", "m"], ranked=["k"], compared=["k"], gold_scored={"m"})
+    assert gold_standard_file(ranked, "m") == "results/gold/m/gold.parquet"
+    assert gold_standard_file(ranked, "k") == "results/comparisons/k.parquet"  # rankings: their comparisons
 
 
 def test_the_default_configs_figures_follow_its_stages():

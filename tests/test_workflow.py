@@ -36,6 +36,7 @@ import yaml
 from simgold.io.config import embedding_mem_mb
 from simgold.io.tables import read_provenance
 
+from .mteb_format import model_meta_problems, task_result_problems
 from .userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, snakemake, user_shell
 
 pytestmark = pytest.mark.workflow
@@ -45,7 +46,7 @@ def output_bytes(root: Path) -> dict[str, bytes]:
     """Every table, figure and page under ``root/results`` (or under ``root`` when it is a results
     directory); not the archive, nor the `snakemake --report` file (it records the time it was made)."""
     base = root if root.name.startswith("results") else root / "results"
-    files = [p for ext in ("parquet", "png", "html", "tsv", "json") for p in base.rglob(f"*.{ext}")]
+    files = [p for ext in ("parquet", "png", "html", "tsv", "json", "md", "tex") for p in base.rglob(f"*.{ext}")]
     files = [p for p in files if "archive" not in p.parts and p.relative_to(base).as_posix() != "report.html"]
     return {p.relative_to(base.parent).as_posix(): p.read_bytes() for p in sorted(files)}
 
@@ -228,6 +229,20 @@ def test_front_page_and_score_files(default_run):
         test = result["scores"]["test"][0]
         assert result["task_name"] == row.dataset and test["main_score"] == row.value
         assert test["cosine_spearman_ci"] == [row.ci_low, row.ci_high] and test["oov_pairs"] == row.oov_pairs
+        assert (test["n_used"], test["n_total"]) == (row.n_used, row.n_total)  # the Spearman's, not A&G's
+    # every MTEB file of the run: exactly the fields of the pinned TaskResult and ModelMeta
+    written = sorted((default_run / "results" / "scores" / "json").rglob("*.json"))
+    assert len(written) == len(spearman) + 1 + 3  # the A&G-only demo-he-rank, a model_meta.json per model
+    for path in written:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert (model_meta_problems if path.name == "model_meta.json" else task_result_problems)(data) == [], path
+    he = json.loads((default_run / "results" / "scores" / "json" / "e5-small" / "demo-he-rank.json").read_text())
+    assert he["scores"]["test"][0]["languages"] == ["heb-Hebr"] and len(he["dataset_revision"]) == 16
+    # the leaderboard: models as rows, the best of ws353 (MiniLM) bold, the MSD row
+    board = (default_run / "results" / "scores" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| minilm |" in board and "**0.729** [" in board and "| MSD (p \\< 0.05) |" in board
+    assert (default_run / "results" / "scores" / "leaderboard.tex").read_text().endswith("\\end{tabular}\n")
+    assert "../scores/leaderboard.md" in index
     assert wide.loc["demo-he-rank", "metric"] == "ag_score"
     flags = pd.read_csv(default_run / "results" / "report" / "summary.tsv", sep="\t", keep_default_na=False)
     ag = flags[flags["metric"] == "ag_score"]

@@ -11,7 +11,14 @@ from simgold.io.config import (
 )
 from simgold.io.labels import confidence_label
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
-from simgold.workflow.routing import all_targets, finished_message, report_figures, stages
+from simgold.workflow.routing import (
+    all_targets,
+    finished_message,
+    gold_standard_file,
+    report_figures,
+    scored_models,
+    stages,
+)
 
 # The JSON schema first (unknown keys, types), then what a schema cannot say (files exist,
 # ISO codes, scale order, layout keys); both name the dataset and the key on failure. The
@@ -26,6 +33,7 @@ DATASETS, MODELS, CLEANED, COMPARED = STAGES.datasets, STAGES.models, STAGES.cle
 RATED, RANKED, CONTEXT_DATASETS, TRANSLATED = STAGES.rated, STAGES.ranked, STAGES.context, STAGES.translated
 GROUPS, MODEL_DATASETS, SCORED, SCORED_BY = STAGES.groups, STAGES.model_datasets, STAGES.scored, STAGES.scored_by
 GOLD_SCORED, COSIMLEX, NOISED = STAGES.gold_scored, STAGES.cosimlex, STAGES.noised
+SCORED_MODELS = scored_models(STAGES)
 
 
 def alternatives(names):

@@ -44,10 +44,16 @@ rule report_dataset:
 
 rule score_tables:
     input:
-        RESULTS["scores_summary"],
+        summary=RESULTS["scores_summary"],
+        # what each scored dataset's scores are computed against: its hash is the MTEB revision
+        gold_standards=[gold_standard_file(STAGES, d) for d in SCORED_BY],
     output:
         wide=RESULTS["scores_wide"],
         json=[result("scores_json", dataset=d, model=m) for d, m in SCORED],
+        model_meta=[result("scores_model_meta", model=m) for m in SCORED_MODELS],
+        leaderboard_tsv=RESULTS["leaderboard_tsv"],
+        leaderboard_md=RESULTS["leaderboard_md"],
+        leaderboard_tex=RESULTS["leaderboard_tex"],
     log:
         "logs/scores/tables.log",
     conda:
@@ -59,7 +65,10 @@ rule score_tables:
         runtime=10,
     params:
         scored=SCORED,
+        gold_standard_datasets=list(SCORED_BY),
         languages={d: CONFIG["datasets"][d]["language"] for d in DATASETS},
+        models={m: CONFIG["models"][m] for m in SCORED_MODELS},
+        min_coverage=CONFIG["scoring"]["msd_min_coverage"],
     script:
         "../scripts/report.py"
 

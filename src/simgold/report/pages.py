@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import posixpath
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import pandas as pd
 
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
-from simgold.io.tables import AUDIT_CHECKS as CHECKS, SUMMARY_EXTRAS
+from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -408,34 +409,6 @@ def wide_table(head: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _number(value) -> float | None:
-    return None if value is None or pd.isna(value) else float(value)
-
-
-def mteb_result(summary: pd.DataFrame, dataset: str, model: str, language: str) -> dict:
-    """One dataset x model in the layout of an MTEB result file: ``scores.test[0]`` holds every
-    metric with ``main_score`` (the headline number, null when there is none), plus the CIs, OOV
-    shares and counts that MTEB does not have."""
-    rows = summary[(summary["dataset"] == dataset) & (summary["model"] == model)]
-    head = headline(rows).iloc[0] if len(rows[rows["metric"].isin(MAIN_METRICS)]) else None
-    test = {"hf_subset": "default", "languages": [language]}
-    test["main_score"] = _number(head["value"]) if head is not None else None
-    test["main_metric"] = head["metric"] if head is not None else None
-    for row in rows.itertuples(index=False):
-        name = row.metric if row.subset == "all" else f"{row.metric}_{row.subset.replace('=', '_')}"
-        name = f"cosine_{name}" if row.metric in ("spearman", "pearson", "kendall") else name
-        test[name] = _number(row.value)
-        test[f"{name}_ci"] = [_number(row.ci_low), _number(row.ci_high)]
-        test[f"{name}_n_used"] = int(row.n_used)
-        if row.metric == "ag_score" and row.n_used < MIN_COMPARISONS:
-            test[f"{name}_flag"] = FEW_COMPARISONS
-    first = rows.iloc[0] if len(rows) else None
-    for extra in SUMMARY_EXTRAS:
-        test[extra] = _number(first.get(extra, np.nan)) if first is not None else None
-    test["n_total"] = int(rows["n_total"].max()) if len(rows) else 0
-    return {"task_name": dataset, "model_name": model, "evaluation_framework": "simgold", "scores": {"test": [test]}}
-
-
 def write_json(path, data: dict) -> None:
     write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
@@ -523,6 +496,20 @@ def headline_matrix(head: pd.DataFrame) -> str:
     return f'<table class="data matrix"><caption>{caption}</caption><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
 
 
+def leaderboard_links() -> str:
+    """Where the leaderboard files are, linked from the front page (relative: the links hold in the
+    archive and wherever the results directory is copied)."""
+    here = posixpath.dirname(RESULTS["report_index"])
+    links = ", ".join(
+        f'<a href="{html.escape(posixpath.relpath(RESULTS[key], here))}">{key.split("_")[1]}</a>'
+        for key in ("leaderboard_md", "leaderboard_tex", "leaderboard_tsv")
+    )
+    return (
+        f"<p>The same scores for a paper, models as rows, the best model of each dataset marked and the "
+        f"minimum significant differences below: {links}.</p>"
+    )
+
+
 def index_page(
     datasets: list[str],
     summary: pd.DataFrame,
@@ -541,6 +528,7 @@ def index_page(
     parts = []
     if len(summary):
         parts.append(headline_matrix(headline(summary)))
+        parts.append(leaderboard_links())
     if agreement is not None and len(agreement):
         parts.append(
             html_table(

@@ -489,6 +489,41 @@ MSD_FALLBACK_R_JK = 0.7  # the r_jk the scores table assumes where one model sco
 MSD_MIN_COVERAGE = 0.9  # the config's scoring.msd_min_coverage by default
 
 
+def _coverage(rows: pd.DataFrame) -> pd.Series:
+    """The share of the dataset's items each row's model scores (``n_used / n_total``; 1 without ``n_total``)."""
+    total = rows["n_total"] if "n_total" in rows else rows["n_used"]
+    return rows["n_used"] / total.where(total > 0)
+
+
+def covering_models(rows: pd.DataFrame, min_coverage: float = MSD_MIN_COVERAGE) -> pd.DataFrame:
+    """The score rows of the models that score at least ``min_coverage`` of a dataset's items, the
+    highest ``value`` first (ties: by model name): the models that may carry the dataset's MSD,
+    and the first of them the dataset's best model (``dataset_msd``, the leaderboard).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One row per model of one dataset and one metric: ``model``, ``value``, ``n_used``, and
+        ``n_total`` (without it every model counts as complete).
+    min_coverage : float
+        The share of the dataset's items (``n_used / n_total``) a model must score.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows kept, best first; empty where no model covers enough.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"model": ["tiny", "full", "half"], "value": [1.0, 0.46, 0.5],
+    ...                      "n_used": [3, 2034, 1017], "n_total": 2034})
+    >>> covering_models(rows)["model"].tolist(), covering_models(rows, 0.5)["model"].tolist()
+    (['full'], ['half', 'full'])
+    """
+    kept = rows[(_coverage(rows) >= min_coverage - 1e-12) & rows["value"].notna()]
+    return kept.sort_values(["value", "model"], ascending=[False, True], kind="stable")
+
+
 def dataset_msd(
     dataset: str,
     scores: pd.DataFrame,
@@ -541,10 +576,9 @@ def dataset_msd(
     if rows.empty:
         return pd.DataFrame(columns=MSD_COLUMNS)
     total = rows["n_total"] if "n_total" in rows else rows["n_used"]
-    coverage = rows["n_used"] / total.where(total > 0)
-    eligible = rows[coverage >= min_coverage - 1e-12]
-    if eligible.empty:
-        widest = rows.assign(coverage=coverage).sort_values(["coverage", "model"], ascending=[False, True]).iloc[0]
+    ranked = covering_models(rows, min_coverage)
+    if ranked.empty:
+        widest = rows.assign(coverage=_coverage(rows)).sort_values(["coverage", "model"], ascending=[False, True]).iloc[0]
         note = (
             f"no model scores at least {min_coverage:.0%} of the items (scoring.msd_min_coverage); the most: "
             f"{widest['model']}, {int(widest['n_used']):,} of {int(total.max()):,}"
@@ -556,7 +590,6 @@ def dataset_msd(
             ],
             columns=MSD_COLUMNS,
         )
-    ranked = eligible.sort_values(["value", "model"], ascending=[False, True], kind="stable")
     best = ranked.iloc[0]
     n_items = int(best["n_total"]) if "n_total" in best else int(best["n_used"])
     observed, other = None, ""

@@ -139,7 +139,21 @@ def _report_targets(routing: Stages) -> list[str]:
     out += [result("report_index"), result("report_summary")]
     if routing.scored:
         out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)
+        out += [result("scores_model_meta", model=m) for m in scored_models(routing)]
+        out += [result("leaderboard_tsv"), result("leaderboard_md"), result("leaderboard_tex")]
     return out
+
+
+def scored_models(routing: Stages) -> list[str]:
+    """The models that score at least one dataset (each has a folder of result files), sorted."""
+    return sorted({m for _, m in routing.scored})
+
+
+def gold_standard_file(routing: Stages, dataset: str) -> str:
+    """The table a dataset's headline score is computed against: its gold standard, or for a
+    dataset without one (rankings, A&G files) its comparisons. Its hash is the dataset's revision
+    in the MTEB result files."""
+    return result("gold" if dataset in routing.gold_scored else "comparisons", dataset=dataset)
 
 
 def _per_dataset(names: tuple[str, ...], datasets: list[str]) -> list[str]:
@@ -183,5 +197,6 @@ def finished_message(routing: Stages) -> str:
     )
     if routing.scored:
         lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
+        lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
     lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
     return "\n".join(lines)
