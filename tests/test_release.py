@@ -212,3 +212,27 @@ def test_gensim_evaluate_word_pairs_agrees_with_simgold_on_rg65(shared, shared_s
     assert ours.loc["spearman", "value"] == pytest.approx(spearman.statistic, abs=1e-6)
     assert ours.loc["pearson", "value"] == pytest.approx(pearson.statistic, abs=1e-6)
     assert ours.loc["spearman", "n_used"] == len(pairs) - round(oov_percent / 100 * len(pairs))
+
+
+def test_a_comparisons_dataset_releases_its_comparisons(shared, shared_specs, tmp_path):
+    """Avraham & Goldberg's Hebrew files (kind comparisons: no gold scores, only weighted
+    comparisons): the release is the comparisons table, loadable and described."""
+    mlc = pytest.importorskip("mlcroissant")
+    from simgold.stages.scores import read_ag_file
+
+    ds = check_dataset("ag-he-basic", shared_specs["ag-he-basic"])
+    comparisons = pd.concat([read_ag_file(src["path"], "ag-he-basic") for src in ds["sources"]], ignore_index=True)
+    made = release("ag-he-basic", ds, {"comparisons": comparisons}, [], confidence=0.95, made_with="simgold test",
+                   date="2026-11-26")  # fmt: skip
+    assert sorted(made.files) == ["README.md", "ag-he-basic.parquet", "ag-he-basic.tsv", "croissant.json"]
+    for name, data in made.files.items():
+        (tmp_path / name).write_bytes(data)
+    table = pd.read_parquet(tmp_path / "ag-he-basic.parquet")
+    # counted from the source files: a comparison is a line with commas (targets and markers have none)
+    lines = sum(1 for src in ds["sources"] for line in Path(src["path"]).read_text(encoding="utf-8").splitlines()
+                if "," in line)  # fmt: skip
+    assert len(table) == lines and set(table.columns) >= {"target", "w1", "w2", "r"}
+    records = list(mlc.Dataset(jsonld=str(tmp_path / "croissant.json")).records(record_set="comparisons"))
+    assert len(records) == len(table)
+    card = made.files["README.md"].decode()
+    assert "the A&G comparisons with their weights" in card and "evaluate_word_pairs" not in card
