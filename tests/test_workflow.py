@@ -192,7 +192,11 @@ def check_archive(project: Path, root: Path, env: dict) -> None:
     with tarfile.open(archive) as tar:
         assert all(m.isfile() or m.isdir() for m in tar.getmembers())  # no links
     names = (root / "MANIFEST").read_text().splitlines()
-    for rel in ("results/scores/summary.parquet", "environment/requirements.lock.txt", "src/simgold/cli.py"):
+    study = (root / "README.md").read_text(encoding="utf-8")  # the study, not the tool's manual
+    assert study.startswith("# simgold demo run") and "results/release/demo-da/README.md" in study
+    assert (root / "SIMGOLD-README.md").read_text(encoding="utf-8").startswith("# simgold")
+    for rel in ("results/scores/summary.parquet", "environment/requirements.lock.txt", "src/simgold/cli.py",
+                "results/release/demo-da/croissant.json", "results/release/ws353/ws353.txt"):  # fmt: skip
         assert any(line.endswith(f"  {rel}") for line in names), rel
     assert any(line.endswith("  inputs/pkg/gensim/test/test_data/wordsim353.tsv") for line in names)
     assert not any("simlex999.txt" in line or ".venv" in line for line in names)  # redistribute: false; no env
@@ -283,6 +287,19 @@ def test_default_config_builds_every_target(default_run):
             assert (default_run / "results" / "agreement" / dataset / name).is_file()
         assert (default_run / "results" / "report" / dataset / "figures" / "raters.png").is_file()
     assert not (default_run / "results" / "agreement" / "ws353").exists()  # means only: no raters
+    # every dataset released, linked from its page and the front page; gensim's file only where it fits
+    front = (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
+    for dataset in config["datasets"]:
+        release = default_run / "results" / "release" / dataset
+        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {p.name for p in release.iterdir()}
+        assert (release / f"{dataset}.txt").exists() == (config["datasets"][dataset]["kind"] in ("ratings", "means"))
+        page = (default_run / "results" / "report" / dataset / "index.html").read_text(encoding="utf-8")
+        assert f'href="../../release/{dataset}/README.md"' in page and f'href="../release/{dataset}/README.md"' in front
+        gold = pd.read_parquet(default_run / "results" / "gold" / dataset / "gold.parquet")
+        assert len(pd.read_parquet(release / f"{dataset}.parquet")) == len(gold)
+    card = (default_run / "results" / "release" / "demo-da" / "README.md").read_text(encoding="utf-8")
+    assert "license: cc0-1.0" in card and "@misc{simgold-demo-da," in card
+    assert "No licence was given" in (default_run / "results" / "release" / "ws353" / "README.md").read_text()
     linked = pd.read_parquet(default_run / "results" / "translate" / "demo-hr" / "items.parquet")
     assert linked["source_item_id"].str.startswith("demo-da:").all() and len(linked) == 30
     corr = pd.read_parquet(default_run / "results" / "translate" / "crosslingual_correlations.parquet")
