@@ -199,7 +199,8 @@ def check_archive(project: Path, root: Path, env: dict) -> None:
                 "results/release/demo-da/croissant.json", "results/release/ws353/ws353.txt"):  # fmt: skip
         assert any(line.endswith(f"  {rel}") for line in names), rel
     assert any(line.endswith("  inputs/pkg/gensim/test/test_data/wordsim353.tsv") for line in names)
-    assert not any("simlex999.txt" in line or ".venv" in line for line in names)  # redistribute: false; no env
+    # redistribute: false: the raw file stays out (its release, a derived table, is in, with a warning); no env
+    assert not any("test_data/simlex999.txt" in line or ".venv" in line for line in names)
     external = (root / "inputs" / "EXTERNAL.tsv").read_text()
     assert "pkg:gensim/test/test_data/simlex999.txt\t" in external and "\tsimlex999\tno\t" in external
     archived_config = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
@@ -300,6 +301,8 @@ def test_default_config_builds_every_target(default_run):
     card = (default_run / "results" / "release" / "demo-da" / "README.md").read_text(encoding="utf-8")
     assert "license: cc0-1.0" in card and "@misc{simgold-demo-da," in card
     assert "No licence was given" in (default_run / "results" / "release" / "ws353" / "README.md").read_text()
+    simlex = (default_run / "results" / "release" / "simlex999" / "README.md").read_text(encoding="utf-8")
+    assert "The raw files may not be redistributed" in simlex  # redistribute: false in the config
     linked = pd.read_parquet(default_run / "results" / "translate" / "demo-hr" / "items.parquet")
     assert linked["source_item_id"].str.startswith("demo-da:").all() and len(linked) == 30
     corr = pd.read_parquet(default_run / "results" / "translate" / "crosslingual_correlations.parquet")

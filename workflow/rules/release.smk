@@ -1,5 +1,5 @@
 # The release of each gold standard (docs/methods.md section 12): the data files a paper's readers
-# load, the dataset card and the Croissant metadata, in results/release/{dataset}/.
+# load, the dataset card and the Croissant metadata, one directory per dataset.
 
 
 rule release:

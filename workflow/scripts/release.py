@@ -6,7 +6,7 @@ import simgold
 from simgold.io.tables import read_parquet
 from simgold.report.archive import input_records
 from simgold.report.release import release
-from simgold.workflow.job import run
+from simgold.workflow.job import provenance_for, run
 
 
 def main(snakemake, log):
@@ -22,6 +22,7 @@ def main(snakemake, log):
         confidence=snakemake.params.confidence,
         made_with=f"simgold {simgold.__version__}",
         date=snakemake.params.date,
+        provenance=provenance_for(snakemake),
     )
     out = Path(snakemake.output[0])
     out.mkdir(parents=True, exist_ok=True)

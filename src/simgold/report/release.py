@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RESULTS
+from simgold.io.tables import to_arrow
 from simgold.report.pages import headline
 
 #: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
@@ -196,11 +196,14 @@ def _text(value) -> str:
     return str(value)
 
 
-def parquet_bytes(frame: pd.DataFrame) -> bytes:
-    """A table as Parquet, without the pandas index or any writer metadata that could vary."""
-    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+def parquet_bytes(frame: pd.DataFrame, table: str, provenance: dict | None = None) -> bytes:
+    """A table as Parquet, typed as every results table is (``simgold.io.tables.to_arrow``: a
+    missing value is null), with the job's ``provenance`` in its metadata as every results table
+    has it (docs/methods.md section 10); nothing that could vary between two runs."""
+    arrow = to_arrow(frame)
+    meta = {"simgold": json.dumps({"table": table, **(provenance or {})}, sort_keys=True, ensure_ascii=False)}
     sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd", write_statistics=False, store_schema=False)
+    pq.write_table(arrow.replace_schema_metadata(meta), sink, compression="zstd")
     return sink.getvalue()
 
 
@@ -492,6 +495,11 @@ def _sources_section(ds: dict, sources: list[dict]) -> list[str]:
         + ". Raw files (the SHA-256 identifies the exact file the release was made from):",
         markdown_table(view),
     ]
+    if not ds.get("redistribute", True):
+        parts.append(
+            "**The raw files may not be redistributed** (`redistribute: false`): this release is derived from them "
+            "(their words and scores); check their licence before publishing it."
+        )
     if ds.get("licence") or ds.get("source"):
         parts.append(
             " ".join(
@@ -669,7 +677,15 @@ def column_descriptions(kind: str, scale) -> dict[str, str]:
 
 
 def release(
-    name: str, ds: dict, tables: dict, sources: list[dict], *, confidence: float, made_with: str, date: str
+    name: str,
+    ds: dict,
+    tables: dict,
+    sources: list[dict],
+    *,
+    confidence: float,
+    made_with: str,
+    date: str,
+    provenance: dict | None = None,
 ) -> Release:
     """The release of one dataset.
 
@@ -692,6 +708,8 @@ def release(
         What made it (``simgold 0.1.0``).
     date : str
         The publication date, YYYY-MM-DD (``archive.date``: fixed, so the bytes are too).
+    provenance : dict, optional
+        The job's provenance, in the Parquet files' metadata (``simgold.workflow.job.provenance_for``).
 
     Returns
     -------
@@ -706,7 +724,7 @@ def release(
     main = None
     if "gold" in tables:
         main = gold_table(kind, tables["items"], tables["gold"])
-        out.files[f"{name}.parquet"] = parquet_bytes(main)
+        out.files[f"{name}.parquet"] = parquet_bytes(main, "release", provenance)
         out.files[f"{name}.tsv"] = tsv_bytes(main)
         what = {"contexts": "one row per pair and context", "rankings": "one row per target and candidate"}
         shape = what.get(kind, "one row per pair")
@@ -730,12 +748,14 @@ def release(
     if tables.get("comparisons") is not None and len(tables["comparisons"]):
         comparisons = comparisons_table(tables["comparisons"])
         stem = name if main is None else f"{name}.comparisons"
-        out.files[f"{stem}.parquet"] = parquet_bytes(comparisons)
+        out.files[f"{stem}.parquet"] = parquet_bytes(comparisons, "release_comparisons", provenance)
         out.files[f"{stem}.tsv"] = tsv_bytes(comparisons)
         listed += [(f"{stem}.parquet", "the A&G comparisons with their weights (typed)", len(comparisons)),
                    (f"{stem}.tsv", "the same table as UTF-8 text", len(comparisons))]  # fmt: skip
         record_sets.append(("comparisons", f"{stem}.parquet", comparisons, descriptions))
         configs.append(("default" if main is None else "comparisons", f"{stem}.parquet"))
+    if not ds.get("redistribute", True):
+        out.warnings.append(f"{name}: its raw files may not be redistributed; the release derives from them")
     if not ds["release"].get("license"):
         out.warnings.append(f"{name}: no release licence (release: {{license: ...}} in the config); the card says so")
     rows = len(main) if main is not None else len(record_sets[0][2]) if record_sets else 0
