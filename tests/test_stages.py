@@ -204,6 +204,7 @@ def test_a_run_without_models_makes_no_score_files():
     assert [path for path, _ in report_figures(unscored, "m", level="95%")] == ["results/report/m/figures/distribution.png"]
     assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
     assert "leaderboard.md" in finished_message(TINY) and "leaderboard" not in finished_message(unscored)
+    assert "results/release/{dataset}/" in finished_message(TINY)
 
 
 def test_the_revision_of_a_dataset_hashes_what_its_scores_are_computed_against():

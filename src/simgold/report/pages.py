@@ -555,7 +555,10 @@ def index_page(
     parts.append("</ul>")
     if releases:
         parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
-        parts += [f"<li>{release_html(d, r['files'], r['meta'], '../release')}</li>" for d, r in releases.items()]
+        parts += [
+            f"<li><strong>{html.escape(d)}</strong>{release_html(d, r['files'], r['meta'], '../release')}</li>"
+            for d, r in releases.items()
+        ]
         parts.append("</ul>")
     if len(summary):
         main = flag_scores(summary)

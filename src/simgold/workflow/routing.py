@@ -198,5 +198,7 @@ def finished_message(routing: Stages) -> str:
     if routing.scored:
         lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
         lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
+    if routing.datasets:
+        lines.append("  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)")
     lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
     return "\n".join(lines)
