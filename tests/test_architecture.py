@@ -39,6 +39,8 @@ LAZY = (
     "simgold.stats.dependent_correlations",  # scipy.special, only the jobs that test or show the MSD
     "simgold.stats.noise_kernel",  # numba
     "simgold.report.figures",  # matplotlib
+    "simgold.io.tables",  # pyarrow and pandas: the end-of-run report of rejected values reads a table
+    "simgold.io.ledger",  # pandas: the same report's lines
     "simgold.report.release",  # pandas and pyarrow: the archive's README, only when an archive is built
 )
 

@@ -86,7 +86,7 @@ def test_a_run_at_ninety_percent_says_ninety_percent_everywhere(tmp_path, monkey
     labels = []
     monkeypatch.setattr("matplotlib.axes.Axes.set_ylabel", lambda self, text, *a, **k: labels.append(text))
     figures_module.scores_figure(table, tmp_path / "scores.png", "toy: model scores")
-    assert labels == ["score (90% bootstrap CI)"]
+    assert labels == ["Spearman's rho (90% bootstrap CI)"]
 
 
 def test_the_workflow_passes_the_configs_level_to_the_report_jobs():

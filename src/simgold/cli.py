@@ -21,6 +21,7 @@ from simgold.io.paths import within_results
 from simgold.io.tables import read_parquet
 from simgold.report.archive import rebuild, verify
 from simgold.report.pages import agreement_overview, headline, overview_statistics
+from simgold.io.ledger import rejected_examples, rejection_line, set_aside
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
@@ -104,6 +105,30 @@ def _agreement(results: Path) -> int:
     return 0
 
 
+def _rejects(results: Path, dataset: str | None) -> int:
+    """Per dataset, the values cleaning rejected; for one dataset, by reason with examples."""
+    pattern = within_results("clean", dataset=dataset or "*", table="summary")
+    paths = sorted(results.glob(pattern))
+    if not paths:
+        print(f"{results / pattern}: not found; run the pipeline first (simgold run)", file=sys.stderr)
+        return 1
+    for path in paths:
+        summary = read_parquet(path).iloc[0]
+        if "n_values_held" not in summary:  # a table of a run before the count
+            print(f"{summary['dataset']}: rejected values not counted by the run that made {path}")
+            continue
+        print(rejection_line(summary) or f"{summary['dataset']}: no value rejected")
+    if dataset:
+        rejects = read_parquet(results / within_results("clean", dataset=dataset, table="rejects"))
+        examples = rejected_examples(rejects)
+        if len(examples):
+            print(_table_text(examples))
+        apart = "; ".join(f"{n:,} {what}" for what, n in set_aside(rejects).items() if n)
+        print(f"counted apart, not rejected values: {apart or 'none'}")
+        print(f"every ledger row: {results / within_results('clean', dataset=dataset, table='rejects')}")
+    return 0
+
+
 def _archive(command: str, directory: Path, cores: int) -> int:
     if command == "verify":
         problems = verify(directory)
@@ -145,6 +170,9 @@ def parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--results", type=Path, default=Path("results"), help="the results directory (default: results)")
+    p = sub.add_parser("rejects", help="the values cleaning rejected, per dataset; by reason with examples for one")
+    p.add_argument("dataset", nargs="?", help="one dataset: its rejected values by reason, 5 examples each")
+    p.add_argument("--results", type=Path, default=Path("results"), help="the results directory (default: results)")
     p = sub.add_parser("verify", help="check an unpacked archive against its MANIFEST")
     p.add_argument("directory", type=Path)
     p = sub.add_parser("rebuild", help="rerun an unpacked archive's workflow and compare every result file")
@@ -162,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in ("scores", "agreement"):
         return (_scores if args.command == "scores" else _agreement)(args.results)
+    if args.command == "rejects":
+        return _rejects(args.results, args.dataset)
     if args.command in ("verify", "rebuild"):
         return _archive(args.command, args.directory, getattr(args, "cores", 2))
     return _demo(args.directory)

@@ -14,6 +14,8 @@ from simgold.io.paths import CLEAN_TABLES, RESULTS, result
 from simgold.workflow.routing import (
     all_targets,
     finished_message,
+    rejection_report,
+    unscored_warning,
     gold_standard_file,
     report_figures,
     scored_models,
@@ -164,6 +166,7 @@ def report_inputs(wildcards):
     }
     if d in CLEANED:
         inputs["clean"] = result("clean", dataset=d, table="summary")
+        inputs["rejects"] = result("clean", dataset=d, table="rejects")
         inputs["audit"] = result("audit", dataset=d)
         inputs["gold"] = result("gold", dataset=d)
         inputs["distribution"] = result("gold_distribution", dataset=d)

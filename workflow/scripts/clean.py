@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from simgold.errors import DataError
 from simgold.io.tables import read_parquet, write_parquet
-from simgold.stages.clean import clean_dataset, require_accepted
+from simgold.io.ledger import rejection_line
+from simgold.stages.clean import check_rejected, clean_dataset, require_accepted
 from simgold.workflow.job import provenance_for, run
 
 
@@ -32,7 +34,17 @@ def clean_dataset_job(snakemake, log):
     )
     for reason, count in tables["rejects"]["reason"].value_counts().sort_index().items():
         log.info("  ledger (%s): %d", reason, count)
-    require_accepted(name, tables)
+    line = rejection_line(summary)
+    if line:
+        log.warning("%s", line)
+    # a failed job's outputs are deleted: the ledger goes beside the log, where the error points
+    ledger = Path(snakemake.log[0]).with_suffix(".rejects.tsv")
+    try:
+        check_rejected(summary, snakemake.params.spec["max_rejected"], str(ledger))
+        require_accepted(name, tables)
+    except DataError:
+        tables["rejects"].to_csv(ledger, sep="\t", index=False, lineterminator="\n")
+        raise
     prov = provenance_for(snakemake)
     for path in snakemake.output:  # results/clean/{dataset}/{table}.parquet
         table = Path(path).stem

@@ -50,6 +50,7 @@ def report_dataset_job(snakemake, log):
         figures=params.figures,
         statistics=statistics,
         release={"files": released_files(inputs.release), "meta": params.release},
+        rejects=tables.get("rejects"),
     )
     write(snakemake.output.page, html)
     log.info("%s: page with %d figures, %d statistics tables", name, len(params.figures), len(statistics))

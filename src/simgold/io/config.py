@@ -403,7 +403,8 @@ def _column_refs(src: dict):
         if key in src:
             yield key, src[key]
     for name, att in src.get("attributes", {}).items():
-        yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
+        if not (isinstance(att, dict) and "value" in att):  # a constant names no column
+            yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
     if isinstance(src.get("extra_fields"), dict):
         yield "extra_fields.join", src["extra_fields"]["join"]
     for j, ctx in enumerate(src.get("contexts", [])):

@@ -40,6 +40,7 @@ class Slot:
     context: int | None = None
     text: int | None = None  # the context paragraph's column
     attrs: list = field(default_factory=list)
+    constants: dict = field(default_factory=dict)  # attributes with one value for every item of the slot
 
 
 @dataclass
@@ -55,6 +56,7 @@ class Plan:
     text: int | None = None  # long two-context sheets: the context paragraph
     category: int | None = None  # rankings
     ragged: int | None = None  # ragged layouts: ratings in every field from this column on
+    constants: dict = field(default_factory=dict)  # attributes with one value for the whole source
 
     def value_columns(self, width: int) -> set[int]:
         cols = {j for j, *_ in self.values}
@@ -71,6 +73,7 @@ class Plan:
 def _context_slot(table: RawTable, k: int, ctx: dict, plan: Plan) -> Slot:
     slot = Slot(ctx["context"], table.column(ctx["text"], f"contexts[{k}].text"))
     slot.attrs = _attr_columns(table, ctx.get("attributes", {}))
+    slot.constants = attribute_constants(ctx.get("attributes", {}))
     if "raters" in ctx:
         plan.values += [(j, "rating", r, k) for j, r in _rater_columns(table, ctx["raters"], f"contexts[{k}].raters")]
     plan.values += _stats_columns(table, ctx, k)
@@ -167,9 +170,27 @@ def _rater_label(table: RawTable, j: int, k: int) -> str:
 def _attr_columns(table: RawTable, attrs: dict) -> list[tuple[str, int, str]]:
     out = []
     for name, spec in attrs.items():
+        if isinstance(spec, dict) and "value" in spec:
+            continue  # a constant: attribute_constants
         ref, typ = (spec["column"], spec.get("type", "string")) if isinstance(spec, dict) else (spec, "string")
         out.append((name, table.column(ref, f"attributes.{name}"), typ))
     return out
+
+
+def attribute_constants(attrs: dict) -> dict:
+    """The attributes a source gives one value for every item (``{pos: {value: noun}}``), typed.
+
+    Examples
+    --------
+    >>> attribute_constants({"pos": {"value": "noun"}, "freq": {"value": 3, "type": "float"}, "rel": "Relation"})
+    {'pos': 'noun', 'freq': 3.0}
+    """
+    casts = {"string": str, "float": float, "int": int}
+    return {
+        name: casts[spec.get("type", "string")](spec["value"])
+        for name, spec in attrs.items()
+        if isinstance(spec, dict) and "value" in spec
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -250,7 +271,7 @@ def source_plan(table: RawTable, src: dict, kind: str) -> Plan:
     words = (
         tuple(table.column(src[k], k) for k in keys) if keys else tuple(table.column(r, "words") for r in src["words"])
     )
-    out = Plan(words, attrs, [Slot()])
+    out = Plan(words, attrs, [Slot()], constants=attribute_constants(src.get("attributes", {})))
     if "category" in src:
         out.category = table.column(src["category"], "category")
     LAYOUTS[(kind, src["layout"])].columns(table, src, out, role)

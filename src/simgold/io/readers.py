@@ -50,15 +50,16 @@ def source_paths(src: dict) -> list[str]:
     return list(src["path"]) if isinstance(src["path"], list) else [src["path"]]
 
 
-def read_source_table(src: dict, base_dir: str | Path = ".") -> RawTable:
+def read_source_table(src: dict, base_dir: str | Path = ".", language: str | None = None) -> RawTable:
     """Read the file(s) of one configured source. Several paths are joined side by side.
 
     Rows rejected whole (extra fields, a repeated header) are moved out of ``rows`` into ``notes``.
-    Reader options not given take the schema's defaults.
+    Reader options not given take the schema's defaults. ``language``: the dataset's, for the hint
+    on a file in the wrong encoding.
     """
 
     src = resolve_reader(src)
-    parts = [_read_one(p, src, base_dir) for p in source_paths(src)]
+    parts = [_read_one(p, src, base_dir, language) for p in source_paths(src)]
     if len(parts) > 1:
         _align(parts)
     for part in parts:
@@ -119,7 +120,7 @@ def detect_format(path: str, declared: str = "auto") -> str:
     return "text"
 
 
-def _read_one(path: str, src: dict, base_dir) -> RawTable:
+def _read_one(path: str, src: dict, base_dir, language: str | None = None) -> RawTable:
     real = resolve_path(path, base_dir)
     if not real.is_file():
         raise InputError(path, "file not found", expected=f"a file at {real}")
@@ -136,6 +137,7 @@ def _read_one(path: str, src: dict, base_dir) -> RawTable:
             header=src["header"],
             ragged=src.get("layout") == "ragged",
             join=(src.get("extra_fields") or {}).get("join") if isinstance(src.get("extra_fields"), dict) else None,
+            language=language,
         )
     if fmt in ("xlsx", "ods"):
         return read_sheet(
@@ -153,8 +155,59 @@ def _read_one(path: str, src: dict, base_dir) -> RawTable:
 # text
 
 
-def decode_text(data: bytes, display: str, encoding: str) -> str:
-    """Decode strictly; a UTF-8 BOM is dropped; a decoding error names the line and the byte.
+#: the code pages a file in a language is saved in by Windows (or the usual legacy encodings),
+#: most likely first: the hint for a file that is not UTF-8
+CODE_PAGES = {
+    **{lang: ("cp1250",) for lang in ("pl", "cs", "sk", "hu", "hr", "sl", "ro", "bs", "sq")},
+    **{lang: ("cp1251",) for lang in ("ru", "uk", "bg", "mk", "be", "sr")},
+    **{lang: ("cp1256",) for lang in ("ar", "fa", "ur")},
+    **{lang: ("cp1257",) for lang in ("et", "lv", "lt")},
+    "ja": ("cp932", "euc_jp"),
+    "zh": ("gb18030", "big5"),
+    "ko": ("cp949",),
+    "el": ("cp1253",),
+    "tr": ("cp1254",),
+    "he": ("cp1255",),
+    "vi": ("cp1258",),
+    "th": ("cp874",),
+}
+WESTERN = ("cp1252", "cp1250")  # the hint where the language names none
+
+
+def encoding_hint(data: bytes, language: str | None) -> str:
+    """What to set for a file that is not UTF-8: the code pages of the dataset's language (Western
+    European ones otherwise), those that decode the whole file first.
+
+    Examples
+    --------
+    >>> encoding_hint("犬,猫,5".encode("cp932"), "ja")
+    "; the dataset's language is ja: try encoding: cp932 (the file decodes in it; Windows' code page for ja)"
+    >>> encoding_hint("Straße".encode("cp1252"), None)
+    '; a file saved by Excel on Windows needs its code page, e.g. encoding: cp1252 (Western Europe) or cp1250 (Central Europe)'
+    """
+    pages = CODE_PAGES.get(language or "", ())
+    if not pages:
+        return (
+            "; a file saved by Excel on Windows needs its code page, e.g. encoding: cp1252 (Western Europe)"
+            " or cp1250 (Central Europe)"
+        )
+    decodes = [page for page in pages if _decodes(data, page)]
+    best = decodes[0] if decodes else pages[0]
+    why = "the file decodes in it; " if decodes else ""
+    return f"; the dataset's language is {language}: try encoding: {best} ({why}Windows' code page for {language})"
+
+
+def _decodes(data: bytes, codec: str) -> bool:
+    try:
+        data.decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def decode_text(data: bytes, display: str, encoding: str, language: str | None = None) -> str:
+    """Decode strictly; a UTF-8 BOM is dropped; a decoding error names the line and the byte, and
+    for UTF-8 the code page to try (``encoding_hint``, from the dataset's ``language``).
 
     A file declared in an 8-bit code page (cp1252, latin-1, ...) that is valid UTF-8 with non-ASCII
     text is refused: read in the code page its accents would turn into mojibake (``Ã©`` for ``é``).
@@ -173,12 +226,7 @@ def decode_text(data: bytes, display: str, encoding: str) -> str:
         return data.decode(codec)
     except UnicodeDecodeError as err:
         bad = data[err.start : err.start + 1]
-        hint = (
-            "; a file saved by Excel on Windows needs its code page, e.g. encoding: cp1252 (Western Europe)"
-            " or cp1250 (Central Europe)"
-            if codec == "utf-8-sig"
-            else ""
-        )
+        hint = encoding_hint(data, language) if codec == "utf-8-sig" else ""
         raise InputError(
             display,
             f"byte 0x{bad.hex()} at byte offset {err.start} is not valid {encoding}",
@@ -221,13 +269,14 @@ def read_text(
     header: bool = True,
     ragged: bool = False,
     join: str | int | None = None,
+    language: str | None = None,
 ) -> RawTable:
     data = real.read_bytes()
     if data[:4] == b"PK\x03\x04":
         raise InputError(
             display, "this is a zip container (an XLSX or ODS spreadsheet), not text", expected="format: xlsx or ods"
         )
-    lines = _LINE_BREAK.split(decode_text(data, display, encoding))
+    lines = _LINE_BREAK.split(decode_text(data, display, encoding, language))
     if lines and lines[-1] == "":
         lines.pop()  # the final line break ends the last line; it does not start a new one
     fed, notes = _non_data_lines(lines, skip_rows, comment)

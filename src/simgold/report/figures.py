@@ -187,33 +187,37 @@ def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: 
     _save(fig, path)
 
 
+#: how each headline metric is named on its axis, and the range the axis shows
+METRIC_AXES = {"spearman": ("Spearman's rho", None), "ag_score": ("A&G score (share of comparisons kept)", (0.0, 1.0))}
+
+
 def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
-    """The main metric of every model (Spearman, or the A&G score) with its CI, and the human
-    ceiling (leave-one-out agreement of the raters) as a dashed line."""
-    fig, ax = _pyplot().subplots(figsize=(7, 3.6))
+    """The main metric of every model with its CI, one panel per metric (Spearman's rho and the A&G
+    score are on different scales), and the human ceiling (leave-one-out Spearman of the raters)
+    as a dashed line on the Spearman panel only: it is a Spearman."""
     rows = scores[(scores["subset"] == "all") & scores["metric"].isin(MAIN_METRICS)]
-    if rows.empty:
-        ax.text(0.5, 0.5, "no model scores this dataset", ha="center", va="center")
-        ax.set_axis_off()
-    else:
-        rows = flag_scores(rows.sort_values(["metric", "model"]))
-        labels = [
-            f"{m}\n{metric}" + (f"\n(n={n}: {flag})" if flag else "")
-            for m, metric, n, flag in zip(rows["model"], rows["metric"], rows["n_used"], rows["flag"])
-        ]
-        x = np.arange(len(rows))
-        value = rows["value"].to_numpy(float)
-        low = np.nan_to_num(value - rows["ci_low"].to_numpy(float))
-        high = np.nan_to_num(rows["ci_high"].to_numpy(float) - value)
+    metrics = [m for m in MAIN_METRICS if (rows["metric"] == m).any()] or ["spearman"]
+    fig, axes = _pyplot().subplots(1, len(metrics), figsize=(7 * len(metrics) ** 0.5, 3.6), squeeze=False)
+    level = confidence_labels(rows.get("confidence", []))
+    for ax, metric in zip(axes[0], metrics):
+        part = flag_scores(rows[rows["metric"] == metric].sort_values("model"))
+        labels = [f"{m}" + (f"\n(n={n}: {flag})" if flag else "") for m, n, flag in
+                  zip(part["model"], part["n_used"], part["flag"])]  # fmt: skip
+        x = np.arange(len(part))
+        value = part["value"].to_numpy(float)
+        low = np.nan_to_num(value - part["ci_low"].to_numpy(float))
+        high = np.nan_to_num(part["ci_high"].to_numpy(float) - value)
         ax.bar(x, np.nan_to_num(value), color="#4C72B0", yerr=[low, high], capsize=4)
         ax.set_xticks(x, labels, fontsize=8)
+        name, limits = METRIC_AXES[metric]
         ceiling = scores.loc[scores["metric"] == "human_ceiling", "value"].dropna()
-        if len(ceiling):
+        if metric == "spearman" and len(ceiling):
             ax.axhline(ceiling.iloc[0], color="#C44E52", ls="--", lw=1, label=f"human ceiling {ceiling.iloc[0]:.3f}")
             _legend_outside(ax)
-        ax.set_ylim(min(0.0, float(np.nanmin(rows["ci_low"].to_numpy(float), initial=0)) - 0.05), 1.0)
-        ax.set_ylabel(f"score ({confidence_labels(rows.get('confidence', []))} bootstrap CI)")
-    ax.set_title(title, fontsize=10)
+        floor = min(0.0, float(np.nanmin(part["ci_low"].to_numpy(float), initial=0)) - 0.05)
+        ax.set_ylim(*(limits or (floor, 1.0)))
+        ax.set_ylabel(f"{name} ({level} bootstrap CI)", fontsize=9)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
 
@@ -355,10 +359,10 @@ FIGURES: dict[str, Figure] = Figures(
             draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
             caption="Model scores with {level} bootstrap CIs and the human ceiling",
             report_caption=(
-                "Model scores on {dataset}: Spearman's rho (or the Avraham & Goldberg score where the dataset has "
-                "comparisons; marked when it rests on fewer than 10 comparisons) with {level} percentile bootstrap "
-                "confidence intervals, and the human ceiling (each rater against the mean of the others) as a dashed "
-                "line."
+                "Model scores on {dataset}: Spearman's rho and, on a panel of its own, the Avraham & Goldberg score "
+                "where the dataset has comparisons (marked when it rests on fewer than 10 comparisons), with {level} "
+                "percentile bootstrap confidence intervals; the human ceiling (each rater's Spearman with the mean "
+                "of the others) is a dashed line on the Spearman panel, the only one it applies to."
             ),
             shown_if=lambda routing, d: d in routing.scored_by,
         ),

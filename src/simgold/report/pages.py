@@ -19,6 +19,7 @@ import pandas as pd
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
+from simgold.io.ledger import rejected_examples, rejection_line, set_aside
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -103,10 +104,12 @@ def dataset_page(
     figures: list[tuple[str, str]],
     statistics: dict | None = None,
     release: dict | None = None,
+    rejects: pd.DataFrame | None = None,
 ) -> str:
     """A dataset's page. ``statistics``: the tables of docs/methods.md section 11 the dataset has
     (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``);
-    ``release``: its release's ``files`` and ``meta`` (the config's release block), linked at the top."""
+    ``release``: its release's ``files`` and ``meta`` (the config's release block), linked at the top;
+    ``rejects``: its ledger (the rejected values by reason, with examples)."""
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
         from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, ~0.1 s; pages with an MSD
@@ -120,6 +123,8 @@ def dataset_page(
     if clean is not None and len(clean):
         cols = [c for c in CLEAN_COLUMNS if c in clean]
         parts.append(html_table(clean[cols], "Cleaning: what was read and what went to the rejects ledger"))
+    if rejects is not None and clean is not None and len(clean):
+        parts.append(ledger_section(clean.iloc[0], rejects))
     if agreement is not None and len(agreement):
         caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
         shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
@@ -145,6 +150,19 @@ def dataset_page(
     if "audit" in statistics:
         parts += audit_sections(statistics["audit"])
     return page(f"simgold: {name}", "".join(parts))
+
+
+def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
+    """The rejected values of a dataset by reason, up to 5 examples each (file, row, column, value),
+    and the cells set aside that are not rejected values, counted apart."""
+    line = rejection_line(summary)
+    apart = "; ".join(f"{n:,} {what}" for what, n in set_aside(rejects).items() if n)
+    apart = f" Counted apart, not rejected values: {apart}." if apart else ""
+    if not line:
+        return f"<p>No value was rejected (results/clean/{html.escape(str(summary['dataset']))}/rejects.parquet).{apart}</p>"
+    return html_table(rejected_examples(rejects), (
+        f"Rejected values: {line}. Up to 5 examples per reason; every one, with its detail, is in "
+        f"results/clean/{summary['dataset']}/rejects.parquet and `simgold rejects {summary['dataset']}`.{apart}"))  # fmt: skip
 
 
 def release_html(name: str, files: list[str], meta: dict, base: str) -> str:
@@ -573,7 +591,14 @@ def index_page(
                 "is below the model's Spearman (where the model would rank among them)")))  # fmt: skip
     if len(clean):
         cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
-        parts.append(html_table(clean[cols], "Datasets after cleaning"))
+        view = clean[cols]
+        if "n_values_rejected" in clean:  # a run before the count: no column
+            share = clean["n_values_rejected"] / clean["n_values_held"].where(clean["n_values_held"] > 0)
+            view = view.assign(values_rejected=clean["n_values_rejected"], share_rejected=share)
+        parts.append(html_table(view, (
+            "Datasets after cleaning: n_rejects counts every ledger row (headers and blanks too); values_rejected, "
+            "the cells that held a value and were rejected, and their share of such cells (the dataset pages "
+            "show them by reason, with examples)")))  # fmt: skip
     if differences is not None and len(differences):
         spearman = differences[differences["metric"] == "spearman"]
         cols = ["dataset", "model_a", "model_b", "n_used", "difference", "williams_p", "williams_p_holm",

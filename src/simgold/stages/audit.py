@@ -39,7 +39,7 @@ from simgold.io.tables import AUDIT_CHECKS as CHECKS
 AUDIT_COLUMNS = ["dataset", "check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
 EXACT_DECIMALS = 6  # released values with more decimals than this are taken to be exact
 COPIED_SHARE = 0.9  # a translation whose linked scores equal the source's this often carries them
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?", re.ASCII)  # as cleaning reads numbers
 _TEXT_WRAP = "'\"`\u2018\u2019\u201c\u201d \u00a0\t"
 
 

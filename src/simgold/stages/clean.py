@@ -57,32 +57,15 @@ from simgold.errors import DataError, InputError
 from simgold.io.layouts import Plan
 from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.readers import read_columns, read_source_table
+from simgold.io.ledger import NOT_A_REJECTED_VALUE, REASONS, rejected_text, rejection_line
 from simgold.io.tables import TABLES, sort_canonical
 
-REASONS = (
-    "missing",  # a missing marker or an empty cell
-    "short_row",  # the row ends before this rating column
-    "unnamed_column",  # a value in a column without a header name
-    "non_numeric",
-    "non_finite",
-    "out_of_scale",
-    "bad_item",  # the row's words (or context, category) are unusable
-    "bad_rater",  # long layout: the rater id is empty
-    "duplicate",
-    "duplicate_superseded",
-    "duplicate_merged",
-    "invalid_ranking",
-    "rater_incomplete",
-    "empty_rater",  # a rater with no value at all in a source: an empty column, not a few gaps
-    "extra_fields",  # a row with more fields than the header: rejected whole, never shifted
-    "ignored_row",  # not data: the header, a title row, a comment line, the header repeated
-    "ignored_column",  # a column the config does not name
-)
 ROLES = ("rating", "rank", "mean", "sd", "n")
 CATEGORIES = ("positive", "distractor", "random")
 _CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
 _ROLE = {role: k for k, role in enumerate(ROLES)}
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# ASCII digits only: Python's \d and float() also take full-width, Arabic-Indic, ... digits
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 # "1.elo", "3-Mar", "12/04": how Excel shows a decimal it read as a day and month
 DATE_LIKE = re.compile(r"\d{1,2}[./ -](?:[^\W\d_]{3,}\.?|\d{1,2})|[^\W\d_]{3,}[./ -]\d{1,2}")
 # invisible characters that never belong in a word (zero-width space, BOM, soft hyphen, word
@@ -112,8 +95,9 @@ def parse_value(
 ):
     """Classify one raw cell: ``(value, None, "")`` when accepted, else ``(None, reason, detail)``.
 
-    Accepted text is a plain decimal number (sign, digits, point, exponent); anything else is
-    rejected, never guessed: ``"1_000"``, ``"0x10"``, ``"inf"`` and dates are not ratings.
+    Accepted text is a plain decimal number (sign, the digits 0-9, point, exponent); anything else
+    is rejected, never guessed: ``"1_000"``, ``"0x10"``, ``"inf"``, dates and digits of other
+    scripts (full-width ``"８"``, Arabic-Indic ``"٣"``) are not ratings.
     """
     if raw is ABSENT:
         return None, "short_row", "the row ends before this column"
@@ -134,6 +118,10 @@ def parse_value(
         elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
             return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
         if not _NUMBER.fullmatch(text):
+            other = [ch for ch in text if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9"]
+            if other:
+                name = unicodedata.name(other[0], "a digit of another script")
+                return None, "non_numeric", f"the digit {other[0]!r} ({name}): only the digits 0-9 are read as numbers"
             if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
                 return None, "non_finite", f"{text!r} is not a finite number"
             if DATE_LIKE.fullmatch(text):
@@ -355,7 +343,7 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
             *words, problem = forms.map(*words)
         if form != "none":
             out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and _hidden(w)]
-        attrs = _attr_values(table, i, plan.attrs)
+        attrs = {**plan.constants, **_attr_values(table, i, plan.attrs)}
         rater, context, text = None, None, None
         if plan.rater is not None:
             rater = normalise_word(table.cell(i, plan.rater), "NFC", False)
@@ -376,7 +364,7 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
                 word2=words[1],
                 context=slot.context if slot.context is not None else context,
                 context_text=_text(table.cell(i, slot.text)) if slot.text is not None else text,
-                attrs={**attrs, **_attr_values(table, i, slot.attrs)},
+                attrs={**attrs, **slot.constants, **_attr_values(table, i, slot.attrs)},
                 file=file,
                 row=row,
                 rater=rater,
@@ -453,7 +441,7 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
     ds = check_dataset(name, spec, base_dir)
     ext = Extracted()
     for s_idx, src in enumerate(ds["sources"]):
-        table = read_source_table(src, base_dir)
+        table = read_source_table(src, base_dir, ds["language"])
         sep = {None: "n/a", "\t": "tab", " ": "space"}.get(table.separator, table.separator)
         log.info(f"{', '.join(table.files)}: {len(table.rows)} data rows, {table.width} columns, separator {sep}")
         for message in table.messages:
@@ -554,7 +542,33 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
     tables["repeats"] = sort_canonical(repeats, "repeats")
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
+    held, rejected = rejected_values(cells)
+    tables["summary"] = tables["summary"].assign(
+        n_values_held=held, n_values_rejected=sum(rejected.values()), values_rejected=rejected_text(rejected)
+    )
     return tables
+
+
+def rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
+    """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
+    rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
+    duplicates rule kept, averaged or superseded as configured is not a rejection."""
+    blank = np.isin(cells.reason, [_CODE[r] for r in ("missing", "short_row", "empty_rater")])
+    resolved = np.isin(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
+    counts = np.bincount(cells.reason[~resolved & (cells.reason > 0)], minlength=len(REASONS) + 1)
+    return int((~blank).sum()), {r: int(counts[_CODE[r]]) for r in REASONS if counts[_CODE[r]]}
+
+
+def check_rejected(summary: pd.Series, max_rejected: float, ledger_path: str) -> None:
+    """Stop when more than ``max_rejected`` of a dataset's values were rejected: a wrong scale or
+    column must not end in a run that says "finished". ``ledger_path``: where the job wrote the
+    ledger (a failed job's outputs are deleted)."""
+    held, rejected = int(summary["n_values_held"]), int(summary["n_values_rejected"])
+    if held and rejected / held > max_rejected:
+        raise DataError(
+            f"{rejection_line(summary)}; more than max_rejected {max_rejected:.0%} of the dataset's values: "
+            f"stopped (the ledger, every rejected cell with file, row, column and reason: {ledger_path})"
+        )
 
 
 def _classify(cells: Cells, ds: dict) -> None:

@@ -9,6 +9,7 @@ in Snakemake.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from simgold.io.config import has_comparisons, has_ratings, model_languages, translation_root
 from simgold.io.models import scored_in_context
@@ -189,6 +190,37 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
     ]
 
 
+def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
+    """A line per dataset that no configured model scores (no model covers its language; a
+    comparisons or two-context dataset's model may also be missing), "" when every dataset is
+    scored. ``languages``: dataset -> its language."""
+    unscored = [d for d in routing.datasets if d not in routing.scored_by]
+    return "".join(
+        f"simgold: {d} is not scored: no configured model covers its language ({languages[d]!r});"
+        " add one under models (with that language) to score it\n"
+        for d in unscored
+    )
+
+
+def rejection_report(cleaned: list[str]) -> str:
+    """For the end of a run: one line per cleaned dataset whose cleaning rejected values (from its
+    cleaning summary; simgold.io.ledger.rejection_line), and where the ledger is; empty when
+    none was rejected or no summary was made."""
+    from simgold.io.tables import read_parquet  # heavy: pyarrow and pandas, once, at the end of a run
+    from simgold.io.ledger import rejection_line  # heavy: pandas, as above
+
+    lines = []
+    for d in cleaned:
+        path = Path(result("clean", dataset=d, table="summary"))
+        line = rejection_line(read_parquet(path).iloc[0]) if path.is_file() else None
+        if line:
+            lines.append(f"  {line}")
+    if not lines:
+        return ""
+    where = result("clean", dataset="{dataset}", table="rejects")
+    return "\n".join(["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines])
+
+
 def finished_message(routing: Stages) -> str:
     """The last lines of a run: where the answer is."""
     lines = ["", "simgold: finished. The results:"]
@@ -200,5 +232,8 @@ def finished_message(routing: Stages) -> str:
         lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
     if routing.datasets:
         lines.append("  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)")
+    unscored = [d for d in routing.datasets if d not in routing.scored_by]
+    if routing.models and unscored:
+        lines.append(f"  not scored (no model covers their language): {', '.join(unscored)}")
     lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
     return "\n".join(lines)

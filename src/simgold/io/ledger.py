@@ -1,0 +1,117 @@
+"""The rejects ledger's vocabulary and how a rejection is said (docs/methods.md section 1): the
+reasons a cell goes to the ledger, which of them reject a value, the line a run prints for a
+dataset with rejected values, and the examples a page and ``simgold rejects`` show.
+
+A light module (pandas only): the end of a run, the report and the command line read it without
+the readers and the config checker that cleaning needs.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+REASONS = (
+    "missing",  # a missing marker or an empty cell
+    "short_row",  # the row ends before this rating column
+    "unnamed_column",  # a value in a column without a header name
+    "non_numeric",
+    "non_finite",
+    "out_of_scale",
+    "bad_item",  # the row's words (or context, category) are unusable
+    "bad_rater",  # long layout: the rater id is empty
+    "duplicate",
+    "duplicate_superseded",
+    "duplicate_merged",
+    "invalid_ranking",
+    "rater_incomplete",
+    "empty_rater",  # a rater with no value at all in a source: an empty column, not a few gaps
+    "extra_fields",  # a row with more fields than the header: rejected whole, never shifted
+    "ignored_row",  # not data: the header, a title row, a comment line, the header repeated
+    "ignored_column",  # a column the config does not name
+)
+
+
+#: ledger reasons of a value cell that held no value (a blank, a missing marker), and of answers
+#: the duplicates rule resolved as configured: none of them is a rejected value
+NOT_A_REJECTED_VALUE = ("missing", "short_row", "empty_rater", "duplicate_superseded", "duplicate_merged")
+
+
+def rejected_text(rejected: dict[str, int]) -> str:
+    """``out_of_scale 10,325, non_numeric 4``: the rejected values by reason, most first."""
+    ordered = sorted(rejected.items(), key=lambda kv: (-kv[1], REASONS.index(kv[0])))
+    return ", ".join(f"{reason} {count:,}" for reason, count in ordered)
+
+
+#: what to check in the config when most rejected values have this reason
+REJECTION_HINTS = {
+    "out_of_scale": "check 'scale'",
+    "non_numeric": "check 'missing' (the missing markers), 'decimal' and the value columns",
+    "non_finite": "check the value columns",
+    "bad_item": "check 'words' and 'unicode'",
+    "bad_rater": "check 'rater'",
+    "unnamed_column": "check the header row ('skip_rows', 'header')",
+    "extra_fields": "check 'sep' and the quoting",
+    "duplicate": "check 'duplicates'",
+    "invalid_ranking": "check the rank columns",
+    "rater_incomplete": "check 'min_answered'",
+}
+
+
+def rejection_line(summary: pd.Series) -> str | None:
+    """One line on a dataset's rejected values (None when none was rejected), e.g.
+    ``ja-noun: 10,325 of 10,559 value cells rejected (97.8%): out_of_scale 10,325 - check 'scale'``.
+
+    Examples
+    --------
+    >>> row = pd.Series({"dataset": "d", "n_values_held": 400, "n_values_rejected": 300,
+    ...                  "values_rejected": "out_of_scale 296, non_numeric 4"})
+    >>> rejection_line(row)
+    "d: 300 of 400 value cells rejected (75.0%): out_of_scale 296, non_numeric 4 - check 'scale'"
+    """
+    rejected, held = int(summary.get("n_values_rejected", 0) or 0), int(summary.get("n_values_held", 0) or 0)
+    if not rejected:
+        return None
+    reasons = str(summary["values_rejected"])
+    top = reasons.split(" ", 1)[0]
+    hint = f" - {REJECTION_HINTS[top]}" if top in REJECTION_HINTS else ""
+    return f"{summary['dataset']}: {rejected:,} of {held:,} value cells rejected ({rejected / held:.1%}): {reasons}{hint}"
+
+
+NOT_DATA = ("ignored_row", "ignored_column")  # header, title and comment cells; columns the config does not name
+
+
+def rejected_examples(rejects: pd.DataFrame, per_reason: int = 5) -> pd.DataFrame:
+    """The ledger's rejected values by reason (most first), with ``count`` and up to ``per_reason``
+    examples each (file, row, column, value, detail): what a dataset page and ``simgold rejects``
+    show. Blanks, missing markers, answers the duplicates rule resolved and cells that are not
+    data are left out (``set_aside`` counts them).
+
+    Examples
+    --------
+    >>> ledger = pd.DataFrame({"source_file": "s.csv", "source_row": [2, 3, 4, 1],
+    ...     "column": ["r1", "r1", "r2", "r1"], "raw_value": ["12", "13", "", "r1"],
+    ...     "reason": ["out_of_scale", "out_of_scale", "missing", "ignored_row"], "detail": ""})
+    >>> rejected_examples(ledger, 1)[["reason", "count", "source_row", "raw_value"]]
+             reason  count  source_row raw_value
+    0  out_of_scale      2           2        12
+    """
+    data = rejects[~rejects["reason"].isin([*NOT_A_REJECTED_VALUE, *NOT_DATA])]
+    counts = data["reason"].value_counts()
+    order = sorted(counts.index, key=lambda r: (-counts[r], REASONS.index(r) if r in REASONS else 99))
+    shown = data.groupby("reason", sort=False).head(per_reason)
+    shown = shown.assign(count=shown["reason"].map(counts), order=shown["reason"].map({r: i for i, r in enumerate(order)}))
+    columns = ["reason", "count", "source_file", "source_row", "column", "raw_value", "detail"]
+    return shown.sort_values(["order"], kind="stable")[columns].reset_index(drop=True)
+
+
+def set_aside(rejects: pd.DataFrame) -> dict[str, int]:
+    """The ledger rows that are not rejected values, counted apart: blanks and missing markers,
+    answers the duplicates rule resolved, and cells that are not data (header, title, comment,
+    columns not named)."""
+    reason = rejects["reason"]
+    return {
+        "blank or missing": int(reason.isin(["missing", "short_row", "empty_rater"]).sum()),
+        "resolved by the duplicates rule": int(reason.isin(["duplicate_superseded", "duplicate_merged"]).sum()),
+        "header, title or comment cells": int((reason == "ignored_row").sum()),
+        "cells of columns the config does not name": int((reason == "ignored_column").sum()),
+    }
