@@ -25,9 +25,35 @@ def simgold(*args, cwd=None) -> subprocess.CompletedProcess:
 def test_the_console_script_is_installed_and_lists_its_commands():
     proc = simgold("--help")
     assert proc.returncode == 0
-    for command in ("run", "scores", "agreement", "verify", "rebuild", "demo"):
+    for command in ("run", "scores", "agreement", "rejects", "verify", "rebuild", "demo"):
         assert f"\n    {command}" in proc.stdout, command
     assert simgold("frobnicate").returncode == 2
+
+
+def test_bare_simgold_prints_its_help_and_version_says_the_version():
+    from importlib import metadata
+
+    bare = simgold()
+    assert bare.returncode == 0 and bare.stdout == simgold("--help").stdout
+    assert simgold("--version").stdout == f"simgold {metadata.version('simgold')}\n"
+    run_help = simgold("run", "--help")
+    assert run_help.returncode == 0 and run_help.stdout.startswith("usage: snakemake"), run_help.stdout[:200]
+
+
+def test_rejects_prints_each_dataset_and_one_datasets_examples(tmp_path):
+    summary = pd.DataFrame({"dataset": ["d"], "n_values_held": [12], "n_values_rejected": [3],
+                            "values_rejected": ["non_numeric 2, out_of_scale 1"]})  # fmt: skip
+    rejects = pd.DataFrame({"dataset": "d", "source_file": "d.csv", "source_row": [3, 4, 3, 1],
+                            "column": ["r2", "r1", "r1", "w1"], "raw_value": ["7?", "８", "12", "w1"],
+                            "reason": ["non_numeric", "non_numeric", "out_of_scale", "ignored_row"],
+                            "detail": ["not a number", "a digit", "outside the scale [0, 6]", "the header"]})  # fmt: skip
+    write_parquet(summary, tmp_path / "results/clean/d/summary.parquet")
+    write_parquet(rejects, tmp_path / "results/clean/d/rejects.parquet", table="rejects")
+    every = simgold("rejects", "--results", tmp_path / "results")
+    assert every.stdout.startswith("d: 3 of 12 value cells rejected (25.0%): non_numeric 2, out_of_scale 1")
+    one = simgold("rejects", "d", "--results", tmp_path / "results").stdout
+    assert re.search(r"^non_numeric\s+2\s+d\.csv\s+3\s+r2\s+7\?", one, re.M) and "out_of_scale  1" in one
+    assert "1 header, title or comment cells" in one and "ignored_row" not in one  # counted apart, not listed
 
 
 def test_demo_writes_the_shipped_sheets(tmp_path):

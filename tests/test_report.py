@@ -47,10 +47,13 @@ def test_reliability_view_gives_the_raters_needed_with_their_range():
 
 def test_audit_overview_counts_every_check_of_every_dataset():
     found = pd.DataFrame({"dataset": "a", "check": ["reversed_pair", "duplicate_pair", "reversed_pair"]})
+    from simgold.report.pages import AUDIT_CHECK_TEXT
+
     table = audit_overview({"a": found, "clean": found.iloc[:0]}).set_index("dataset")
-    assert list(table.columns) == list(AUDIT_CHECKS)
-    assert table.loc["a"].to_dict() == {c: int((found["check"] == c).sum()) for c in AUDIT_CHECKS}
+    assert list(table.columns) == [AUDIT_CHECK_TEXT[c][0] for c in AUDIT_CHECKS]  # as a reader names them
+    assert table.loc["a"].to_dict() == {AUDIT_CHECK_TEXT[c][0]: int((found["check"] == c).sum()) for c in AUDIT_CHECKS}
     assert table.loc["clean"].sum() == 0
+    assert set(AUDIT_CHECK_TEXT) == set(AUDIT_CHECKS)  # every check named and explained
 
 
 def test_wide_table_and_page_carry_the_minimum_significant_difference():
@@ -168,3 +171,43 @@ def test_the_page_shows_the_context_tests_columns_it_names():
     assert headers == CONTEXT_COLUMNS == ["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic",
                                           "p", "q", "test"]  # fmt: skip
     assert not re.search("pair-7|item-13|shipped", page) and "<td>river</td>" in page
+
+
+def test_page_details_a_reader_sees():
+    """Whole numbers as whole numbers, the caption above its table (not squeezed to its width), the
+    page's language from the dataset's, one audit row per item, and a footer that says what made it."""
+    from simgold.report.pages import audit_sections, html_table, run_footer
+
+    table = html_table(pd.DataFrame({"source_row": [9.0, np.nan], "alpha": [1.0, 0.5], "r": [1.0, 0.0]}), "cap")
+    assert table.startswith('<p class="caption">cap</p><table') and "<td>9</td>" in table
+    assert "<td>1.000</td>" in table and "<td>0.000</td>" in table  # statistics keep their decimals
+    clean = pd.DataFrame({"dataset": ["ja"], "language": ["ja"], "n_items": [1]})
+    footer = run_footer({"archive": {"name": "s", "date": "2026-01-02"}}, "9.9")
+    page = dataset_page("ja", clean=clean, agreement=None, scores=None, context=None, figures=[], footer=footer)
+    assert page.startswith('<!DOCTYPE html><html lang="ja">') and "run s of 2026-01-02, config sha256" in page
+    audit = pd.DataFrame({
+        "dataset": "d", "check": ["duplicate_pair"] * 3 + ["rater_mean"] * 2, "item_id": ["d:1"] * 3 + [None, None],
+        "rater": [None, None, None, "r1", "r2"], "source_file": "f", "source_row": [2.0, 2.0, 2.0, np.nan, np.nan],
+        "column": "c", "raw_value": "5", "detail": "",
+    })  # fmt: skip
+    rows = audit_sections(audit)[1]
+    assert rows.count("<td>pair listed twice</td>") == 1 and "<td>3</td>" in rows  # one row, its 3 cells
+    assert rows.count("<td>rater&#x27;s mean far off</td>") == 2  # each rater's finding its own row
+
+
+def test_rater_bars_start_at_zero():
+    """Bars from 0.87 would make small differences look large: a bar's length is its value."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from simgold.report.figures import _rater_bars
+
+    stage = pd.DataFrame({"rater": ["a", "b"], "avg_pairwise": [0.88, 0.93], "vs_mean": [0.9, 0.95],
+                          "vs_rest": [0.87, 0.92], "excluded": [False, False]})  # fmt: skip
+    agreement = pd.DataFrame({"stage": ["calibrated"], "subset": ["all"], "pairwise": [0.9], "vs_mean": [0.92]})
+    fig, ax = plt.subplots()
+    _rater_bars(ax, stage, agreement, None)
+    assert ax.get_ylim()[0] == 0.0
+    plt.close(fig)

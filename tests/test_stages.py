@@ -205,6 +205,9 @@ def test_a_run_without_models_makes_no_score_files():
     assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
     assert "leaderboard.md" in finished_message(TINY) and "leaderboard" not in finished_message(unscored)
     assert "results/release/{dataset}/" in finished_message(TINY)
+    after = finished_message(TINY, "results/archive/study.tar.gz")
+    assert "archive  results/archive/study.tar.gz" in after and "for a paper" not in after
+    assert "for a paper: snakemake --cores 8 archive" in finished_message(TINY)
 
 
 def test_the_revision_of_a_dataset_hashes_what_its_scores_are_computed_against():

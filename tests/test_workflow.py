@@ -159,6 +159,8 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     assert said.rstrip().endswith("rebuild: OK") and "rebuilt byte for byte" in said, said[-2000:]
     assert re.search(r"^\[1/\d+\] ", progress, re.M) and "simgold: finished" in progress, progress[-2000:]
     assert "verify: OK, every file matches the MANIFEST" in outputs[-2].stdout
+    archived = outputs[1].stderr  # `snakemake --cores 8 archive`: its closing lines say where it is, not how to make it
+    assert "archive  results/archive/simgold-demo.tar.gz" in archived and "for a paper" not in archived, archived[-1500:]
     report_said = outputs[0].stdout + outputs[0].stderr  # `snakemake --report`: no warning, no traceback
     assert "Report created." in report_said and not re.search(r"Warning|Traceback", report_said), report_said[-2000:]
     # independently of rebuild's own comparison: every result file, byte for byte

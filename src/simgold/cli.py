@@ -18,7 +18,7 @@ from pathlib import Path
 
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
-from simgold.io.tables import read_parquet
+from simgold.io.tables import package_version, read_parquet
 from simgold.report.archive import rebuild, verify
 from simgold.report.pages import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import rejected_examples, rejection_line, set_aside
@@ -45,7 +45,11 @@ def _run(args: list[str]) -> int:
         for a in args
         for opt in _PARALLELISM
     )
-    command = [sys.executable, "-m", "snakemake", *([] if given else ["--cores", "all"]), *args]
+    # snakemake's own command where it is installed beside this Python: its help then says
+    # `usage: snakemake`, not `usage: __main__.py`
+    script = Path(sys.executable).with_name("snakemake")
+    program = [str(script)] if script.is_file() else [sys.executable, "-m", "snakemake"]
+    command = [*program, *([] if given else ["--cores", "all"]), *args]
     return subprocess.call(command)
 
 
@@ -162,7 +166,8 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="simgold", description="Word-similarity gold standards and embedding evaluation."
     )
-    sub = top.add_subparsers(dest="command", required=True, metavar="command")
+    top.add_argument("--version", action="version", version=f"simgold {package_version('simgold')}")
+    sub = top.add_subparsers(dest="command", metavar="command")
     sub.add_parser("run", help="run the pipeline: snakemake with the given arguments (--cores all unless given)")
     for name, text in (
         ("scores", "the dataset x model table of a finished run"),
@@ -188,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["run"]:  # everything after `run` belongs to snakemake
         return _run(argv[1:])
     args = parser().parse_args(argv)
+    if args.command is None:  # bare `simgold`: what it can do
+        parser().print_help()
+        return 0
     if args.command in ("scores", "agreement"):
         return (_scores if args.command == "scores" else _agreement)(args.results)
     if args.command == "rejects":

@@ -2,7 +2,8 @@
 # Run the default workflow on a real single-node SLURM cluster set up on this machine, and check
 # that every table, figure and page is byte-identical to a local run.
 #
-#   sudo tests/slurm/run_slurm.sh            (as root; Debian or Ubuntu; from the repository root)
+#   PYTHON=.venv/bin/python tests/slurm/run_slurm.sh   (as root, or with sudo in front; Debian or Ubuntu;
+#                                                      from the repository root)
 #
 # It installs Debian's SLURM and munge packages when they are missing, starts munged (unless one
 # is running), slurmctld and slurmd (state and logs under a temporary directory), runs
@@ -17,6 +18,11 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PYTHON=${PYTHON:-$(command -v python3)}
+# an absolute path now: the script later works in a fresh copy, where a relative .venv/bin/python is not
+case "$PYTHON" in
+    */*) PYTHON="$(cd "$(dirname "$PYTHON")" && pwd)/$(basename "$PYTHON")" ;;
+    *) PYTHON=$(command -v "$PYTHON") ;;
+esac
 [ "$(id -u)" = 0 ] || { echo "run as root: slurmd and munged need it" >&2; exit 2; }
 "$PYTHON" -c "import snakemake_executor_plugin_slurm" 2>/dev/null || {
     echo "$PYTHON has no snakemake-executor-plugin-slurm: install simgold first (pip install -e .)" >&2

@@ -38,6 +38,7 @@ rule report_dataset:
         ranked=lambda wildcards: wildcards.dataset in RANKED,
         outliers=dataset_param("outliers"),
         release=dataset_param("release"),
+        config=CONFIG,  # the page's footer: the run's date and the config's digest
     script:
         "../scripts/report.py"
 
@@ -112,6 +113,7 @@ rule report_index:
     params:
         datasets=DATASETS,
         releases=[CONFIG["datasets"][d]["release"] for d in DATASETS],
+        config=CONFIG,  # the page's footer: the run's date and the config's digest
         audited=CLEANED,
         ci_level=CI_LEVEL,
     script:

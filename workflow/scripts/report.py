@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simgold.io.tables import read_parquet
+from simgold.io.tables import package_version, read_parquet
 from simgold.report.figures import draw_dataset_figures
 from simgold.report.leaderboard import leaderboard
 from simgold.report.mteb import dataset_revision, mteb_model_meta, mteb_result
@@ -21,6 +21,7 @@ from simgold.report.pages import (
     flag_scores,
     headline,
     index_page,
+    run_footer,
     wide_table,
     write,
     write_json,
@@ -51,6 +52,7 @@ def report_dataset_job(snakemake, log):
         statistics=statistics,
         release={"files": released_files(inputs.release), "meta": params.release},
         rejects=tables.get("rejects"),
+        footer=run_footer(params.config, package_version("simgold")),
     )
     write(snakemake.output.page, html)
     log.info("%s: page with %d figures, %d statistics tables", name, len(params.figures), len(statistics))
@@ -100,6 +102,7 @@ def report_index_job(snakemake, log):
             name: {"files": released_files(path), "meta": meta}
             for name, path, meta in zip(snakemake.params.datasets, inputs.releases, snakemake.params.releases)
         },
+        footer=run_footer(snakemake.params.config, package_version("simgold")),
     )
     write(snakemake.output.page, page)
     flag_scores(summary).to_csv(

@@ -5,6 +5,9 @@ from, with the ledger notes of what is not data (:class:`Note`). Shared by the r
 
 from __future__ import annotations
 
+import difflib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -93,11 +96,10 @@ class RawTable:
             )
         hits = [j for j, name in enumerate(self.header) if name == ref]
         if not hits:
-            raise InputError(
-                self.files[0],
-                f"{what}: no column named {ref!r}",
-                expected=f"one of {[h for h in self.header if h]}",
-            )
+            names = [h for h in self.header if h]
+            close = close_names(ref, names)
+            hint = f"; did you mean {' or '.join(map(repr, close))}? (names are matched exactly)" if close else ""
+            raise InputError(self.files[0], f"{what}: no column named {ref!r}{hint}", expected=f"one of {names}")
         if len(hits) > 1:
             raise InputError(
                 self.files[0],
@@ -115,3 +117,24 @@ def blank(value: object) -> bool:
 def count_cells(values) -> int:
     """The number of non-blank cells among ``values`` (the unit of the ledger's accounting)."""
     return sum(1 for v in values if not blank(v))
+
+
+def _folded(name: str) -> str:
+    """A column name without the differences a person does not see or mean: case, spaces,
+    underscores and hyphens."""
+    return re.sub(r"[\s_\-]+", "", unicodedata.normalize("NFKC", name)).casefold()
+
+
+def close_names(ref: str, names: list[str]) -> list[str]:
+    """The header names a misspelt column reference may mean: those equal but for case and
+    spacing, else difflib's closest (at most three).
+
+    Examples
+    --------
+    >>> close_names("mean", ["Word 1", "Word 2", "Mean", "SD"]), close_names("Word1", ["Word 1", "Word 2"])
+    (['Mean'], ['Word 1'])
+    >>> close_names("Bewertng", ["Teilnehmer", "Bewertung"]), close_names("zzz", ["a", "b"])
+    (['Bewertung'], [])
+    """
+    same = [n for n in names if _folded(n) == _folded(ref)]
+    return same or difflib.get_close_matches(ref, names, 3, 0.75)

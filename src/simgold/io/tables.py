@@ -622,11 +622,12 @@ def provenance(rule: str, wildcards: dict, params: dict, inputs: dict[str, str] 
         "wildcards": dict(sorted(wildcards.items())),
         "params": params,
         "inputs": {label: input_digest(inputs[label]) for label in sorted(inputs)},
-        "versions": {lib: _version(lib) for lib in LIBRARIES},
+        "versions": {lib: package_version(lib) for lib in LIBRARIES},
     }
 
 
-def _version(lib: str) -> str:
+def package_version(lib: str) -> str:
+    """The installed version of a distribution ("unknown" when it is not installed)."""
     try:
         return metadata.version(lib)
     except metadata.PackageNotFoundError:

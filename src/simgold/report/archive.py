@@ -51,7 +51,7 @@ import yaml
 from simgold.io.config import translation_files
 from simgold.io.paths import RESULTS, RESULTS_DIR
 from simgold.io.readers import resolve_path, source_paths
-from simgold.io.tables import _version, sha256_file
+from simgold.io.tables import package_version, sha256_file
 
 #: files and directories of the workflow's own directory that make up its code
 CODE_FILES = (
@@ -250,7 +250,7 @@ def build(
 
     if "README.md" in files:  # the tool's manual keeps its own name; README.md tells the study
         files["SIMGOLD-README.md"] = files.pop("README.md")
-    files["README.md"] = study_readme(config, files, f"simgold {_version('simgold')}").encode("utf-8")
+    files["README.md"] = study_readme(config, files, f"simgold {package_version('simgold')}").encode("utf-8")
     files["environment/requirements.lock.txt"] = lock_file().encode()
     files["inputs/EXTERNAL.tsv"] = external_table(records).encode()
     files["ro-crate-metadata.json"] = ro_crate(config, records, files, outputs).encode()
@@ -356,9 +356,9 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
             "@type": "ComputerLanguage",
             "name": "Snakemake",
             "url": {"@id": "https://snakemake.github.io"},
-            "version": _version("snakemake"),
+            "version": package_version("snakemake"),
         },
-        {"@id": "#simgold", "@type": "SoftwareApplication", "name": "simgold", "version": _version("simgold")},
+        {"@id": "#simgold", "@type": "SoftwareApplication", "name": "simgold", "version": package_version("simgold")},
     ]
     entities = [_input_entity(r) for r in records]
     graph += entities

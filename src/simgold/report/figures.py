@@ -115,7 +115,8 @@ def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> 
     values = pd.concat(shown).to_numpy(float)
     low, high = float(np.nanmin(values)), float(np.nanmax(values))
     margin = max(0.05, 0.1 * (high - low))
-    ax.set_ylim(max(-1.0, low - margin), min(1.0, high + margin) if high < 1.0 else 1.02)
+    # bars start at 0 (or below, for negative values): a bar's length is its value, never exaggerated
+    ax.set_ylim(max(-1.0, min(0.0, low - margin)), min(1.0, high + margin) if high < 1.0 else 1.02)
     ax.set_xticks(x, stage["rater"].astype(str), rotation=90, fontsize=7)
     ax.set_xlabel("rater (sorted by Spearman with the item means)")
     ax.set_ylabel("Spearman's rho")

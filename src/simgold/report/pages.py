@@ -8,6 +8,7 @@ Pages contain no timestamps, so the same results give the same bytes.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 import posixpath
@@ -28,39 +29,71 @@ MIN_COMPARISONS = 10
 FEW_COMPARISONS = f"fewer than {MIN_COMPARISONS} comparisons"
 
 
-def _fmt(value) -> str:
+def _fmt(value, whole: bool = False) -> str:
     if isinstance(value, (float, np.floating)):
-        return "" if np.isnan(value) else f"{value:.3f}"
+        return "" if np.isnan(value) else (f"{value:.0f}" if whole else f"{value:.3f}")
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     return html.escape(str(value))
 
 
+def whole_columns(frame: pd.DataFrame) -> list[bool]:
+    """Per column: whether it is shown as whole numbers, a float column whose values are all whole
+    (a row number that missing values made float: 9, not 9.000), unless they all lie in [-1, 1]
+    (a correlation or a share that happens to be 0 or 1 keeps its decimals)."""
+    out = []
+    for column in frame.columns:
+        values = frame[column]
+        numbers = values.dropna().to_numpy(float) if values.dtype.kind == "f" else np.empty(0)
+        out.append(bool(len(numbers)) and bool((numbers == np.round(numbers)).all()) and np.abs(numbers).max() > 1)
+    return out
+
+
 def html_table(frame: pd.DataFrame, caption: str = "") -> str:
-    """A plain HTML table (numbers to 3 decimals, empty for undefined values)."""
+    """A plain HTML table (numbers to 3 decimals, whole-number columns as integers, empty for
+    undefined values); the caption above it, as wide as the page (not squeezed to the table)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    whole = whole_columns(frame)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in row) + "</tr>" for row in frame.itertuples(index=False)
+        "<tr>" + "".join(f"<td>{_fmt(v, w)}</td>" for v, w in zip(row, whole)) + "</tr>"
+        for row in frame.itertuples(index=False)
     )
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    return f'<table class="data">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    cap = f'<p class="caption">{html.escape(caption)}</p>' if caption else ""
+    return f'{cap}<table class="data"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 STYLE = (
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
     "table.data{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
     "table.data td,table.data th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-    "table.data th{background:#eee}caption{text-align:left;font-weight:bold;padding:4px 0}"
+    "table.data th{background:#eee}p.caption{font-weight:bold;margin:1.2em 0 0.2em}"
     "figure{margin:1em 0}figcaption{font-size:0.9em;color:#444}"
     "table.matrix td{text-align:center}td.flag{color:#888;font-style:italic}"
 )
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, lang: str = "en", footer: str = "") -> str:
+    """A whole HTML page; ``lang``: the language of its words (a dataset's, so that a browser and a
+    screen reader treat its words as that language), ``footer``: what made it (``run_footer``)."""
+    foot = f"<footer><p>{html.escape(footer)}</p></footer>" if footer else ""
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>\n"
+        f'<!DOCTYPE html><html lang="{html.escape(lang)}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}{foot}</body></html>\n"
     )
+
+
+def run_footer(config: dict, version: str) -> str:
+    """What made a page: the run's date (``archive.date``: a page never carries the wall clock, so
+    that it rebuilds byte for byte), the simgold version and the digest of the resolved config.
+
+    Examples
+    --------
+    >>> run_footer({"archive": {"name": "demo", "date": "2026-11-21"}}, "0.1.0")
+    'simgold 0.1.0, run demo of 2026-11-21, config sha256 0b984517250f'
+    """
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
+    arch = config["archive"]
+    return f"simgold {version}, run {arch['name']} of {arch['date']}, config sha256 {digest}"
 
 
 def figure_html(path, caption: str) -> str:
@@ -105,6 +138,7 @@ def dataset_page(
     statistics: dict | None = None,
     release: dict | None = None,
     rejects: pd.DataFrame | None = None,
+    footer: str = "",
 ) -> str:
     """A dataset's page. ``statistics``: the tables of docs/methods.md section 11 the dataset has
     (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``);
@@ -149,7 +183,8 @@ def dataset_page(
         parts.append(html_table(context[CONTEXT_COLUMNS], caption))
     if "audit" in statistics:
         parts += audit_sections(statistics["audit"])
-    return page(f"simgold: {name}", "".join(parts))
+    lang = str(clean["language"].iloc[0]) if clean is not None and len(clean) and "language" in clean else "en"
+    return page(f"simgold: {name}", "".join(parts), lang=lang, footer=footer)
 
 
 def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
@@ -344,20 +379,51 @@ def gold_precision_section(gold: pd.DataFrame) -> str:
         "are unresolved, a model's Spearman rests on differences the raters did not make"))  # fmt: skip
 
 
+#: each audit check as a reader names it, and what a finding of it means
+AUDIT_CHECK_TEXT = {
+    "released_mean": ("released mean differs", "the mean released with the data is not the mean of the ratings"),
+    "spreadsheet_date": ("score turned into a date", "a spreadsheet stored a score as a date (3-4 became 3 April)"),
+    "text_number": ("number stored as text", "a score stored as text (surrounding spaces, a decimal comma)"),
+    "duplicate_pair": ("pair listed twice", "the same pair appears in two rows"),
+    "reversed_pair": ("pair in both orders", "a/b and b/a both appear (the same item when pairs are symmetric)"),
+    "shifted_row": (
+        "row repeats the next row's scores",
+        "a row's scores equal the next row's: rows shifted by a sort or a paste, or spelling variants given the "
+        "same ratings",
+    ),
+    "single_rating": ("item with one rating", "an item only one rater rated: its mean is one opinion"),
+    "rater_mean": ("rater's mean far off", "a rater whose mean is more than the calibration threshold from the others'"),
+}
+
+
 def audit_sections(audit: pd.DataFrame) -> list[str]:
-    """The dataset audit: findings per check, then the first findings of each check."""
+    """The dataset audit: findings per check (named as a reader would, with what each means), then
+    the first findings of each check, one row per item (a pair listed twice is one finding however
+    many raters' cells show it; ``cells`` counts them)."""
     counts = audit["check"].value_counts()
-    overview = pd.DataFrame({"check": list(CHECKS), "findings": [int(counts.get(c, 0)) for c in CHECKS]})
+    items = audit.groupby("check")["item_id"].nunique() if len(audit) else pd.Series(dtype=int)
+    overview = pd.DataFrame(
+        {
+            "check": [AUDIT_CHECK_TEXT[c][0] for c in CHECKS],
+            "what it means": [AUDIT_CHECK_TEXT[c][1] for c in CHECKS],
+            "items": [int(items.get(c, 0)) for c in CHECKS],
+            "findings": [int(counts.get(c, 0)) for c in CHECKS],
+        }
+    )
     parts = [html_table(overview, (
-        "Dataset audit: what the data say against what was released with them: released means that are not the "
-        "means of the ratings, score cells a spreadsheet damaged (dates, numbers as text), pairs listed twice or "
-        "in both orders, rows repeating the next row's values, items with one rating, raters whose mean is far "
-        "from the others'. A finding is something to check in the source, not necessarily an error"))]  # fmt: skip
+        "Dataset audit: what the data say against what was released with them. A finding is something to check in "
+        "the source, not necessarily an error"))]  # fmt: skip
     if len(audit):
-        shown = audit.groupby("check", sort=False).head(AUDIT_SHOWN)
-        more = f" (the first {AUDIT_SHOWN} of each check; all in results/audit/)" if len(shown) < len(audit) else ""
-        cols = ["check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
-        parts.append(html_table(shown[cols], f"Dataset audit: the findings{more}"))
+        # the unit of a finding: its item, or its rater for a rater's finding (no item)
+        unit = audit["item_id"].where(audit["item_id"].notna(), "rater " + audit["rater"].astype(str))
+        audit = audit.assign(unit=unit)
+        cells = audit.groupby(["check", "unit"], sort=False)["check"].transform("size")
+        per_item = audit.assign(cells=cells).drop_duplicates(["check", "unit"])
+        shown = per_item.groupby("check", sort=False).head(AUDIT_SHOWN)
+        more = f" (the first {AUDIT_SHOWN} items of each check; every finding in results/audit/)"
+        shown = shown.assign(check=[AUDIT_CHECK_TEXT[c][0] for c in shown["check"]])
+        cols = ["check", "item_id", "cells", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
+        parts.append(html_table(shown[cols], f"Dataset audit: the findings, one row per item{more}"))
     return parts
 
 
@@ -511,7 +577,7 @@ def headline_matrix(head: pd.DataFrame) -> str:
         "dataset that is significant at p &lt; 0.05 (Williams' test, Rastogi et al. 2015): a smaller gap between "
         "two cells of a row is no evidence that one model is better"
     )
-    return f'<table class="data matrix"><caption>{caption}</caption><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<p class="caption">{caption}</p><table class="data matrix"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def leaderboard_links() -> str:
@@ -538,6 +604,7 @@ def index_page(
     audit: dict[str, pd.DataFrame] | None = None,
     differences: pd.DataFrame | None = None,
     releases: dict[str, dict] | None = None,
+    footer: str = "",
 ) -> str:
     """The front page: the answer first (models x datasets, agreement across datasets), then the
     dataset pages and every table; ``reliability`` (the split-half summaries) and ``audit`` (every
@@ -616,15 +683,18 @@ def index_page(
                 f"{confidence_labels(crosslingual.get('confidence', []))} bootstrap CI over those items",
             )
         )
-    return page("simgold report", "".join(parts))
+    return page("simgold report", "".join(parts), footer=footer)
 
 
 def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Datasets x checks: the number of findings of each audited dataset (also where none)."""
+    """Datasets x checks (as a reader names them): the number of findings of each audited dataset
+    (also where none)."""
+    names = [AUDIT_CHECK_TEXT[c][0] for c in CHECKS]
     rows = [
-        {"dataset": name, **{c: int((found["check"] == c).sum()) for c in CHECKS}} for name, found in audits.items()
+        {"dataset": name, **{n: int((found["check"] == c).sum()) for c, n in zip(CHECKS, names)}}
+        for name, found in audits.items()
     ]
-    return pd.DataFrame(rows, columns=["dataset", *CHECKS])
+    return pd.DataFrame(rows, columns=["dataset", *names])
 
 
 def write(path, text: str) -> None:

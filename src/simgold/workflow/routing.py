@@ -221,8 +221,9 @@ def rejection_report(cleaned: list[str]) -> str:
     return "\n".join(["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines])
 
 
-def finished_message(routing: Stages) -> str:
-    """The last lines of a run: where the answer is."""
+def finished_message(routing: Stages, archive: str | None = None) -> str:
+    """The last lines of a run: where the answer is; ``archive``: the archive this run made (the
+    ``archive`` target), then how to check it instead of how to make it."""
     lines = ["", "simgold: finished. The results:"]
     lines.append(
         "  report   results/report/index.html (open it in a browser; or: snakemake --report results/report.html)"
@@ -235,5 +236,11 @@ def finished_message(routing: Stages) -> str:
     unscored = [d for d in routing.datasets if d not in routing.scored_by]
     if routing.models and unscored:
         lines.append(f"  not scored (no model covers their language): {', '.join(unscored)}")
-    lines.append("  in the terminal: simgold scores, simgold agreement; for a paper: snakemake --cores 8 archive")
+    if archive:
+        lines.append(f"  archive  {archive} (unpack it elsewhere, then: simgold verify DIR; simgold rebuild DIR)")
+        lines.append("  in the terminal: simgold scores, simgold agreement, simgold rejects")
+    else:
+        lines.append(
+            "  in the terminal: simgold scores, simgold agreement, simgold rejects; for a paper: snakemake --cores 8 archive"
+        )
     return "\n".join(lines)
