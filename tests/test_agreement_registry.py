@@ -119,7 +119,7 @@ def test_a_statistic_added_to_the_registry_reaches_every_table_page_and_command(
     page = dataset_page("syn", clean=None, agreement=table, scores=None, context=None, figures=[],
                         statistics={"agreement_ci": ci})  # fmt: skip
     agreement_html = page[page.index("Inter-rater agreement by stage") :]
-    assert "<th>alpha_interval</th><th>mad</th><th>note</th>" in agreement_html
+    assert "<th>alpha_interval</th><th>alpha_interval CI</th><th>mad</th><th>mad CI</th><th>note</th>" in agreement_html
     assert "<td>mad</td>" in page[page.index("Uncertainty of the agreement") :]
 
     # simgold agreement: the value of the raters kept, with the statistic's description as its legend

@@ -200,3 +200,15 @@ def test_keyword_defaults_are_the_schemas():
         assert evaluate[key].default == model[key]["default"], key
     min_overlap = schema["$defs"]["dataset"]["properties"]["agreement"]["properties"]["min_overlap"]["default"]
     assert inspect.signature(simgold.agreement).parameters["min_overlap"].default == min_overlap == 5
+
+
+def test_a_config_elsewhere_reads_its_data_from_its_own_project(tmp_path, monkeypatch):
+    """config="/elsewhere/config.yaml" from another directory: the raw files are the config's
+    project's (raw/demo/...), not the current directory's."""
+    import simgold
+
+    monkeypatch.chdir(tmp_path)
+    tables = simgold.clean("demo-da", config=ROOT / "config" / "config.yaml")
+    assert len(tables["items"]) == 37 and tables["summary"]["ledger_balanced"].iloc[0]
+    with pytest.raises(FileNotFoundError, match="no such config"):
+        simgold.clean("demo-da")  # the default config/config.yaml is looked up here, and is not here

@@ -76,6 +76,8 @@ def test_a_run_at_ninety_percent_says_ninety_percent_everywhere(tmp_path, monkey
     resolved = check_config(config, ROOT)
     level = confidence_label(resolved["scoring"]["confidence"])
     captions = dict((Path(p).stem, c) for p, c in report_figures(stages(resolved), "ws353", level=level))
+    assert captions["scores"] == "Model scores with 90% bootstrap CIs"  # means only: no raters, no ceiling
+    captions = dict((Path(p).stem, c) for p, c in report_figures(stages(resolved), "demo-da", level=level))
     assert captions["scores"] == "Model scores with 90% bootstrap CIs and the human ceiling"
     template = jinja2.Template(figures_rst())
     namespace = type("Job", (), {"wildcards": {"figure": "scores", "dataset": "ws353"}, "params": {"ci_level": level}})

@@ -211,3 +211,27 @@ def test_rater_bars_start_at_zero():
     _rater_bars(ax, stage, agreement, None)
     assert ax.get_ylim()[0] == 0.0
     plt.close(fig)
+
+
+def test_the_front_page_links_the_dataset_pages_before_the_tables():
+    from simgold.report.pages import index_page
+
+    clean = pd.DataFrame({"dataset": ["d"], "language": ["en"], "kind": ["ratings"], "n_items": [3], "n_raters": [2],
+                          "n_ratings": [6], "n_rejects": [0], "ledger_balanced": [True]})  # fmt: skip
+    agreement = pd.DataFrame({"dataset": ["d"], "raters": [2], "excluded": [0], "items": [3]})
+    page = index_page(["d"], pd.DataFrame(columns=["subset", "metric", "n_used"]), clean, None, agreement)
+    assert page.index('href="d/index.html"') < page.index("Agreement of the raters") < page.index("Datasets after")
+
+
+def test_no_placeholder_panel_where_a_dataset_has_no_sds(monkeypatch, tmp_path):
+    from simgold.report import figures as figures_module
+
+    drawn = []
+    monkeypatch.setattr(figures_module, "_save", lambda fig, path: drawn.append(fig))
+    distribution = pd.DataFrame({"bin_low": [0.0, 1.0], "bin_high": [1.0, 2.0], "n_items": [3, 4],
+                                 "mean_of_means": [0.5, 1.5], "mean_sd": [np.nan, np.nan], "mean_rsd": np.nan})  # fmt: skip
+    figures_module.distribution_figure(pd.DataFrame(), distribution, tmp_path / "d.png", "means only")
+    figures_module.distribution_figure(pd.DataFrame(), distribution.assign(mean_sd=[0.4, 0.5], mean_rsd=[80.0, 30.0]),
+                                       tmp_path / "e.png", "with SDs")  # fmt: skip
+    assert len(drawn[0].axes) == 1 and len(drawn[1].axes) == 3  # with SDs: the SD panel and its RSD twin
+    assert not any(t.get_text() for ax in drawn[0].axes for t in ax.texts)  # no "no SDs" text panel

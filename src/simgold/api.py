@@ -38,6 +38,22 @@ _AGREEMENT = schema_defaults("$defs", "dataset", "properties", "agreement")
 # configs and datasets
 
 
+def _project_root(config, base_dir):
+    """The directory a config's paths are relative to: ``base_dir`` when given; for a config file
+    given by an absolute path, its project: the nearest folder above it with a ``Snakefile`` or a
+    ``workflow/`` folder (else the folder above ``config/``, else the file's own folder); else the
+    current directory, where a relative config path is looked up too."""
+    if base_dir is not None:
+        return base_dir
+    path = Path(config) if isinstance(config, (str, Path)) else None
+    if path is None or not path.is_absolute():
+        return "."
+    for folder in path.parents:
+        if (folder / "Snakefile").is_file() or (folder / "workflow").is_dir():
+            return folder
+    return path.parent.parent if path.parent.name == "config" else path.parent
+
+
 def _load_config(config, base_dir) -> dict:
     """A checked config (defaults applied) from a path or a dict."""
 
@@ -53,7 +69,7 @@ def _is_config_path(value) -> bool:
     return isinstance(value, Path) or (isinstance(value, str) and value.endswith((".yaml", ".yml")))
 
 
-def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=".") -> dict:
+def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=None) -> dict:
     """Clean raw files as the pipeline does: the canonical tables and the rejects ledger.
 
     Parameters
@@ -64,8 +80,10 @@ def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=".") -> dict:
         ``sources``, its paths relative to ``base_dir``).
     config : str, path or dict, default "config/config.yaml"
         The config that names the dataset (a path relative to ``base_dir``, or a dict).
-    base_dir : str or path, default "."
-        The directory the config's paths are relative to (the project root).
+    base_dir : str or path, optional
+        The directory the config's paths are relative to (the project root). Default: for a
+        config given by an absolute path, its project (the folder with its ``Snakefile``);
+        otherwise the current directory.
 
     Returns
     -------
@@ -90,6 +108,7 @@ def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=".") -> dict:
     0       30        12        319         81             True
     """
 
+    base_dir = _project_root(config_or_dataset if _is_config_path(config_or_dataset) else config, base_dir)
     if _is_config_path(config_or_dataset) or (isinstance(config_or_dataset, dict) and "datasets" in config_or_dataset):
         checked = _load_config(config_or_dataset, base_dir)
         return {name: clean_dataset(name, spec, str(base_dir)) for name, spec in sorted(checked["datasets"].items())}
@@ -335,7 +354,7 @@ def evaluate(
     seed: int = _SCORING["seed"],
     confidence: float = _SCORING["confidence"],
     config=DEFAULT_CONFIG,
-    base_dir=".",
+    base_dir=None,
 ) -> Evaluation:
     """Score a word-embedding model on a word-similarity dataset.
 
@@ -370,8 +389,10 @@ def evaluate(
         The CIs' coverage.
     config : str, path or dict, default "config/config.yaml"
         The config that names datasets and models (a path relative to ``base_dir``, or a dict).
-    base_dir : str or path, default "."
-        The directory the config's paths and a model file's path are relative to.
+    base_dir : str or path, optional
+        The directory the config's paths and a model file's path are relative to. Default: for
+        a config given by an absolute path, its project (the folder with its ``Snakefile``);
+        otherwise the current directory.
 
     Returns
     -------
@@ -400,6 +421,7 @@ def evaluate(
     4  oov_words  0.2000       5        5
     """
 
+    base_dir = _project_root(config, base_dir)
     if isinstance(dataset, pd.DataFrame):
         name, (pairs, gold) = "dataframe", _pairs_from_frame(dataset)
     else:

@@ -124,15 +124,16 @@ def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> 
 
 
 def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, title: str) -> None:
-    """Left: items per bin of the scale. Right: mean SD and RSD of the items in each bin against the
-    bin's average score (empty when the dataset has no SDs)."""
-    fig, (left, right) = _pyplot().subplots(1, 2, figsize=(9, 3.6))
+    """Left: items per bin of the scale. Right, where the dataset has SDs: mean SD and RSD of the
+    items in each bin against the bin's average score (no empty panel where it has none)."""
+    has_sd = distribution["mean_sd"].notna().any()
+    fig, axes = _pyplot().subplots(1, 2 if has_sd else 1, figsize=(9, 3.6) if has_sd else (5, 3.6), squeeze=False)
+    left, right = axes[0][0], axes[0][-1]
     labels = [f"{lo:g}-{hi:g}" for lo, hi in zip(distribution["bin_low"], distribution["bin_high"])]
     left.bar(np.arange(len(distribution)), distribution["n_items"], color="#55A868")
     left.set_xticks(np.arange(len(distribution)), labels, rotation=45 if len(labels) > 8 else 0, fontsize=7)
     left.set_xlabel("gold score")
     left.set_ylabel("items")
-    has_sd = distribution["mean_sd"].notna().any()
     if has_sd:
         ok = distribution["mean_of_means"].notna()
         x = distribution.loc[ok, "mean_of_means"]
@@ -142,9 +143,6 @@ def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, ti
         twin = right.twinx()
         twin.plot(x, distribution.loc[ok, "mean_rsd"], "s--", color="#8172B2", label="RSD (%)")
         twin.set_ylabel("RSD (%)", color="#8172B2")
-    else:
-        right.text(0.5, 0.5, "no standard deviations in this dataset", ha="center", va="center")
-        right.set_axis_off()
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
@@ -282,7 +280,9 @@ class Figure:
         ``draw(name, tables, path)``: draws dataset ``name``'s figure from its ``tables`` (as
         ``draw_dataset_figures`` gets them, with ``outliers`` added) into the PNG file ``path``.
     caption : str
-        The caption under the figure on the dataset's page.
+        The caption under the figure on the dataset's page; ``{level}`` stands for the CIs' level
+        and ``{ceiling}`` for " and the human ceiling" where the dataset has per-rater ratings
+        (``simgold.workflow.routing.report_figures``).
     report_caption : str
         The caption ``snakemake --report`` shows beside the figure (workflow/report/figures.rst);
         ``{dataset}`` stands for the dataset's name.
@@ -358,7 +358,7 @@ FIGURES: dict[str, Figure] = Figures(
     {
         "scores": Figure(
             draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
-            caption="Model scores with {level} bootstrap CIs and the human ceiling",
+            caption="Model scores with {level} bootstrap CIs{ceiling}",
             report_caption=(
                 "Model scores on {dataset}: Spearman's rho and, on a panel of its own, the Avraham & Goldberg score "
                 "where the dataset has comparisons (marked when it rests on fewer than 10 comparisons), with {level} "

@@ -162,7 +162,15 @@ def dataset_page(
     if agreement is not None and len(agreement):
         caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
         shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
-        parts.append(html_table(agreement[shown], caption))
+        view = agreement[shown]
+        ci = statistics.get("agreement_ci")
+        if ci is not None and len(ci):
+            view = with_intervals(view, ci)
+            caption += (
+                f", each with its {confidence_labels(ci['confidence'])} bootstrap interval resampling items and raters "
+                "together (the widest; both one-way intervals are in the table below)"
+            )
+        parts.append(html_table(view, caption))
     parts += agreement_sections(statistics)
     if "gold" in statistics and len(statistics["gold"]):
         parts.append(gold_precision_section(statistics["gold"]))
@@ -212,6 +220,34 @@ def release_html(name: str, files: list[str], meta: dict, base: str) -> str:
         f"(version {html.escape(str(meta.get('version', '')))}, {terms}): {links}. The dataset card (README.md) "
         "describes the study; the Parquet file loads in pandas, Hugging Face datasets and Croissant.</p>"
     )
+
+
+def with_intervals(agreement: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
+    """The agreement table with a CI column after each statistic that has one: the two-way
+    (``both``) interval, else the items-resampled one (a run before the two-way scheme).
+
+    Examples
+    --------
+    >>> agreement = pd.DataFrame({"stage": ["raw"], "subset": ["all"], "pairwise": [0.6], "note": [""]})
+    >>> ci = pd.DataFrame({"stage": "raw", "subset": "all", "statistic": "pairwise", "scheme": ["items", "both"],
+    ...                    "ci_low": [0.5, 0.4], "ci_high": [0.7, 0.75]})
+    >>> with_intervals(agreement, ci).columns.tolist(), with_intervals(agreement, ci)["pairwise CI"].iloc[0]
+    (['stage', 'subset', 'pairwise', 'pairwise CI', 'note'], '[0.400, 0.750]')
+    """
+    preferred = ci.assign(rank=(ci["scheme"] != "both").astype(int)).sort_values("rank", kind="stable")
+    first = preferred.drop_duplicates(["stage", "subset", "statistic"]).set_index(["stage", "subset", "statistic"])
+    columns = []
+    out = agreement.copy()
+    for column in agreement.columns:
+        columns.append(column)
+        if column in set(ci["statistic"]):
+            out[f"{column} CI"] = [
+                _interval(*first.loc[(st, sub, column), ["ci_low", "ci_high"]])
+                if (st, sub, column) in first.index else ""
+                for st, sub in zip(agreement["stage"], agreement["subset"])
+            ]  # fmt: skip
+            columns.append(f"{column} CI")
+    return out[columns]
 
 
 def _interval(low, high) -> str:
@@ -614,6 +650,10 @@ def index_page(
     if len(summary):
         parts.append(headline_matrix(headline(summary)))
         parts.append(leaderboard_links())
+    # the dataset pages right under the answer, not below every table
+    parts.append("<p>Per dataset: figures and tables.</p><ul>")
+    parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
+    parts.append("</ul>")
     if agreement is not None and len(agreement):
         parts.append(
             html_table(
@@ -635,9 +675,6 @@ def index_page(
         parts.append(html_table(audit_overview(audit), (
             "Dataset audit: findings per dataset and check (the dataset pages list them; "
             f"{RESULTS['audit']} has every one)")))  # fmt: skip
-    parts.append("<p>Per dataset: figures and tables.</p><ul>")
-    parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
-    parts.append("</ul>")
     if releases:
         parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
         parts += [

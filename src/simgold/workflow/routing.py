@@ -178,13 +178,15 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
     page order: the entries of the registry simgold.report.figures.FIGURES whose ``shown_if``
     holds; each file is named for its figure (``scores.png``, ``raters.png``, ...). ``level``: the
     CIs' level as captions say it (``simgold.io.config.confidence_label`` of scoring.confidence),
-    in place of a caption's ``{level}``."""
+    in place of a caption's ``{level}``; ``{ceiling}`` names the human ceiling where there is one
+    (a dataset with per-rater ratings)."""
     # here, not at the top: the Snakefile imports this module at every parse (a cluster job parses it
     # again), and the figures' module loads pandas and the pages; only a report job's params read it
     from simgold.report.figures import FIGURES  # heavy: pandas, numpy and the pages; only the report jobs
 
+    ceiling = " and the human ceiling" if dataset in routing.rated else ""  # only raters give one
     return [
-        (f"{figures_directory(dataset)}/{name}.png", figure.caption.replace("{level}", level))
+        (f"{figures_directory(dataset)}/{name}.png", figure.caption.replace("{level}", level).replace("{ceiling}", ceiling))
         for name, figure in FIGURES.items()
         if figure.shown_if(routing, dataset)
     ]
