@@ -254,3 +254,21 @@ def test_extra_fields_join_names_a_column_of_a_text_file(base):
         )
 
     fails(base, edit, "datasets.dsd-da.sources[0].extra_fields.join", "'w2' is a column name, but header: false")
+
+
+def test_column_names_are_checked_against_the_header_before_anything_runs(tmp_path):
+    """Only the file's start is read (the header), and a name that differs in case or spacing gets
+    the header's spelling; a header past the first 64 KiB, or a pattern, is left to the clean job."""
+    from simgold.errors import ConfigError
+    from simgold.io import readers
+
+    (tmp_path / "s.csv").write_text("Word 1;Word 2;Mean\nkat;hund;5,5\n", encoding="utf-8")
+    spec = {"language": "da", "kind": "means", "scale": [0, 10], "sources": [
+        {"path": "s.csv", "words": ["word 1", "Word 2"], "mean": "Mean", "decimal": ","}]}  # fmt: skip
+    with pytest.raises(ConfigError, match=r"sources\[0\]\.words: no column named 'word 1'.*did you mean 'Word 1'\?"):
+        check_config({"datasets": {"d": spec}}, base_dir=tmp_path)
+    spec["sources"][0]["words"] = ["Word 1", "Word 2"]
+    check_config({"datasets": {"d": spec}}, base_dir=tmp_path)
+    big = "x" * (readers.HEADER_BYTES + 10)  # no line break in the first 64 KiB: no early check
+    (tmp_path / "s.csv").write_text(f"{big};Word 2;Mean\nkat;hund;5,5\n", encoding="utf-8")
+    assert readers.text_header(tmp_path / "s.csv", spec["sources"][0]) is None

@@ -6,6 +6,7 @@ as a module, with bad configs, on the third-party data in ../shared; and the wor
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -105,6 +106,10 @@ def test_snakefmt_is_clean():
             ["datasets.demo-de.sources[0].path", "missing.csv", "does not exist"],
         ),
         (lambda c: c["datasets"]["demo-he-rank"].update(language="iw"), ["datasets.demo-he-rank.language", "'iw'"]),
+        (  # a column name as it looks, checked against the file's header before any job
+            lambda c: c["datasets"]["demo-de"]["sources"][0].update(score="bewertung"),
+            ["datasets.demo-de.sources[0].score: no column named 'bewertung'", "did you mean 'Bewertung'?"],
+        ),
     ],
 )
 def test_bad_config_stops_before_anything_runs(tmp_path, edit, expected):
@@ -208,3 +213,24 @@ def test_shared_data_config_runs(shared, tmp_path):
     raw = agreement.set_index(["stage", "subset"]).loc[("raw", "all")]
     assert round(raw["pairwise"], 3) == 0.678 and round(raw["vs_rest"], 3) == 0.813
     assert SHARED.name  # the run read ../shared through the symlink, as a user's checkout would
+
+
+def test_a_deployed_study_runs_the_demo_after_copying_its_sheets(tmp_path):
+    """As docs/layout.md says: the study snakedeploy makes (its own Snakefile using this workflow
+    as a module, this repository's config/ and profiles/), the demo sheets copied in, then a dry run
+    plans the whole default run; without them the run stops naming the missing sheet."""
+    study = tmp_path / "my-study"
+    for rel in ("config", "profiles"):
+        shutil.copytree(ROOT / rel, study / rel)
+    (study / "workflow").mkdir()
+    (study / "workflow" / "Snakefile").write_text(
+        'configfile: "config/config.yaml"\n\n\n'
+        f'module simgold:\n    snakefile:\n        "{ROOT / "workflow" / "Snakefile"}"\n    config:\n        config\n\n\n'
+        "use rule * from simgold\n",
+        encoding="utf-8",
+    )
+    missing = snakemake(study, "-n", check=False)
+    assert missing.returncode != 0 and "raw/demo" in missing.stdout + missing.stderr
+    shutil.copytree(ROOT / "raw", study / "raw")
+    planned = snakemake(study, "-n").stdout
+    assert re.search(r"^all\s+1$", planned, re.M) and re.search(r"^release\s+7$", planned, re.M), planned[-2000:]

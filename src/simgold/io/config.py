@@ -21,7 +21,8 @@ from simgold.errors import ConfigError, InputError
 from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
-from simgold.io.readers import detect_format, resolve_path, source_paths
+from simgold.io.rawtable import close_names
+from simgold.io.readers import detect_format, resolve_path, source_paths, text_header
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
 
@@ -370,6 +371,8 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
             raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
         if isinstance(src["extra_fields"], dict) and (fmt != "text" or layout == "ragged"):
             raise ConfigError(f"{where}.extra_fields", "join is for delimited text files in a wide or long layout")
+        if fmt == "text" and len(source_paths(src)) == 1:  # several files: their columns are joined
+            _check_column_names(where, src, text_header(real, src))
     if "word_forms" in src:
         forms = src["word_forms"]
         for k, p in enumerate(source_paths(forms)):
@@ -381,6 +384,20 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
                 re.compile(forms["strip"])
             except re.error as err:
                 raise ConfigError(f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}") from None
+
+
+def _check_column_names(where: str, src: dict, names: list[str] | None) -> None:
+    """Every column the source names is in its file's header (read cheaply: ``text_header``), so
+    that a misspelt name stops the run before any job, with the names that are close."""
+    if names is None:
+        return
+    for key, ref in _column_refs(src):
+        if isinstance(ref, str) and not (key == "raters" and isinstance(src.get("raters"), str)) and ref not in names:
+            close = close_names(ref, [n for n in names if n])
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ConfigError(
+                f"{where}.{key}", f"no column named {ref!r} in the file's header{hint} (it has {[n for n in names if n]})"
+            )
 
 
 def _resolved(path: str, base_dir, where: str) -> Path:

@@ -298,6 +298,40 @@ def read_text(
     return table
 
 
+HEADER_BYTES = 1 << 16  # the start of a file the config check reads for its column names
+
+
+def text_header(real: Path, src: dict) -> list[str] | None:
+    """The column names of a delimited text source, from the first 64 KiB of the file only, read
+    as ``read_text`` reads them (encoding, skipped rows, comments, the separator): the config
+    check's early look, before any job runs. None where that start cannot say (no header, a zip
+    container, no complete line, an encoding or quoting problem the clean job will report)."""
+    src = resolve_reader(src)
+    if not src["header"]:
+        return None
+    with real.open("rb") as handle:
+        data = handle.read(HEADER_BYTES)
+    if data[:4] == b"PK\x03\x04":
+        return None
+    if len(data) == HEADER_BYTES:  # keep whole lines only: a cut character would not decode
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if cut <= 0:
+            return None
+        data = data[: cut + 1]
+    try:
+        lines = _LINE_BREAK.split(decode_text(data, real.name, src["encoding"]))
+        if lines and lines[-1] == "":
+            lines.pop()  # the final line break ends the last line (as read_text reads it)
+        fed, _ = _non_data_lines(lines, src["skip_rows"], src.get("comment"))
+        sample = [line for _, line in fed if line.strip()][:50]
+        if not sample:
+            return None
+        records, _ = _split_records(fed, _resolve_sep(src.get("sep"), real.name, real, sample), src["quoting"], real.name)
+    except InputError:
+        return None
+    return [_name(f) for f in records[0][1]] if records else None
+
+
 def _non_data_lines(lines: list[str], skip_rows: int, comment: str | None):
     """(number, line) of the lines to parse (blank ones kept: they may sit inside a quoted field),
     and a note for each non-blank title or comment line."""
