@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tarfile
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 import yaml
@@ -216,19 +218,21 @@ def test_shared_data_config_runs(shared, tmp_path):
 
 
 def test_a_deployed_study_runs_the_demo_after_copying_its_sheets(tmp_path):
-    """As docs/layout.md says: the study snakedeploy makes (its own Snakefile using this workflow
-    as a module, this repository's config/ and profiles/), the demo sheets copied in, then a dry run
-    plans the whole default run; without them the run stops naming the missing sheet."""
+    """As docs/layout.md says: `snakedeploy deploy-workflow` on this checkout (its config/ and
+    profiles/, and a Snakefile using the workflow as a module, whose path is made absolute as the
+    docs say for a local checkout), the demo sheets copied in, then a dry run plans the whole
+    default run; without them the run stops naming the missing sheet."""
     study = tmp_path / "my-study"
-    for rel in ("config", "profiles"):
-        shutil.copytree(ROOT / rel, study / rel)
-    (study / "workflow").mkdir()
-    (study / "workflow" / "Snakefile").write_text(
-        'configfile: "config/config.yaml"\n\n\n'
-        f'module simgold:\n    snakefile:\n        "{ROOT / "workflow" / "Snakefile"}"\n    config:\n        config\n\n\n'
-        "use rule * from simgold\n",
-        encoding="utf-8",
-    )
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    deploy = Path(sys.executable).with_name("snakedeploy")
+    done = subprocess.run([str(deploy), "deploy-workflow", str(ROOT), str(study), "--commit", commit],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    snakefile = study / "workflow" / "Snakefile"
+    text = snakefile.read_text(encoding="utf-8")
+    assert '"workflow/Snakefile"' in text  # a local checkout's module path, relative: the docs say to fix it
+    snakefile.write_text(text.replace('"workflow/Snakefile"', f'"{ROOT / "workflow" / "Snakefile"}"'), encoding="utf-8")
+    assert (study / "config" / "config.yaml").read_bytes() == (ROOT / "config" / "config.yaml").read_bytes()
     missing = snakemake(study, "-n", check=False)
     assert missing.returncode != 0 and "raw/demo" in missing.stdout + missing.stderr
     shutil.copytree(ROOT / "raw", study / "raw")
