@@ -171,10 +171,11 @@ def test_verify_checks_a_withheld_input_supplied_inside_the_archive(tmp_path):
     ]
     supplied.write_text("sly\tstrange\t1\n")
     assert verify(root) == []
+    summary_bytes = (root / "results" / "scores" / "summary.parquet").read_bytes()
     (root / "results" / "scores" / "summary.parquet").write_text("tampered")
     (root / "results" / "extra.txt").write_text("x")
     assert verify(root) == [
-        "results/scores/summary.parquet: checksum does not match the MANIFEST",
+        f"results/scores/summary.parquet: 8 bytes, the MANIFEST says {len(summary_bytes):,}",
         "results/extra.txt: not in the MANIFEST",
     ]
 
@@ -200,7 +201,7 @@ def test_verify_refuses_manifest_entries_outside_the_archive(tmp_path):
 def test_verify_reports_empty_or_missing_manifest_and_external_table(tmp_path):
     root = tmp_path / "arch"
     root.mkdir()
-    assert verify(root) == ["MANIFEST: missing (or a link); expected the MANIFEST of an unpacked simgold archive"]
+    assert verify(root) == ["MANIFEST: missing, or not a regular file of at most 64 MiB; expected the MANIFEST of an unpacked simgold archive"]
     _write_manifest(root, [])
     assert verify(root) == ["MANIFEST: empty; expected one line per file: <sha256>  <size>  <path>"]
     (root / "inputs").mkdir()
@@ -283,3 +284,74 @@ def test_rebuild_runs_in_a_scratch_copy_and_fails_with_nothing_to_compare(tmp_pa
     assert (cwd / "workflow" / "Snakefile").is_file() and (cwd / "raw" / "open.tsv").read_text() == "cat\tdog\t5\n"
     assert (cwd / ".." / "shared" / "closed.tsv").read_text() == "sly\tstrange\t1\n"
     assert said[1] == f"rebuild: running the archived workflow in {cwd}"
+
+
+# -------------------------------------------------------------------------------- hostile archives
+
+
+def _relist(root: Path, rel: str) -> None:
+    """Put ``rel``'s current checksum and size into the MANIFEST (as a forger would)."""
+    data = (root / rel).read_bytes()
+    lines = [line for line in (root / "MANIFEST").read_text().splitlines() if not line.endswith(f"  {rel}")]
+    _write_manifest(root, [*lines, f"{hashlib.sha256(data).hexdigest()}  {len(data)}  {rel}"])
+
+
+def test_an_external_row_that_would_write_outside_is_refused_and_nothing_is_written(tmp_path, monkeypatch):
+    """A row whose path climbs out (with the checksum of a file the archive holds, the MANIFEST
+    updated): verify refuses it, and rebuild, which would copy the file to that path, runs nothing."""
+    root, _, _ = _unpacked(tmp_path)
+    supplied = root / "inputs" / "external" / "up" / "shared" / "closed.tsv"
+    supplied.parent.mkdir(parents=True)
+    supplied.write_text("sly\tstrange\t1\n")
+    target = tmp_path / "pwned.txt"
+    climb = "../" * (len(root.parts) + 2) + str(target).lstrip("/")
+    data = (root / "raw" / "open.tsv").read_bytes()
+    row = [climb, hashlib.sha256(data).hexdigest(), str(len(data)), "open", "yes", "raw/open.tsv", "", ""]
+    with (root / "inputs" / "EXTERNAL.tsv").open("a") as table:
+        table.write("\t".join(row) + "\n")
+    _relist(root, "inputs/EXTERNAL.tsv")
+    problems = verify(root)
+    assert len(problems) == 1 and "column path" in problems[0] and "does not go with archive_path 'raw/open.tsv'" in problems[0]
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("rebuild ran something"))
+    said = rebuild(root, say=lambda text: None)
+    assert said[-1] == "rebuild: refused: the archive does not verify (problems above); nothing was run"
+    assert not target.exists() and not (root / "rebuild").exists()
+
+
+def test_verify_never_opens_what_is_not_a_regular_file_and_checks_sizes_first(tmp_path):
+    root, _, _ = _unpacked(tmp_path)
+    supplied = root / "inputs" / "external" / "up" / "shared" / "closed.tsv"
+    supplied.parent.mkdir(parents=True)
+    supplied.write_text("sly\tstrange\t1\n")
+    listed = root / "results" / "scores" / "summary.parquet"
+    size = listed.stat().st_size
+    listed.unlink()
+    os.mkfifo(listed)  # opening it would block for ever
+    sparse = root / "logs" / "clean" / "open.log"
+    with sparse.open("r+b") as handle:
+        handle.truncate(6 << 30)  # 6 GB of holes: never read whole
+    problems = verify(root)  # returns at once: nothing above was opened
+    assert problems == [
+        "results/scores/summary.parquet: not a regular file (a FIFO, device or socket); verify does not open it",
+        f"logs/clean/open.log: {6 << 30:,} bytes, the MANIFEST says 16",
+    ] and size > 0
+    (root / "MANIFEST").unlink()
+    os.mkfifo(root / "MANIFEST")
+    assert verify(root) == [
+        "MANIFEST: missing, or not a regular file of at most 64 MiB; expected the MANIFEST of an unpacked simgold archive"
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a character device needs root (as unpacking one does)")
+def test_verify_does_not_read_a_device_member(tmp_path):
+    """A tarball member that is the character device 1,5 (/dev/zero), unpacked by root: reading it
+    would never end."""
+    import stat as stat_module
+
+    root, _, _ = _unpacked(tmp_path)
+    listed = root / "results" / "scores" / "summary.parquet"
+    listed.unlink()
+    os.mknod(listed, stat_module.S_IFCHR | 0o600, os.makedev(1, 5))
+    assert "results/scores/summary.parquet: not a regular file (a FIFO, device or socket); verify does not open it" in (
+        verify(root)
+    )

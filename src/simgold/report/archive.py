@@ -40,6 +40,7 @@ import os
 import posixpath
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -383,9 +384,10 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
 # checking an unpacked archive (reads inside the directory only, never through a link)
 
 
-def _tree(directory: Path) -> tuple[set[str], list[str]]:
-    """(regular files, links) under ``directory``, relative, without following any link."""
-    found, links = set(), []
+def _tree(directory: Path) -> tuple[dict[str, int], list[str], list[str]]:
+    """({regular file: size}, links, other non-regular files: FIFOs, devices, sockets) under
+    ``directory``, relative, from ``lstat`` alone: nothing is followed or opened."""
+    found, links, odd = {}, [], []
     for top, dirs, names in os.walk(directory, followlinks=False):
         rel_top = Path(top).relative_to(directory)
         for name in sorted(dirs):
@@ -396,8 +398,27 @@ def _tree(directory: Path) -> tuple[set[str], list[str]]:
         )
         for name in names:
             rel = (rel_top / name).as_posix()
-            (links.append(rel) if (Path(top) / name).is_symlink() else found.add(rel))
-    return found, sorted(links)
+            info = os.lstat(Path(top) / name)
+            if stat.S_ISLNK(info.st_mode):
+                links.append(rel)
+            elif stat.S_ISREG(info.st_mode):
+                found[rel] = info.st_size
+            else:
+                odd.append(rel)
+    return found, sorted(links), sorted(odd)
+
+
+#: the largest MANIFEST or EXTERNAL.tsv read (a real one is a few hundred kilobytes)
+MAX_TABLE_BYTES = 64 << 20
+
+
+def _small_regular_file(path: Path) -> bool:
+    """A regular file (not a link, FIFO or device) of at most MAX_TABLE_BYTES, by ``lstat``."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= MAX_TABLE_BYTES
 
 
 MANIFEST_LINE = re.compile(r"^([0-9a-f]{64})  (\d+)  (.+)$")
@@ -414,8 +435,11 @@ def _unsafe(rel: str) -> str:
 def read_manifest(directory: Path) -> tuple[dict[str, tuple[str, int]], list[str]]:
     """({path: (sha256, size)}, problems) of ``directory/MANIFEST``."""
     path = directory / "MANIFEST"
-    if path.is_symlink() or not path.is_file():
-        return {}, ["MANIFEST: missing (or a link); expected the MANIFEST of an unpacked simgold archive"]
+    if not _small_regular_file(path):
+        return {}, [
+            "MANIFEST: missing, or not a regular file of at most 64 MiB; expected the MANIFEST of an unpacked "
+            "simgold archive"
+        ]
     lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
     if not any(line.strip() for line in lines):
         return {}, ["MANIFEST: empty; expected one line per file: <sha256>  <size>  <path>"]
@@ -439,8 +463,8 @@ def read_external(directory: Path) -> tuple[list[dict], list[str]]:
     """(rows, problems) of ``inputs/EXTERNAL.tsv``."""
     name = "inputs/EXTERNAL.tsv"
     path = directory / name
-    if path.is_symlink() or not path.is_file():
-        return [], [f"{name}: missing (or a link); expected the table of the archive's raw inputs"]
+    if not _small_regular_file(path):
+        return [], [f"{name}: missing, or not a regular file of at most 64 MiB; expected the table of the archive's raw inputs"]
     lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
     header = "\t".join(EXTERNAL_HEADER)
     if not lines or lines[0] != header:
@@ -473,7 +497,25 @@ def _external_row_problem(row: dict) -> str:
         return f"redistributed: {row['redistributed'][:80]!r}, expected yes or no"
     if _unsafe(row["archive_path"]):
         return f"archive_path: {row['archive_path'][:80]!r} {_unsafe(row['archive_path'])}; refused"
+    expected = _archive_path_of(row["path"])
+    if expected is not None and expected != row["archive_path"]:
+        # rebuild copies the archived file to `path`: a path that does not go with its archive_path
+        # could write anywhere
+        return (
+            f"path: {row['path'][:80]!r} does not go with archive_path {row['archive_path'][:80]!r} "
+            f"(it would be {expected[:80]!r}); refused"
+        )
     return ""
+
+
+def _archive_path_of(path: str) -> str | None:
+    """The archive path a configured input's path maps to (``archive_path``), from the path alone;
+    None for a path rebuild never writes (``pkg:`` files and absolute paths are read in place)."""
+    if path.startswith("pkg:") or PurePosixPath(path).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", path):
+        return None
+    norm = PurePosixPath(posixpath.normpath(path))
+    ups = sum(1 for part in norm.parts if part == "..")
+    return norm.as_posix() if not ups else "inputs/external/" + "up/" * ups + "/".join(norm.parts[ups:])
 
 
 def verify(directory: Path) -> list[str]:
@@ -482,14 +524,17 @@ def verify(directory: Path) -> list[str]:
     entries, problems = read_manifest(directory)
     if not entries:
         return problems
-    found, links = _tree(directory)
+    found, links, odd = _tree(directory)
     problems += [f"{rel}: a link; an archive holds no links and verify does not follow them" for rel in links]
+    problems += [f"{rel}: not a regular file (a FIFO, device or socket); verify does not open it" for rel in odd]
     for rel, (digest, size) in sorted(entries.items()):
         if rel not in found:
-            problems.append(f"{rel}: missing")
+            if rel not in odd:
+                problems.append(f"{rel}: missing")
             continue
-        data = (directory / rel).read_bytes()
-        if _sha256(data) != digest or len(data) != size:
+        if found[rel] != size:  # the size first: a sparse or swapped file is never read whole
+            problems.append(f"{rel}: {found[rel]:,} bytes, the MANIFEST says {size:,}")
+        elif sha256_file(directory / rel) != digest:
             problems.append(f"{rel}: checksum does not match the MANIFEST")
     rows, external_problems = read_external(directory) if "inputs/EXTERNAL.tsv" in entries else ([], [])
     problems += external_problems
@@ -498,12 +543,12 @@ def verify(directory: Path) -> list[str]:
         if row["redistributed"] == "no" and not row["path"].startswith("pkg:"):
             supplied.add(row["archive_path"])
             problems += _check_supplied(directory, row, found)
-    unlisted = found - set(entries) - supplied - {"MANIFEST"}
+    unlisted = set(found) - set(entries) - supplied - {"MANIFEST"}
     problems += [f"{rel}: not in the MANIFEST" for rel in sorted(unlisted)]
     return problems
 
 
-def _check_supplied(directory: Path, row: dict, found: set[str]) -> list[str]:
+def _check_supplied(directory: Path, row: dict, found: dict[str, int]) -> list[str]:
     """A withheld input, supplied by the reader at its archive_path inside the directory."""
     rel = row["archive_path"]
     if rel not in found:
@@ -511,7 +556,7 @@ def _check_supplied(directory: Path, row: dict, found: set[str]) -> list[str]:
         return [
             f"{rel}: not in the archive (not redistributable); supply {row['path']} there (sha256 {row['sha256']}; source: {source})"
         ]
-    if sha256_file(directory / rel) != row["sha256"]:
+    if found[rel] != int(row["size"]) or sha256_file(directory / rel) != row["sha256"]:
         return [f"{rel}: the supplied file differs from the one the results were made from (sha256 {row['sha256']})"]
     return []
 
@@ -553,12 +598,9 @@ def prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
     scratch = directory / SCRATCH
     if scratch.exists():
         shutil.rmtree(scratch)
-    outside = [
-        PurePosixPath(posixpath.normpath(r["path"]))
-        for r in rows
-        if r["archive_path"].startswith("inputs/external/up/")
-    ]
-    depth = max([sum(1 for p in norm.parts if p == "..") for norm in outside], default=0)
+    written = [r for r in rows if _archive_path_of(r["path"]) is not None]  # relative paths: copied in
+    depth = max([sum(1 for p in PurePosixPath(posixpath.normpath(r["path"])).parts if p == "..") for r in written],
+                default=0)  # fmt: skip
     project = scratch.joinpath(*["up"] * max(depth - 1, 0), "project")
     skip = (f"{RESULTS_DIR}/", "logs/", "inputs/", "environment/")
     for rel in entries:
@@ -568,6 +610,8 @@ def prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
         if row["path"].startswith("pkg:") or Path(row["path"]).is_absolute():
             continue  # read where they are (checked by environment_problems)
         target = Path(posixpath.normpath((project / row["path"]).as_posix()))
+        if not target.is_relative_to(scratch):  # verify refuses such a row; never write outside, whatever
+            raise ValueError(f"inputs/EXTERNAL.tsv: {row['path']!r} would be written outside {scratch}; refused")
         _copy(directory / row["archive_path"], target)
     return project
 
