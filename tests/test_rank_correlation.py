@@ -321,3 +321,13 @@ def test_row_correlations_are_scipys_row_by_row():
                 ours(y, gold), [reference(b, gold)[0] for b in y], rtol=0, atol=1e-12, equal_nan=True
             )
     assert np.isnan(pearson_rows(x, y)[7]) and np.isnan(spearman_rows(x, y)[7])
+
+
+def test_group_ranks_of_nothing_is_empty_groups():
+    """One rater, or raters sharing no item, leave nothing to rank in a resample: empty groups, no IndexError."""
+    from simgold.stats.rank_correlation import group_ranks
+
+    empty = np.empty(0, dtype=np.int64)
+    for weight in (None, np.empty(0)):
+        ranks, (n, s, ss) = group_ranks(empty, empty, 3, 5, weight)
+        assert len(ranks) == 0 and n.tolist() == s.tolist() == ss.tolist() == [0.0, 0.0, 0.0]

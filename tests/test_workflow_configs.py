@@ -238,3 +238,34 @@ def test_a_deployed_study_runs_the_demo_after_copying_its_sheets(tmp_path):
     shutil.copytree(ROOT / "raw", study / "raw")
     planned = snakemake(study, "-n").stdout
     assert re.search(r"^all\s+1$", planned, re.M) and re.search(r"^release\s+7$", planned, re.M), planned[-2000:]
+
+
+def test_degenerate_panels_finish_with_notes_and_pages(tmp_path):
+    """One rater, and two raters who share no item (common in crowd data): every stage finishes,
+    the CIs say why they have no value, and each dataset's page and the front page are built."""
+    project = fresh_copy(tmp_path / "simgold")
+    rows = [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"), ("k", "l"), ("m", "n"), ("o", "p")]
+    (project / "raw" / "one.csv").write_text(
+        "w1,w2,r1\n" + "".join(f"{a},{b},{k % 6}\n" for k, (a, b) in enumerate(rows)), encoding="utf-8"
+    )
+    (project / "raw" / "apart.csv").write_text(
+        "w1,w2,r1,r2\n" + "".join(f"{a},{b}," + (f"{k % 6}," if k < 4 else f",{k % 6}") + "\n"
+                                  for k, (a, b) in enumerate(rows)), encoding="utf-8")  # fmt: skip
+    source = {"words": ["w1", "w2"], "raters": "^r"}
+    config = {
+        "datasets": {
+            name: {"language": "en", "kind": "ratings", "scale": [0, 6], "sources": [{"path": f"raw/{name}.csv", **source}]}
+            for name in ("one", "apart")
+        },
+        "models": {},
+        "scoring": {"resamples": 100},
+    }
+    (project / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    run = snakemake(project, "--cores", "2")
+    assert "Traceback" not in run.stdout + run.stderr and "RuntimeWarning" not in run.stderr
+    for name in ("one", "apart"):
+        assert (project / "results" / "report" / name / "index.html").is_file()
+        ci = pd.read_parquet(project / "results" / "agreement" / name / "agreement_ci.parquet")
+        pairwise = ci[(ci["statistic"] == "pairwise") & (ci["stage"] == "raw")]
+        assert pairwise["ci_low"].isna().all() and (pairwise["note"] != "").all(), pairwise
+    assert (project / "results" / "report" / "index.html").is_file()

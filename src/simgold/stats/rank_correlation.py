@@ -319,6 +319,8 @@ def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int
     ``weight`` (whole numbers, one per entry): an entry of weight k counts as k tied entries (an item
     drawn k times in a bootstrap resample); the rank of a code is then the weight of the group's
     lower codes plus (its tie weight + 1) / 2, and the count and sums are weighted."""
+    if not len(code):  # nothing to rank (one rater, raters sharing no item): every group empty
+        return np.empty(0), (np.zeros(n_groups), np.zeros(n_groups), np.zeros(n_groups))
     if n_groups * n_codes <= min(RANK_TABLE_CELLS, 4 * len(code)):
         cell = group * n_codes + code
         count = np.bincount(cell, weight, minlength=n_groups * n_codes).reshape(n_groups, n_codes)

@@ -10,6 +10,8 @@ dataset's ratings and tabulates the projection.
 
 from __future__ import annotations
 
+import warnings
+
 import math
 
 import numpy as np
@@ -112,8 +114,10 @@ def _columnwise_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     than 3 rows or a constant column."""
     ra = rankdata(a, axis=0, nan_policy="omit")
     rb = rankdata(b, axis=0, nan_policy="omit")
-    ra -= np.nanmean(ra, axis=0)
-    rb -= np.nanmean(rb, axis=0)
+    with warnings.catch_warnings():  # a split whose halves share no item has an all-NaN column: its r is NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ra -= np.nanmean(ra, axis=0)
+        rb -= np.nanmean(rb, axis=0)
     num = np.nansum(ra * rb, axis=0)
     den = np.sqrt(np.nansum(ra * ra, axis=0) * np.nansum(rb * rb, axis=0))
     n = (~np.isnan(a)).sum(axis=0)
