@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold.errors import DataError, InputError
+from simgold.errors import ConfigError, DataError, InputError
 from simgold.stages import clean
 from simgold.stages.clean import accounted_cells, clean_dataset, parse_value, require_accepted, summarise
 
@@ -536,8 +536,10 @@ def test_equal_raw_values_of_different_types_are_parsed_apart():
 
 def test_a_column_read_twice_is_refused(tmp_path):
     f = write(tmp_path, "m.csv", "a,b,m\nx,y,3\n")
-    with pytest.raises(InputError, match="column 'm' is read twice \\(as mean and as sd\\)"):
+    with pytest.raises(ConfigError, match="sd: column 'm' is already mean: a column has one role"):
         run(tmp_path, ds([{"path": f, "words": ["a", "b"], "mean": "m", "sd": "m"}], kind="means"))
+    with pytest.raises(InputError, match="column 'm' is read twice \\(as mean and as sd\\)"):  # by position and name
+        run(tmp_path, ds([{"path": f, "words": ["a", "b"], "mean": "m", "sd": 3}], kind="means"))
 
 
 def test_word_normalisation_never_makes_two_items_that_print_the_same(tmp_path):

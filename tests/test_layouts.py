@@ -52,3 +52,23 @@ def test_the_schema_takes_kinds_and_layouts_from_the_registry():
     assert list(LAYOUT_NAMES) == defs["source"]["properties"]["layout"]["enum"]
     # every column key a layout reads is a key the schema knows
     assert COLUMN_KEYS <= set(defs["source"]["properties"])
+
+
+@pytest.mark.parametrize(
+    "keys,message",
+    [
+        ({"words": ["w1", "w1"], "raters": "^r"}, "column 'w1' has two roles: words[0] and words[1]"),
+        ({"words": ["w1", "r1"], "raters": "^r"}, "column 'r1' has two roles: words[1] and rater 'r1'"),
+    ],
+)
+def test_the_reader_refuses_a_column_in_two_roles(keys, message):
+    """What the config check cannot see without a header (a spreadsheet), the reader checks on the sheet."""
+    from simgold.errors import InputError
+    from simgold.io.layouts import source_plan
+    from simgold.io.rawtable import RawTable
+
+    table = RawTable(files=["s.xlsx"], header=["w1", "w2", "r1", "r2"], rows=[["a", "b", 1, 2]], lines=[[2]],
+                     origin=[(0, j) for j in range(1, 5)])  # fmt: skip
+    src = resolve_dataset({"language": "en", "kind": "ratings", "scale": [0, 6], "sources": [{"path": "s.xlsx", **keys}]})
+    with pytest.raises(InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        source_plan(table, src["sources"][0], "ratings")

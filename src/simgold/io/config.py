@@ -345,6 +345,7 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
             _check_regex(f"{where}.contexts[{j}].raters", ctx["raters"])
     if len({c["context"] for c in src.get("contexts", [])}) != len(src.get("contexts", [])):
         raise ConfigError(f"{where}.contexts", "each context number may appear once")
+    _check_one_role(where, src)
     if not src["header"]:
         for key, ref in _column_refs(src):
             if isinstance(ref, str):
@@ -386,11 +387,34 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
                 raise ConfigError(f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}") from None
 
 
+def _check_one_role(where: str, src: dict, names: list[str] | None = None) -> None:
+    """Each column the source names has one role (words, a rater list, score, rater, mean,
+    attributes, contexts); with the file's header (``names``), a rater pattern matches no column of
+    another role. The clean job checks the same on the file (``layouts``), for spreadsheets too."""
+    exact = [
+        (key, ref)
+        for key, ref in _column_refs(src)
+        if key != "extra_fields.join"  # it points at a word or attribute column, by design
+        and not (key == "raters" and isinstance(src.get("raters"), str))
+    ]
+    seen: dict = {}
+    for key, ref in exact:
+        if ref in seen and (seen[ref] != key or key == "words"):  # words: [w1, w1] would make items cat/cat
+            raise ConfigError(f"{where}.{key}", f"column {ref!r} is already {seen[ref]}: a column has one role")
+        seen.setdefault(ref, key)
+    pattern = src.get("raters") if isinstance(src.get("raters"), str) else None
+    if pattern and names:
+        for key, ref in exact:
+            if isinstance(ref, str) and re.search(pattern, ref):
+                raise ConfigError(f"{where}.raters", f"the pattern {pattern!r} also matches {key} column {ref!r}")
+
+
 def _check_column_names(where: str, src: dict, names: list[str] | None) -> None:
     """Every column the source names is in its file's header (read cheaply: ``text_header``), so
     that a misspelt name stops the run before any job, with the names that are close."""
     if names is None:
         return
+    _check_one_role(where, src, names)
     for key, ref in _column_refs(src):
         if isinstance(ref, str) and not (key == "raters" and isinstance(src.get("raters"), str)) and ref not in names:
             close = close_names(ref, [n for n in names if n])

@@ -95,6 +95,32 @@ def _check_read_once(table: RawTable, plan: Plan) -> None:
         seen[j] = what
 
 
+def _check_one_role(table: RawTable, plan: Plan) -> None:
+    """A column is a word, an attribute, a rater id, a context or a value column, never two of them:
+    a pattern of rater columns that also matches a word column would read the words as ratings,
+    ``words: [w1, w1]`` would make items cat/cat."""
+    roles: dict[int, str] = {}
+    labels = [(j, f"words[{k}]") for k, j in enumerate(plan.words)] + [(j, f"attributes.{n}") for n, j, _ in plan.attrs]
+    labels += [(j, key) for j, key in ((plan.rater, "rater"), (plan.context, "context"), (plan.text, "context_text"),
+                                       (plan.category, "category")) if j is not None]  # fmt: skip
+    for slot in plan.slots:
+        labels += [(j, f"contexts.attributes.{n}") for n, j, _ in slot.attrs]
+        labels += [(slot.text, "contexts.text")] if slot.text is not None else []
+    values = [(j, f"rater {rater!r}" if rater is not None else role) for j, role, rater, _ in plan.values]
+    for j, role in labels + values:
+        if j in roles and roles[j] != role:
+            raise InputError(
+                table.files[0],
+                f"column {table.label(j)!r} has two roles: {roles[j]} and {role}",
+                expected="each column in one role (words, raters, score, rater, attributes, contexts)",
+            )
+        roles.setdefault(j, role)
+    if plan.ragged is not None:
+        for j, role in labels:
+            if j >= plan.ragged:
+                raise InputError(table.files[0], f"column {table.label(j)!r} is {role} and in the ragged ratings")
+
+
 def _rater_columns(table: RawTable, spec, what: str, names: dict | None = None) -> list[tuple[int, str]]:
     """(column index, rater id) pairs for a wide sheet."""
     if isinstance(spec, str):
@@ -276,6 +302,7 @@ def source_plan(table: RawTable, src: dict, kind: str) -> Plan:
         out.category = table.column(src["category"], "category")
     LAYOUTS[(kind, src["layout"])].columns(table, src, out, role)
     _check_read_once(table, out)
+    _check_one_role(table, out)
     join = src["extra_fields"].get("join") if isinstance(src.get("extra_fields"), dict) else None
     if join is not None and table.column(join, "extra_fields.join") not in out.label_columns(table.width):
         raise InputError(
