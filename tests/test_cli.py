@@ -160,3 +160,15 @@ def test_run_passes_its_arguments_to_snakemake():
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-2000:]
     assert "Job stats:" in out or "Nothing to be done" in out
+
+
+def test_a_closed_pipe_ends_quietly(monkeypatch):
+    """`simgold rejects d | head`: the reader stops early; the command ends without a traceback."""
+    from simgold import cli
+
+    def broken(argv):
+        raise BrokenPipeError
+
+    monkeypatch.setattr(cli, "_main", broken)
+    monkeypatch.setattr(cli.os, "dup2", lambda *a: None)  # keep this test's own stdout
+    assert cli.main(["rejects"]) == 1

@@ -11,6 +11,7 @@ simgold demo DIR                    write the simulated demo sheets (raw/demo)
 from __future__ import annotations
 
 import argparse
+import os
 import importlib.util
 import subprocess
 import sys
@@ -189,6 +190,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `simgold rejects d | head`: the reader stopped reading; no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own advice, so exit is quiet
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["run"]:  # everything after `run` belongs to snakemake
         return _run(argv[1:])
