@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import subprocess
 import tarfile
 from pathlib import Path
@@ -355,3 +356,17 @@ def test_verify_does_not_read_a_device_member(tmp_path):
     assert "results/scores/summary.parquet: not a regular file (a FIFO, device or socket); verify does not open it" in (
         verify(root)
     )
+
+
+def test_scratch_copies_of_an_archive_reached_through_dotdot_stay_inside(tmp_path):
+    """`simgold rebuild ../check/study`: the archive's own path holds '..'; its inputs still go in."""
+    root, _, _ = _unpacked(tmp_path)
+    supplied = root / "inputs" / "external" / "up" / "shared" / "closed.tsv"
+    supplied.parent.mkdir(parents=True)
+    supplied.write_text("sly\tstrange\t1\n")
+    via = Path(f"{root.parent}/../{root.parent.name}/{root.name}").absolute()
+    entries, _ = archive.read_manifest(via)
+    rows, _ = archive.read_external(via)
+    project = archive.prepare_scratch(via, entries, rows)
+    assert (project / "raw" / "open.tsv").read_text() == "cat\tdog\t5\n"
+    assert Path(posixpath.normpath(project / ".." / "shared" / "closed.tsv")).read_text() == "sly\tstrange\t1\n"

@@ -610,7 +610,8 @@ def prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
         if row["path"].startswith("pkg:") or Path(row["path"]).is_absolute():
             continue  # read where they are (checked by environment_problems)
         target = Path(posixpath.normpath((project / row["path"]).as_posix()))
-        if not target.is_relative_to(scratch):  # verify refuses such a row; never write outside, whatever
+        # both normalised: the archive's own path may hold '..' (simgold rebuild ../check/study)
+        if not target.is_relative_to(posixpath.normpath(scratch.as_posix())):  # verify refuses such a row
             raise ValueError(f"inputs/EXTERNAL.tsv: {row['path']!r} would be written outside {scratch}; refused")
         _copy(directory / row["archive_path"], target)
     return project
