@@ -214,8 +214,12 @@ def check_archive(project: Path, root: Path, env: dict) -> None:
     first = archive.read_bytes()
     bash(". .venv/bin/activate && snakemake --cores 2 archive --forcerun archive", project, env)
     assert archive.read_bytes() == first  # the archive itself is deterministic
-    (root / "results" / "gold" / "ws353" / "gold.parquet").write_bytes(b"tampered")
+    gold = root / "results" / "gold" / "ws353" / "gold.parquet"
+    original = gold.read_bytes()
+    gold.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))  # one bit, the same size: the checksum tells
     assert verify(root) == ["results/gold/ws353/gold.parquet: checksum does not match the MANIFEST"]
+    gold.write_bytes(b"tampered")  # another size: told before any hashing
+    assert verify(root) == [f"results/gold/ws353/gold.parquet: 8 bytes, the MANIFEST says {len(original):,}"]
 
 
 def test_front_page_and_score_files(default_run):
