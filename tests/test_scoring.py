@@ -475,3 +475,21 @@ def test_q_values_across_datasets_are_benjamini_hochberg_per_metric():
             expected = loop(rows[column].tolist())
             np.testing.assert_allclose(rows[adjusted].to_numpy(), expected, rtol=0, atol=1e-15)
     assert out["williams_q_bh"].isna().sum() == 3 and len(out) == 18
+
+
+def test_a_zero_or_non_finite_vector_is_out_of_vocabulary():
+    """A zero vector has no direction (cosine 0 would count as a score); 1e39 is finite in float64
+    but infinite as stored (float32): both words are OOV, and the shares say so."""
+    from simgold.stages.scores import Vectors, oov_shares, predictions
+
+    with np.errstate(over="ignore"):  # the cast a reader's table makes
+        huge = np.array([1e39, 1.0]).astype(np.float32)
+    vectors = [np.zeros(2, np.float32), huge, np.array([1.0, 0.5], np.float32), np.array([0.2, 1.0], np.float32)]
+    table = pd.DataFrame({"word": ["zero", "huge", "cat", "dog"], "vector": vectors, "source": "file"})
+    found = Vectors(table, False, "skip")
+    assert found.unusable == ["huge", "zero"]
+    pairs = pd.DataFrame({"item_id": ["1", "2", "3"], "word1": ["zero", "huge", "cat"], "word2": ["cat", "dog", "dog"]})
+    pred = predictions("d", "m", pairs, found)
+    assert pred["oov"].tolist() == [True, True, False] and pred["sim"].isna().tolist() == [True, True, False]
+    assert pred["oov_words"].tolist() == ["zero", "huge", ""]
+    assert oov_shares(pred)["oov_pairs"] == pytest.approx(2 / 3)

@@ -320,14 +320,21 @@ class ScoringSettings:
 
 
 class Vectors:
-    """Lookup of a model's kept vectors with its OOV policy."""
+    """Lookup of a model's kept vectors with its OOV policy. A vector that is all zeros or holds a
+    value that is not finite as stored (``unusable``) makes its word out of vocabulary."""
 
     def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
         self.oov, self.lowercase = oov, lowercase
         usable = table if oov == "subword" else table[table["source"] != "subword"]
-        self.index = {w: i for i, w in enumerate(usable["word"])}
         dim = len(table["vector"].iloc[0]) if len(table) else (len(mean) if mean is not None else 0)
-        self.matrix = np.vstack(usable["vector"].to_numpy()).astype(np.float64) if len(usable) else np.zeros((0, dim))
+        stored = np.vstack(usable["vector"].to_numpy()) if len(usable) else np.zeros((0, dim), dtype=np.float32)
+        # as stored (float32: 1e39 is infinite there), a vector with a non-finite value or all zeros has
+        # no direction to compare: its word is out of vocabulary, whichever reader kept it
+        ok = np.isfinite(stored).all(axis=1) & (stored != 0).any(axis=1)
+        self.unusable = sorted(usable["word"].to_numpy()[~ok].tolist())
+        usable, stored = usable[ok], stored[ok]
+        self.index = {w: i for i, w in enumerate(usable["word"])}
+        self.matrix = stored.astype(np.float64)
         self.dim = dim
         self.fallback = (
             np.zeros(dim) if oov == "zero" else (np.asarray(mean, dtype=np.float64) if oov == "mean" else None)
