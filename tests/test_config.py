@@ -272,3 +272,26 @@ def test_column_names_are_checked_against_the_header_before_anything_runs(tmp_pa
     big = "x" * (readers.HEADER_BYTES + 10)  # no line break in the first 64 KiB: no early check
     (tmp_path / "s.csv").write_text(f"{big};Word 2;Mean\nkat;hund;5,5\n", encoding="utf-8")
     assert readers.text_header(tmp_path / "s.csv", spec["sources"][0]) is None
+
+
+def test_numbers_that_size_an_allocation_are_bounded():
+    """A 1e-9 bin width would build ten billion bins; a million resamples, as many arrays."""
+    import copy
+
+    from simgold.errors import ConfigError
+
+    base = load_config(ROOT / "config" / "config.yaml")
+    edits = [
+        (lambda c: c["datasets"]["ws353"].update(gold={"bin_width": 1e-9}), "bin_width"),  # the schema's minimum
+        (lambda c: c["datasets"]["ws353"].update(gold={"bin_width": 0.0009}), "bin_width"),
+        (lambda c: c["datasets"]["ws353"].update(scale=[0, 100], gold={"bin_width": 0.001}), "more than 10,000 bins"),
+        (lambda c: c.update(scoring={"resamples": 10**7}), "resamples"),
+        (lambda c: c.update(noise={"k": 10**7}), "noise.k"),
+        (lambda c: c.update(noise={"levels": {"start": 0, "stop": 3, "step": 1e-6}}), "more than 1,000 levels"),
+    ]
+    for edit, message in edits:
+        config = copy.deepcopy(base)
+        edit(config)
+        with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
+            check_config(config, base_dir=ROOT)
+    check_config(copy.deepcopy(base), base_dir=ROOT)  # the default config is within every bound

@@ -194,6 +194,10 @@ def item_columns(ds: dict) -> set[str]:
     return cols
 
 
+MAX_BINS = 10_000  # score-distribution bins over a scale: a tiny bin_width would allocate billions
+MAX_NOISE_LEVELS = 1_000  # noise levels of the sanity check
+
+
 def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     """Validate a whole config; return it with every dataset resolved (defaults applied).
 
@@ -220,6 +224,8 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     levels = resolved["noise"]["levels"]
     if levels["stop"] <= levels["start"]:
         raise ConfigError("noise.levels", "stop must be above start")
+    if (levels["stop"] - levels["start"]) / levels["step"] > MAX_NOISE_LEVELS:
+        raise ConfigError("noise.levels.step", f"gives more than {MAX_NOISE_LEVELS:,} levels (each is k samples of every vector)")
     return resolved
 
 
@@ -261,6 +267,10 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         lo, hi = ds["scale"]
         if not lo < hi:
             raise ConfigError(f"{where}.scale", f"[{lo}, {hi}] is not a scale: the minimum must be below the maximum")
+    if "scale" in ds and (ds["scale"][1] - ds["scale"][0]) / ds["gold"]["bin_width"] > MAX_BINS:
+        raise ConfigError(
+            f"{where}.gold.bin_width", f"{ds['gold']['bin_width']:g} makes more than {MAX_BINS:,} bins over the scale"
+        )
     if "min_answered" in ds:
         m = ds["min_answered"]
         if m >= 1 and m != int(m):
