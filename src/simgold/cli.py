@@ -22,7 +22,7 @@ from simgold.io.paths import within_results
 from simgold.io.tables import package_version, read_parquet
 from simgold.report.archive import rebuild, verify
 from simgold.report.pages import agreement_overview, headline, overview_statistics
-from simgold.io.ledger import rejected_examples, rejection_line, set_aside
+from simgold.io.ledger import rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
@@ -128,7 +128,7 @@ def _rejects(results: Path, dataset: str | None) -> int:
         examples = rejected_examples(rejects)
         if len(examples):
             print(_table_text(examples))
-        apart = "; ".join(f"{n:,} {what}" for what, n in set_aside(rejects).items() if n)
+        apart = set_aside_text(rejects["reason"].value_counts())
         print(f"counted apart, not rejected values: {apart or 'none'}")
         print(f"every ledger row: {results / within_results('clean', dataset=dataset, table='rejects')}")
     return 0

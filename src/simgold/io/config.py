@@ -397,41 +397,41 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
                 raise ConfigError(f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}") from None
 
 
-def _check_one_role(where: str, src: dict, names: list[str] | None = None) -> None:
+def _named_columns(src: dict) -> list[tuple[str, str | int]]:
+    """(key, column) of each column the source names exactly (a rater pattern names none)."""
+    pattern = isinstance(src.get("raters"), str)
+    return [(key, ref) for key, ref in _column_refs(src) if not (key == "raters" and pattern)]
+
+
+def _check_one_role(where: str, src: dict) -> None:
     """Each column the source names has one role (words, a rater list, score, rater, mean,
-    attributes, contexts); with the file's header (``names``), a rater pattern matches no column of
-    another role. The clean job checks the same on the file (``layouts``), for spreadsheets too."""
-    exact = [
-        (key, ref)
-        for key, ref in _column_refs(src)
-        if key != "extra_fields.join"  # it points at a word or attribute column, by design
-        and not (key == "raters" and isinstance(src.get("raters"), str))
-    ]
+    attributes, contexts). The clean job checks the same on the file (``layouts``), by position
+    and for spreadsheets too."""
     seen: dict = {}
-    for key, ref in exact:
+    for key, ref in _named_columns(src):
+        if key == "extra_fields.join":  # it points at a word or attribute column, by design
+            continue
         if ref in seen and (seen[ref] != key or key == "words"):  # words: [w1, w1] would make items cat/cat
             raise ConfigError(f"{where}.{key}", f"column {ref!r} is already {seen[ref]}: a column has one role")
         seen.setdefault(ref, key)
-    pattern = src.get("raters") if isinstance(src.get("raters"), str) else None
-    if pattern and names:
-        for key, ref in exact:
-            if isinstance(ref, str) and re.search(pattern, ref):
-                raise ConfigError(f"{where}.raters", f"the pattern {pattern!r} also matches {key} column {ref!r}")
 
 
 def _check_column_names(where: str, src: dict, names: list[str] | None) -> None:
-    """Every column the source names is in its file's header (read cheaply: ``text_header``), so
-    that a misspelt name stops the run before any job, with the names that are close."""
+    """Every column the source names is in its file's header (read cheaply: ``text_header``), and a
+    rater pattern matches none of them, so that a misspelt name or a pattern that takes a word
+    column stops the run before any job, with the names that are close."""
     if names is None:
         return
-    _check_one_role(where, src, names)
-    for key, ref in _column_refs(src):
-        if isinstance(ref, str) and not (key == "raters" and isinstance(src.get("raters"), str)) and ref not in names:
-            close = close_names(ref, [n for n in names if n])
+    named = [(key, ref) for key, ref in _named_columns(src) if isinstance(ref, str)]
+    pattern = src.get("raters") if isinstance(src.get("raters"), str) else None
+    header = [n for n in names if n]
+    for key, ref in named:
+        if ref not in names:
+            close = close_names(ref, header)
             hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise ConfigError(
-                f"{where}.{key}", f"no column named {ref!r} in the file's header{hint} (it has {[n for n in names if n]})"
-            )
+            raise ConfigError(f"{where}.{key}", f"no column named {ref!r} in the file's header{hint} (it has {header})")
+        if pattern and key != "extra_fields.join" and re.search(pattern, ref):
+            raise ConfigError(f"{where}.raters", f"the pattern {pattern!r} also matches {key} column {ref!r}")
 
 
 def _resolved(path: str, base_dir, where: str) -> Path:

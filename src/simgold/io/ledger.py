@@ -31,9 +31,12 @@ REASONS = (
 )
 
 
-#: ledger reasons of a value cell that held no value (a blank, a missing marker), and of answers
-#: the duplicates rule resolved as configured: none of them is a rejected value
-NOT_A_REJECTED_VALUE = ("missing", "short_row", "empty_rater", "duplicate_superseded", "duplicate_merged")
+#: ledger reasons of a value cell that held no value: a blank, a missing marker
+BLANK = ("missing", "short_row", "empty_rater")
+#: ledger reasons of answers the duplicates rule resolved as configured
+RESOLVED = ("duplicate_superseded", "duplicate_merged")
+#: none of these is a rejected value
+NOT_A_REJECTED_VALUE = BLANK + RESOLVED
 
 
 def rejected_text(rejected: dict[str, int]) -> str:
@@ -104,14 +107,25 @@ def rejected_examples(rejects: pd.DataFrame, per_reason: int = 5) -> pd.DataFram
     return shown.sort_values(["order"], kind="stable")[columns].reset_index(drop=True)
 
 
-def set_aside(rejects: pd.DataFrame) -> dict[str, int]:
+def set_aside(counts) -> dict[str, int]:
     """The ledger rows that are not rejected values, counted apart: blanks and missing markers,
     answers the duplicates rule resolved, and cells that are not data (header, title, comment,
-    columns not named)."""
-    reason = rejects["reason"]
+    columns not named). ``counts``: ledger rows by reason (a mapping, e.g. a ``value_counts``)."""
+    n = lambda reasons: int(sum(counts.get(r, 0) for r in reasons))  # noqa: E731
     return {
-        "blank or missing": int(reason.isin(["missing", "short_row", "empty_rater"]).sum()),
-        "resolved by the duplicates rule": int(reason.isin(["duplicate_superseded", "duplicate_merged"]).sum()),
-        "header, title or comment cells": int((reason == "ignored_row").sum()),
-        "cells of columns the config does not name": int((reason == "ignored_column").sum()),
+        "blank or missing": n(BLANK),
+        "resolved by the duplicates rule": n(RESOLVED),
+        "header, title or comment cells": n(("ignored_row",)),
+        "cells of columns the config does not name": n(("ignored_column",)),
     }
+
+
+def set_aside_text(counts) -> str:
+    """``set_aside`` as a phrase, "" when nothing was set aside.
+
+    Examples
+    --------
+    >>> set_aside_text({"missing": 5, "duplicate_superseded": 109, "ignored_row": 26})
+    '5 blank or missing; 109 resolved by the duplicates rule; 26 header, title or comment cells'
+    """
+    return "; ".join(f"{n:,} {what}" for what, n in set_aside(counts).items() if n)

@@ -171,7 +171,6 @@ CODE_PAGES = {
     "vi": ("cp1258",),
     "th": ("cp874",),
 }
-WESTERN = ("cp1252", "cp1250")  # the hint where the language names none
 
 
 def encoding_hint(data: bytes, language: str | None) -> str:

@@ -542,6 +542,11 @@ def read_provenance(path: str | Path) -> dict:
     return json.loads(meta.get(b"simgold", b"{}"))
 
 
+def sha256_bytes(data: bytes) -> str:
+    """The SHA-256 of bytes in memory, as hex (``sha256_file`` for a file)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def sha256_file(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:

@@ -33,7 +33,6 @@ and compares every result file with the archived one, byte for byte.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import os
@@ -52,7 +51,7 @@ import yaml
 from simgold.io.config import translation_files
 from simgold.io.paths import RESULTS, RESULTS_DIR
 from simgold.io.readers import resolve_path, source_paths
-from simgold.io.tables import package_version, sha256_file
+from simgold.io.tables import package_version, sha256_bytes, sha256_file
 
 #: files and directories of the workflow's own directory that make up its code
 CODE_FILES = (
@@ -73,10 +72,6 @@ RUN_CONFIG_HEADER = (
     "# The configuration this archive's results were made with: Snakemake's merged config (config/config.yaml\n"
     "# and any --configfile or --config given on the command line). `simgold rebuild` runs with it.\n"
 )
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def safe_member(rel: str) -> bool:
@@ -278,7 +273,7 @@ def external_table(records: list[dict]) -> str:
 
 
 def manifest(files: dict[str, bytes]) -> str:
-    return "".join(f"{_sha256(files[rel])}  {len(files[rel])}  {rel}\n" for rel in sorted(files))
+    return "".join(f"{sha256_bytes(files[rel])}  {len(files[rel])}  {rel}\n" for rel in sorted(files))
 
 
 def _write_tar(target: Path, top: str, files: dict[str, bytes]) -> None:
@@ -305,7 +300,7 @@ def _fix(info: tarfile.TarInfo) -> None:
 
 
 def _input_entity(r: dict) -> dict:
-    ident = r["archive_path"] if r["redistribute"] else f"#input-{_sha256(r['path'].encode())[:12]}"
+    ident = r["archive_path"] if r["redistribute"] else f"#input-{sha256_bytes(r['path'].encode())[:12]}"
     entity = {
         "@id": ident,
         "@type": "File" if r["redistribute"] else "CreativeWork",
@@ -375,7 +370,7 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
             "result": [{"@id": rel} for rel in results],
         }
     )
-    graph += [{"@id": rel, "@type": "File", "sha256": _sha256(files[rel]) if rel in files else ""} for rel in results]
+    graph += [{"@id": rel, "@type": "File", "sha256": sha256_bytes(files[rel]) if rel in files else ""} for rel in results]
     doc = {"@context": "https://w3id.org/ro/crate/1.1/context", "@graph": graph}
     return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 

@@ -20,7 +20,7 @@ import pandas as pd
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
-from simgold.io.ledger import rejected_examples, rejection_line, set_aside
+from simgold.io.ledger import rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -199,7 +199,7 @@ def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
     """The rejected values of a dataset by reason, up to 5 examples each (file, row, column, value),
     and the cells set aside that are not rejected values, counted apart."""
     line = rejection_line(summary)
-    apart = "; ".join(f"{n:,} {what}" for what, n in set_aside(rejects).items() if n)
+    apart = set_aside_text(rejects["reason"].value_counts())
     apart = f" Counted apart, not rejected values: {apart}." if apart else ""
     if not line:
         return f"<p>No value was rejected (results/clean/{html.escape(str(summary['dataset']))}/rejects.parquet).{apart}</p>"
@@ -242,7 +242,7 @@ def with_intervals(agreement: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
         columns.append(column)
         if column in set(ci["statistic"]):
             out[f"{column} CI"] = [
-                _interval(*first.loc[(st, sub, column), ["ci_low", "ci_high"]])
+                interval_text(*first.loc[(st, sub, column), ["ci_low", "ci_high"]])
                 if (st, sub, column) in first.index else ""
                 for st, sub in zip(agreement["stage"], agreement["subset"])
             ]  # fmt: skip
@@ -250,7 +250,7 @@ def with_intervals(agreement: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
     return out[columns]
 
 
-def _interval(low, high) -> str:
+def interval_text(low, high) -> str:
     return "" if pd.isna(low) or pd.isna(high) else f"[{low:.3f}, {high:.3f}]"
 
 
@@ -264,7 +264,7 @@ def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
         for scheme in schemes:
             hit = group[group["scheme"] == scheme]
             row[f"CI, {scheme} resampled"] = (
-                _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
+                interval_text(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
             )
             row[f"resamples ({scheme})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
         row["note"] = "; ".join(f"{s}: {n}" for s, n in zip(group["scheme"], group["note"]) if n)
@@ -287,7 +287,7 @@ def agreement_sections(statistics: dict) -> list[str]:
     if "icc" in statistics and len(statistics["icc"]):
         icc = statistics["icc"]
         view = icc.assign(
-            interval=[_interval(a, b) for a, b in zip(icc["ci_low"], icc["ci_high"])]
+            interval=[interval_text(a, b) for a, b in zip(icc["ci_low"], icc["ci_high"])]
         )[["stage", "subset", "form", "value", "interval", "n_items", "n_raters", "note"]]
         parts.append(html_table(view, (
             f"Intraclass correlations (Shrout & Fleiss 1979) with their {confidence_labels(icc['confidence'])} F-based "
@@ -330,7 +330,7 @@ def retest_view(retest: pd.DataFrame, max_raters: int = 30) -> tuple[pd.DataFram
         raters = raters.sort_values(["mean_abs_diff", "rater"], ascending=[False, True], kind="stable").head(max_raters)
         shown = f"the {max_raters} of {len(retest) - 1} raters whose answers moved most"
     view = pd.concat([pooled.assign(rater="all raters"), raters], ignore_index=True)
-    view["interval"] = [_interval(a, b) for a, b in zip(view["ci_low"], view["ci_high"])]
+    view["interval"] = [interval_text(a, b) for a, b in zip(view["ci_low"], view["ci_high"])]
     columns = ["rater", "n_pairs", "mean_abs_diff", "share_equal", "spearman", "pearson", "icc", "interval", "note"]
     return view[columns].rename(columns={"n_pairs": "pairs", "mean_abs_diff": "mean |difference|"}), shown
 
@@ -352,7 +352,7 @@ def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
             "splits": summary["n_splits"],
             "r_half": summary["r_half"],
             "R_full": summary["r_full"],
-            "R_full 95%": [_interval(a, b) for a, b in zip(summary["r_full_low"], summary["r_full_high"])],
+            "R_full 95%": [interval_text(a, b) for a, b in zip(summary["r_full_low"], summary["r_full_high"])],
             "r1": summary["r1"],
             "raters for 0.8": [_needed(row, "0.8") for _, row in summary.iterrows()],
             "raters for 0.9": [_needed(row, "0.9") for _, row in summary.iterrows()],

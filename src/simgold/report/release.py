@@ -26,7 +26,6 @@ Everything is a function of the inputs: the same results give the same bytes.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import math
@@ -39,8 +38,9 @@ import yaml
 
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RESULTS
-from simgold.io.tables import to_arrow
-from simgold.report.pages import headline
+from simgold.io.ledger import rejection_line, set_aside_text
+from simgold.io.tables import sha256_bytes, to_arrow
+from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
 
 #: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
 HF_LICENSES = frozenset(
@@ -255,10 +255,6 @@ def size_category(n: int) -> str:
     return next((label for bound, label in bounds if n < bound), "1M<n<10M")
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 # -------------------------------------------------------------------------------- the card
 
 
@@ -284,58 +280,6 @@ def markdown_table(frame: pd.DataFrame) -> str:
     rule = "|" + "---|" * len(frame.columns)
     rows = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([head, rule, *rows])
-
-
-#: what a ledger reason means, for the card's account of the cells that were not kept
-LEDGER_WORDS = {
-    "missing": "missing",
-    "short_row": "in rows that end early",
-    "unnamed_column": "in columns without a header",
-    "non_numeric": "not a number",
-    "non_finite": "not a finite number",
-    "out_of_scale": "outside the scale",
-    "bad_item": "in rows with unusable words",
-    "bad_rater": "without a rater id",
-    "duplicate": "repeated answers (duplicates: reject)",
-    "duplicate_superseded": "earlier or later answers to a repeated question, one kept",
-    "duplicate_merged": "averaged into one answer",
-    "invalid_ranking": "in rankings that are not a permutation",
-    "rater_incomplete": "of raters who answered too few items",
-    "empty_rater": "in empty rater columns",
-    "extra_fields": "in rows with more fields than the header",
-}
-NOT_DATA = ("ignored_row", "ignored_column")  # header, title and comment cells; columns not named
-
-
-def ledger_in_words(summary: pd.Series) -> str:
-    """The rejects ledger in one sentence: the value cells not kept, by reason, and the cells that
-    were not data.
-
-    Examples
-    --------
-    >>> row = pd.Series({"n_ratings": 810, "n_means": 0, "n_rankings": 0, "rejects_missing": 5,
-    ...                  "rejects_duplicate_superseded": 109, "rejects_ignored_row": 26, "rejects_out_of_scale": 0})
-    >>> ledger_in_words(row)
-    '114 of 924 value cells were not kept: 109 earlier or later answers to a repeated question, one kept; 5 missing. 26 header, title or comment cells were set aside as not data.'
-    """
-    counts = {k[len("rejects_") :]: int(v) for k, v in summary.items() if k.startswith("rejects_") and v > 0}
-    values = {k: v for k, v in counts.items() if k not in NOT_DATA}
-    kept = sum(int(summary.get(k, 0) or 0) for k in ("n_ratings", "n_means", "n_rankings"))
-    total = kept + sum(values.values())
-    if values:
-        parts = [f"{v:,} {LEDGER_WORDS.get(k, k)}" for k, v in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))]
-        text = f"{sum(values.values()):,} of {total:,} value cells were not kept: {'; '.join(parts)}."
-    else:
-        text = f"All {total:,} value cells were kept."
-    if counts.get("ignored_row"):
-        text += f" {counts['ignored_row']:,} header, title or comment cells were set aside as not data."
-    if counts.get("ignored_column"):
-        text += f" {counts['ignored_column']:,} cells of columns the config does not name were set aside."
-    return text
-
-
-def _interval(low, high) -> str:
-    return "" if pd.isna(low) or pd.isna(high) else f"[{low:.3f}, {high:.3f}]"
 
 
 def _front_matter(name: str, ds: dict, rows: int, configs: list[tuple[str, str]]) -> str:
@@ -396,51 +340,29 @@ def _agreement_section(tables: dict, confidence: float) -> list[str]:
     if agreement is None or not len(agreement):
         return []
     level = confidence_label(confidence)
-    rows = []
-    whole = agreement[agreement["subset"] == "all"]
-    for row in whole.itertuples(index=False):
-        out = {"stage": row.stage, "raters": row.n_raters, "items": row.n_items}
-        for statistic in ("pairwise", "vs_rest", "alpha_interval"):
-            out[statistic] = getattr(row, statistic)
-            if ci is not None and len(ci):
-                hit = ci[(ci["stage"] == row.stage) & (ci["subset"] == "all") & (ci["statistic"] == statistic)]
-                hit = hit[hit["scheme"] == "both"] if (hit["scheme"] == "both").any() else hit[hit["scheme"] == "items"]
-                out[f"{statistic} {level} CI"] = _interval(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
-        rows.append(out)
+    whole = agreement.loc[agreement["subset"] == "all", ["stage", "n_raters", "n_items", "pairwise", "vs_rest", "alpha_interval"]]
+    view = with_intervals(whole, ci) if ci is not None and len(ci) else whole
     text = (
         "Agreement by stage (raw ratings, after calibration, after outlier filtering; the filtered figures are "
         "optimistic where raters were excluded, since the same ratings chose who was kept): mean pairwise Spearman, "
         "each rater's Spearman with the other raters' means (vs_rest) and Krippendorff's alpha (interval), with "
         f"{level} bootstrap intervals resampling items and raters together"
     )
-    parts = [text + ":", markdown_table(pd.DataFrame(rows))]
+    parts = [text + ":", markdown_table(view.rename(columns={"n_raters": "raters", "n_items": "items"}))]
     retest = tables.get("retest")
     if retest is not None and len(retest) and retest["n_pairs"].iloc[0] > 0:
         r = retest.iloc[0]
         parts.append(
             f"Test-retest: {int(r['n_pairs'])} answers of {int(r['n_raters'])} raters to a question asked again; "
             f"mean absolute difference {r['mean_abs_diff']:.2f}, {r['share_equal']:.0%} answered the same, "
-            f"ICC(2,1) {r['icc']:.3f} {_interval(r['ci_low'], r['ci_high'])}."
+            f"ICC(2,1) {r['icc']:.3f} {interval_text(r['ci_low'], r['ci_high'])}."
         )
     reliability = tables.get("reliability")
     if reliability is not None and len(reliability):
-        view = pd.DataFrame(
-            {
-                "ratings": reliability["stage"],
-                "raters per item": reliability["observed_raters"],
-                "reliability of the means": reliability["r_full"],
-                "of one rater": reliability["r1"],
-                "raters for 0.8": [_raters_needed(m) for m in reliability["m_0.8"]],
-                "raters for 0.9": [_raters_needed(m) for m in reliability["m_0.9"]],
-            }
-        )
+        view = reliability_view(reliability).drop(columns=["dataset"])
         parts.append("How many raters are enough (split halves of the raters, Spearman-Brown):")
         parts.append(markdown_table(view))
     return parts
-
-
-def _raters_needed(m) -> str:
-    return "not reached" if pd.isna(m) else f"{m:.0f}"
 
 
 def _gold_section(tables: dict, ds: dict, confidence: float) -> list[str]:
@@ -476,12 +398,21 @@ def _audit_section(tables: dict) -> list[str]:
     if not len(audit):
         return ["The audit found nothing to check in the source."]
     counts = audit["check"].value_counts().sort_index()
-    view = pd.DataFrame({"check": counts.index.str.replace("_", " "), "findings": counts.to_numpy()})
+    view = pd.DataFrame({"check": [AUDIT_CHECK_TEXT[c][0] for c in counts.index], "findings": counts.to_numpy()})
     return [
         "The audit compares the data with what was released with them (a finding is something to check in the "
         "source, not necessarily an error; every finding is in the study's results/audit/ table):",
         markdown_table(view),
     ]
+
+
+def _ledger_section(summary: pd.Series) -> list[str]:
+    """The rejected values (``simgold.io.ledger``, as the run's last lines say them), and the cells
+    set aside that are not rejected values, from the cleaning summary's counts per reason."""
+    counts = {k[len("rejects_") :]: v for k, v in summary.items() if k.startswith("rejects_")}
+    line = rejection_line(summary) or f"{summary['dataset']}: no value was rejected."
+    apart = set_aside_text(counts)
+    return [line + (f" Counted apart, not rejected values: {apart}." if apart else "")]
 
 
 def _sources_section(ds: dict, sources: list[dict]) -> list[str]:
@@ -563,7 +494,7 @@ def dataset_card(
         ("Columns", [markdown_table(columns)]),
         ("Where the pairs come from", _sources_section(ds, sources)),
         ("Raters", _raters_section(tables, ds) if "gold" in tables else []),
-        ("What was not kept", [ledger_in_words(tables["clean"].iloc[0])] if "clean" in tables else []),
+        ("What was not kept", _ledger_section(tables["clean"].iloc[0]) if "clean" in tables else []),
         ("Agreement", _agreement_section(tables, confidence)),
         ("The gold standard", _gold_section(tables, ds, confidence) if "gold" in tables else []),
         ("Audit", _audit_section(tables)),
@@ -631,7 +562,7 @@ def croissant(
             "name": file,
             "contentUrl": file,
             "encodingFormat": "application/x-parquet",
-            "sha256": sha256(files[file]),
+            "sha256": sha256_bytes(files[file]),
         }
         for _, file, _, _ in record_sets
     ]
@@ -819,20 +750,10 @@ def study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
     ]
     if models:
         lines += ["## Models", "", markdown_table(pd.DataFrame(models)), ""]
-    summary = _table(files, RESULTS["scores_summary"])
-    if summary is not None and len(summary):
-        head = headline(summary)
-        level = confidence_label(float(config["scoring"]["confidence"]))
-        cell = {
-            (r.dataset, r.model): "" if pd.isna(r.value) else f"{r.value:.3f} {_interval(r.ci_low, r.ci_high)}".strip()
-            for r in head.itertuples(index=False)
-        }
-        datasets, names = sorted(head["dataset"].unique()), sorted(head["model"].unique())
-        table = pd.DataFrame([{"dataset": d, **{m: cell.get((d, m), "") for m in names}} for d in datasets])
-        lines += ["## Results", "",
-                  f"Spearman with the gold standard (the A&G score where a dataset has no gold scores) and its {level} "
-                  "bootstrap interval; every figure is in `results/`, the report in `results/report/index.html`:", "",
-                  markdown_table(table), ""]  # fmt: skip
+    leaderboard = files.get(RESULTS["leaderboard_md"])
+    if leaderboard is not None:  # the run's own leaderboard (simgold.report.leaderboard), as it wrote it
+        lines += ["## Results", "", leaderboard.decode("utf-8").rstrip(), "",
+                  "Every figure is in `results/`, the report in `results/report/index.html`.", ""]  # fmt: skip
     lines += [
         "## Verify and rebuild",
         "",

@@ -57,7 +57,7 @@ from simgold.errors import DataError, InputError
 from simgold.io.layouts import Plan
 from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.readers import read_columns, read_source_table
-from simgold.io.ledger import NOT_A_REJECTED_VALUE, REASONS, rejected_text, rejection_line
+from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, rejected_text, rejection_line
 from simgold.io.tables import TABLES, sort_canonical
 
 ROLES = ("rating", "rank", "mean", "sd", "n")
@@ -553,7 +553,7 @@ def rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
     """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
     rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
     duplicates rule kept, averaged or superseded as configured is not a rejection."""
-    blank = np.isin(cells.reason, [_CODE[r] for r in ("missing", "short_row", "empty_rater")])
+    blank = np.isin(cells.reason, [_CODE[r] for r in BLANK])
     resolved = np.isin(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
     counts = np.bincount(cells.reason[~resolved & (cells.reason > 0)], minlength=len(REASONS) + 1)
     return int((~blank).sum()), {r: int(counts[_CODE[r]]) for r in REASONS if counts[_CODE[r]]}

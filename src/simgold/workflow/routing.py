@@ -192,15 +192,19 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
     ]
 
 
+def unscored_datasets(routing: Stages) -> list[str]:
+    """The datasets no configured model scores."""
+    return [d for d in routing.datasets if d not in routing.scored_by]
+
+
 def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
     """A line per dataset that no configured model scores (no model covers its language; a
     comparisons or two-context dataset's model may also be missing), "" when every dataset is
     scored. ``languages``: dataset -> its language."""
-    unscored = [d for d in routing.datasets if d not in routing.scored_by]
     return "".join(
         f"simgold: {d} is not scored: no configured model covers its language ({languages[d]!r});"
         " add one under models (with that language) to score it\n"
-        for d in unscored
+        for d in unscored_datasets(routing)
     )
 
 
@@ -235,7 +239,7 @@ def finished_message(routing: Stages, archive: str | None = None) -> str:
         lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
     if routing.datasets:
         lines.append("  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)")
-    unscored = [d for d in routing.datasets if d not in routing.scored_by]
+    unscored = unscored_datasets(routing)
     if routing.models and unscored:
         lines.append(f"  not scored (no model covers their language): {', '.join(unscored)}")
     if archive:
