@@ -236,3 +236,16 @@ def test_a_comparisons_dataset_releases_its_comparisons(shared, shared_specs, tm
     assert len(records) == len(table)
     card = made.files["README.md"].decode()
     assert "the A&G comparisons with their weights" in card and "evaluate_word_pairs" not in card
+
+
+def test_the_card_gives_agreement_with_its_two_way_intervals(tmp_path):
+    """A rated dataset's card: each stage's agreement with the interval resampling items and
+    raters together (the report's rule: ``with_intervals``), the one-way ones left to the report."""
+    from simgold.report.release import _agreement_section
+
+    agreement = pd.DataFrame({"stage": ["raw", "raw"], "subset": ["all", "pos=n"], "n_raters": 3, "n_items": 6,
+                              "pairwise": [0.61, 0.5], "vs_rest": [0.7, 0.6], "alpha_interval": [0.55, 0.4]})  # fmt: skip
+    ci = pd.DataFrame({"stage": "raw", "subset": "all", "statistic": "pairwise", "scheme": ["items", "raters", "both"],
+                       "ci_low": [0.5, 0.45, 0.4], "ci_high": [0.7, 0.72, 0.8]})  # fmt: skip
+    parts = _agreement_section({"agreement": agreement, "agreement_ci": ci}, 0.95)
+    assert parts[1].splitlines()[2] == "| raw | 3 | 6 | 0.610 | [0.400, 0.800] | 0.700 |  | 0.550 |  |"

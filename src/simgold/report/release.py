@@ -340,8 +340,9 @@ def _agreement_section(tables: dict, confidence: float) -> list[str]:
     if agreement is None or not len(agreement):
         return []
     level = confidence_label(confidence)
-    whole = agreement.loc[agreement["subset"] == "all", ["stage", "n_raters", "n_items", "pairwise", "vs_rest", "alpha_interval"]]
-    view = with_intervals(whole, ci) if ci is not None and len(ci) else whole
+    columns = ["stage", "subset", "n_raters", "n_items", "pairwise", "vs_rest", "alpha_interval"]
+    whole = agreement.loc[agreement["subset"] == "all", columns]
+    view = (with_intervals(whole, ci) if ci is not None and len(ci) else whole).drop(columns=["subset"])
     text = (
         "Agreement by stage (raw ratings, after calibration, after outlier filtering; the filtered figures are "
         "optimistic where raters were excluded, since the same ratings chose who was kept): mean pairwise Spearman, "
