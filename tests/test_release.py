@@ -248,4 +248,4 @@ def test_the_card_gives_agreement_with_its_two_way_intervals(tmp_path):
     ci = pd.DataFrame({"stage": "raw", "subset": "all", "statistic": "pairwise", "scheme": ["items", "raters", "both"],
                        "ci_low": [0.5, 0.45, 0.4], "ci_high": [0.7, 0.72, 0.8]})  # fmt: skip
     parts = _agreement_section({"agreement": agreement, "agreement_ci": ci}, 0.95)
-    assert parts[1].splitlines()[2] == "| raw | 3 | 6 | 0.610 | [0.400, 0.800] | 0.700 |  | 0.550 |  |"
+    assert parts[1].splitlines()[2] == "| raw | 3 | 6 | 0.610 | [0.400, 0.800] | 0.700 | 0.550 |"  # both, not items
