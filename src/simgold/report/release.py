@@ -411,9 +411,9 @@ def _ledger_section(summary: pd.Series) -> list[str]:
     """The rejected values (``simgold.io.ledger``, as the run's last lines say them), and the cells
     set aside that are not rejected values, from the cleaning summary's counts per reason."""
     counts = {k[len("rejects_") :]: v for k, v in summary.items() if k.startswith("rejects_")}
-    line = rejection_line(summary) or f"{summary['dataset']}: no value was rejected."
+    line = rejection_line(summary) or f"{summary['dataset']}: no value was rejected"
     apart = set_aside_text(counts)
-    return [line + (f" Counted apart, not rejected values: {apart}." if apart else "")]
+    return [f"{line}." + (f" Counted apart, not rejected values: {apart}." if apart else "")]
 
 
 def _sources_section(ds: dict, sources: list[dict]) -> list[str]:
