@@ -152,7 +152,7 @@ def test_joined_files_with_a_blank_line_in_one_are_not_paired(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(InputError, match="file not found"):
+    with pytest.raises(InputError, match="the path does not exist"):
         read_source_table({"path": "nope.csv"}, base_dir=tmp_path)
 
 
@@ -342,3 +342,89 @@ def test_pkg_paths_stay_inside_their_package(path):
         resolve_path(path)
     inside = resolve_path("pkg:gensim/test/../test/test_data/wordsim353.tsv")
     assert inside.is_file()
+
+
+# ---- issue 30: the file's own line ending, what a file is, spreadsheet cells that are no words
+
+
+def test_the_examples_of_the_readers_and_the_sniffer_hold():
+    import doctest
+
+    import simgold.io.readers as readers
+    import simgold.io.sniff as sniff
+    import simgold.stages.clean as clean
+
+    for module in (readers, sniff, clean):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_a_cr_inside_a_line_of_an_lf_file_does_not_cut_the_row(tmp_path):
+    """The row keeps its cells and the rows after it their numbers, in every separator mode."""
+    for sep, glue in ((",", ","), ("whitespace", " "), ("\t", "\t")):
+        lines = [["w1", "w2", "r1"], ["ca\rt", "dog", "5"], ["car", "bus", "4"]]
+        t = read(tmp_path, "".join(glue.join(line) + "\n" for line in lines), sep=sep)
+        assert t.rows == lines[1:], sep
+        assert t.lines == [[2, 3]]
+
+
+def test_crlf_and_lf_lines_mix_and_a_doubled_cr_ends_one_line(tmp_path):
+    t = read(tmp_path, "w1,w2,r1\r\ncat,dog,5\ncar,bus,4\r\r\nsun,moon,2\r\n")
+    assert t.rows == [["cat", "dog", "5"], ["car", "bus", "4"], ["sun", "moon", "2"]]
+    assert t.lines == [[2, 3, 4]]
+
+
+def test_whitespace_separator_does_not_split_at_a_line_separator(tmp_path):
+    t = read(tmp_path, "w1 w2 r1\nsun\u2028x moon 2\n", sep="whitespace")
+    assert t.rows == [["sun\u2028x", "moon", "2"]]
+
+
+@pytest.mark.parametrize(
+    "text, codec, kind",
+    [
+        ("w1,w2\ncat,dog\n", "utf-16-be", "utf-16-be"),
+        ("w1,w2\ncat,dog\n", "utf-32-be", "utf-32-be"),
+        ("w1,w2\ncat,dog\n", "utf-32-le", "utf-32-le"),
+        ("w1,w2\nkočka,pes\n", "utf-8", None),
+        ("w1,w2\nкошка,собака\n", "cp1251", None),
+    ],
+)
+def test_file_kind_sees_utf16_and_utf32_without_a_bom(text, codec, kind):
+    from simgold.io.sniff import file_kind
+
+    assert file_kind(text.encode(codec)) == kind
+
+
+def test_utf16_declared_as_such_is_read(tmp_path):
+    t = read(tmp_path, "w1,w2,r1\ncat,dog,5\n".encode("utf-16-le"), encoding="utf-16-le")
+    assert t.rows == [["cat", "dog", "5"]]
+
+
+def test_xlsx_formulas_without_a_cached_value_are_named(tmp_path):
+    """openpyxl writes formulas without their values, as a script would: read as empty, and said."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["w1", "w2", "r1"])
+    for k in range(40):
+        ws.append([f"a{k}", f"b{k}", f"=1+{k}" if k % 3 == 0 else k])
+    wb.save(tmp_path / "f.xlsx")
+    t = read_source_table({"path": "f.xlsx"}, base_dir=tmp_path)
+    assert [t.cell(i, 2) for i in range(4)] == [ABSENT, 1, 2, ABSENT]
+    assert t.messages[-1].endswith(
+        "; 14 formula cell(s) have no cached value (first: C2) and are read as empty: the file was saved"
+        " without calculating (open and save it in a spreadsheet program)"
+    )
+
+
+def test_uncached_formulas_are_counted_across_block_boundaries(tmp_path, monkeypatch):
+    """The sheet's XML is scanned in blocks: with blocks of 100 bytes every cell is cut somewhere,
+    and each formula is still counted once (14, counted from the sheet written here)."""
+    import simgold.io.readers as readers
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for k in range(40):
+        ws.append([f"a{k}", f"=1+{k}" if k % 3 == 0 else k])
+    wb.save(tmp_path / "f.xlsx")
+    monkeypatch.setattr(readers, "_BLOCK", 100)
+    found = readers._uncached_formulas(tmp_path / "f.xlsx", "xl/worksheets/sheet1.xml")
+    assert found == [f"B{k + 1}" for k in range(0, 40, 3)]

@@ -41,7 +41,7 @@ def clean_dataset_job(snakemake, log):
     ledger = Path(snakemake.log[0]).with_suffix(".rejects.tsv")
     try:
         check_rejected(summary, snakemake.params.spec["max_rejected"], str(ledger))
-        require_accepted(name, tables)
+        require_accepted(name, tables, str(ledger))
     except DataError:
         tables["rejects"].to_csv(ledger, sep="\t", index=False, lineterminator="\n")
         raise

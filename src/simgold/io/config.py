@@ -25,6 +25,7 @@ from simgold.io.rawtable import close_names
 from simgold.io.readers import detect_format, resolve_path, source_paths, text_header
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
+from simgold.io.sniff import path_problem
 
 #: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
 #: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
@@ -225,7 +226,9 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     if levels["stop"] <= levels["start"]:
         raise ConfigError("noise.levels", "stop must be above start")
     if (levels["stop"] - levels["start"]) / levels["step"] > MAX_NOISE_LEVELS:
-        raise ConfigError("noise.levels.step", f"gives more than {MAX_NOISE_LEVELS:,} levels (each is k samples of every vector)")
+        raise ConfigError(
+            "noise.levels.step", f"gives more than {MAX_NOISE_LEVELS:,} levels (each is k samples of every vector)"
+        )
     return resolved
 
 
@@ -258,8 +261,8 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
                     "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
                 )
             for p in source_paths(src):
-                if not resolve_path(p, base_dir).is_file():
-                    raise ConfigError(f"{where}.sources[{i}].path", f"file {p!r} does not exist")
+                if problem := path_problem(resolve_path(p, base_dir)):
+                    raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
         return ds
     if kind in ("ratings", "contexts", "means"):
         if "scale" not in ds:
@@ -376,8 +379,8 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
             fmt = detect_format(p, src["format"])
         except InputError as err:  # an .xls file
             raise ConfigError(key, str(err)) from None
-        if not real.is_file():
-            raise ConfigError(key, f"file {p!r} does not exist (looked for {real})")
+        if problem := path_problem(real):
+            raise ConfigError(key, f"{p!r} {problem}")
         if fmt == "text" and "sheet" in src and src["sheet"] != 0:
             raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
         if isinstance(src["extra_fields"], dict) and (fmt != "text" or layout == "ragged"):
@@ -388,13 +391,15 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
         forms = src["word_forms"]
         for k, p in enumerate(source_paths(forms)):
             key = f"{where}.word_forms.path" + (f"[{k}]" if isinstance(forms["path"], list) else "")
-            if not _resolved(p, base_dir, key).is_file():
-                raise ConfigError(key, f"file {p!r} does not exist")
+            if problem := path_problem(_resolved(p, base_dir, key)):
+                raise ConfigError(key, f"{p!r} {problem}")
         if "strip" in forms:
             try:
                 re.compile(forms["strip"])
             except re.error as err:
-                raise ConfigError(f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}") from None
+                raise ConfigError(
+                    f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}"
+                ) from None
 
 
 def _named_columns(src: dict) -> list[tuple[str, str | int]]:
@@ -508,8 +513,8 @@ def _check_translations(datasets: dict, base_dir) -> None:
                         f"{col!r} is not an item attribute of {name} (declare it under attributes)",
                     )
         for path in translation_files(ds):
-            if not _resolved(path, base_dir, f"{where}.translation").is_file():
-                raise ConfigError(f"{where}.translation", f"file {path!r} does not exist")
+            if problem := path_problem(_resolved(path, base_dir, f"{where}.translation")):
+                raise ConfigError(f"{where}.translation", f"{path!r} {problem}")
         if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
             raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
 
@@ -534,8 +539,8 @@ def _check_model(name: str, model: dict, base_dir) -> None:
             raise ConfigError(f"{where}.language", _language_problem(lang))
     if ("package" in model) == ("path" in model):
         raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
-    if "path" in model and not _resolved(model["path"], base_dir, f"{where}.path").is_file():
-        raise ConfigError(f"{where}.path", f"file {model['path']!r} does not exist")
+    if "path" in model and (problem := path_problem(_resolved(model["path"], base_dir, f"{where}.path"))):
+        raise ConfigError(f"{where}.path", f"{model['path']!r} {problem}")
     if "package" in model:
         _check_package(where, model)
     fmt = model["format"] if "path" in model else "a package"
@@ -600,4 +605,3 @@ def embedding_mem_mb(model: dict, base_dir: str | Path = ".") -> int:
     if fmt == "auto" and "path" in model:
         whole = Path(model["path"]).suffix in (".bin", ".kv", ".model")  # perhaps fastText: assume whole
     return int(1000 + math.ceil(size * (2.0 if whole else 0.25)))
-

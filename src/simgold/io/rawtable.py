@@ -17,6 +17,20 @@ from simgold.errors import InputError
 ABSENT = None
 
 
+class SheetError(str):
+    """A spreadsheet cell that holds an error value (``#REF!``, ``#N/A``, ``#DIV/0!``, ...) as the
+    sheet cached it: text that is never a word or a number.
+
+    >>> SheetError("#REF!"), isinstance(SheetError("#REF!"), str)
+    ('#REF!', True)
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str.__repr__(self)
+
+
 class Note(NamedTuple):
     """A ledger entry for a cell that is not read as data (a header cell, a title row, a comment
     line, a row rejected whole)."""

@@ -20,13 +20,15 @@ import csv
 import datetime as _dt
 import importlib.util
 import re
+import xml.etree.ElementTree as ET
 import zipfile
 from collections import Counter
 from pathlib import Path
 
 from simgold.errors import InputError
-from simgold.io.rawtable import ABSENT, Note, RawTable, blank, count_cells
+from simgold.io.rawtable import ABSENT, Note, RawTable, SheetError, blank, count_cells
 from simgold.io.schema import resolve_reader
+from simgold.io.sniff import KINDS, file_kind, path_problem, read_head
 
 #: the largest sheet XLSX and ODS can hold, and the most cells a sheet may expand to (repeated rows
 #: and columns counted): a tiny file that declares more is refused instead of filling the memory
@@ -34,7 +36,10 @@ MAX_ROWS, MAX_COLUMNS, MAX_CELLS = 1_048_576, 16_384, 20_000_000
 #: the column label of a ledger entry that stands for a whole text line (a comment, a title row)
 LINE = "(line)"
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# an LF ends a line, with any CRs before it (CRLF, and CRCRLF from a CRLF file converted twice)
+_LF_LINE_END = re.compile(r"\r*\n")
+# the whitespace separator: any run of white space that does not end a line somewhere (U+2028, NEL, ...)
+_WHITESPACE_RUN = re.compile("[^\\S\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 _SNIFF_ORDER = ("\t", ";", ",", "|")
 _SEP_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
 WHITESPACE = "whitespace"
@@ -86,7 +91,6 @@ def resolve_path(path: str, base_dir: str | Path = ".") -> Path:
     A ``pkg:`` path must stay inside its package (no ``..`` that climbs out, no absolute part).
     """
     if path.startswith("pkg:"):
-
         package, _, inner = path[4:].partition("/")
         if not package.isidentifier():
             raise InputError(path, f"{package!r} is not a package name", expected="pkg:<package>/<file>")
@@ -122,8 +126,9 @@ def detect_format(path: str, declared: str = "auto") -> str:
 
 def _read_one(path: str, src: dict, base_dir, language: str | None = None) -> RawTable:
     real = resolve_path(path, base_dir)
-    if not real.is_file():
-        raise InputError(path, "file not found", expected=f"a file at {real}")
+    problem = path_problem(real)
+    if problem:
+        raise InputError(path, f"the path {problem}", expected="a ratings file (CSV, TSV, XLSX or ODS)")
     fmt = detect_format(path, src["format"])
     if fmt == "text":
         return read_text(
@@ -215,8 +220,7 @@ def decode_text(data: bytes, display: str, encoding: str, language: str | None =
         codec = codecs.lookup(encoding).name
     except LookupError:
         raise InputError(display, f"unknown encoding {encoding!r}", expected="e.g. utf-8 or cp1252") from None
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not codec.startswith("utf-16"):
-        raise InputError(display, "the file starts with a UTF-16 byte order mark", expected="encoding: utf-16")
+    _refuse_kind(data, display, codec)
     if codec in ("utf-8", "utf-8-sig"):
         codec = "utf-8-sig"  # drops a BOM when there is one
     elif not codec.startswith(("utf-16", "utf-32")):
@@ -234,8 +238,54 @@ def decode_text(data: bytes, display: str, encoding: str, language: str | None =
         ) from None
 
 
+#: what to do instead, for a file of each kind that is not text
+TEXT_INSTEAD = {
+    "gzip": "an uncompressed text file (gunzip it first)",
+    "zip": "format: xlsx or ods",
+    "ole2": "the sheet saved as .xlsx or .ods without a password, or as CSV",
+}
+
+
+def _refuse_kind(data: bytes, display: str, codec: str) -> None:
+    """Name what the file is when it is not text in ``codec``: compressed, a spreadsheet, or
+    UTF-16/32 declared as something else (with or without its byte order mark)."""
+    kind = file_kind(data)
+    if kind is None or codec.startswith("utf-") and kind.startswith(codec[:6]):
+        return  # plain text, or UTF-16/32 declared as such
+    if kind in TEXT_INSTEAD:
+        raise InputError(display, f"the file is {KINDS[kind]}, not text", expected=TEXT_INSTEAD[kind])
+    family = kind[:6]  # utf-16 or utf-32
+    boms = (
+        (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE) if family == "utf-32" else (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+    )
+    has_bom = data.startswith(boms)
+    raise InputError(
+        display,
+        f"the file is {KINDS[kind]} {'with' if has_bom else 'without'} a byte order mark, not {codec}",
+        expected=f"encoding: {family if has_bom else kind}",
+    )
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text file, split by the file's own line ending: LF (CRLF too; lines of
+    both kinds mix in files pasted together) where the file has an LF, else CR (an old Mac file).
+
+    A CR that ends no line in an LF file is a character of its line, not a line break: a field
+    that held one must not cut its row in two (the cell is then refused by what it holds).
+
+    Examples
+    --------
+    >>> split_lines("w1,w2\\r\\nca\\rt,dog\\n")
+    ['w1,w2', 'ca\\rt,dog', '']
+    >>> split_lines("w1,w2\\rcat,dog\\r")
+    ['w1,w2', 'cat,dog', '']
+    """
+    return _LF_LINE_END.split(text) if "\n" in text else text.split("\r")
+
+
 def _line_of(data: bytes, offset: int) -> int:
-    return len(_LINE_BREAK.findall(data[:offset].decode("latin-1"))) + 1
+    """The line (1-based) of byte ``offset``, counted as :func:`split_lines` splits."""
+    return data.count(b"\n" if b"\n" in data else b"\r", 0, offset) + 1
 
 
 def _refuse_utf8(data: bytes, display: str, encoding: str) -> None:
@@ -271,15 +321,11 @@ def read_text(
     language: str | None = None,
 ) -> RawTable:
     data = real.read_bytes()
-    if data[:4] == b"PK\x03\x04":
-        raise InputError(
-            display, "this is a zip container (an XLSX or ODS spreadsheet), not text", expected="format: xlsx or ods"
-        )
-    lines = _LINE_BREAK.split(decode_text(data, display, encoding, language))
+    lines = split_lines(decode_text(data, display, encoding, language))
     if lines and lines[-1] == "":
         lines.pop()  # the final line break ends the last line; it does not start a new one
     fed, notes = _non_data_lines(lines, skip_rows, comment)
-    sample = [line for _, line in fed if line.strip()][:50]
+    sample = [(n, line) for n, line in fed if line.strip()][:50]
     if not sample:
         raise InputError(display, "the file has no data", expected="at least one non-empty line")
     separator = _resolve_sep(sep, display, real, sample)
@@ -310,7 +356,7 @@ def text_header(real: Path, src: dict) -> list[str] | None:
         return None
     with real.open("rb") as handle:
         data = handle.read(HEADER_BYTES)
-    if data[:4] == b"PK\x03\x04":
+    if file_kind(data) in TEXT_INSTEAD:
         return None
     if len(data) == HEADER_BYTES:  # keep whole lines only: a cut character would not decode
         cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
@@ -318,14 +364,16 @@ def text_header(real: Path, src: dict) -> list[str] | None:
             return None
         data = data[: cut + 1]
     try:
-        lines = _LINE_BREAK.split(decode_text(data, real.name, src["encoding"]))
+        lines = split_lines(decode_text(data, real.name, src["encoding"]))
         if lines and lines[-1] == "":
             lines.pop()  # the final line break ends the last line (as read_text reads it)
         fed, _ = _non_data_lines(lines, src["skip_rows"], src.get("comment"))
-        sample = [line for _, line in fed if line.strip()][:50]
+        sample = [(n, line) for n, line in fed if line.strip()][:50]
         if not sample:
             return None
-        records, _ = _split_records(fed, _resolve_sep(src.get("sep"), real.name, real, sample), src["quoting"], real.name)
+        records, _ = _split_records(
+            fed, _resolve_sep(src.get("sep"), real.name, real, sample), src["quoting"], real.name
+        )
     except InputError:
         return None
     return [_name(f) for f in records[0][1]] if records else None
@@ -345,22 +393,48 @@ def _non_data_lines(lines: list[str], skip_rows: int, comment: str | None):
     return fed, notes
 
 
-def _resolve_sep(sep: str | None, display: str, real: Path, sample: list[str]) -> str:
+def _resolve_sep(sep: str | None, display: str, real: Path, sample: list[tuple[int, str]]) -> str:
+    """The configured separator, or the one sniffed from ``sample`` ((row, line) of the first
+    non-blank data lines): tab for .tsv, else the first of tab, semicolon, comma and pipe that every
+    line (or, where a quoted field spans lines, every record) has, else runs of whitespace."""
     if sep is not None:
         return _SEP_NAMES.get(sep, sep)
     if real.suffix.lower() in (".tsv", ".tab"):
         return "\t"
+    lines = [line for _, line in sample]
     for candidate in _SNIFF_ORDER:
-        if all(candidate in line for line in sample):
+        if all(candidate in line for line in lines):
             return candidate
-    counts = {len(line.split()) for line in sample}
+    for candidate in _SNIFF_ORDER:  # a quoted line break leaves a line without the separator
+        if _every_record_has(candidate, lines):
+            return candidate
+    counts = {len(_split_whitespace(line)) for line in lines}
     if len(counts) == 1 and counts.pop() > 1:
         return WHITESPACE
+    most = max(_SNIFF_ORDER, key=lambda c: sum(c in line for line in lines))
+    lacking = next((n for n, line in sample if most not in line), None)
+    named = {"\t": "a tab", ";": "a semicolon", ",": "a comma", "|": "a pipe"}[most]
+    if any(most in line for line in lines):
+        problem = f"cannot detect the field separator: the other lines have {named}, this one has none"
+    else:
+        problem, lacking = "cannot detect the field separator (no tab, semicolon, comma or pipe on any line)", None
     raise InputError(
-        display,
-        "cannot detect the field separator (no tab, semicolon, comma or pipe on every line)",
-        expected='an explicit sep: in the config, e.g. sep: "\\t" or sep: whitespace',
+        display, problem, row=lacking, expected='an explicit sep: in the config, e.g. sep: "\\t" or sep: whitespace'
     )
+
+
+def _every_record_has(sep: str, lines: list[str]) -> bool:
+    """Whether every record of ``lines``, parsed as delimited text, has ``sep`` (holds two fields)."""
+    try:
+        records = list(csv.reader((line.replace("\r", " ") + "\n" for line in lines), delimiter=sep, strict=True))
+    except csv.Error:
+        return False
+    return bool(records) and all(len(record) > 1 for record in records if record)
+
+
+def _split_whitespace(line: str) -> list[str]:
+    """The fields of a line separated by runs of white space (a line break character is not one)."""
+    return [field for field in _WHITESPACE_RUN.split(line) if field]
 
 
 def _split_records(fed: list[tuple[int, str]], sep: str, quoting: str, display: str):
@@ -369,16 +443,24 @@ def _split_records(fed: list[tuple[int, str]], sep: str, quoting: str, display: 
     A quoted field may hold a line break; it is kept in the value (as "\\n"), never deleted.
     """
     if sep == WHITESPACE:
-        return [(n, line.split(), line) for n, line in fed if line.strip()], []
+        return [(n, _split_whitespace(line), line) for n, line in fed if line.strip()], []
     if len(sep) != 1:
         raise InputError(
             display, f"separator {sep!r} is not a single character", expected="one character or 'whitespace'"
         )
     mode = {"minimal": csv.QUOTE_MINIMAL, "none": csv.QUOTE_NONE}[quoting]
-    reader = csv.reader((line + "\n" for _, line in fed), delimiter=sep, quoting=mode, strict=True)
+    # the csv module ends a record at any CR; a CR inside a line (split_lines) rides through it
+    # as a character the file does not hold, and is put back in the fields
+    stand_in = _absent_character(fed) if any("\r" in line for _, line in fed) else None
+    source = (line + "\n" for _, line in fed)
+    if stand_in:
+        source = (line.replace("\r", stand_in) + "\n" for _, line in fed)
+    reader = csv.reader(source, delimiter=sep, quoting=mode, strict=True)
     out, spanning, start = [], [], 0
     try:
         for record in reader:
+            if stand_in:
+                record = [value.replace(stand_in, "\r") for value in record]
             end = reader.line_num
             first_line = fed[start][1]
             if end - start > 1:
@@ -395,6 +477,12 @@ def _split_records(fed: list[tuple[int, str]], sep: str, quoting: str, display: 
             expected="balanced quotes, or quoting: none",
         ) from None
     return out, spanning
+
+
+def _absent_character(fed: list[tuple[int, str]]) -> str:
+    """A private-use character that no line holds."""
+    used = set().union(*(set(line) for _, line in fed if not line.isascii()))
+    return next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in used)
 
 
 def _flag_long_rows(table: RawTable, records: list, sep: str, join) -> None:
@@ -534,9 +622,12 @@ def read_sheet(
     real: Path, display: str, *, fmt: str, sheet: str | int = 0, skip_rows: int = 0, header: bool = True
 ) -> RawTable:
     if not zipfile.is_zipfile(real):
-        raise InputError(
-            display, f"not a valid {fmt.upper()} file (not a complete zip container; truncated or mislabelled?)"
-        )
+        kind = file_kind(read_head(real))
+        if kind == "zip":
+            problem = "not a complete zip container; truncated or mislabelled?"
+            raise InputError(display, f"not a valid {fmt.upper()} file ({problem})")
+        what = KINDS[kind] if kind else "not a zip container (text?)"
+        raise InputError(display, f"not a valid {fmt.upper()} file: it is {what}", expected=SHEET_INSTEAD[kind])
     try:
         numbered, message = _xlsx_rows(real, display, sheet) if fmt == "xlsx" else _ods_rows(real, display, sheet)
     except InputError:
@@ -585,9 +676,27 @@ def _check_size(display: str, row: int, width: int, cells: int) -> None:
     )
 
 
+#: what to do instead, for a file given as a spreadsheet that is of another kind
+SHEET_INSTEAD = {
+    "ole2": "the workbook saved as .xlsx (Excel Workbook) without a password",
+    "gzip": "the spreadsheet decompressed (gunzip it first)",
+    **{kind: "format: text, with its encoding" for kind in ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")},
+    None: "an XLSX or ODS file (format: text for CSV/TSV)",
+}
+_SPREADSHEETML = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_STRICT = "{http://purl.oclc.org/ooxml/spreadsheetml/main}"
+_RELATIONSHIP = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+# a formula cell without its cached value: <f>...</f> (or <f .../>), then nothing or an empty <v/>
+_UNCACHED = re.compile(
+    rb'<(?:\w+:)?c r="([A-Z]+[0-9]+)"[^>]*>\s*<(?:\w+:)?f\b(?:[^>]*/>|[^>]*>[^<]*</(?:\w+:)?f>)'
+    rb"\s*(?:<(?:\w+:)?v\s*/>|<(?:\w+:)?v>\s*</(?:\w+:)?v>)?\s*</(?:\w+:)?c>"
+)
+
+
 def _xlsx_rows(real: Path, display: str, sheet: str | int):
     import openpyxl  # heavy: about 0.2 s, only for an XLSX file
 
+    members = _xlsx_sheet_members(real, display)
     wb = openpyxl.load_workbook(real, read_only=True, data_only=True)
     try:
         names = wb.sheetnames
@@ -596,14 +705,66 @@ def _xlsx_rows(real: Path, display: str, sheet: str | int):
         ws = wb[name]
         ws.reset_dimensions()  # read-only mode trusts the declared dimension and pads every row to it
         rows, cells = [], 0
-        for n, values in enumerate(ws.iter_rows(values_only=True), start=1):
-            cells += len(values)
-            _check_size(display, n, len(values), cells)
-            if values:
-                rows.append((n, values))
-        return rows, _sheet_message(name, names, visible)
+        for n, row in enumerate(ws.iter_rows(), start=1):
+            cells += len(row)
+            _check_size(display, n, len(row), cells)
+            if row:  # an error value (data type "e") is kept apart from text that reads the same
+                rows.append((n, tuple(SheetError(c.value) if c.data_type == "e" else c.value for c in row)))
+        message = _sheet_message(name, names, visible)
     finally:
         wb.close()
+    uncached = _uncached_formulas(real, members.get(name))
+    if uncached:
+        message += (
+            f"; {len(uncached)} formula cell(s) have no cached value (first: {uncached[0]}) and are read as"
+            " empty: the file was saved without calculating (open and save it in a spreadsheet program)"
+        )
+    return rows, message
+
+
+def _xlsx_sheet_members(real: Path, display: str) -> dict[str, str]:
+    """Sheet name -> its member in the zip, from the workbook and its relationships; a workbook
+    saved as Strict Open XML (which openpyxl reads as empty) is refused."""
+    with zipfile.ZipFile(real) as z:
+        try:
+            workbook = ET.fromstring(z.read("xl/workbook.xml"))
+            rels = ET.fromstring(z.read("xl/_rels/workbook.xml.rels"))
+        except KeyError as err:
+            raise InputError(display, f"not an XLSX workbook (no {err.args[0]})", expected="an .xlsx file") from None
+    if workbook.tag.startswith(_STRICT):
+        raise InputError(
+            display,
+            "saved as Strict Open XML Spreadsheet, which cannot be read",
+            expected="the workbook saved as Excel Workbook (.xlsx)",
+        )
+    targets = {rel.get("Id"): rel.get("Target", "") for rel in rels}
+    members = {}
+    for entry in workbook.iter(f"{_SPREADSHEETML}sheet"):
+        target = targets.get(entry.get(_RELATIONSHIP), "")
+        members[entry.get("name")] = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+    return members
+
+
+_BLOCK = 1 << 20  # how much of a sheet's XML is scanned at a time
+
+
+def _uncached_formulas(real: Path, member: str | None) -> list[str]:
+    """The cells (e.g. "A3") of the sheet's formulas that have no cached value, which a reader of
+    cached values sees as empty; the sheet's XML is scanned in blocks, never held whole."""
+    if member is None:
+        return []
+    found, tail = [], b""
+    with zipfile.ZipFile(real) as z, z.open(member) as handle:
+        while block := handle.read(_BLOCK):
+            text = tail + block
+            matches = list(_UNCACHED.finditer(text))
+            found += [m.group(1).decode() for m in matches]
+            # the last cell (a formula is seldom over 4 KiB) may be cut: it is searched again
+            # with the next block, unless it was found already
+            cell = text.rfind(b'c r="', max(len(text) - 4096, 0))
+            start = text.rfind(b"<", 0, cell) if cell > 0 else len(text)
+            tail = text[max(start, matches[-1].end() if matches else 0) :]
+    return found
 
 
 def _ods_rows(real: Path, display: str, sheet: str | int):

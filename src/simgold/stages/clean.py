@@ -55,7 +55,7 @@ from simgold.io import layouts
 from simgold.io.config import check_dataset
 from simgold.errors import DataError, InputError
 from simgold.io.layouts import Plan
-from simgold.io.rawtable import ABSENT, RawTable, blank
+from simgold.io.rawtable import ABSENT, RawTable, SheetError, blank
 from simgold.io.readers import read_columns, read_source_table
 from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, rejected_text, rejection_line
 from simgold.io.tables import TABLES, sort_canonical
@@ -72,6 +72,11 @@ DATE_LIKE = re.compile(r"\d{1,2}[./ -](?:[^\W\d_]{3,}\.?|\d{1,2})|[^\W\d_]{3,}[.
 # joiner, direction marks); ZWJ and ZWNJ are left alone: they spell words in Persian and Indic scripts
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")  # Unicode spaces other than " "
+# a tab or a run of spaces inside a word is one space: "ice\tcream" and "ice  cream" are "ice cream"
+_SPACE_RUN = re.compile("[ \t]{2,}|\t")
+# what ends a line in some program: LF, CR, VT, FF, the file/group/record separators, NEL, U+2028/9
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")  # the other C0 and C1 controls
 _LOG = logging.getLogger(__name__)
 
 
@@ -103,6 +108,8 @@ def parse_value(
         return None, "short_row", "the row ends before this column"
     if isinstance(raw, bool):
         return None, "non_numeric", "a boolean cell, not a number"
+    if isinstance(raw, SheetError):
+        return None, "non_numeric", f"the spreadsheet error value {raw} (a formula that failed), not a number"
     if isinstance(raw, (int, float)):
         value = float(raw)
         if math.isnan(value):
@@ -137,26 +144,77 @@ def parse_value(
     return value, None, ""
 
 
+def _char_name(char: str) -> str:
+    """U+XXXX and the character's name (or what kind of character it is)."""
+    name = unicodedata.name(char, "") or _CONTROL_NAMES.get(char, "a control character")
+    return f"U+{ord(char):04X} ({name})"
+
+
+# the names of the control characters a file holds by mistake (unicodedata names none of them)
+_CONTROL_NAMES = {
+    "\x00": "NULL",
+    "\r": "CARRIAGE RETURN, inside a line",
+    "\x0b": "LINE TABULATION",
+    "\x0c": "FORM FEED",
+    "\x1c": "FILE SEPARATOR",
+    "\x1d": "GROUP SEPARATOR",
+    "\x1e": "RECORD SEPARATOR",
+    "\x85": "NEXT LINE",
+}
+
+
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
 def normalise_word(raw: object, form: str, casefold: bool) -> str:
-    """A word as items keep it: Unicode-normalised (``form``: NFC, NFKC or none), invisible
-    characters removed and Unicode spaces made plain (unless ``none``), stripped, casefolded."""
+    r"""A word as items keep it: Unicode-normalised (``form``: NFC, NFKC or none), invisible
+    characters removed, Unicode spaces and tabs made plain spaces and a run of them one space
+    (unless ``none``), stripped, casefolded.
+
+    Line breaks and control characters are kept: :func:`word_problem` refuses such a word (a NUL
+    or a line separator that went unseen would make a twin of a word that prints the same).
+
+    Examples
+    --------
+    >>> [normalise_word(w, "NFC", False) for w in ["ice\u00a0cream", "ice\tcream", " ca\u200bt ", "Cafe\u0301"]]
+    ['ice cream', 'ice cream', 'cat', 'Café']
+    >>> word_problem(normalise_word("cat\x00", "NFC", False), "NFC")
+    "the word 'cat\\x00' holds U+0000 (NULL), which does not print: a damaged file?"
+    """
     text = "" if raw is ABSENT else (raw if isinstance(raw, str) else _cell_str(raw))
     if form != "none":
-        text = _SPACES.sub(" ", _INVISIBLE.sub("", unicodedata.normalize(form, text)))
+        text = _SPACE_RUN.sub(" ", _SPACES.sub(" ", _INVISIBLE.sub("", unicodedata.normalize(form, text))))
     text = text.strip()
     return text.casefold() if casefold else text
+
+
+def cell_problem(raw: object) -> str:
+    """Why a spreadsheet cell cannot be a word whatever it holds ("" when it can): an error value,
+    a date (often a word the spreadsheet turned into one, e.g. "MARCH1" or "1-2"), a boolean."""
+    if isinstance(raw, SheetError):
+        return f"the cell holds the spreadsheet error value {raw}, not a word"
+    if hasattr(raw, "isoformat"):
+        return f"the cell holds a date ({raw.isoformat()}), not a word"
+    if isinstance(raw, bool):
+        return f"the cell holds the boolean {raw}, not a word"
+    return ""
 
 
 def word_problem(word: str, form: str) -> str:
     """Why a normalised word cannot name an item ("" when it can)."""
     if not word:
         return "a word is empty"
-    if "\n" in word or "\r" in word:
+    if "\n" in word:
         return f"the word {word!r} holds a line break (a quoted field spanning lines)"
+    broken = _LINE_BREAKS.search(word)
+    if broken:
+        return f"the word {word!r} holds a line break, {_char_name(broken.group())}"
+    control = _CONTROL.search(word)
+    if control:
+        return f"the word {word!r} holds {_char_name(control.group())}, which does not print: a damaged file?"
+    if form == "none" and "\t" in word:
+        return f"the word {word!r} holds a tab: with unicode: none it would make an item that looks like another (use unicode: NFC)"
     hidden = _INVISIBLE.search(word) or _SPACES.search(word) if form == "none" else None
     if hidden:
         char = hidden.group()
@@ -338,11 +396,12 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
         file, row = table.row_where(i)
         raw_words = [table.cell(i, j) for j in plan.words]
         words = [normalise_word(w, form, fold) for w in raw_words]
-        problem = word_problem(words[0], form) or word_problem(words[1], form)
+        problem = next(filter(None, map(cell_problem, raw_words)), "")
+        problem = problem or word_problem(words[0], form) or word_problem(words[1], form)
         if forms is not None and not problem:
             *words, problem = forms.map(*words)
         if form != "none":
-            out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and _hidden(w)]
+            out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and _changed(w, form)]
         attrs = {**plan.constants, **_attr_values(table, i, plan.attrs)}
         rater, context, text = None, None, None
         if plan.rater is not None:
@@ -373,8 +432,11 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
             )
 
 
-def _hidden(word: str) -> bool:
-    return bool(_INVISIBLE.search(word) or _SPACES.search(word.strip()))
+def _changed(raw: str, form: str) -> bool:
+    """Whether the normalisation changes a word cell beyond stripping its spaces (casefolding aside)."""
+    if raw.isascii() and "\t" not in raw and "  " not in raw:
+        return False  # ASCII is its own NFC and holds no invisible character or Unicode space
+    return normalise_word(raw, form, False) != raw.strip(" ")
 
 
 def _context_number(raw: object) -> tuple[int | None, str]:
@@ -448,7 +510,9 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
             log.info(message)
         forms = WordForms.read(src["word_forms"], ds, base_dir) if "word_forms" in src else None
         if forms is not None:
-            log.info(f"{', '.join(table.files)}: pairs mapped to the dataset's form by {forms.file} ({len(forms.pairs)})")
+            log.info(
+                f"{', '.join(table.files)}: pairs mapped to the dataset's form by {forms.file} ({len(forms.pairs)})"
+            )
         ignored = extract_source(table, src, ds, s_idx, ext, forms)
         if ignored:
             listed = ", ".join(f"{label!r} ({count} value{'s' * (count != 1)})" for label, count in ignored.items())
@@ -464,8 +528,9 @@ def _log_counts(log: logging.Logger, ext: Extracted) -> None:
     if ext.normalised:
         file, row, word = ext.normalised[0]
         log.warning(
-            f"{len(ext.normalised)} word(s) held invisible characters or Unicode spaces, normalised"
-            f" (first: {file}, row {row}: {word!r})"
+            f"{len(ext.normalised)} word cell(s) changed by the normalisation (Unicode form, invisible"
+            f" characters removed, Unicode spaces or tabs made one plain space; first: {file}, row {row}:"
+            f" {word!r}); twins are merged as the duplicates rule says"
         )
     extra = sum(1 for note in ext.notes if note[6] == "extra_fields")
     if extra:
@@ -544,7 +609,10 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
     held, rejected = rejected_values(cells)
     tables["summary"] = tables["summary"].assign(
-        n_values_held=held, n_values_rejected=sum(rejected.values()), values_rejected=rejected_text(rejected)
+        n_values_held=held,
+        n_values_rejected=sum(rejected.values()),
+        values_rejected=rejected_text(rejected),
+        n_words_normalised=len(ext.normalised),
     )
     return tables
 
@@ -922,8 +990,9 @@ def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: in
     return pd.DataFrame([row])
 
 
-def require_accepted(name: str, tables: dict) -> None:
-    """Stop when cleaning accepted no value at all: no later stage has anything to work on."""
+def require_accepted(name: str, tables: dict, ledger_path: str | None = None) -> None:
+    """Stop when cleaning accepted no value at all: no later stage has anything to work on.
+    ``ledger_path``: where the job wrote the ledger (a failed job's outputs are deleted)."""
     means = tables["means"]
     if len(tables["ratings"]) or len(tables["rankings"]) or means[["mean", "sd", "n"]].notna().any().any():
         return
@@ -932,4 +1001,5 @@ def require_accepted(name: str, tables: dict) -> None:
     raise DataError(
         f"dataset {name!r}: cleaning accepted no rating, rank or mean (ledger: {listed or 'empty'}); expected"
         " values that fit the config (the scale, the missing markers, the value columns): see the ledger"
+        + (f" ({ledger_path})" if ledger_path else "")
     )
