@@ -131,10 +131,13 @@ def _rater_columns(table: RawTable, spec, what: str, names: dict | None = None) 
     else:
         start = spec["from"]
         end = spec.get("to", table.width)
-        if start > table.width:
-            raise InputError(
-                table.files[0], f"{what}: position {start} does not exist", expected=f"at most {table.width}"
-            )
+        for key, position in (("from", start), ("to", end)):
+            if position > table.width:
+                raise InputError(
+                    table.files[0],
+                    f"{what}: {key} position {position} does not exist",
+                    expected=f"at most {table.width} (the table's columns)",
+                )
         out = [(j - 1, _rater_label(table, j - 1, j - start + 1)) for j in range(start, end + 1)]
     if names:
         unknown = set(names) - {rater for _, rater in out}
