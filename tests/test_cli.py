@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -19,7 +20,10 @@ SIMGOLD = Path(sys.executable).with_name("simgold")
 
 
 def simgold(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(SIMGOLD), *map(str, args)], cwd=cwd, capture_output=True, text=True)
+    # a relative PYTHONPATH (PYTHONPATH=src) keeps naming this checkout's code in another directory
+    path = [str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)} if path else None
+    return subprocess.run([str(SIMGOLD), *map(str, args)], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def test_the_console_script_is_installed_and_lists_its_commands():
@@ -172,3 +176,80 @@ def test_a_closed_pipe_ends_quietly(monkeypatch):
     monkeypatch.setattr(cli, "_main", broken)
     monkeypatch.setattr(cli.os, "dup2", lambda *a: None)  # keep this test's own stdout
     assert cli.main(["rejects"]) == 1
+
+
+def _alias_bomb(levels: int = 6) -> str:
+    """Mappings of nine aliases each, ``levels`` deep: 9**levels values (531,441 for 6) from a few
+    lines. Mappings, not lists: Snakemake's merge of a --configfile walks every mapping it reaches
+    (a bounded bomb, should the check ever come too late)."""
+    keys = [f"k{i}" for i in range(9)]
+    lines = ["datasets: {}", "a0: &a0 {" + ", ".join(f"{k}: lol" for k in keys) + "}"]
+    lines += [f"a{n}: &a{n} {{" + ", ".join(f"{k}: *a{n - 1}" for k in keys) + "}" for n in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+BOMB = (
+    "config bomb.yaml, line 7: a5 expands through YAML aliases to more than 100,000 values (an alias bomb?);"
+    " refused before expanding it"
+)
+TWICE = (
+    "config twice.yaml, line 3: models is given twice in one mapping (first at line 1);"
+    " YAML would silently keep only the last one"
+)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--configfile", "bomb.yaml"], BOMB),
+        (["-n", "--configfile", "ok.yaml", "bomb.yaml", "all"], BOMB),
+        (["--configfiles", "ok.yaml", "twice.yaml"], TWICE),
+        (["--configfile=bomb.yaml", "-n"], BOMB),
+        (["--configfiles=twice.yaml"], TWICE),
+    ],
+)
+def test_run_refuses_a_bad_configfile_before_snakemake_starts(tmp_path, monkeypatch, capsys, args, message):
+    """An alias bomb or a key given twice, in any spelling of --configfile: the one-line error,
+    and Snakemake never started (it would merge the file, bomb and all, before the Snakefile's check)."""
+    from simgold import cli
+
+    (tmp_path / "bomb.yaml").write_text(_alias_bomb())
+    (tmp_path / "twice.yaml").write_text("models: {}\ndatasets: {}\nmodels: {}\n")
+    (tmp_path / "ok.yaml").write_text("datasets: {}\n")
+    monkeypatch.chdir(tmp_path)
+    started = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda command: started.append(command) or 0)
+    assert cli.main(["run", *args]) == 1
+    assert capsys.readouterr().err == message + "\n" and started == []
+
+
+def test_run_checks_the_workflows_config_and_passes_good_files_on(tmp_path, monkeypatch, capsys):
+    from simgold import cli
+
+    (tmp_path / "ok.yaml").write_text("datasets: {}\n")
+    monkeypatch.chdir(tmp_path)
+    started = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda command: started.append(command) or 0)
+    assert cli.main(["run", "-n", "--configfile", "ok.yaml"]) == 0
+    assert started[0][-3:] == ["-n", "--configfile", "ok.yaml"]
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_text("datasets: {}\ndatasets: {}\n")
+    assert cli.main(["run", "-n"]) == 1 and len(started) == 1
+    assert capsys.readouterr().err.startswith("config config/config.yaml, line 2: datasets is given twice")
+
+
+def test_config_files_of_a_snakemake_command_line():
+    from simgold.cli import config_files
+
+    assert config_files(["-n", "all"]) == ["config/config.yaml"]
+    assert config_files(["--configfile", "a.yaml", "b.yaml", "-n", "c"]) == ["config/config.yaml", "a.yaml", "b.yaml"]
+    assert config_files(["--configfile=a.yaml", "b"]) == ["config/config.yaml", "a.yaml"]  # b: a target
+    assert config_files(["--config", "x=1", "--configfiles", "a.yaml", "--", "b.yaml"])[1:] == ["a.yaml"]
+
+
+def test_run_ends_on_a_bomb_in_one_line_and_starts_no_snakemake(tmp_path):
+    """The console script: exit 1, the error alone on stderr (no traceback), no .snakemake directory."""
+    (tmp_path / "bomb.yaml").write_text(_alias_bomb())
+    proc = simgold("run", "-n", "--configfile", "bomb.yaml", cwd=tmp_path)
+    assert (proc.returncode, proc.stderr, proc.stdout) == (1, BOMB + "\n", "")
+    assert not (tmp_path / ".snakemake").exists()

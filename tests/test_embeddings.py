@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -362,6 +364,49 @@ def test_binary_header_that_would_allocate_absurd_memory(tmp_path):
     (tmp_path / "v.bin").write_bytes(b"3 2000000000\ncat " + np.float32([0.1, 0.2, 0.3]).tobytes() + b"\n")
     with pytest.raises(InputError, match=r"v.bin, row 1: the header announces 3 words of 2,000,000,000 dimensions"):
         load_model({"path": "v.bin"}, ["cat"], base_dir=str(tmp_path))
+
+
+#: run in a child process whose address space may grow by 256 MiB only: numpy's MemoryError, not
+#: the InputError, if anything sized by the header were allocated before the first vector is read
+UNDER_A_MEMORY_LIMIT = """
+import resource, sys
+import numpy as np
+from simgold.errors import InputError
+from simgold.io.embeddings import load_model
+
+size = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (size + (256 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+try:
+    np.zeros(int(sys.argv[1]))  # the allocation the readers must not make first
+    print("the limit does not hold back the header's allocation")
+except MemoryError:
+    pass
+for name in sys.argv[3:]:
+    try:
+        load_model({"path": name, "oov": "mean"}, ["cat"], base_dir=sys.argv[2])
+    except InputError as err:
+        print(err)
+"""
+
+
+def test_oov_mean_allocates_nothing_sized_by_the_header_before_the_first_vector(tmp_path):
+    """oov: mean sums every vector: a header of 10^9 dimensions (8 GB of sum) over lines of 3 values
+    fails at the first vector with the InputError, under a memory limit that such a sum would exceed."""
+    dim = 10**9
+    text = f"2 {dim}\ncat 0.1 0.2 0.3\ndog 0.2 0.1 0.4\n"
+    (tmp_path / "v.txt").write_text(text)
+    (tmp_path / "v.txt.gz").write_bytes(gzip.compress(text.encode()))
+    record = np.float32([0.1, 0.2, 0.3]).tobytes()
+    (tmp_path / "v.bin").write_bytes(f"2 {dim}\n".encode() + b"cat " + record + b"\ndog " + record + b"\n")
+    args = [sys.executable, "-c", UNDER_A_MEMORY_LIMIT, str(dim), str(tmp_path), "v.txt", "v.txt.gz", "v.bin"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == [
+        "v.txt, row 2: 'cat' has 3 values; expected 1,000,000,000 values per word",
+        "v.txt.gz, row 2: 'cat' has 3 values; expected 1,000,000,000 values per word",
+        "v.bin, row 1: the header announces 2 words of 1,000,000,000 dimensions, at least 8,000,000,004 bytes, "
+        "but the file has 34 after it; expected a header matching the body",
+    ]
 
 
 # -------------------------------------------------------------------------------- coverage

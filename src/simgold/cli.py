@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from simgold.errors import SimgoldError
+from simgold.io.config import check_config_files
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
 from simgold.io.tables import package_version, read_parquet
@@ -40,7 +42,40 @@ _PARALLELISM = (
 )
 
 
+def config_files(args: list[str]) -> list[str]:
+    """The config files a snakemake command line makes it read: the workflow's own and those given
+    with ``--configfile a.yaml b.yaml``, ``--configfiles ...`` or ``--configfile=a.yaml``.
+
+    Examples
+    --------
+    >>> config_files(["-n", "--configfile", "a.yaml", "b.yaml", "--configfiles=c.yaml", "all"])
+    ['config/config.yaml', 'a.yaml', 'b.yaml', 'c.yaml']
+    """
+    files, taking = ["config/config.yaml"], False
+    for arg in args:
+        if arg == "--":  # only targets follow
+            break
+        if not arg.startswith("-"):
+            if taking:  # like argparse, "+" takes every value up to the next option
+                files.append(arg)
+            continue
+        name, has_value, value = arg.partition("=")
+        # --configfile, --configfiles, or a shorter prefix should argparse accept it (3.11 calls it ambiguous)
+        is_configfile = name.startswith("--configf") and "--configfiles".startswith(name)
+        taking = is_configfile and not has_value
+        if is_configfile and has_value:
+            files.append(value)
+    return files
+
+
 def _run(args: list[str]) -> int:
+    # Snakemake merges a --configfile into its config (expanding an alias bomb of mappings) before
+    # the Snakefile's own check runs: so the files are checked here, before Snakemake starts
+    try:
+        check_config_files(config_files(args))
+    except SimgoldError as err:
+        print(err, file=sys.stderr)
+        return 1
     given = any(
         a == opt or a.startswith(opt + "=") or (opt in ("-c", "-j") and a.startswith(opt))
         for a in args

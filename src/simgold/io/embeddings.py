@@ -12,7 +12,9 @@ so each word is embedded once.
 Every line's field count is checked; the values of kept words are checked to be finite numbers.
 A declared format that does not fit the file is an error that says which format the file looks
 like; a header that announces more data than the file holds, a damaged gzip stream or a file in
-another encoding is refused before anything is allocated. Errors name the file and the line.
+another encoding is refused before anything is allocated, and nothing (not even the sum ``oov: mean``
+needs) is sized by a text header's dimension before lines with that many values are read. Errors
+name the file and the line.
 
 The table written per model: ``word``, ``vector`` (float32), ``source`` (``vocab``; ``subword``
 for fastText vectors of unseen words; ``computed`` for on-demand models), ``line`` (where the word
@@ -136,14 +138,17 @@ def read_word2vec_binary(path, display: str, needed: set[str], model: dict, thre
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         count, dim, pos = _binary_header(mm, display)
         report.dim, width = dim, 4 * dim
-        total = np.zeros(dim) if want_mean else None
+        total = None  # nothing sized by the header before a record is read (as in the text reader)
         for index in range(count):
             word_b, start = _binary_word(mm, pos, width, index, count, display)
             pos = start + width
             if word_b in targets or want_mean:
                 vec = _binary_vector(mm, start, dim, word_b, index, display)
                 if want_mean:
-                    total += vec
+                    if total is None:
+                        total = vec.copy()  # not the kept word's own array
+                    else:
+                        total += vec
                 if word_b in targets:
                     _keep(kept, report, targets[word_b], vec, index + 2)
             progress.update(lambda: f"{display}: read {pos / 2**20:,.0f} of {len(mm) / 2**20:,.0f} MB, {index:,} words")

@@ -689,7 +689,9 @@ def _read_body(source, first: Header, targets: Targets, report: LoadReport, want
     """Every chunk's scan taken in file order: kept lines, the sum of every vector, the line count
     (and, with a line ``store``, every line's key and start given to it)."""
     display, dim, index = report.file, first.dim, store is not None
-    kept, total, line_no = _Kept(targets, dim, display), np.zeros(dim) if want_mean else None, first.lines_before
+    # no sum before a chunk's lines are checked to have the header's number of values: a header
+    # "2 10000000000" would otherwise take 74.5 GiB before line 2 is read
+    kept, total, line_no = _Kept(targets, dim, display), None, first.lines_before
     progress, report.timings["scan"] = Progress(log), 0.0
     scans = _in_order(source, first.offset, lambda a: scan_chunk(a, targets, dim, want_mean, index), threads)
     try:
@@ -700,7 +702,10 @@ def _read_body(source, first: Header, targets: Targets, report: LoadReport, want
                 err = scan.error
                 raise InputError(display, err.message, row=line_no + err.index + 1, expected=err.expected)
             if want_mean:
-                total += scan.sums
+                if total is None:
+                    total = scan.sums
+                else:
+                    total += scan.sums
             if index:
                 store.add(scan.keys, scan.starts + (end - scan.size))
             line_no += scan.n_lines
