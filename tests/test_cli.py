@@ -253,3 +253,20 @@ def test_run_ends_on_a_bomb_in_one_line_and_starts_no_snakemake(tmp_path):
     proc = simgold("run", "-n", "--configfile", "bomb.yaml", cwd=tmp_path)
     assert (proc.returncode, proc.stderr, proc.stdout) == (1, BOMB + "\n", "")
     assert not (tmp_path / ".snakemake").exists()
+
+
+def test_run_help_reads_no_config_and_a_config_not_in_utf8_is_one_line(tmp_path, monkeypatch, capsys):
+    """`simgold run --help` works beside a broken config; a cp1252 config names its line and byte."""
+    from simgold import cli
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_bytes("datasets: {}\n# Zoë\nmodels: {}\n".encode("cp1252"))
+    monkeypatch.chdir(tmp_path)
+    started = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda command: started.append(command) or 0)
+    assert cli.main(["run", "--help"]) == 0 and started[0][-1] == "--help"
+    assert cli.main(["run", "-n"]) == 1 and len(started) == 1
+    assert capsys.readouterr().err == (
+        "config config/config.yaml, line 2: byte 0xeb is not UTF-8; a config is read as UTF-8 (save it so,"
+        " e.g. iconv -f cp1252 -t utf-8)\n"
+    )

@@ -71,8 +71,10 @@ def config_files(args: list[str]) -> list[str]:
 def _run(args: list[str]) -> int:
     # Snakemake merges a --configfile into its config (expanding an alias bomb of mappings) before
     # the Snakefile's own check runs: so the files are checked here, before Snakemake starts
+    options = args[: args.index("--")] if "--" in args else args
     try:
-        check_config_files(config_files(args))
+        if not {"-h", "--help"} & set(options):  # help reads no config
+            check_config_files(config_files(args))
     except SimgoldError as err:
         print(err, file=sys.stderr)
         return 1

@@ -37,7 +37,16 @@ def load_config(path: str | Path) -> dict:
     """Load a YAML config safely: a key given twice in one mapping (a dataset block pasted twice,
     of which YAML would silently keep the last) and aliases that expand the config beyond
     :data:`MAX_YAML_NODES` are refused before anything is built."""
-    loader = yaml.SafeLoader(Path(path).read_text(encoding="utf-8"))
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise ConfigError(
+            f"{path}, line {line}",
+            f"byte 0x{data[err.start]:02x} is not UTF-8; a config is read as UTF-8 (save it so, e.g. iconv -f cp1252 -t utf-8)",
+        ) from None
+    loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:
