@@ -270,3 +270,19 @@ def test_run_help_reads_no_config_and_a_config_not_in_utf8_is_one_line(tmp_path,
         "config config/config.yaml, line 2: byte 0xeb is not UTF-8; a config is read as UTF-8 (save it so,"
         " e.g. iconv -f cp1252 -t utf-8)\n"
     )
+
+
+def test_rejects_shows_control_characters_escaped(tmp_path):
+    """A rejected word may hold a CR, a NUL or a terminal escape: printed as \\r, \\x00, \\x1b, so
+    it neither breaks the table nor drives the terminal; other scripts print as they are."""
+    summary = pd.DataFrame({"dataset": ["d"], "n_values_held": [3], "n_values_rejected": [3],
+                            "values_rejected": ["bad_item 3"]})  # fmt: skip
+    rejects = pd.DataFrame({"dataset": "d", "source_file": "d.csv", "source_row": [2, 3, 4],
+                            "column": "w1", "raw_value": ["ca\rt", "\x1b[2Jdog", "חתול\x00"],
+                            "reason": "bad_item", "detail": "a damaged word"})  # fmt: skip
+    write_parquet(summary, tmp_path / "results/clean/d/summary.parquet")
+    write_parquet(rejects, tmp_path / "results/clean/d/rejects.parquet", table="rejects")
+    out = simgold("rejects", "d", "--results", tmp_path / "results").stdout
+    assert "\x1b" not in out and "\r" not in out and "\x00" not in out
+    for shown in ("ca\\rt", "\\x1b[2Jdog", "חתול\\x00"):
+        assert shown in out, out

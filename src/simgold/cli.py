@@ -97,7 +97,9 @@ def _table_text(frame) -> str:
     def text(value) -> str:
         if value is None or value != value:
             return ""
-        return f"{value:.3f}" if isinstance(value, float) else str(value)
+        shown = f"{value:.3f}" if isinstance(value, float) else str(value)
+        # a rejected cell may hold a CR, a NUL or a terminal escape: shown as \r, \x00, \x1b
+        return shown if shown.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
 
     rows = [list(map(str, frame.columns))] + [[text(v) for v in row] for row in frame.itertuples(index=False)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
