@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import threading
 import time
 import zlib
@@ -299,12 +300,13 @@ def _check_glove_first_line(first: bytes, fields: list[bytes], is_header: bool, 
         )
 
 
+# a number as a vector file writes it: ASCII digits, point, exponent; NaN and infinity pass here
+# to be refused by name (Python's float also takes "1_0", which it reads as 10)
+_NUMBER = re.compile(rb"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|(?i:nan|inf|infinity))")
+
+
 def _is_float(token: bytes) -> bool:
-    try:
-        float(token)
-        return True
-    except ValueError:
-        return False
+    return _NUMBER.fullmatch(token) is not None
 
 
 # --------------------------------------------------------------------------------------------
@@ -497,12 +499,12 @@ def _parse_in_python(lines: list[bytes], dim: int) -> np.ndarray:
         fields = line.split()
         if len(fields) != dim + 1:
             raise _LineError(i, _count_message(fields), f"{dim:,} values per word")
-        try:
+        if all(map(_is_float, fields[1:])):
             out[i] = [float(t) for t in fields[1:]]
-        except ValueError:
+        else:
             bad = next(t for t in fields[1:] if not _is_float(t)).decode("utf-8", "replace")
             word = fields[0].decode("utf-8", "replace")
-            raise _LineError(i, f"non-numeric value {bad!r} for {word!r}", "numbers") from None
+            raise _LineError(i, f"non-numeric value {bad!r} for {word!r}", "numbers")
     _check_finite(out, lines)
     return out
 
