@@ -350,11 +350,11 @@ def test_pkg_paths_stay_inside_their_package(path):
 def test_the_examples_of_the_readers_and_the_sniffer_hold():
     import doctest
 
+    import simgold.io.cells as cells
     import simgold.io.readers as readers
     import simgold.io.sniff as sniff
-    import simgold.stages.clean as clean
 
-    for module in (readers, sniff, clean):
+    for module in (readers, sniff, cells):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

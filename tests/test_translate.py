@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -351,3 +353,27 @@ def test_dropped_rows_are_named_as_the_table_columns():
                    candidates="老虎/猫 | 虎/猫"),
         DroppedRow("zh", "source", "en:000002", "cup", "coffee", "the second translator has no translation", ""),
     ]  # fmt: skip
+
+
+def test_a_dictionary_reads_its_words_as_cleaning_reads_items(tmp_path):
+    """A dictionary typed on another machine (a decomposed é, a no-break space, a zero-width space)
+    still names the items: its words are normalised as cleaning normalises the items' words."""
+    dictionary = "en\tfr\nmoney\targent\ncash\tesp\u00e8ces\nice cream\tcr\u00e8me\u00a0glac\u00e9e\ncat\tchat\u200b\n"
+    (tmp_path / "d.tsv").write_text(unicodedata.normalize("NFD", dictionary), encoding="utf-8")
+    source = items("en", [("money", "cash"), ("ice cream", "cat")])
+    target = items("fr", [("argent", "esp\u00e8ces"), ("cr\u00e8me glac\u00e9e", "chat")])
+    spec = {"by": "dictionary", "dictionary": {"path": "d.tsv", "source": "en", "target": "fr"}}
+    frame, dropped = translate_dataset("fr", target, source, spec, base_dir=str(tmp_path))
+    assert ids(frame["source_item_id"]) == ["en:000001", "en:000002"] and dropped.empty
+
+
+def test_a_frequency_is_an_ascii_number(tmp_path):
+    from simgold.errors import InputError
+    from simgold.stages.translate import read_frequencies
+
+    (tmp_path / "f.tsv").write_text("word\tcount\nmoney\t12\ncash\t1_000\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"f\.tsv, row 3: a frequency must be a number of 0 or more: not a number"):
+        read_frequencies({"path": "f.tsv", "word": "word", "count": "count"}, base_dir=str(tmp_path))
+    (tmp_path / "f.tsv").write_text("word\tcount\nmoney\t12\ncash\t٣\n", encoding="utf-8")
+    with pytest.raises(InputError, match="ARABIC-INDIC DIGIT THREE"):
+        read_frequencies({"path": "f.tsv", "word": "word", "count": "count"}, base_dir=str(tmp_path))

@@ -48,6 +48,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from simgold.errors import InputError
+from simgold.io.cells import NUMBER_PATTERN
 from simgold.io.lineindex import Stale, line_store
 from simgold.io.progress import Progress
 
@@ -302,7 +303,7 @@ def _check_glove_first_line(first: bytes, fields: list[bytes], is_header: bool, 
 
 # a number as a vector file writes it: ASCII digits, point, exponent; NaN and infinity pass here
 # to be refused by name (Python's float also takes "1_0", which it reads as 10)
-_NUMBER = re.compile(rb"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|(?i:nan|inf|infinity))")
+_NUMBER = re.compile(f"(?:{NUMBER_PATTERN}|[+-]?(?i:nan|inf|infinity))".encode())
 
 
 def _is_float(token: bytes) -> bool:

@@ -11,7 +11,7 @@ source_row, column, raw_value, detail. Checks:
   they should be exact);
 * ``spreadsheet_date``: a score cell that a spreadsheet turned into a date (``1.elo``, ``3-Mar``,
   a date-typed cell): the cleaning ledger's ``non_numeric`` cells that match
-  ``simgold.stages.clean.DATE_LIKE`` or that were date cells;
+  ``simgold.io.cells.DATE_LIKE`` or that were date cells;
 * ``text_number``: a score cell holding a number written as text (a leading apostrophe, quotes,
   spaces inside, a decimal comma where the file uses points);
 * ``duplicate_pair`` / ``reversed_pair``: a word pair listed again in the same order, or in the
@@ -33,7 +33,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from simgold.stages.clean import DATE_LIKE
+from simgold.io.cells import DATE_LIKE
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 
 AUDIT_COLUMNS = ["dataset", "check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]

@@ -55,7 +55,17 @@ from simgold.io import layouts
 from simgold.io.config import check_dataset
 from simgold.errors import DataError, InputError
 from simgold.io.layouts import Plan
-from simgold.io.rawtable import ABSENT, RawTable, SheetError, blank
+from simgold.io.cells import (
+    cell_problem,
+    changed_by_normalisation,
+    cell_text,
+    normalise_word,
+    number_text,
+    parse_value,
+    raw_text,
+    word_problem,
+)
+from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.readers import read_columns, read_source_table
 from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, rejected_text, rejection_line
 from simgold.io.tables import TABLES, sort_canonical
@@ -64,166 +74,11 @@ ROLES = ("rating", "rank", "mean", "sd", "n")
 CATEGORIES = ("positive", "distractor", "random")
 _CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
 _ROLE = {role: k for k, role in enumerate(ROLES)}
-# ASCII digits only: Python's \d and float() also take full-width, Arabic-Indic, ... digits
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
-# "1.elo", "3-Mar", "12/04": how Excel shows a decimal it read as a day and month
-DATE_LIKE = re.compile(r"\d{1,2}[./ -](?:[^\W\d_]{3,}\.?|\d{1,2})|[^\W\d_]{3,}[./ -]\d{1,2}")
-# invisible characters that never belong in a word (zero-width space, BOM, soft hyphen, word
-# joiner, direction marks); ZWJ and ZWNJ are left alone: they spell words in Persian and Indic scripts
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")  # Unicode spaces other than " "
-# a tab or a run of spaces inside a word is one space: "ice\tcream" and "ice  cream" are "ice cream"
-_SPACE_RUN = re.compile("[ \t]{2,}|\t")
-# what ends a line in some program: LF, CR, VT, FF, the file/group/record separators, NEL, U+2028/9
-_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")  # the other C0 and C1 controls
 _LOG = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------------------------
 # values
-
-
-def raw_text(raw: object) -> str:
-    """The raw cell as it is stored in the ledger."""
-    if raw is ABSENT:
-        return ""
-    if isinstance(raw, str):
-        return raw
-    if hasattr(raw, "isoformat"):
-        return raw.isoformat()
-    return repr(raw) if isinstance(raw, float) else str(raw)
-
-
-def parse_value(
-    raw: object, *, missing: frozenset[str], decimal: str = ".", low: float = -math.inf, high: float = math.inf
-):
-    """Classify one raw cell: ``(value, None, "")`` when accepted, else ``(None, reason, detail)``.
-
-    Accepted text is a plain decimal number (sign, the digits 0-9, point, exponent); anything else
-    is rejected, never guessed: ``"1_000"``, ``"0x10"``, ``"inf"``, dates and digits of other
-    scripts (full-width ``"８"``, Arabic-Indic ``"٣"``) are not ratings.
-    """
-    if raw is ABSENT:
-        return None, "short_row", "the row ends before this column"
-    if isinstance(raw, bool):
-        return None, "non_numeric", "a boolean cell, not a number"
-    if isinstance(raw, SheetError):
-        return None, "non_numeric", f"the spreadsheet error value {raw} (a formula that failed), not a number"
-    if isinstance(raw, (int, float)):
-        value = float(raw)
-        if math.isnan(value):
-            return None, "missing", "an empty (NaN) numeric cell"
-    elif isinstance(raw, str):
-        text = raw.strip()
-        if text in missing:
-            return None, "missing", f"missing marker {text!r}"
-        if decimal == ",":
-            if "." in text:
-                return None, "non_numeric", "a point where the decimal separator is a comma"
-            text = text.replace(",", ".", 1)
-        elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
-            return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
-        if not _NUMBER.fullmatch(text):
-            other = [ch for ch in text if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9"]
-            if other:
-                name = unicodedata.name(other[0], "a digit of another script")
-                return None, "non_numeric", f"the digit {other[0]!r} ({name}): only the digits 0-9 are read as numbers"
-            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
-                return None, "non_finite", f"{text!r} is not a finite number"
-            if DATE_LIKE.fullmatch(text):
-                return None, "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
-            return None, "non_numeric", "not a number"
-        value = float(text)
-    else:
-        return None, "non_numeric", f"a {type(raw).__name__} cell (a spreadsheet date?), not a number"
-    if not math.isfinite(value):
-        return None, "non_finite", "an infinite value"
-    if not low <= value <= high:
-        return None, "out_of_scale", f"outside the scale [{_num(low)}, {_num(high)}]"
-    return value, None, ""
-
-
-def _char_name(char: str) -> str:
-    """U+XXXX and the character's name (or what kind of character it is)."""
-    name = unicodedata.name(char, "") or _CONTROL_NAMES.get(char, "a control character")
-    return f"U+{ord(char):04X} ({name})"
-
-
-# the names of the control characters a file holds by mistake (unicodedata names none of them)
-_CONTROL_NAMES = {
-    "\x00": "NULL",
-    "\r": "CARRIAGE RETURN, inside a line",
-    "\x0b": "LINE TABULATION",
-    "\x0c": "FORM FEED",
-    "\x1c": "FILE SEPARATOR",
-    "\x1d": "GROUP SEPARATOR",
-    "\x1e": "RECORD SEPARATOR",
-    "\x85": "NEXT LINE",
-}
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
-
-
-def normalise_word(raw: object, form: str, casefold: bool) -> str:
-    r"""A word as items keep it: Unicode-normalised (``form``: NFC, NFKC or none), invisible
-    characters removed, Unicode spaces and tabs made plain spaces and a run of them one space
-    (unless ``none``), stripped, casefolded.
-
-    Line breaks and control characters are kept: :func:`word_problem` refuses such a word (a NUL
-    or a line separator that went unseen would make a twin of a word that prints the same).
-
-    Examples
-    --------
-    >>> [normalise_word(w, "NFC", False) for w in ["ice\u00a0cream", "ice\tcream", " ca\u200bt ", "Cafe\u0301"]]
-    ['ice cream', 'ice cream', 'cat', 'Café']
-    >>> word_problem(normalise_word("cat\x00", "NFC", False), "NFC")
-    "the word 'cat\\x00' holds U+0000 (NULL), which does not print: a damaged file?"
-    """
-    text = "" if raw is ABSENT else (raw if isinstance(raw, str) else _cell_str(raw))
-    if form != "none":
-        text = _SPACE_RUN.sub(" ", _SPACES.sub(" ", _INVISIBLE.sub("", unicodedata.normalize(form, text))))
-    text = text.strip()
-    return text.casefold() if casefold else text
-
-
-def cell_problem(raw: object) -> str:
-    """Why a spreadsheet cell cannot be a word whatever it holds ("" when it can): an error value,
-    a date (often a word the spreadsheet turned into one, e.g. "MARCH1" or "1-2"), a boolean."""
-    if isinstance(raw, SheetError):
-        return f"the cell holds the spreadsheet error value {raw}, not a word"
-    if hasattr(raw, "isoformat"):
-        return f"the cell holds a date ({raw.isoformat()}), not a word"
-    if isinstance(raw, bool):
-        return f"the cell holds the boolean {raw}, not a word"
-    return ""
-
-
-def word_problem(word: str, form: str) -> str:
-    """Why a normalised word cannot name an item ("" when it can)."""
-    if not word:
-        return "a word is empty"
-    if "\n" in word:
-        return f"the word {word!r} holds a line break (a quoted field spanning lines)"
-    broken = _LINE_BREAKS.search(word)
-    if broken:
-        return f"the word {word!r} holds a line break, {_char_name(broken.group())}"
-    control = _CONTROL.search(word)
-    if control:
-        return f"the word {word!r} holds {_char_name(control.group())}, which does not print: a damaged file?"
-    if form == "none" and "\t" in word:
-        return f"the word {word!r} holds a tab: with unicode: none it would make an item that looks like another (use unicode: NFC)"
-    hidden = _INVISIBLE.search(word) or _SPACES.search(word) if form == "none" else None
-    if hidden:
-        char = hidden.group()
-        name = unicodedata.name(char, "an unnamed character")
-        return (
-            f"the word {word!r} holds U+{ord(char):04X} {name}, which does not print: with unicode: none it"
-            " would make an item that looks like another (use unicode: NFC)"
-        )
-    return ""
 
 
 @dataclass
@@ -276,21 +131,15 @@ class WordForms:
 
 def _text(raw: object) -> str | None:
     """A context paragraph or attribute text: NFC, stripped, None when empty."""
-    text = "" if raw is ABSENT else (raw if isinstance(raw, str) else _cell_str(raw))
+    text = "" if raw is ABSENT else (raw if isinstance(raw, str) else cell_text(raw))
     return unicodedata.normalize("NFC", text).strip() or None
-
-
-def _cell_str(raw: object) -> str:
-    if isinstance(raw, float) and raw.is_integer():
-        return str(int(raw))
-    return raw_text(raw)
 
 
 def _attr_values(table: RawTable, i: int, cols) -> dict:
     values = {}
     for name, j, typ in cols:
         raw = table.cell(i, j)
-        text = "" if raw is ABSENT else (raw.strip() if isinstance(raw, str) else _cell_str(raw))
+        text = "" if raw is ABSENT else (raw.strip() if isinstance(raw, str) else cell_text(raw))
         if text == "":
             values[name] = None
         elif typ == "string":
@@ -401,7 +250,7 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
         if forms is not None and not problem:
             *words, problem = forms.map(*words)
         if form != "none":
-            out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and _changed(w, form)]
+            out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and changed_by_normalisation(w, form)]
         attrs = {**plan.constants, **_attr_values(table, i, plan.attrs)}
         rater, context, text = None, None, None
         if plan.rater is not None:
@@ -430,13 +279,6 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
                 per_rater=plan.rater is not None,
                 problem=problem,
             )
-
-
-def _changed(raw: str, form: str) -> bool:
-    """Whether the normalisation changes a word cell beyond stripping its spaces (casefolding aside)."""
-    if raw.isascii() and "\t" not in raw and "  " not in raw:
-        return False  # ASCII is its own NFC and holds no invisible character or Unicode space
-    return normalise_word(raw, form, False) != raw.strip(" ")
 
 
 def _context_number(raw: object) -> tuple[int | None, str]:
@@ -826,7 +668,7 @@ def _exclude_incomplete(threshold: float, n_items: int, cells: Cells, cid: np.nd
     answered = pd.Series(cid[rated]).groupby(cells.rater[rated]).nunique()
     for code, count in answered[answered < need].items():
         rater = cells.raters[code]
-        detail = f"rater {rater!r} answered {count} items, fewer than min_answered {_num(need)}"
+        detail = f"rater {rater!r} answered {count} items, fewer than min_answered {number_text(need)}"
         cells.reject(rated & (cells.rater == code), "rater_incomplete", detail)
 
 

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.errors import InputError
+from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
 from simgold.io.tables import TABLES
 from simgold.stats.agreement_ci import percentile_interval
@@ -55,7 +56,9 @@ class DroppedRow(NamedTuple):
 
 
 def _fold(word) -> str:
-    return "" if word is None else str(word).casefold()
+    """A word of an item or of a translation table as the tables are matched: normalised as
+    cleaning normalises words (NFC, invisible characters, Unicode spaces), then casefolded."""
+    return "" if word is None else normalise_word(str(word), "NFC", True)
 
 
 def _key(w1, w2) -> tuple[str, str]:
@@ -90,10 +93,10 @@ def read_frequencies(spec: dict, base_dir: str = ".") -> dict[str, float]:
     frame, name = _columns_frame(spec, [spec["word"], spec["count"]], base_dir)
     out = {}
     for word, count, row in frame.itertuples(index=False):
-        try:
-            out[_fold(word)] = float(count)
-        except ValueError:
-            raise InputError(name, "a frequency must be a number", row=row, value=count) from None
+        value, reason, detail = parse_value(count, missing=frozenset(), low=0)
+        if reason is not None:
+            raise InputError(name, f"a frequency must be a number of 0 or more: {detail}", row=row, value=count)
+        out[_fold(word)] = value
     return out
 
 
