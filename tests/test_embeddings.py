@@ -432,3 +432,20 @@ def test_scores_summary_flags_low_coverage():
 
     table = summary(pd.DataFrame(rows, columns=list(SCORE_COLUMNS)))
     assert table.set_index("dataset")["low_coverage"].to_dict() == {"a": True, "b": False}
+
+
+def test_a_word_spelled_decomposed_in_the_file_is_found(tmp_path):
+    """A vector file written on macOS spells café as cafe + U+0301 (NFD); the items, normalised,
+    say café (NFC): the word is found, once, and the report says so. A file with both spellings
+    keeps the composed one."""
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "café")
+    (tmp_path / "v.txt").write_text(f"2 2\n{nfd} 1 0\ncat 0 1\n", encoding="utf-8")
+    table, report = load_model({"path": "v.txt"}, ["café", "cat", "dog"], base_dir=str(tmp_path))
+    assert table["word"].tolist() == ["café", "cat"] and table["vector"].iloc[0].tolist() == [1.0, 0.0]
+    assert report.kept == 2
+    assert report.notes[-1] == "1 needed word(s) found only in their decomposed (NFD) spelling, used as such"
+    (tmp_path / "v.txt").write_text(f"2 2\n{nfd} 1 0\ncafé 0 1\n", encoding="utf-8")
+    table, report = load_model({"path": "v.txt"}, ["café"], base_dir=str(tmp_path))
+    assert table["word"].tolist() == ["café"] and table["vector"].iloc[0].tolist() == [0.0, 1.0] and report.kept == 1

@@ -196,3 +196,15 @@ def changed_by_normalisation(raw: str, form: str) -> bool:
     if raw.isascii() and "\t" not in raw and "  " not in raw:
         return False  # ASCII is its own NFC and holds no invisible character or Unicode space
     return normalise_word(raw, form, False) != raw.strip(" ")
+
+
+def decomposed_forms(words) -> dict[str, str]:
+    """The decomposed (NFD) spelling of each word that has one of its own, mapped to the word: the
+    form a file written on another system (macOS, Korean jamo) may use for it.
+
+    >>> decomposed_forms(["café", "cat"])
+    {'cafe\u0301': 'café'}
+    """
+    words = set(words)
+    forms = {unicodedata.normalize("NFD", w): w for w in sorted(words) if not w.isascii()}
+    return {d: w for d, w in forms.items() if d != w and d not in words}

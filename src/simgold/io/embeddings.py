@@ -33,10 +33,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgold.errors import InputError
+from simgold.io.cells import decomposed_forms
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.progress import Progress, counter
 from simgold.io.readers import resolve_path
 from simgold.io.schema import resolve_model
+from simgold.io.sniff import path_problem
 from simgold.io.tables import input_sha256, read_parquet, write_parquet
 from simgold.io.textvectors import BOM, Damaged, LoadReport, gzip_head, read_text_vectors
 from simgold.io.vectorcache import VectorStore, cache_root, computed_once, identity
@@ -451,8 +453,8 @@ def read_embeddings(path) -> tuple[pd.DataFrame, np.ndarray | None]:
 def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
     """(kept, report, subword words) of a configured embedding file, by its format."""
     path = resolve_path(model["path"], base_dir)
-    if not path.is_file():
-        raise InputError(model["path"], "embedding file not found")
+    if problem := path_problem(path):
+        raise InputError(model["path"], f"the embedding file {problem}")
     display = model["path"]
     fmt = detect_format(path, model["format"], display)
     if fmt not in FORMATS:
@@ -462,7 +464,20 @@ def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
             row=1,
             expected="a word2vec or GloVe text file (UTF-8), word2vec binary, fastText .bin or gensim KeyedVectors",
         )
-    return FORMATS[fmt].read(path, display, needed, model, threads, log)
+    if FORMATS[fmt].subword:  # builds a vector for any word: a second spelling would cost one
+        return FORMATS[fmt].read(path, display, needed, model, threads, log)
+    # a file written on another system may spell a word decomposed (é as e + U+0301): read both
+    decomposed = decomposed_forms(needed)
+    kept, report, subword = FORMATS[fmt].read(path, display, needed | set(decomposed), model, threads, log)
+    composed = 0
+    for spelling, word in decomposed.items():
+        found = kept.pop(spelling, None)
+        if found is not None and word not in kept:
+            kept[word], composed = found, composed + 1
+    if composed:
+        report.notes.append(f"{composed} needed word(s) found only in their decomposed (NFD) spelling, used as such")
+    report.kept = len(kept)  # a word found in both spellings counts once
+    return kept, report, subword
 
 
 def read_word2vec_text(path, display: str, needed: set[str], model: dict, threads: int, log):
