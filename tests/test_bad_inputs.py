@@ -109,6 +109,12 @@ def test_the_corpus_covers_the_issue():
         "pkg-path-climbing-out-of-its-package",
         "ods-row-repeated-three-million-times",
         "xlsx-declaring-a-huge-dimension",
+        # issue 30: hostile spreadsheets
+        "ods-spaces-tabs-and-line-breaks-kept",
+        "ods-row-repeated-a-negative-number-of-times",
+        "ods-cell-repeated-zero-times",
+        "ods-float-cells-without-a-value",
+        "ods-formulas-without-cached-results",
     }
     assert wanted <= set(CASES)
     assert len(CASES) >= 60
