@@ -26,7 +26,6 @@ LAZY = (
     "safetensors",
     "tokenizers",
     "openpyxl",
-    "odf",
     "jsonschema",
     "license_expression",
     "scipy.stats",

@@ -123,6 +123,12 @@ def test_the_corpus_covers_the_issue():
         "strict-ooxml-xlsx",
         "sheet-error-values-and-dates",
         "directory-as-path",
+        # issue 30: hostile spreadsheets
+        "ods-spaces-tabs-and-line-breaks-kept",
+        "ods-row-repeated-a-negative-number-of-times",
+        "ods-cell-repeated-zero-times",
+        "ods-float-cells-without-a-value",
+        "ods-formulas-without-cached-results",
     }
     assert wanted <= set(CASES)
     assert len(CASES) >= 60

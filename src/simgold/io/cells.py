@@ -165,7 +165,7 @@ def word_problem(word: str, form: str) -> str:
     if not word:
         return "a word is empty"
     if "\n" in word:
-        return f"the word {word!r} holds a line break (a quoted field spanning lines)"
+        return f"the word {word!r} holds a line break (a quoted field spanning lines, or a line break typed in a cell)"
     broken = _LINE_BREAKS.search(word)
     if broken:
         return f"the word {word!r} holds a line break, {_char_name(broken.group())}"

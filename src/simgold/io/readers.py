@@ -16,16 +16,20 @@ Rows and columns are 1-based, as an editor or a spreadsheet program shows them.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
-import datetime as _dt
+import gc
 import importlib.util
 import re
 import xml.etree.ElementTree as ET
 import zipfile
+import zlib
 from collections import Counter
 from pathlib import Path
+from xml.etree.ElementTree import ParseError
 
 from simgold.errors import InputError
+from simgold.io.ods import ods_rows
 from simgold.io.rawtable import ABSENT, Note, RawTable, SheetError, blank, count_cells
 from simgold.io.schema import resolve_reader
 from simgold.io.sniff import KINDS, file_kind, path_problem, read_head
@@ -628,11 +632,19 @@ def read_sheet(
             raise InputError(display, f"not a valid {fmt.upper()} file ({problem})")
         what = KINDS[kind] if kind else "not a zip container (text?)"
         raise InputError(display, f"not a valid {fmt.upper()} file: it is {what}", expected=SHEET_INSTEAD[kind])
+    # millions of small objects and not one reference cycle: the cyclic garbage collector would
+    # walk them all again and again (over half the time of reading 400,000 rows)
+    with _collector_paused():
+        return _sheet_table(real, display, fmt, sheet, skip_rows, header)
+
+
+def _sheet_table(real: Path, display: str, fmt: str, sheet: str | int, skip_rows: int, header: bool) -> RawTable:
     try:
-        numbered, message = _xlsx_rows(real, display, sheet) if fmt == "xlsx" else _ods_rows(real, display, sheet)
+        _check_zip_members(real, display)
+        numbered, messages = _xlsx_rows(real, display, sheet) if fmt == "xlsx" else _ods_rows(real, display, sheet)
     except InputError:
         raise
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as err:
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError, zlib.error, ParseError) as err:
         raise InputError(display, f"cannot read the {fmt.upper()} file: {err}") from None
     records, notes = [], []
     for n, values in numbered:
@@ -650,8 +662,47 @@ def read_sheet(
         raise InputError(display, f"sheet {sheet!r} has no data", expected="at least one non-empty row")
     raw_cells = len(notes) + sum(count_cells(cells) for _, cells, _ in records)
     table = _finish(display, records, header, notes, raw_cells)
-    table.messages.append(f"{display}: {message}")
+    table.messages += [f"{display}: {message}" for message in messages]
     return table
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+#: the most a zip member may inflate to: a sheet's XML, streamed, 4 GiB (MAX_CELLS cells at 200
+#: bytes each; LibreOffice writes about 110 for a number, Excel 40); any other part, read whole
+#: (openpyxl's shared strings), 1 GiB (a million rows of words and sentences take about 200 MB)
+MAX_SHEET_BYTES, MAX_PART_BYTES = 4 << 30, 1 << 30
+#: above 64 MiB, a member may inflate at most 500 times: spreadsheet XML deflates about 10 times
+#: (XLSX) to 60 times (ODS), 330 times at most (an empty ODS sheet written cell by cell, as pandas
+#: writes a sparse one); a run of one repeated byte, a zip bomb, about 1,000 times (deflate's limit)
+BOMB_CHECK_BYTES, MAX_RATIO = 64 << 20, 500
+
+
+def _check_zip_members(real: Path, display: str) -> None:
+    """Refuse a spreadsheet whose zip members declare absurd sizes, before any of them is unpacked
+    (Python's zipfile stops a member at its declared size: the declaration bounds what is read)."""
+    with zipfile.ZipFile(real) as archive:
+        for member in archive.infolist():
+            size, packed = member.file_size, member.compress_size
+            streamed = member.filename == "content.xml" or member.filename.startswith("xl/worksheets/")
+            limit = MAX_SHEET_BYTES if streamed else MAX_PART_BYTES
+            ratio = size / max(packed, 1)
+            if size > limit or (size > BOMB_CHECK_BYTES and ratio > MAX_RATIO):
+                raise InputError(
+                    display,
+                    f"the zip member {member.filename!r} declares {size:,} bytes unpacked from {packed:,}"
+                    f" ({ratio:,.0f} to 1), more than a real spreadsheet holds; nothing was unpacked",
+                    expected="a spreadsheet of real size, or the data as CSV/TSV",
+                )
 
 
 def _sheet_text(value: object) -> str:
@@ -710,16 +761,21 @@ def _xlsx_rows(real: Path, display: str, sheet: str | int):
             _check_size(display, n, len(row), cells)
             if row:  # an error value (data type "e") is kept apart from text that reads the same
                 rows.append((n, tuple(SheetError(c.value) if c.data_type == "e" else c.value for c in row)))
-        message = _sheet_message(name, names, visible)
+        messages = [_sheet_message(name, names, visible)]
     finally:
         wb.close()
     uncached = _uncached_formulas(real, members.get(name))
     if uncached:
-        message += (
-            f"; {len(uncached)} formula cell(s) have no cached value (first: {uncached[0]}) and are read as"
-            " empty: the file was saved without calculating (open and save it in a spreadsheet program)"
-        )
-    return rows, message
+        messages.append(_uncached_message(len(uncached), uncached[0]))
+    return rows, messages
+
+
+def _uncached_message(count: int, first: str | None = None) -> str:
+    where = f" (first: {first})" if first else ""
+    return (
+        f"{count:,} formula cell(s) have no cached value{where} and are read as empty: the file was saved"
+        " without calculating (open and save it in a spreadsheet program)"
+    )
 
 
 def _xlsx_sheet_members(real: Path, display: str) -> dict[str, str]:
@@ -768,72 +824,13 @@ def _uncached_formulas(real: Path, member: str | None) -> list[str]:
 
 
 def _ods_rows(real: Path, display: str, sheet: str | int):
-    from odf.namespaces import TABLENS  # heavy: only for an ODS file
-    from odf.opendocument import load  # heavy: only for an ODS file
-    from odf.table import Table, TableRow  # heavy: only for an ODS file
-
-    doc = load(str(real))
-    tables = doc.spreadsheet.getElementsByType(Table)
-    names = [t.getAttribute("name") for t in tables]
-    hidden = _ods_hidden_styles(doc)
-    visible = [name for t, name in zip(tables, names) if t.getAttribute("stylename") not in hidden]
-    name = _pick_sheet(names, visible, sheet, display)
-    rows, n, cells = [], 0, 0
-    for row in tables[names.index(name)].getElementsByType(TableRow):
-        repeat = int(row.attributes.get((TABLENS, "number-rows-repeated"), 1))
-        values = _ods_row_values(row, display, n + 1)
-        if values:  # empty rows (LibreOffice pads a sheet with a million of them) are never expanded
-            cells += repeat * len(values)
-            _check_size(display, n + repeat, len(values), cells)
-            rows.extend((n + k + 1, values) for k in range(repeat))
-        n += repeat
-    return rows, _sheet_message(name, names, visible)
-
-
-def _ods_row_values(row, display: str, n: int) -> list:
-    """The cells of one ODS row; a run of empty cells is expanded only when a value follows it."""
-    from odf.namespaces import OFFICENS, TABLENS  # heavy: only for an ODS file
-
-    values, pending = [], 0
-    for cell in row.childNodes:
-        if cell.qname[1] not in ("table-cell", "covered-table-cell"):
-            continue
-        times = int(cell.attributes.get((TABLENS, "number-columns-repeated"), 1))
-        value = _ods_value(cell, OFFICENS)
-        if value is None:
-            pending += times
-            continue
-        _check_size(display, n, len(values) + pending + times, 0)
-        values.extend([None] * pending + [value] * times)
-        pending = 0
-    return values
-
-
-def _ods_hidden_styles(doc) -> set[str]:
-    """Names of the table styles that hide a sheet (table:display="false")."""
-    from odf.style import Style, TableProperties  # heavy: only for an ODS file
-
-    hidden = set()
-    for style in doc.automaticstyles.getElementsByType(Style):
-        if style.getAttribute("family") == "table" and any(
-            p.getAttribute("display") == "false" for p in style.getElementsByType(TableProperties)
-        ):
-            hidden.add(style.getAttribute("name"))
-    return hidden
-
-
-def _ods_value(cell, officens) -> object:
-    kind = cell.attributes.get((officens, "value-type"))
-    if kind in ("float", "percentage", "currency"):
-        raw = cell.attributes.get((officens, "value"))
-        number = float(raw)
-        return int(number) if number.is_integer() and "." not in raw and "e" not in raw.lower() else number
-    if kind == "boolean":
-        return cell.attributes.get((officens, "boolean-value")) == "true"
-    if kind == "date":
-        return _dt.datetime.fromisoformat(cell.attributes.get((officens, "date-value")))
-    text = "\n".join(str(p) for p in cell.childNodes if p.qname[1] == "p")
-    return text if text != "" or kind == "string" else None
+    """The rows of the sheet, and what the log should say: the sheet read, formulas without results."""
+    read = ods_rows(real, display, sheet, check_size=_check_size)
+    name = _pick_sheet(read.names, read.visible, sheet, display)  # refuses a sheet that matched none
+    messages = [_sheet_message(name, read.names, read.visible)]
+    if read.blank_formulas:
+        messages.append(_uncached_message(read.blank_formulas))
+    return read.rows, messages
 
 
 def _pick_sheet(names: list[str], visible: list[str], sheet: str | int, display: str) -> str:
