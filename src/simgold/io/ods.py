@@ -111,6 +111,8 @@ def ods_rows(
     ([(1, ['ice  cream']), (2, ['ice  cream'])], 'S')
     """
     reader = _SheetReader(display, sheet, check_size)
+    with zipfile.ZipFile(real) as archive:
+        _refuse_encrypted(archive, display)
     with zipfile.ZipFile(real) as archive, archive.open("content.xml") as content:
         try:
             reader.read(content)
@@ -122,6 +124,21 @@ def ods_rows(
                 expected="an ODS file as a spreadsheet program saves it",
             ) from None
     return OdsSheet(reader.rows, reader.picked, reader.names, reader.visible, reader.blank_formulas)
+
+
+def _refuse_encrypted(archive: zipfile.ZipFile, display: str) -> None:
+    """An ODS saved with a password keeps its manifest in the clear and says there that
+    content.xml is encrypted (``manifest:encryption-data``): named so, not as broken XML."""
+    try:
+        manifest = archive.read("META-INF/manifest.xml")
+    except KeyError:
+        return
+    if b"encryption-data" in manifest:
+        raise InputError(
+            display,
+            "the spreadsheet is saved with a password (its content is encrypted)",
+            expected="the sheet saved without a password, or as CSV",
+        )
 
 
 class _SheetReader:
