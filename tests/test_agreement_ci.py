@@ -57,10 +57,14 @@ def loop_statistics(X: np.ndarray, who: np.ndarray) -> dict:
     R = X.shape[1]
     pairs = [_rho(X[:, j], X[:, k]) for j in range(R) for k in range(j + 1, R) if who[j] != who[k]]
     everyone = _means(X, np.arange(R))
-    vs_mean = [_rho(X[:, j], everyone) for j in range(R)]
+    values_per_item = (~np.isnan(X)).sum(axis=1)
+    # no item with two values: each mean is its one rating, and vs_mean would be 1 whatever the ratings
+    vs_mean = [_rho(X[:, j], everyone) for j in range(R)] if (values_per_item >= 2).any() else []
     vs_rest = [_rho(X[:, j], _means(X, np.flatnonzero(who != who[j]))) for j in range(R)]
     if len(set(who)) < len(who):  # copies of a rater: alpha without their pairs with each other
         alpha = alpha_without_self_pairs(X, who)
+    elif (values_per_item >= 2).sum() < 2:  # one pairable unit: the package's 0 says nothing (alpha.ONE_UNIT)
+        alpha = np.nan
     else:
         try:
             alpha = float(krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval"))
@@ -85,6 +89,8 @@ def alpha_without_self_pairs(X: np.ndarray, who) -> float:
                  if i != j and p != q]  # fmt: skip
         if pairs:
             units.append((len(values), pairs, values, owners))
+    if len(units) < 2:  # one pairable unit: alpha would be 0 whatever the values (alpha.ONE_UNIT)
+        return np.nan
     n = sum(m for m, *_ in units)
     observed = sum(m * sum((a - b) ** 2 for a, b in pairs) / len(pairs) for m, pairs, *_ in units) / n
     pooled = [(v, u, o) for u, (_, _, values, owners) in enumerate(units) for v, o in zip(values, owners)]
@@ -414,3 +420,113 @@ def test_agreement_ci_rows_are_named_as_the_table_columns():
     assert (row.dataset, row.statistic, row.scheme) == ("x", "pairwise", "items")
     assert (row.resamples, row.confidence) == (50, 0.95)
     assert row.value == pytest.approx(spearmanr(X[:, 0], X[:, 1]).statistic, abs=1e-12)  # one pair of raters
+
+
+# -------------------------------------------------------------------------------- degenerate data
+
+
+def _apart(n_raters: int = 3, per_rater: int = 6) -> np.ndarray:
+    """Raters who share no item, each rating ``per_rater`` items of its own (0-5)."""
+    X = np.full((n_raters * per_rater, n_raters), np.nan)
+    for j in range(n_raters):
+        X[j * per_rater : (j + 1) * per_rater, j] = np.arange(per_rater) % 6
+    return X
+
+
+DEGENERATE = {
+    "raters share no item": _apart(),
+    "one item": np.array([[1.0, 2.0, 3.0, 5.0]]),
+    "constant scores": np.full((10, 4), 3.0),
+    "each rater constant": np.tile([2.0, 4.0, 5.0, 1.0], (10, 1)),
+}
+
+
+@pytest.mark.parametrize("panel", DEGENERATE)
+def test_replicates_of_degenerate_panels_equal_the_loop(panel):
+    """No shared item, one item, constant scores: the replicates are the plain loop's, NaN where
+    it is (vs_mean without an item of two ratings, alpha on one unit)."""
+    X = DEGENERATE[panel]
+    rng = np.random.default_rng(7)
+    item_idx, rater_idx = draws(X.shape[0], 30, rng), draws(X.shape[1], 30, rng)
+    m = RatingMatrix.from_dense(X)
+    weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
+    ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
+    for b in range(30):
+        by_scheme = {
+            "items": loop_statistics(X[item_idx[b]], np.arange(X.shape[1])),
+            "raters": loop_statistics(X[:, rater_idx[b]], rater_idx[b]),
+            "both": loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b]),
+        }
+        for (statistic, scheme), values in ours.items():
+            got, want = values[b], by_scheme[scheme][statistic]
+            assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12), (
+                statistic, scheme, b, got, want,
+            )  # fmt: skip
+
+
+def test_no_interval_around_a_statistic_without_a_value():
+    """Raters who share no item: every statistic is NaN, every interval too, and each note starts
+    with why."""
+    m = RatingMatrix.from_dense(_apart(n_raters=3, per_rater=4))
+    table = agreement_cis("d", "raw", "all", m, resamples=200).table.set_index(["statistic", "scheme"])
+    assert table[["value", "ci_low", "ci_high"]].isna().all().all()
+    reasons = {
+        "pairwise": "no two raters share 5 items or more (min_overlap)",
+        "vs_mean": "no item has two ratings: each item's mean is its one rater's score",
+        "vs_rest": "no item has two ratings: no rater has other raters' means to compare with",
+        "alpha_interval": "no item has two ratings",
+    }
+    for (statistic, scheme), note in table["note"].items():
+        assert note.split("; ")[0] == f"no value: {reasons[statistic]}", (statistic, scheme, note)
+
+
+def test_resamples_that_reach_min_overlap_give_no_interval_where_the_data_do_not():
+    """Rater 0 shares 4 items with rater 1 and 4 others with rater 2 (min_overlap 5): no pair has a
+    value. A resample that draws five of a pair's items (one twice) has one, and the interval of
+    those resamples stood for a value the data do not have."""
+    X = np.full((8, 3), np.nan)
+    X[:, 0], X[:4, 1], X[4:, 2] = [0, 1, 2, 3, 4, 5, 6, 1], [1, 0, 3, 2], [6, 4, 5, 3]
+    row = agreement_cis("d", "raw", "all", RatingMatrix.from_dense(X), resamples=200, schemes=("items",),
+                        statistics=("pairwise",)).table.iloc[0]  # fmt: skip
+    assert 0 < row["n_undefined"] < 150  # a value in many resamples
+    assert np.isnan(row["value"]) and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert row["note"] == (
+        f"no value: no two raters share 5 items or more (min_overlap); {row['n_undefined']} of 200 resamples "
+        "without a value"
+    )
+
+
+def test_undefined_reasons_name_the_cause():
+    reason = agreement_ci.undefined_reason
+
+    def stats(X, min_overlap=MIN_OVERLAP):
+        return agreement(RatingMatrix.from_dense(np.asarray(X, dtype=float)), min_overlap)
+
+    one = stats(np.arange(8.0)[:, None])
+    assert [reason(one, s) for s in agreement_ci.ci_statistics()] == [
+        "1 rater: agreement between raters is not defined", "1 rater: agreement between raters is not defined",
+        "1 rater: agreement between raters is not defined", "no item has two ratings",
+    ]  # fmt: skip
+    constant = stats(np.full((6, 3), 3.0))
+    assert reason(constant, "pairwise") == "every rating is 3: constant scores have no ranks to correlate"
+    assert reason(constant, "alpha_interval") == "every pairable score is the same: no expected disagreement"
+    flat = stats(np.tile([2.0, 4.0, 5.0], (6, 1)))  # each rater constant: the pairs and the raters say so
+    assert reason(flat, "pairwise") == (
+        "in every pair of raters sharing 5 items or more (min_overlap), one rater gives every shared item the same score"
+    )
+    assert reason(flat, "vs_mean") == "no rater of 3 has a value: 3 give all their items one score"
+    assert reason(flat, "alpha_interval") == ""  # defined: the raters disagree by their shifts alone
+    assert agreement_summary(flat)["alpha_interval"] < 0
+    # raters 0 and 1 share 6 items, rater 0 constant on them; rater 2 shares one item with each
+    mixed = np.full((8, 3), np.nan)
+    mixed[:6, 0], mixed[:6, 1], mixed[[0, 6, 7], 2] = 3.0, np.arange(6.0), [4.0, 5.0, 1.0]
+    assert reason(stats(mixed), "pairwise") == (
+        "of the 3 rater pairs, 2 share fewer than 5 items (min_overlap) and in 1 one rater gives every shared item "
+        "the same score"
+    )
+    single = stats([[1.0, 2.0, 3.0, 5.0]])
+    assert reason(single, "vs_rest") == (
+        "no rater of 4 has a value: 4 rate fewer than 5 items (min_overlap) that another rater rated"
+    )
+    assert reason(single, "alpha_interval").startswith("one item has two ratings or more: alpha would be 0")
+    assert reason(stats(random_panel(1)), "pairwise") == ""  # a value: no reason

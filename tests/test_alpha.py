@@ -83,6 +83,27 @@ def test_undefined_cases_are_nan_and_bad_input_is_refused():
         krippendorff_alpha([1, 1, 2], [1.0, 2.0])
 
 
+def test_one_unit_gives_no_alpha_and_says_why():
+    """One item rated 2, 3, 4 (and any other values): D_o = D_e, so 1 - D_o / D_e is 0 whatever the
+    ratings (the package's answer); it says nothing of agreement, so it is NaN with the reason."""
+    for values in ([2.0, 3.0, 4.0], [1.0, 1.0, 6.0], [0.0, 5.0]):
+        unit = ["a"] * len(values)
+        assert package(np.array([values]), "interval") == 0.0
+        assert all(np.isnan(krippendorff_alpha(unit, values, level)) for level in LEVELS)
+        table = alpha_table(pd.DataFrame({"item_id": unit, "score": values}))
+        assert table["alpha"].isna().all() and (table["note"] == alpha_module.ONE_UNIT).all()
+        assert alpha_module.undefined_note(unit, values) == alpha_module.ONE_UNIT
+    # a second unit of one value is not pairable: still one unit; a second pairable unit gives alpha
+    assert np.isnan(krippendorff_alpha(["a", "a", "a", "b"], [2.0, 3.0, 4.0, 5.0]))
+    assert krippendorff_alpha(["a", "a", "b", "b"], [2.0, 3.0, 4.0, 5.0]) == pytest.approx(
+        package(np.array([[2.0, 3.0], [4.0, 5.0]]), "interval"), abs=1e-15
+    )
+    # constant scores on one unit: the constant is the reason given
+    constant = alpha_module.undefined_note(["a", "a"], [3.0, 3.0])
+    assert constant == "every pairable score is the same: no expected disagreement"
+    assert alpha_module.undefined_note(["a", "b"], [3.0, 4.0]) == "no item has two ratings"
+
+
 def test_alpha_table_notes_negative_scores_for_ratio():
     r = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c"], "score": [-1.0, 0.5, 2.0, 2.5, 9.0]})
     table = alpha_table(r).set_index("level")

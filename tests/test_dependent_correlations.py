@@ -167,7 +167,14 @@ def test_dataset_msd_takes_the_best_spearman_and_the_two_best_models_correlation
         assert williams_test(0.62, 0.62 - row.msd, row.r_jk, 353).p == pytest.approx(0.05, abs=1e-9)
     single = dependent_correlations.dataset_msd("ws353", _scores({"e5": 0.62}), diffs.iloc[:0])
     assert single["r_jk_kind"].tolist() == ["fixed"] * 3
-    assert dependent_correlations.dataset_msd("x", _scores({"e5": np.nan}), diffs.iloc[:0]).empty
+    # no model has a Spearman (a constant gold standard): no MSD, and the note says why
+    why = "the gold standard gives every item the same score (3): no correlation"
+    undefined = _scores({"e5": np.nan}).assign(note=why)
+    none = dependent_correlations.dataset_msd("x", undefined, diffs.iloc[:0])
+    assert none["r_jk"].tolist() == [0.5, 0.7, 0.9] and none["msd"].isna().all() and (none["n_items"] == 353).all()
+    assert (none["note"] == "no model has a Spearman with the gold standard: the gold standard gives every item the "
+                            "same score (3): no correlation").all()  # fmt: skip
+    assert dependent_correlations.dataset_msd("x", _scores({}), diffs.iloc[:0]).empty  # no model scores it
 
 
 def test_with_msd_puts_the_value_beside_each_spearman_on_all_items():

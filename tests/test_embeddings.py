@@ -423,10 +423,10 @@ def test_scores_summary_flags_low_coverage():
     from simgold.stages.scores import summary
 
     rows = [
-        ("a", "m", "spearman", "all", 0.5, 0.4, 0.6, 0.95, 10, 10),
-        ("a", "m", "oov_words", "all", 0.6, np.nan, np.nan, np.nan, 10, 10),
-        ("b", "m", "spearman", "all", 0.5, 0.4, 0.6, 0.95, 10, 10),
-        ("b", "m", "oov_words", "all", 0.5, np.nan, np.nan, np.nan, 10, 10),
+        ("a", "m", "spearman", "all", 0.5, 0.4, 0.6, 0.95, 10, 10, ""),
+        ("a", "m", "oov_words", "all", 0.6, np.nan, np.nan, np.nan, 10, 10, ""),
+        ("b", "m", "spearman", "all", 0.5, 0.4, 0.6, 0.95, 10, 10, ""),
+        ("b", "m", "oov_words", "all", 0.5, np.nan, np.nan, np.nan, 10, 10, ""),
     ]
     from simgold.io.tables import SCORE_COLUMNS
 

@@ -105,3 +105,47 @@ def test_no_complete_block_gives_no_value_and_a_note():
     items = pd.DataFrame({"item_id": ["a", "b", "c"]})
     table = icc_levels("d", items, {"raw": ratings})
     assert table["value"].isna().all() and table["note"].str.startswith("1 of 2 raters rated every one of the 3 items").all()
+
+
+def test_degenerate_blocks_give_nan_and_a_note_or_an_exact_zero():
+    """Constant ratings: no variance, no ICC. Each rater constant at another value (2, 4, 5): the
+    items cannot be told apart, so the absolute agreement on them is 0 exactly (BMS = EMS = 0 and
+    JMS = 28 > 0: ICC(2,1) = 0 / (3 x 28 / 12)), and with no residual variance there is no F
+    interval. One item: none."""
+    from simgold.stats.icc import one_way_note, two_way_note
+
+    constant = two_way(np.full((5, 3), 3.0))
+    assert all(np.isnan([i.value, i.ci_low, i.ci_high]).all() for i in constant)
+    assert two_way_note(np.full((5, 3), 3.0)) == "every rating is 3: no variance between items or raters, no ICC"
+    flat = np.tile([2.0, 4.0, 5.0], (12, 1))
+    assert icc_module._mean_squares(flat)[2] == 0.0  # EMS from the residuals: 0, not a rounding error
+    assert [(i.value, np.isnan(i.ci_low), np.isnan(i.ci_high)) for i in two_way(flat)] == [(0.0, True, True)] * 2
+    assert two_way_note(flat) == (
+        "no residual variance (every rating is its item's mean plus its rater's shift): no F-based interval"
+    )
+    assert two_way_note(np.array([[2.0, 3.0, 4.0]])) == "1 item: an ICC needs two items or more"
+    assert two_way_note(SF) == ""
+    assert one_way_note(np.full(6, 3.0), np.repeat(np.arange(3), 2)) == (
+        "every rating is 3: no variance between or within items, no ICC"
+    )
+    assert one_way_note(SF.ravel(), np.repeat(np.arange(6), 4)) == ""
+
+
+def test_the_stage_says_why_a_block_has_no_icc():
+    from simgold.stages.agreement import icc_levels
+
+    def notes(ratings: pd.DataFrame) -> list[str]:
+        items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
+        return icc_levels("d", items, {"raw": ratings})["note"].tolist()
+
+    one_item = pd.DataFrame({"item_id": "a", "rater": ["r1", "r2", "r3"], "score": [2.0, 3.0, 4.0]})
+    assert notes(one_item) == ["1 item: an ICC needs two items or more"] * 2  # was "3 of 3 raters rated every one"
+    constant = pd.DataFrame({"item_id": np.repeat(list("abcd"), 3), "rater": ["r1", "r2", "r3"] * 4, "score": 3.0})
+    assert notes(constant) == ["every rating is 3: no variance between items or raters, no ICC"] * 2
+    # a rater left out of the block and constant ratings on it: both said
+    partial = pd.concat([constant, pd.DataFrame({"item_id": ["a"], "rater": ["r4"], "score": [5.0]})])
+    both = (
+        "on the 3 of 4 raters who rated every item (a two-way ANOVA needs a complete block); "
+        "every rating is 3: no variance between items or raters, no ICC"
+    )
+    assert notes(partial) == [both, both]

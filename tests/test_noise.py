@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -164,6 +166,8 @@ def test_rows_no_item_uses_get_no_noise(glove_ws353):
 
 
 COMPILE_AND_COUNT = """
+import warnings
+
 import numpy as np
 from simgold.stages.noise import noise_check
 from simgold.stats.noise_kernel import _noisy_norms_dots as kernel
@@ -234,3 +238,25 @@ def test_the_kernel_refuses_a_generator_whose_halves_it_cannot_split():
             np.empty((1, 1)),
             np.empty((1, 1)),
         )
+
+
+@pytest.mark.parametrize(
+    "gold,note",
+    [
+        ([3.0] * 4, "no Spearman at any level: the gold standard gives every item the same score (3): no correlation"),
+        ([1.0, 2.0], "no Spearman at any level: 2 items with a gold score: a correlation needs 3 or more"),
+    ],
+    ids=["constant gold", "two items"],
+)
+def test_no_curve_without_a_spearman_and_the_note_says_why(gold, note):
+    vectors = np.random.default_rng(0).normal(size=(5, 3))
+    first, second = np.array([0, 1, 2, 3])[: len(gold)], np.array([1, 2, 3, 4])[: len(gold)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing drawn, nothing warned
+        table = noise_check("d", "m", vectors, first, second, np.array(gold), levels=grid(0, 1, 0.5), k=3, m=2,
+                            seed=0, relative=True)  # fmt: skip
+    assert table["level"].tolist() == [0.0, 0.5, 1.0] and (table["n_items"] == len(gold)).all()
+    assert table[["mean", "sd", "p2_5", "p97_5", "trend_spearman", "monotonic_share"]].isna().all().all()
+    assert (table["note"] == note).all()
+    unit = vectors[: second.max() + 1].std()  # relative: the SD of the items' words' elements
+    assert table["noise"].tolist() == pytest.approx([0.0, 0.5 * unit, unit])

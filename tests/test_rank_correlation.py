@@ -331,3 +331,31 @@ def test_group_ranks_of_nothing_is_empty_groups():
     for weight in (None, np.empty(0)):
         ranks, (n, s, ss) = group_ranks(empty, empty, 3, 5, weight)
         assert len(ranks) == 0 and n.tolist() == s.tolist() == ss.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_vs_mean_needs_an_item_with_two_ratings():
+    """One rater, or raters who share no item: every item's mean is its one rating, and vs_mean
+    would be 1 whatever the ratings. It is NaN; one shared item brings it back."""
+    one = RatingMatrix.from_dense(np.arange(8.0)[:, None])
+    apart = RatingMatrix.from_dense(np.array([[1.0, np.nan]] * 3 + [[np.nan, 2.0]] * 3) + np.arange(6.0)[:, None])
+    for m in (one, apart):
+        vs_mean, vs_rest = ag.vs_reference(m, min_overlap=3)
+        assert np.isnan(vs_mean).all() and np.isnan(vs_rest).all()
+    X = np.array([[1.0, np.nan]] * 3 + [[np.nan, 2.0]] * 3 + [[4.0, 5.0]]) + np.arange(7.0)[:, None]
+    vs_mean, _ = ag.vs_reference(RatingMatrix.from_dense(X), min_overlap=3)
+    assert vs_mean.tolist() == [1.0, 1.0]  # each rater's items ranked as their means rank them
+
+
+def test_why_a_correlation_is_undefined():
+    note = ag.undefined_correlation_note
+    assert note([1.0, 2.0, 3.0], [3.0, 1.0, 2.0]) == ""
+    assert note([1.0, np.nan, 3.0, 2.0], [1.0, 2.0, np.nan, 3.0]) == (
+        "2 items with a gold score and a similarity: a correlation needs 3 or more"
+    )  # only the items with both count
+    assert note([1.0], what="m") == "1 item with a gold score: a correlation needs 3 or more"
+    constant_gold = note([2.5, 2.5, 2.5], [1.0, 2.0, 3.0])
+    assert constant_gold == "the gold standard gives every item the same score (2.5): no correlation"
+    constant_sim = note([1.0, 2.0, 3.0], [0.5, 0.5, 0.5], what="glove")
+    assert constant_sim == "glove gives every pair the same similarity: no correlation"
+    # where the note says so, the correlations are NaN
+    assert np.isnan(ag.spearman([2.5, 2.5, 2.5], [1.0, 2.0, 3.0])) and np.isnan(ag.pearson([1.0, 2.0, 3.0], [0.5] * 3))

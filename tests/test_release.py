@@ -249,3 +249,20 @@ def test_the_card_gives_agreement_with_its_two_way_intervals(tmp_path):
                        "ci_low": [0.5, 0.45, 0.4], "ci_high": [0.7, 0.72, 0.8]})  # fmt: skip
     parts = _agreement_section({"agreement": agreement, "agreement_ci": ci}, 0.95)
     assert parts[1].splitlines()[2] == "| raw | 3 | 6 | 0.610 | [0.400, 0.800] | 0.700 | 0.550 |"  # both, not items
+
+
+def test_the_card_says_why_agreement_and_item_order_are_missing():
+    """One rater: the agreement table is empty but for its note, which the card now carries. One
+    item: no two items to order (the card said "nan%")."""
+    from simgold.report.release import _agreement_section, _gold_section
+
+    why = "pairwise, vs_mean, vs_rest: 1 rater: agreement between raters is not defined"
+    agreement = pd.DataFrame({"stage": ["raw"], "subset": ["all"], "n_raters": 1, "n_items": 12, "pairwise": np.nan,
+                              "vs_rest": np.nan, "alpha_interval": np.nan, "note": why})  # fmt: skip
+    table = _agreement_section({"agreement": agreement}, 0.95)[1].splitlines()
+    assert table[0].endswith("| note |") and table[2] == f"| raw | 1 | 12 |  |  |  | {why} |"
+    single = gold_from_ratings("d", pd.DataFrame({"item_id": ["d:1"]}),
+                               pd.DataFrame({"item_id": "d:1", "rater": ["a", "b", "c"], "score": [2.0, 3.0, 4.0]}),
+                               (0, 6))  # fmt: skip
+    text = "\n".join(_gold_section({"gold": single}, {}, 0.95))
+    assert "nan" not in text and "no two items have intervals whose order a test could resolve" in text

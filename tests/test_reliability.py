@@ -5,6 +5,7 @@ panels checked against the reliability observed with the whole panel of real dat
 from __future__ import annotations
 
 import doctest
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -127,6 +128,7 @@ def test_summary_and_curve():
     s = out["summary"].iloc[0]
     assert s["n_splits_undefined"] == 1 and s["r1"] == pytest.approx(0.5) and s["r_full"] == pytest.approx(6 / 7)
     assert (s["m_0.8"], s["m_0.9"]) == (4.0, 9.0)
+    assert s["note"] == "in 1 of 4 splits a half's item means are all equal"  # 10 items shared: a constant half
     curve = out["curve"]
     assert list(curve["m"]) == list(range(1, 51))  # max(2 x 6, 50)
     assert curve["reliability"].iloc[5] == pytest.approx(6 * 0.5 / (1 + 5 * 0.5))
@@ -174,3 +176,28 @@ def test_projection_from_small_panels_predicts_the_whole_panel(cleaned, name, su
         r1 = reliability_projection(f"{name}-{k}", panel, splits=100)["summary"]["r1"].iloc[0]
         predicted.append(spearman_brown(r1, whole["h"]))
     assert np.mean(predicted) == pytest.approx(whole["r_half"], abs=0.015)
+
+
+@pytest.mark.parametrize(
+    "X,note",
+    [
+        (np.arange(8.0)[:, None], "1 rater: no two halves to correlate"),
+        (np.full((8, 4), 3.0), "no split-half correlation: in 20 of 20 splits a half's item means are all equal"),
+        (
+            np.array([[1.0, 2, 1, 2], [5, 4, 6, 5]]),  # two items: a Spearman needs three
+            "no split-half correlation: in 20 of 20 splits the halves share fewer than 3 rated items",
+        ),
+        (
+            np.array([[1.0, np.nan]] * 4 + [[np.nan, 2.0]] * 4) + np.arange(8.0)[:, None],  # no item shared
+            "no split-half correlation: in 20 of 20 splits the halves share fewer than 3 rated items",
+        ),
+    ],
+    ids=["one rater", "constant scores", "two items", "no item shared"],
+)
+def test_degenerate_panels_say_why_there_is_no_reliability(X, note):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the undefined splits are counted, not warned about
+        out = reliability_projection("d", _ratings(X), splits=20)
+    s = out["summary"].iloc[0]
+    assert s["n_splits_undefined"] == 20 and np.isnan(s["r_half"]) and np.isnan(s["m_0.8"]) and s["note"] == note
+    assert out["curve"]["reliability"].isna().all()

@@ -235,3 +235,93 @@ def test_no_placeholder_panel_where_a_dataset_has_no_sds(monkeypatch, tmp_path):
                                        tmp_path / "e.png", "with SDs")  # fmt: skip
     assert len(drawn[0].axes) == 1 and len(drawn[1].axes) == 3  # with SDs: the SD panel and its RSD twin
     assert not any(t.get_text() for ax in drawn[0].axes for t in ax.texts)  # no "no SDs" text panel
+
+
+# -------------------------------------------------------------------------------- degenerate data
+
+
+def test_a_score_without_a_value_keeps_its_note_on_the_front_page_and_the_dataset_page():
+    from simgold.report.pages import headline_matrix
+
+    why = "the gold standard gives every item the same score (3): no correlation"
+    summary = pd.DataFrame({
+        "dataset": ["flat", "ws"], "model": "a", "metric": "spearman", "subset": "all", "value": [np.nan, 0.6],
+        "ci_low": [np.nan, 0.5], "ci_high": [np.nan, 0.7], "confidence": 0.95, "n_used": 12, "n_total": 12,
+        "oov_pairs": 0.0, "oov_words": 0.0, "note": [why, ""],
+    })  # fmt: skip
+    head = headline(summary).set_index("dataset")
+    assert head.loc["flat", "note"] == why and head.loc["ws", "note"] == ""
+    assert f'<td class="flag">{why}</td>' in headline_matrix(headline(summary))
+    page = dataset_page("flat", clean=None, agreement=None, scores=summary[summary["dataset"] == "flat"], context=None,
+                        figures=[])  # fmt: skip
+    assert f"<td>{why}</td>" in page and "note: why a value is missing" in page
+
+
+def test_the_ci_view_says_once_why_a_statistic_has_no_value():
+    why = "no value: every rating is 3: constant scores have no ranks to correlate"
+    ci = pd.DataFrame({
+        "stage": "raw", "subset": "all", "statistic": "pairwise", "scheme": ["items", "raters", "both"],
+        "value": np.nan, "ci_low": np.nan, "ci_high": np.nan, "confidence": 0.95, "resamples": 1000,
+        "note": [f"{why}; 1000 of 1000 resamples without a value", why, f"{why}; 12 of 1000 resamples without a value"],
+    })  # fmt: skip
+    assert agreement_ci_view(ci)["note"].iloc[0] == (
+        f"{why} (items: 1000 of 1000 resamples without a value; both: 12 of 1000 resamples without a value)"
+    )
+    # reasons that differ by scheme are each named, as before
+    assert agreement_ci_view(ci.assign(note=["a", "", "b"]))["note"].iloc[0] == "items: a; both: b"
+
+
+def test_the_overview_and_the_raters_needed_say_why_they_are_empty():
+    from simgold.report.pages import agreement_overview
+
+    why = "pairwise, vs_mean, vs_rest: 1 rater: agreement between raters is not defined"
+    agreement = pd.DataFrame({"dataset": "one", "stage": ["raw", "calibrated", "filtered"], "subset": "all",
+                              "n_raters": 1, "n_items": 12, "pairwise": np.nan, "vs_rest": np.nan,
+                              "alpha_interval": np.nan, "note": why})  # fmt: skip
+    overview = agreement_overview([agreement], [])
+    assert overview.columns[-1] == "note" and overview["note"].tolist() == [why]
+    assert "note" not in agreement_overview([agreement.assign(note="")], []).columns  # nothing to say: no column
+    summary = pd.DataFrame([{"dataset": "one", "stage": "raw", "observed_raters": 1.0, "n_splits": 200, "r_half": np.nan,
+                             "r_full": np.nan, "r_full_low": np.nan, "r_full_high": np.nan, "r1": np.nan,
+                             "m_0.8": np.nan, "m_0.8_low": np.nan, "m_0.8_high": np.nan, "m_0.9": np.nan,
+                             "m_0.9_low": np.nan, "m_0.9_high": np.nan, "note": "1 rater: no two halves to correlate"}])  # fmt: skip
+    assert reliability_view(summary)["note"].tolist() == ["1 rater: no two halves to correlate"]
+
+
+def test_figures_without_values_say_why_in_place_of_an_empty_plot(monkeypatch, tmp_path):
+    """A bar of height 0 read as a score of 0, an empty noise plot as a hidden curve, and a legend
+    said "mean pairwise nan": each figure now writes the reason where the plot would be."""
+    import warnings
+
+    from simgold.report import figures as figures_module
+
+    drawn = []
+    monkeypatch.setattr(figures_module, "_save", lambda fig, path: drawn.append(fig))
+    why = "the gold standard gives every item the same score (3): no correlation"
+    scores = pd.DataFrame({"subset": "all", "metric": "spearman", "model": ["a", "b"], "value": np.nan,
+                           "ci_low": np.nan, "ci_high": np.nan, "n_used": 12, "note": why})  # fmt: skip
+    levels = np.round(np.arange(0, 1.2, 0.2), 10)
+    noise = pd.DataFrame({"model": "a", "level": levels, "noise": levels, "mean": np.nan, "p2_5": np.nan,
+                          "p97_5": np.nan, "trend_spearman": np.nan, "monotonic_share": np.nan, "m": 2,
+                          "note": f"no Spearman at any level: {why}"})  # fmt: skip
+    summary = pd.DataFrame([{"note": "1 rater: no two halves to correlate"}])
+    curve = pd.DataFrame({"m": [1, 2], "reliability": np.nan, "low": np.nan, "high": np.nan})
+    stage = pd.DataFrame({"stage": "calibrated", "rater": ["r1", "r2"], "avg_pairwise": np.nan, "vs_mean": [0.5, 0.7],
+                          "vs_rest": np.nan, "excluded": False})  # fmt: skip
+    agreement = pd.DataFrame({"stage": ["calibrated"], "subset": ["all"], "pairwise": [np.nan], "vs_mean": [0.6],
+                              "note": ["pairwise: no two raters share 5 items or more (min_overlap)"]})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figures_module.scores_figure(scores, tmp_path / "s.png", "flat: model scores")
+        figures_module.noise_figure([noise], tmp_path / "n.png", "flat: noise")
+        figures_module.reliability_figure(summary, curve, tmp_path / "r.png", "one: reliability")
+        figures_module.rater_agreement_figure(stage, agreement, tmp_path / "a.png", "apart: raters")
+
+    def texts(fig) -> str:
+        return "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
+
+    assert texts(drawn[0]) == f"No model has a value for Spearman's rho.\n{why}"
+    assert "No noise curve." in texts(drawn[1]) and "no Spearman at any level" in texts(drawn[1])
+    assert texts(drawn[2]) == "The reliability cannot be projected.\n1 rater: no two halves to correlate"
+    labels = drawn[3].axes[0].get_legend_handles_labels()[1]
+    assert "mean with the item means 0.600" in labels and not any("nan" in label for label in labels)

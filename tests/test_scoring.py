@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -215,8 +216,8 @@ def test_bootstrap_is_deterministic_and_brackets_the_estimate():
     a = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 7, 0.95))
     b = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 7, 0.95))
     assert a == b
-    for _, _, metric, _, value, low, high, _, n_used, _ in a:
-        assert low < value < high and n_used == 200
+    for row in a:
+        assert row.ci_low < row.value < row.ci_high and row.n_used == 200 and row.note == ""
     c = correlation_scores("d", "m", gold, sim, 200, ScoringSettings(500, 8, 0.95))
     assert c[0][5] != a[0][5]
 
@@ -493,3 +494,67 @@ def test_a_zero_or_non_finite_vector_is_out_of_vocabulary():
     assert pred["oov"].tolist() == [True, True, False] and pred["sim"].isna().tolist() == [True, True, False]
     assert pred["oov_words"].tolist() == ["zero", "huge", ""]
     assert oov_shares(pred)["oov_pairs"] == pytest.approx(2 / 3)
+
+
+# -------------------------------------------------------------------------------- degenerate gold standards
+
+
+@pytest.mark.parametrize(
+    "gold,sim,note",
+    [
+        ([3.0] * 12, np.sin(np.arange(12.0)), "the gold standard gives every item the same score (3): no correlation"),
+        (np.arange(12.0), [0.5] * 12, "m gives every pair the same similarity: no correlation"),
+        ([1.0, 5.0], [0.2, 0.9], "2 items with a gold score and a similarity: a correlation needs 3 or more"),
+        ([4.0], [0.3], "1 item with a gold score and a similarity: a correlation needs 3 or more"),
+    ],
+    ids=["constant gold", "constant similarities", "two items", "one item"],
+)
+def test_a_correlation_without_a_value_has_no_ci_and_says_why(gold, sim, note):
+    gold, sim = np.asarray(gold, dtype=float), np.asarray(sim, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scipy's ConstantInputWarning and numpy's invalid values: none
+        rows = correlation_scores("d", "m", gold, sim, len(gold), ScoringSettings(200, 0, 0.95))
+    assert [row.metric for row in rows] == ["spearman", "pearson", "kendall"]
+    for row in rows:
+        assert np.isnan([row.value, row.ci_low, row.ci_high]).all() and row.note == note
+        assert row.n_used == len(gold)
+
+
+def test_model_differences_on_a_constant_gold_say_why_and_keep_the_models_correlation():
+    gold, a, b = np.full(12, 3.0), np.sin(np.arange(12.0)), np.cos(np.arange(12.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = paired_difference("d", "a", "b", gold, a, b, resamples=100)
+    untested = [row.value_a, row.value_b, row.difference, row.ci_low, row.ci_high, row.p, row.williams_t,
+                row.williams_p, row.zou_low, row.zou_high]  # fmt: skip
+    assert np.isnan(untested).all()
+    assert row.note == "no difference to test: the gold standard gives every item the same score (3): no correlation"
+    assert row.r_ab == pytest.approx(spearmanr(a, b)[0], abs=1e-12)  # the models' agreement needs no gold
+    # one model constant: its reason, the other's correlation kept
+    row = paired_difference("d", "a", "flat", np.arange(12.0), a, np.full(12, 0.5), resamples=100)
+    assert row.value_a == pytest.approx(spearmanr(np.arange(12.0), a)[0]) and np.isnan(row.value_b)
+    assert row.note == "no difference to test: flat gives every pair the same similarity: no correlation"
+
+
+def test_the_human_ceiling_and_raters_below_say_why_they_are_missing():
+    from simgold.stages.agreement import agreement_report
+
+    from .conftest import ratings_frame
+
+    items = pd.DataFrame({"item_id": [f"i{i:02d}" for i in range(12)], "word1": [f"a{i}" for i in range(12)],
+                          "word2": [f"b{i}" for i in range(12)]})  # fmt: skip
+    ratings = ratings_frame([("d", f"i{i:02d}", f"r{r}", 3.0) for i in range(12) for r in range(3)])
+    no_calibration = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
+    report = agreement_report("d", items, ratings, ratings, no_calibration)
+    gold = pd.DataFrame({"item_id": items["item_id"], "mean": 3.0})
+    table = pd.DataFrame({"word": [f"a{i}" for i in range(12)] + [f"b{i}" for i in range(12)], "source": "file",
+                          "vector": [np.array([1.0, 0.0])] * 12 + [np.array([np.cos(t), np.sin(t)]) for t in
+                                                                  np.linspace(0, 3, 12)]})  # fmt: skip
+    _, scores = score_dataset("d", "m", "ratings", items, Vectors(table, False, "skip"), gold=gold,
+                              agreement=report["agreement"], raters=report["raters"],
+                              scoring=ScoringSettings(50, 0, 0.95))  # fmt: skip
+    notes = scores.set_index("metric")["note"]
+    assert notes["spearman"] == "the gold standard gives every item the same score (3): no correlation"
+    assert notes["human_ceiling"].startswith("pairwise, vs_mean, vs_rest: every rating is 3: constant scores")
+    assert notes["raters_below"] == f"no Spearman: {notes['spearman']}"
+    assert notes["oov_pairs"] == "" and scores.set_index("metric").loc["oov_pairs", "value"] == 0.0

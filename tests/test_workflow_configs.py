@@ -5,6 +5,8 @@ as a module, with bad configs, on the third-party data in ../shared; and the wor
 
 from __future__ import annotations
 
+import base64
+import html
 import re
 import shutil
 import subprocess
@@ -13,6 +15,7 @@ import tarfile
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -240,32 +243,128 @@ def test_a_deployed_study_runs_the_demo_after_copying_its_sheets(tmp_path):
     assert re.search(r"^all\s+1$", planned, re.M) and re.search(r"^release\s+7$", planned, re.M), planned[-2000:]
 
 
+#: the degenerate datasets of ``test_degenerate_panels_finish_with_notes_and_pages``: the columns of
+#: each one's sheet and its 12 rows of ratings (empty: not rated), by the row's number k
+DEGENERATE = {
+    "one": ("r1", lambda k: f"{k % 6}"),  # one rater
+    "apart": ("r1,r2", lambda k: f"{k % 6}," if k < 6 else f",{k % 6}"),  # two raters, no item shared
+    "constant": ("r1,r2,r3", lambda k: "3,3,3"),  # every rater gives every pair 3
+    "flat": ("r1,r2,r3", lambda k: "2,4,5"),  # each rater constant, each another value
+    "single": ("r1,r2,r3", lambda k: "2,3,4"),  # one pair (the first row only)
+    "two": ("r1,r2,r3", lambda k: ("1,2,1", "5,4,6")[k]),  # two pairs
+}
+#: why each dataset's statistics are missing, as its page says it (one line of each stage it can have)
+DEGENERATE_NOTES = {
+    "one": ["1 rater: agreement between raters is not defined", "1 rater: no two halves to correlate"],
+    "apart": [
+        "no two raters share 5 items or more (min_overlap)",
+        "no item has two ratings: each item's mean is its one rater's score",
+        "in 200 of 200 splits the halves share fewer than 3 rated items",
+    ],
+    "constant": [
+        "every rating is 3: constant scores have no ranks to correlate",
+        "every rating is 3: no variance between items or raters, no ICC",
+        "every pairable score is the same: no expected disagreement",
+        "in 200 of 200 splits a half's item means are all equal",
+        "the gold standard gives every item the same score (3): no correlation",
+        "no difference to test: the gold standard gives every item the same score (3): no correlation",
+        "no model has a Spearman with the gold standard",
+    ],
+    "flat": [
+        "in every pair of raters sharing 5 items or more (min_overlap), one rater gives every shared item the same score",
+        "no rater of 3 has a value: 3 give all their items one score",
+        "no residual variance (every rating is its item's mean plus its rater's shift): no F-based interval",
+        "the gold standard gives every item the same score (3.66667): no correlation",
+    ],
+    "single": [
+        "1 item: an ICC needs two items or more",
+        "one item has two ratings or more: alpha would be 0 whatever the ratings (it needs two such items)",
+        "1 item with a gold score and a similarity: a correlation needs 3 or more",
+    ],
+    "two": ["2 items with a gold score and a similarity: a correlation needs 3 or more"],
+}
+
+
 def test_degenerate_panels_finish_with_notes_and_pages(tmp_path):
-    """One rater, and two raters who share no item (common in crowd data): every stage finishes,
-    the CIs say why they have no value, and each dataset's page and the front page are built."""
+    """Degenerate data, each a dataset of one run scored by two small models (so that the scores,
+    the model comparisons, the MSD, the noise check and every figure run too): one rater, two
+    raters who share no item (common in crowd data), constant scores, each rater constant at another
+    value, one pair, two pairs. Every stage finishes without a warning; a statistic that cannot be
+    computed is NaN with a note saying why, in its table and on its dataset's page; every figure
+    is drawn, and the front page is built."""
     project = fresh_copy(tmp_path / "simgold")
-    rows = [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j"), ("k", "l"), ("m", "n"), ("o", "p")]
-    (project / "raw" / "one.csv").write_text(
-        "w1,w2,r1\n" + "".join(f"{a},{b},{k % 6}\n" for k, (a, b) in enumerate(rows)), encoding="utf-8"
-    )
-    (project / "raw" / "apart.csv").write_text(
-        "w1,w2,r1,r2\n" + "".join(f"{a},{b}," + (f"{k % 6}," if k < 4 else f",{k % 6}") + "\n"
-                                  for k, (a, b) in enumerate(rows)), encoding="utf-8")  # fmt: skip
+    words = [chr(ord("a") + k) for k in range(24)]
+    pairs = list(zip(words[::2], words[1::2]))  # a/b, c/d, ...: 12 pairs, over min_shared_items (10)
+    for name, (raters, ratings) in DEGENERATE.items():
+        rows = pairs[:1] if name == "single" else pairs[:2] if name == "two" else pairs
+        sheet = f"w1,w2,{raters}\n" + "".join(f"{a},{b},{ratings(k)}\n" for k, (a, b) in enumerate(rows))
+        (project / "raw" / f"{name}.csv").write_text(sheet, encoding="utf-8")
+    rng = np.random.default_rng(0)
+    for model in ("vec-a", "vec-b"):  # word2vec text files, 4 dimensions: read in a second
+        lines = [" ".join([w, *(f"{x:.4f}" for x in rng.normal(size=4))]) for w in words]
+        (project / "raw" / f"{model}.txt").write_text(f"{len(words)} 4\n" + "\n".join(lines) + "\n", encoding="utf-8")
     source = {"words": ["w1", "w2"], "raters": "^r"}
+    ratings = {"language": "en", "kind": "ratings", "scale": [0, 6]}
     config = {
-        "datasets": {
-            name: {"language": "en", "kind": "ratings", "scale": [0, 6], "sources": [{"path": f"raw/{name}.csv", **source}]}
-            for name in ("one", "apart")
-        },
-        "models": {},
+        "datasets": {name: {**ratings, "sources": [{"path": f"raw/{name}.csv", **source}]} for name in DEGENERATE},
+        "models": {model: {"language": "en", "path": f"raw/{model}.txt"} for model in ("vec-a", "vec-b")},
+        "noise": {"k": 5, "m": 2},
         "scoring": {"resamples": 100},
     }
     (project / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     run = snakemake(project, "--cores", "2")
-    assert "Traceback" not in run.stdout + run.stderr and "RuntimeWarning" not in run.stderr
-    for name in ("one", "apart"):
-        assert (project / "results" / "report" / name / "index.html").is_file()
-        ci = pd.read_parquet(project / "results" / "agreement" / name / "agreement_ci.parquet")
-        pairwise = ci[(ci["statistic"] == "pairwise") & (ci["stage"] == "raw")]
-        assert pairwise["ci_low"].isna().all() and (pairwise["note"] != "").all(), pairwise
-    assert (project / "results" / "report" / "index.html").is_file()
+    out = run.stdout + run.stderr
+    for problem in ("Traceback", "RuntimeWarning", "ConstantInputWarning", "Warning:"):
+        assert problem not in out, out[-3000:]
+    results = project / "results"
+
+    def table(*parts: str) -> pd.DataFrame:
+        return pd.read_parquet(results.joinpath(*parts))
+
+    for name, notes in DEGENERATE_NOTES.items():
+        text = html.unescape((results / "report" / name / "index.html").read_text(encoding="utf-8"))
+        for note in notes:
+            assert note in text, (name, note)
+        figures = results / "report" / name / "figures"
+        for figure in ("scores", "noise", "raters", "reliability", "distribution"):
+            png = (figures / f"{figure}.png").read_bytes()
+            assert png[:4] == b"\x89PNG" and len(png) > 5000, (name, figure)
+            assert f"data:image/png;base64,{base64.b64encode(png).decode()}" in text  # the page embeds it
+    front = html.unescape((results / "report" / "index.html").read_text(encoding="utf-8"))
+    assert DEGENERATE_NOTES["constant"][4] in front and DEGENERATE_NOTES["two"][0] in front
+    assert "1 rater: no two halves to correlate" in front  # the raters-needed table across datasets
+    # the agreement and its CIs: NaN where undefined, no interval around it, and why
+    for name in ("one", "apart", "constant", "single", "two"):
+        ci = table("agreement", name, "agreement_ci.parquet")
+        pairwise = ci[ci["statistic"] == "pairwise"]
+        assert pairwise[["value", "ci_low", "ci_high"]].isna().all().all(), (name, pairwise)
+        assert pairwise["note"].str.startswith("no value: ").all(), (name, pairwise["note"])
+    constant = table("agreement", "constant", "agreement_ci.parquet")  # every statistic, every scheme
+    assert constant[["value", "ci_low", "ci_high"]].isna().all().all()
+    assert constant["note"].str.startswith("no value: ").all()
+    apart = table("agreement", "apart", "agreement_ci.parquet")  # duplicated items reach min_overlap in resamples
+    assert apart[["ci_low", "ci_high"]].isna().all().all()
+    single = table("agreement", "single", "alpha.parquet")
+    assert single["alpha"].isna().all() and (single["note"] == DEGENERATE_NOTES["single"][1]).all()
+    icc = table("agreement", "flat", "icc.parquet")  # items alike, raters apart: no agreement on the items, 0
+    assert (icc["value"] == 0.0).all() and icc["ci_low"].isna().all()
+    assert (icc["note"] == DEGENERATE_NOTES["flat"][2]).all()
+    assert table("agreement", "two", "icc.parquet")["value"].notna().all()  # two items and three raters: an ICC
+    for name in ("one", "apart", "constant", "flat", "single", "two"):
+        reliability = table("reliability", name, "summary.parquet").iloc[0]
+        assert np.isnan(reliability["r_half"]) and reliability["note"], name
+    # the scores: no correlation with a constant gold standard or on fewer than 3 pairs, and why
+    for name in ("constant", "flat", "single", "two"):
+        for model in ("vec-a", "vec-b"):
+            spearman = table("scores", name, model, "scores.parquet").set_index("metric").loc["spearman"]
+            assert np.isnan(spearman["value"]) and np.isnan(spearman["ci_low"]) and spearman["note"], (name, model)
+        noise = table("noise", name, "vec-a.parquet")
+        assert noise["mean"].isna().all() and noise["note"].str.startswith("no Spearman at any level: ").all()
+        msd = table("scores", name, "msd.parquet")
+        assert msd["msd"].isna().all() and msd["note"].str.startswith("no model has a Spearman").all(), name
+    differences = table("scores", "constant", "model_differences.parquet")
+    assert differences["williams_p"].isna().all() and differences["r_ab"].notna().all()
+    assert (differences["note"] == DEGENERATE_NOTES["constant"][5]).all()
+    scored = table("scores", "one", "vec-a", "scores.parquet").set_index("metric")  # one rater still gives a gold
+    assert np.isfinite(scored.loc["spearman", "value"]) and scored.loc["spearman", "note"] == ""
+    assert "1 rater: agreement between raters is not defined" in scored.loc["human_ceiling", "note"]

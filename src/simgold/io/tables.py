@@ -40,6 +40,7 @@ SCORE_COLUMNS = {
     "confidence": F,  # the CIs' level (scoring.confidence); NaN for a metric without CIs or with 0 resamples
     "n_used": I,
     "n_total": I,
+    "note": S,  # why the value (or its CI) is missing; empty when it is there
 }
 SCORE_KEY = ["dataset", "model", "metric", "subset"]
 #: score rows that the summary shows as columns beside the other metrics
@@ -343,6 +344,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "n_items": I,
             "trend_spearman": F,
             "monotonic_share": F,
+            "note": S,  # why there is no curve (simgold.stages.noise.noise_check)
         },
         ["dataset", "model", "level"],
     ),
@@ -426,6 +428,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "n_splits_undefined": I,
             **{f"{name}{end}": F for name in ("r_half", "r_full", "r1", "h") for end in ("", "_low", "_high")},
             **{f"m_{target}{end}": F for target in ("0.8", "0.9") for end in ("", "_low", "_high")},
+            "note": S,  # why splits have no value (simgold.stages.reliability.split_note)
         },
         None,
     ),

@@ -16,6 +16,7 @@ routing) and the pages need no matplotlib.
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,13 @@ def exclusion_threshold(stage: pd.DataFrame, outliers: dict | None) -> OutlierCu
     )  # fmt: skip
 
 
+def _message(ax, text: str) -> None:
+    """In place of a plot that has nothing to show: the reason, wrapped to the axes, and no axes."""
+    lines = [wrapped for line in text.split("\n") for wrapped in textwrap.wrap(line, 80) or [""]]
+    ax.text(0.5, 0.5, "\n".join(lines), ha="center", va="center", fontsize=9, transform=ax.transAxes)
+    ax.set_axis_off()
+
+
 def _legend_outside(ax, **kwargs) -> None:
     """A legend to the right of the axes, so that it never covers data."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
@@ -72,9 +80,9 @@ def rater_agreement_figure(
     stage = raters[raters["stage"] == "calibrated"].sort_values("vs_mean", na_position="first")
     fig, ax = _pyplot().subplots(figsize=(max(6.0, 0.28 * len(stage) + 3.5), 4.2))
     if stage.empty or stage[["avg_pairwise", "vs_mean"]].isna().all().all():
-        note = agreement["note"].iloc[0] if len(agreement) else "no per-rater figures"
-        ax.text(0.5, 0.5, note or "no per-rater figures", ha="center", va="center", wrap=True)
-        ax.set_axis_off()
+        shown = agreement[(agreement["stage"] == "calibrated") & (agreement["subset"] == "all")]  # the bars' stage
+        note = (shown if len(shown) else agreement)["note"].iloc[0] if len(agreement) else ""
+        _message(ax, f"No rater has a value.\n{note}" if note else "no per-rater figures")
     else:
         _rater_bars(ax, stage, agreement, exclusion_threshold(stage, outliers))
     ax.set_title(title, fontsize=10)
@@ -95,12 +103,10 @@ def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> 
             bar.set_hatch(h)
         handles.append(Patch(color=colours[col], label=label))
     row = agreement[(agreement["stage"] == "calibrated") & (agreement["subset"] == "all")].iloc[0]
-    ax.axhline(
-        row["pairwise"], color=colours["avg_pairwise"], ls="--", lw=1, label=f"mean pairwise {row['pairwise']:.3f}"
-    )
-    ax.axhline(
-        row["vs_mean"], color=colours["vs_mean"], ls="--", lw=1, label=f"mean with the item means {row['vs_mean']:.3f}"
-    )
+    for col, label in (("pairwise", "mean pairwise"), ("vs_mean", "mean with the item means")):
+        if pd.notna(row[col]):  # no line, and no "nan" in the legend, for a mean that is undefined
+            colour = colours["avg_pairwise" if col == "pairwise" else col]
+            ax.axhline(row[col], color=colour, ls="--", lw=1, label=f"{label} {row[col]:.3f}")
     shown = [stage["avg_pairwise"], stage["vs_mean"]]
     if threshold is not None:
         col, cut = threshold.column, threshold.cut
@@ -155,8 +161,8 @@ def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: 
     fig, ax = _pyplot().subplots(figsize=(7, 3.8))
     row = summary.iloc[0]
     if curve["reliability"].isna().all():
-        ax.text(0.5, 0.5, "no split-half correlation: the reliability cannot be projected", ha="center", va="center")
-        ax.set_axis_off()
+        why = row["note"] if "note" in row and row["note"] else "no split-half correlation"
+        _message(ax, f"The reliability cannot be projected.\n{why}")
     else:
         ax.fill_between(curve["m"], curve["low"], curve["high"], color="#4C72B0", alpha=0.2, label="95% of splits")
         ax.plot(curve["m"], curve["reliability"], color="#4C72B0", label=f"expected reliability (r1 = {row['r1']:.2f})")
@@ -200,15 +206,19 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
     level = confidence_labels(rows.get("confidence", []))
     for ax, metric in zip(axes[0], metrics):
         part = flag_scores(rows[rows["metric"] == metric].sort_values("model"))
-        labels = [f"{m}" + (f"\n(n={n}: {flag})" if flag else "") for m, n, flag in
-                  zip(part["model"], part["n_used"], part["flag"])]  # fmt: skip
-        x = np.arange(len(part))
+        name, limits = METRIC_AXES[metric]
         value = part["value"].to_numpy(float)
+        if not np.isfinite(value).any():  # a bar of height 0 would read as a score of 0
+            notes = sorted({n for n in part.get("note", pd.Series(dtype=str)).fillna("") if n})
+            _message(ax, f"No model has a value for {name}.\n" + "\n".join(notes))
+            continue
+        labels = [f"{m}" + (f"\n(n={n}: {flag})" if flag else "") + ("\n(no value)" if np.isnan(v) else "")
+                  for m, n, flag, v in zip(part["model"], part["n_used"], part["flag"], value)]  # fmt: skip
+        x = np.arange(len(part))
         low = np.nan_to_num(value - part["ci_low"].to_numpy(float))
         high = np.nan_to_num(part["ci_high"].to_numpy(float) - value)
         ax.bar(x, np.nan_to_num(value), color="#4C72B0", yerr=[low, high], capsize=4)
         ax.set_xticks(x, labels, fontsize=8)
-        name, limits = METRIC_AXES[metric]
         ceiling = scores.loc[scores["metric"] == "human_ceiling", "value"].dropna()
         if metric == "spearman" and len(ceiling):
             ax.axhline(ceiling.iloc[0], color="#C44E52", ls="--", lw=1, label=f"human ceiling {ceiling.iloc[0]:.3f}")
@@ -224,12 +234,24 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
 def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
     """Mean Spearman against the noise level, with the 2.5-97.5 percentile band, per model."""
     fig, ax = _pyplot().subplots(figsize=(9, 3.6))
+    curves = [t for t in tables if t["mean"].notna().any()]
+    if not curves:
+        notes = sorted({f"{t['model'].iloc[0]}: {t['note'].iloc[0]}" if "note" in t else t["model"].iloc[0]
+                        for t in tables if len(t)})  # fmt: skip
+        _message(ax, "No noise curve.\n" + "\n".join(notes))
+        ax.set_title(title, fontsize=10)
+        _save(fig, path)
+        return
     for t in tables:
         model = t["model"].iloc[0]
+        if t["mean"].isna().all():  # listed, with why, so that a missing curve is not taken for a hidden one
+            why = t["note"].iloc[0] if "note" in t else ""
+            ax.plot([], [], " ", label=f"{model}: no curve{f' ({why})' if why else ''}")
+            continue
         label = f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
         ax.plot(t["level"], t["mean"], "o-", ms=3, label=label)
         ax.fill_between(t["level"], t["p2_5"], t["p97_5"], alpha=0.2)
-    ax.set_xlabel(noise_axis_label(tables))
+    ax.set_xlabel(noise_axis_label(curves))
     ax.set_ylabel("Spearman")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     ax.set_title(title, fontsize=10)

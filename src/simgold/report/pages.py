@@ -175,14 +175,15 @@ def dataset_page(
     if "gold" in statistics and len(statistics["gold"]):
         parts.append(gold_precision_section(statistics["gold"]))
     if scores is not None and len(scores):
-        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag"]
+        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag", "note"]
         parts.append(
             html_table(
                 flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
                 f"Model scores with {confidence_labels(scores.get('confidence', []))} bootstrap CIs; OOV shares as "
                 "fractions; the human ceiling; msd: the smallest "
                 "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
-                "(Williams' test; see the table below): a smaller gap is no evidence that one model is better",
+                "(Williams' test; see the table below): a smaller gap is no evidence that one model is better; "
+                "note: why a value is missing",
             )
         )
     parts += model_sections(statistics)
@@ -267,9 +268,29 @@ def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
                 interval_text(hit["ci_low"].iloc[0], hit["ci_high"].iloc[0]) if len(hit) else ""
             )
             row[f"resamples ({scheme})"] = int(hit["resamples"].iloc[0]) if len(hit) else 0
-        row["note"] = "; ".join(f"{s}: {n}" for s, n in zip(group["scheme"], group["note"]) if n)
+        row["note"] = _schemes_note(group)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _schemes_note(group: pd.DataFrame) -> str:
+    """The notes of one statistic's schemes, each named; why the statistic has no value (the same
+    for every scheme: ``agreement_ci.undefined_reason``) once, before them.
+
+    Examples
+    --------
+    >>> group = pd.DataFrame({"scheme": ["items", "raters"], "note": ["no value: 1 rater; 9 of 9 resamples without "
+    ...                       "a value", "no value: 1 rater"]})
+    >>> _schemes_note(group)
+    'no value: 1 rater (items: 9 of 9 resamples without a value)'
+    """
+    notes = [(scheme, note) for scheme, note in zip(group["scheme"], group["note"]) if note]
+    first = notes[0][1].split("; ")[0] if notes else ""
+    shared = all(note == first or note.startswith(f"{first}; ") for _, note in notes)
+    if not first.startswith("no value: ") or len(notes) < len(group) or not shared:
+        return "; ".join(f"{scheme}: {note}" for scheme, note in notes)
+    rest = "; ".join(f"{scheme}: {note[len(first) + 2 :]}" for scheme, note in notes if len(note) > len(first))
+    return f"{first} ({rest})" if rest else first
 
 
 def agreement_sections(statistics: dict) -> list[str]:
@@ -356,6 +377,8 @@ def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
             "r1": summary["r1"],
             "raters for 0.8": [_needed(row, "0.8") for _, row in summary.iterrows()],
             "raters for 0.9": [_needed(row, "0.9") for _, row in summary.iterrows()],
+            # why splits have no value (a table of an older run has no note)
+            "note": summary["note"] if "note" in summary else "",
         }
     )
 
@@ -473,7 +496,7 @@ def flag_scores(summary: pd.DataFrame) -> pd.DataFrame:
 def headline(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per dataset x model: the number to quote. Spearman where the dataset has a gold
     standard; else the A&G score when it rests on at least MIN_COMPARISONS comparisons; else no
-    value and a note."""
+    value and a note. A score without a value (a constant gold standard) keeps its note."""
     main = summary[(summary["subset"] == "all") & summary["metric"].isin(MAIN_METRICS)]
     rows = []
     for (dataset, model), group in main.groupby(["dataset", "model"], sort=True):
@@ -495,7 +518,7 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
                 "oov_pairs": row["oov_pairs"],
                 "oov_words": row["oov_words"],
                 "msd": row["msd"] if "msd" in row else np.nan,
-                "note": "" if usable else f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})",
+                "note": _headline_note(row, usable),
             }
         )
     columns = [
@@ -513,6 +536,15 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
         "msd",
     ]
     return pd.DataFrame(rows, columns=columns + ["note"])
+
+
+def _headline_note(row: pd.Series, usable: bool) -> str:
+    """Why a headline cell has no value: an A&G score on too few comparisons, or the score's own
+    note (a constant gold standard, too few items)."""
+    if not usable:
+        return f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})"
+    note = row["note"] if "note" in row and isinstance(row["note"], str) else ""  # a run before the column: none
+    return note if pd.isna(row["value"]) else ""
 
 
 def wide_table(head: pd.DataFrame) -> pd.DataFrame:
@@ -549,7 +581,8 @@ def agreement_overview(
     ``overview_statistics()`` (pairwise, vs_rest, alpha) of the raters kept (filtered stage, all
     items); NaN for a statistic a table (of an older run) lacks. With ``icc`` (the datasets' ICC
     tables), also the ICC of the mean of the raters (ICC(2,k), or ICC(1,k) for rating slots); with
-    ``retest`` (the test-retest tables), the pooled test-retest ICC(2,1) (NaN: no repeated answer)."""
+    ``retest`` (the test-retest tables), the pooled test-retest ICC(2,1) (NaN: no repeated answer).
+    Where an agreement table's note says why a statistic is missing, a ``note`` column carries it."""
     shown = overview_statistics()
     retest_of = {t["dataset"].iloc[0]: float(t["icc"].iloc[0]) for t in retest or [] if len(t)}
     icc_of = {}
@@ -578,9 +611,11 @@ def agreement_overview(
                 **{label: kept.get(name, np.nan) for name, label in shown.items()},
                 **({"ICC(k)": icc_of.get(kept["dataset"], np.nan)} if icc is not None else {}),
                 **({"retest ICC": retest_of.get(kept["dataset"], np.nan)} if retest is not None else {}),
+                "note": kept["note"] if isinstance(kept.get("note"), str) else "",
             }
         )
     optional = [name for name, given in (("ICC(k)", icc), ("retest ICC", retest)) if given is not None]
+    optional += ["note"] if any(row["note"] for row in rows) else []  # why a cell is empty, where one is
     columns = ["dataset", "raters", "excluded", "items", *shown.values(), *optional]
     return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
 
@@ -686,7 +721,7 @@ def index_page(
         main = flag_scores(summary)
         main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
         cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
-        cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag"]
+        cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag", "note"]
         level = confidence_labels(main.get("confidence", []))
         parts.append(
             html_table(main[[c for c in cols if c in main]], (

@@ -343,6 +343,9 @@ def _agreement_section(tables: dict, confidence: float) -> list[str]:
     columns = ["stage", "subset", "n_raters", "n_items", "pairwise", "vs_rest", "alpha_interval"]
     whole = agreement.loc[agreement["subset"] == "all", columns]
     view = (with_intervals(whole, ci) if ci is not None and len(ci) else whole).drop(columns=["subset"])
+    notes = agreement.loc[agreement["subset"] == "all", "note"].fillna("") if "note" in agreement else None
+    if notes is not None and (notes != "").any():  # why a cell is empty (one rater, constant scores)
+        view = view.assign(note=notes.to_numpy())
     text = (
         "Agreement by stage (raw ratings, after calibration, after outlier filtering; the filtered figures are "
         "optimistic where raters were excluded, since the same ratings chose who was kept): mean pairwise Spearman, "
@@ -379,10 +382,15 @@ def _gold_section(tables: dict, ds: dict, confidence: float) -> list[str]:
     with_ci = gold["ci_low"].notna()
     if with_ci.any():
         half = ((gold["ci_high"] - gold["ci_low"]) / 2)[with_ci]
+        resolved = gold["resolved_share"].mean()
+        order = (
+            f"of every two items, {resolved:.0%} have an order Welch's test resolves at that level"
+            if pd.notna(resolved)
+            else "no two items have intervals whose order a test could resolve"  # one item with an interval
+        )
         parts.append(
             f"Each item's score has a {confidence_label(confidence)} Student's t interval from its ratings "
-            f"(median half-width {half.median():.2f}); of every two items, {gold['resolved_share'].mean():.0%} "
-            "have an order Welch's test resolves at that level."
+            f"(median half-width {half.median():.2f}); {order}."
         )
     if distribution is not None and len(distribution):
         view = distribution[["bin_low", "bin_high", "n_items", "share"]].rename(

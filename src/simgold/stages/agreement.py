@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.stats.alpha import alpha_table, krippendorff_alpha
-from simgold.stats.icc import one_way, two_way
+from simgold.stats.icc import one_way, one_way_note, two_way, two_way_note
 from simgold.stats.retest import consecutive_answers, retest_reliability
 from simgold.stats.rank_correlation import (
     AgreementStats,
@@ -36,7 +36,14 @@ from simgold.stats.rank_correlation import (
     vs_reference,
 )
 from simgold.stats.agreement_ci import TABLE_COLUMNS as CI_COLUMNS
-from simgold.stats.agreement_ci import agreement_cis, agreement_summary, slot_ci_statistics, slot_summary
+from simgold.stats.agreement_ci import (
+    agreement_cis,
+    agreement_summary,
+    ci_statistics,
+    slot_ci_statistics,
+    slot_summary,
+    undefined_reason,
+)
 from simgold.io.tables import TABLES
 
 STAGES = ("raw", "calibrated", "filtered")
@@ -125,12 +132,24 @@ def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshol
     return excluded, reasons
 
 
-def _note(stats_summary: dict, n_raters: int) -> str:
-    if n_raters < 2:
-        return f"{n_raters} rater(s): agreement between raters is not defined"
-    if stats_summary["n_pairs"] == 0:
-        return "no two raters share enough items (min_overlap) with varying scores: no pairwise value"
-    return ""
+def _note(stats: AgreementStats) -> str:
+    """Why the statistics with an interval (pairwise, vs_mean, vs_rest, alpha) that have no value
+    have none, those of one reason named together: "pairwise, vs_rest: <why>; alpha_interval: <why>".
+
+    Examples
+    --------
+    >>> note = _note(agreement(RatingMatrix.from_dense(np.full((6, 3), 3.0))))  # every rater gives every item 3
+    >>> for part in note.split("; "):
+    ...     print(part)
+    pairwise, vs_mean, vs_rest: every rating is 3: constant scores have no ranks to correlate
+    alpha_interval: every pairable score is the same: no expected disagreement
+    """
+    by_reason: dict[str, list[str]] = {}
+    for name in ci_statistics():
+        reason = undefined_reason(stats, name)
+        if reason:
+            by_reason.setdefault(reason, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
 
 
 def optimistic_note(n_excluded: int, method: str) -> str:
@@ -198,7 +217,7 @@ def agreement_report(
         optimistic = optimistic_note(int(excluded.sum()), outliers["method"])
         for stage in STAGES:
             summary = agreement_summary(stats[stage])
-            note = _note(summary, summary["n_raters"])
+            note = _note(stats[stage])
             if stage == "filtered" and optimistic:
                 note = "; ".join(part for part in (optimistic, note) if part)
             rows.append(_row(dataset, stage, label, summary, note))
@@ -339,20 +358,27 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
         if len(per_item) and per_item.min() != per_item.max():
             note += f" ({per_item.min()}-{per_item.max()} ratings per item: k is k0)"
         raters = int(per_item.max()) if len(per_item) else 0
-        return [(icc, n_items, raters, note) for icc in one_way(ratings["score"].to_numpy(float), codes, confidence)]
+        values = ratings["score"].to_numpy(float)
+        why = one_way_note(values, codes, confidence) if len(values) else "no rating: no ICC"
+        note = "; ".join(x for x in (note, why) if x)
+        return [(icc, n_items, raters, note) for icc in one_way(values, codes, confidence)]
     counts = ratings.groupby("rater")["item_id"].nunique()
     complete = counts.index[counts == n_items]
     wide = ratings[ratings["rater"].isin(complete)].pivot(index="item_id", columns="rater", values="score")
     left_out = len(counts) - len(complete)
+    X = wide.to_numpy(float)
     note = ""
-    if len(complete) < 2 or n_items < 2:
+    if n_items < 2:
+        note = two_way_note(X, confidence)
+    elif len(complete) < 2:
         note = (
             f"{len(complete)} of {len(counts)} raters rated every one of the {n_items} items: no ICC (it needs a "
             "complete block of two raters or more)"
         )
-    elif left_out:
-        note = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
-    return [(icc, n_items, len(complete), note) for icc in two_way(wide.to_numpy(float), confidence)]
+    else:
+        on_block = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
+        note = "; ".join(x for x in (on_block if left_out else "", two_way_note(X, confidence)) if x)
+    return [(icc, n_items, len(complete), note) for icc in two_way(X, confidence)]
 
 
 def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -455,7 +481,7 @@ def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | Non
     for stage in STAGES:
         summary = agreement_summary(per_stage[stage])
         summary["n_items"] = per_stage[stage].n_items  # target groups
-        note = _note(summary, summary["n_raters"]) or "rankings: items are target groups; n_ratings counts ranks"
+        note = _note(per_stage[stage]) or "rankings: items are target groups; n_ratings counts ranks"
         rows.append(_row(dataset, stage, "all", summary, note))
     empty = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
     raters = _rater_table(dataset, per_stage, empty, excluded, reasons, stats.raters)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
-from simgold.stats.rank_correlation import pearson_rows, rankdata, spearman
+from simgold.stats.rank_correlation import pearson_rows, rankdata, spearman, undefined_correlation_note
 from simgold.stats.seeds import seed_for
 
 NOISE_COLUMNS = TABLES["noise"].names  # the canonical schema's columns, in order
@@ -58,7 +58,15 @@ def noise_check(
     384-d vectors). Each level draws from its own random stream, so the numbers do not depend on
     ``threads``. Rows that no item uses are dropped first (they cannot move a score): a caller may
     pass a whole vocabulary and gets the numbers, and pays the time, of the items' words alone
-    (the workflow passes those words alone).
+    (the workflow passes those words alone). Where no Spearman can be had (fewer than 3 items, a
+    constant gold standard) nothing is drawn: the rows are NaN and their ``note`` says why.
+
+    Examples
+    --------
+    >>> table = noise_check("d", "m", np.eye(3), np.array([0, 1]), np.array([1, 2]), np.array([3.0, 3.0]),
+    ...                     levels=np.array([0.0, 0.5]), k=2, m=2, seed=0, relative=False)
+    >>> table[["level", "mean", "note"]].values.tolist()[1]
+    [0.5, nan, 'no Spearman at any level: 2 items with a gold score: a correlation needs 3 or more']
     """
 
     from simgold.stats.noise_kernel import compile_once  # heavy: numba compiles it, only the noise job
@@ -76,6 +84,11 @@ def noise_check(
         raise IndexError(f"item word indices {bad[:5].tolist()} are outside the {len(vectors)} rows of vectors")
     if len(used) < len(vectors):
         vectors, first, second = vectors[used], np.searchsorted(used, first), np.searchsorted(used, second)
+    why_none = undefined_correlation_note(gold)
+    if why_none:  # every noisy copy would be NaN: draw none
+        unit = float(np.std(vectors)) if relative and np.size(vectors) else 1.0
+        return _table(dataset, model, levels, unit, np.full((len(levels), 1), np.nan), k, m, len(gold),
+                      np.nan, np.nan, f"no Spearman at any level: {why_none}")  # fmt: skip
     compile_once()  # before the threads start: one compiles, the others would wait for it
     unit = float(vectors.std()) if relative else 1.0
     gold_ranks = rankdata(gold)
@@ -93,6 +106,15 @@ def noise_check(
     curves = scores.mean(axis=2)  # (levels, m): each repetition's curve
     monotonic = float(np.mean(np.all(np.diff(curves, axis=0) < 0, axis=0))) if len(levels) > 1 else float("nan")
     trend = spearman(np.repeat(levels, pooled.shape[1]), pooled.ravel()) if len(levels) > 1 else float("nan")
+    # the model's own similarities constant at every level: no copy ranks the items
+    note = "" if np.isfinite(pooled).any() else "no noisy copy has a Spearman: its similarities are constant"
+    return _table(dataset, model, levels, unit, pooled, k, m, len(gold), trend, monotonic, note)
+
+
+def _table(dataset, model, levels, unit, pooled, k, m, n_items, trend, monotonic, note) -> pd.DataFrame:
+    """The noise table of the levels' pooled Spearman values (levels x samples)."""
+    with np.errstate(invalid="ignore", divide="ignore"):  # one sample: no SD
+        sd = pooled.std(axis=1, ddof=1) if pooled.shape[1] > 1 else np.full(len(levels), np.nan)
     return pd.DataFrame(
         {
             "dataset": dataset,
@@ -100,14 +122,15 @@ def noise_check(
             "level": levels,
             "noise": levels * unit,
             "mean": pooled.mean(axis=1),
-            "sd": pooled.std(axis=1, ddof=1),
+            "sd": sd,
             "p2_5": np.quantile(pooled, 0.025, axis=1),
             "p97_5": np.quantile(pooled, 0.975, axis=1),
             "k": k,
             "m": m,
-            "n_items": len(gold),
+            "n_items": n_items,
             "trend_spearman": trend,
             "monotonic_share": monotonic,
+            "note": note,
         },
         columns=list(NOISE_COLUMNS),
     )

@@ -34,6 +34,7 @@ from simgold.stats.reliability import (
     spearman_brown,
     split_half_correlations,
 )
+from simgold.stats.rank_correlation import MIN_CORRELATION_ITEMS
 from simgold.stats.seeds import seed_for
 
 TARGETS = (0.8, 0.9)
@@ -82,8 +83,9 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
     ``observed`` is the mean number of ratings per item. The summary holds, for ``r_half``,
     ``r_full`` and ``r1``, the mean and 2.5 / 97.5 percentiles over the splits with a value, the
     count of splits without one, and per target ``m_{target}`` (from the mean r1) with
-    ``m_{target}_low`` / ``_high`` (from r1's 97.5 / 2.5 percentiles). The curve holds
-    ``m``, ``reliability`` and its ``low`` / ``high`` band.
+    ``m_{target}_low`` / ``_high`` (from r1's 97.5 / 2.5 percentiles), and a ``note`` on the splits
+    without a value (``split_note``). The curve holds ``m``, ``reliability`` and its ``low`` /
+    ``high`` band.
     """
     row = {"dataset": dataset, "n_splits": len(per_split), "observed_raters": float(observed)}
     valid = per_split.dropna(subset=["r_half"])
@@ -98,6 +100,7 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
         row[key] = raters_needed(row["r1"], target)
         row[f"{key}_low"] = raters_needed(row["r1_high"], target)
         row[f"{key}_high"] = raters_needed(row["r1_low"], target)
+    row["note"] = split_note(per_split)
     m = np.arange(1, max(2 * math.ceil(observed), 50) + 1, dtype=float)
     curve = pd.DataFrame(
         {
@@ -109,6 +112,31 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
         }
     )
     return {"summary": pd.DataFrame([row]), "curve": curve}
+
+
+def split_note(per_split: pd.DataFrame) -> str:
+    """Why splits have no ``r_half``: their halves share fewer than ``MIN_CORRELATION_ITEMS`` rated
+    items, or a half's item means are all equal; "" when every split has one.
+
+    Examples
+    --------
+    >>> split_note(pd.DataFrame({"n_items": [8, 8], "r_half": [float("nan")] * 2}))
+    "no split-half correlation: in 2 of 2 splits a half's item means are all equal"
+    >>> split_note(pd.DataFrame({"n_items": [2, 8, 8], "r_half": [float("nan"), 0.5, 0.7]}))
+    'in 1 of 3 splits the halves share fewer than 3 rated items'
+    """
+    undefined = per_split["r_half"].isna().to_numpy()
+    if not undefined.any():
+        return ""
+    few = undefined & (per_split["n_items"].to_numpy() < MIN_CORRELATION_ITEMS)
+    flat = undefined & ~few
+    total, least = len(per_split), MIN_CORRELATION_ITEMS
+    parts = [
+        f"in {few.sum()} of {total} splits the halves share fewer than {least} rated items" if few.any() else "",
+        f"in {flat.sum()} of {total} splits a half's item means are all equal" if flat.any() else "",
+    ]
+    note = "; ".join(part for part in parts if part)
+    return f"no split-half correlation: {note}" if undefined.all() else note
 
 
 def reliability_projection(
@@ -140,6 +168,9 @@ def reliability_projection(
     per_split = split_half(dataset, ratings, splits=splits, seed=seed, persistent_raters=persistent_raters, stage=stage)
     observed = ratings.groupby("item_id").size().mean() if len(ratings) else 0.0
     tables = projection(dataset, per_split, observed)
+    n_raters = ratings["rater"].nunique()
+    if persistent_raters and n_raters < 2:  # a half is empty in every split: say so rather than count them
+        tables["summary"]["note"] = f"{n_raters} rater{'s' if n_raters != 1 else ''}: no two halves to correlate"
     for table in tables.values():  # which ratings the projection is of
         table.insert(1, "stage", stage)
     return {"splits": per_split, **tables}

@@ -35,7 +35,14 @@ from simgold.io.readers import decode_text, resolve_path
 from simgold.io.schema import schema_defaults
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
 from simgold.stats.multiple import benjamini_hochberg, holm
-from simgold.stats.rank_correlation import pearson, pearson_rows, spearman, spearman_rows
+from simgold.stats.rank_correlation import (
+    MIN_CORRELATION_ITEMS,
+    pearson,
+    pearson_rows,
+    spearman,
+    spearman_rows,
+    undefined_correlation_note,
+)
 from simgold.stats.seeds import seed_for
 
 # --------------------------------------------------------------------------------------------
@@ -275,6 +282,7 @@ class ScoreRow(NamedTuple):
     confidence: float
     n_used: int
     n_total: int
+    note: str = ""  # why the value (or its CI) is missing
 
 
 class DifferenceRow(NamedTuple):
@@ -520,7 +528,9 @@ METRICS: dict[str, Metric] = Metrics(
 
 
 def _point(metric: str, gold: np.ndarray, sim: np.ndarray) -> float:
-    return METRICS[metric].point(gold, sim) if len(gold) >= 3 else float("nan")
+    if undefined_correlation_note(gold, sim):  # too few items, or a constant: no correlation to compute
+        return float("nan")
+    return METRICS[metric].point(gold, sim)
 
 
 def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -545,22 +555,31 @@ def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
 
 def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSettings, subset="all"):
     """Each metric of ``METRICS`` (Spearman, Pearson, Kendall tau-b) over the items with both a gold
-    mean and a similarity, with its bootstrap CI: one ``ScoreRow`` per metric."""
+    mean and a similarity, with its bootstrap CI: one ``ScoreRow`` per metric. A metric without a
+    value (fewer than 3 items, a constant gold standard or constant similarities) has no CI either,
+    and its note says why.
+
+    Examples
+    --------
+    >>> rows = correlation_scores("d", "m", np.full(5, 3.0), np.arange(5.0), 5, ScoringSettings(100, 0, 0.95))
+    >>> rows[0].metric, rows[0].value, rows[0].ci_low, rows[0].note
+    ('spearman', nan, nan, 'the gold standard gives every item the same score (3): no correlation')
+    """
     ok = ~np.isnan(gold) & ~np.isnan(sim)
     g, s = gold[ok], sim[ok]
+    why_none = undefined_correlation_note(g, s, what=model)
     rows = []
     for metric in METRICS:
         value = _point(metric, g, s)
         low = high = float("nan")
-        if len(g) >= 3 and settings.resamples:
+        note = why_none
+        if not why_none and settings.resamples:
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
             idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
             low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
-        rows.append(
-            ScoreRow(
-                dataset, model, metric, subset, value, low, high, settings.level, int(ok.sum()), int(n_total)
-            )
-        )
+            note = "" if np.isfinite(low) else "no resample with a value: no CI"
+        level, n_used = settings.level, int(ok.sum())
+        rows.append(ScoreRow(dataset, model, metric, subset, value, low, high, level, n_used, int(n_total), note))
     return rows
 
 
@@ -630,7 +649,9 @@ def paired_difference(
     -------
     DifferenceRow
         ``r_ab`` is the metric between the two models' predictions; ``p_holm`` and
-        ``williams_p_holm`` are NaN until ``with_holm`` adjusts a dataset's rows together.
+        ``williams_p_holm`` are NaN until ``with_holm`` adjusts a dataset's rows together. Where a
+        model has no correlation with the gold (a constant gold standard or constant similarities)
+        there is no difference, no CI and no test, and ``note`` says why.
 
     Examples
     --------
@@ -651,10 +672,17 @@ def paired_difference(
     row = partial(DifferenceRow, dataset, model_a, model_b, metric, int(ok.sum()))
     va, vb = _point(metric, g, a), _point(metric, g, b)
     holm = {"p_holm": np.nan, "williams_p_holm": np.nan}
+    untested = dict.fromkeys(("ci_low", "ci_high", "p", "williams_t", "williams_p", "zou_low", "zou_high"), np.nan)
+    # a model without a correlation (a constant gold standard, constant similarities) has nothing to compare
+    missing = dict.fromkeys(undefined_correlation_note(g, sim, what=name) for name, sim in ((model_a, a), (model_b, b)))
+    missing.pop("", None)
+    if missing and len(g) >= MIN_CORRELATION_ITEMS:
+        note = f"no difference to test: {'; '.join(missing)}"
+        r_ab = _point(metric, a, b)  # the two models' agreement needs no gold standard
+        return row(va, vb, va - vb, confidence=confidence, r_ab=r_ab, **untested, **holm, note=note)
     if len(g) < min_items:
         r_ab = compare_predictions(g, a, b, metric)["r_jk"] if len(g) >= 3 else np.nan
         note = f"{len(g)} shared items: fewer than {min_items} (scoring.min_shared_items), no CI and no test"
-        untested = dict.fromkeys(("ci_low", "ci_high", "p", "williams_t", "williams_p", "zou_low", "zou_high"), np.nan)
         return row(va, vb, va - vb, confidence=confidence, r_ab=r_ab, **untested, **holm, note=note)
     williams = compare_predictions(g, a, b, metric, confidence)
     extra = () if metric == "spearman" else (metric,)  # Spearman's stream as before the Pearson rows came
@@ -786,12 +814,26 @@ def score_dataset(
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
         rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred)))
-    ceiling = human_ceiling(agreement)
-    rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, np.nan, n_used=0, n_total=0))
-    spearman_all = next((r.value for r in rows if r.metric == "spearman" and r.subset == "all"), np.nan)
+    ceiling, why = human_ceiling(agreement), ""
+    if agreement is not None and np.isnan(ceiling):  # the agreement table says why its vs_rest is missing
+        why = _kept_agreement_note(agreement) or "no rater kept has a Spearman with the other raters' means"
+    rows.append(ScoreRow(dataset, model, "human_ceiling", "all", ceiling, np.nan, np.nan, np.nan, 0, 0, why))
+    spearman_row = next((r for r in rows if r.metric == "spearman" and r.subset == "all"), None)
+    spearman_all = spearman_row.value if spearman_row is not None else np.nan
     below, counted = raters_below(spearman_all, raters)
-    rows.append(ScoreRow(dataset, model, "raters_below", "all", below, np.nan, np.nan, np.nan, *counted))
+    why = ""
+    if raters is not None and not raters.empty and np.isnan(below):
+        why = (f"no Spearman: {spearman_row.note}" if spearman_row is not None and np.isnan(spearman_all)
+               else "no rater kept has a Spearman with the other raters' means")  # fmt: skip
+    rows.append(ScoreRow(dataset, model, "raters_below", "all", below, np.nan, np.nan, np.nan, *counted, why))
     return pred, pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def _kept_agreement_note(agreement: pd.DataFrame) -> str:
+    """The agreement table's note on the raters kept (filtered stage, all items): why its
+    vs_rest, the human ceiling, may be missing."""
+    row = agreement[(agreement["stage"] == "filtered") & (agreement["subset"] == "all")]
+    return str(row["note"].iloc[0]) if len(row) and "note" in row else ""
 
 
 def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[float, tuple[int, int]]:

@@ -25,9 +25,11 @@ agreement table: ``pairwise`` (mean pairwise-complete Spearman over the rater pa
   pairs, rated by other raters, agree as well? The widest of the three. With fewer than three
   raters there is no ``both`` interval either.
 
-A resample where a statistic is undefined (no rater pair with a value, no rater with a value, or
-no expected disagreement) is counted in ``n_undefined``; the interval comes from the others. The
-point estimates are those of ``simgold.agreement`` (the agreement table's values).
+A resample where a statistic is undefined (no rater pair with a value, no rater with a value, no
+expected disagreement, or one pairable item for alpha) is counted in ``n_undefined``; the interval
+comes from the others. The point estimates are those of ``simgold.agreement`` (the agreement
+table's values); where one is undefined there is no interval, and ``undefined_reason`` gives the
+note its reason.
 
 Seeds: one numpy Generator per scheme, seeded from the config seed and the dataset, stage, subset
 and scheme names (``simgold.stats.seeds.seed_for``).
@@ -89,7 +91,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from simgold.stats.alpha import krippendorff_alpha
+from simgold.stats.alpha import krippendorff_alpha, undefined_note
 from simgold.stats.rank_correlation import (
     AgreementStats,
     PairResult,
@@ -312,25 +314,31 @@ def pairwise_items(
 
 def reference_items(m: RatingMatrix, weights: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
     """vs_mean (or vs_rest) per resample of items: each rater's Spearman with the item means of all
-    raters (of the others), as ``agreement.vs_reference`` has them, averaged over the raters."""
+    raters (of the others), as ``agreement.vs_reference`` has them, averaged over the raters (vs_mean
+    NaN in a resample without an item of two ratings, as there)."""
     mean, rest, has_rest = reference_values(m)
     keep = has_rest if leave_out else np.ones(len(mean), dtype=bool)
     ref = rest if leave_out else mean
     engine = WeightedSpearman(m.rater[keep], m.item[keep], _codes(m.score[keep]), _codes(ref[keep]), m.shape[0])
-    return _mean_of_defined(*engine.mean_over_groups(weights, min_overlap))
+    values = _mean_of_defined(*engine.mean_over_groups(weights, min_overlap))
+    if leave_out:
+        return values
+    shared = np.bincount(m.item, minlength=m.shape[0]) >= 2  # items whose mean is not one rater's score
+    return np.where(weights @ shared > 0, values, np.nan)
 
 
 # -------------------------------------------------------------------------------- alpha
 
 
-def _alpha_from_sums(m, s1, s2, d) -> np.ndarray:
+def _alpha_from_sums(m, s1, s2, d, units) -> np.ndarray:
     """Interval alpha per resample from per-unit (weighted) counts, sums, sums of squares and
-    within-unit disagreements, all resamples x units and zero for units that are not pairable."""
+    within-unit disagreements, all resamples x units and zero for units that are not pairable;
+    ``units``: the pairable units of each resample (one alone gives no alpha: ``alpha.ONE_UNIT``)."""
     n, S1, S2 = m.sum(axis=1), s1.sum(axis=1), s2.sum(axis=1)
     observed = d.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         expected = 2.0 * (n * S2 - S1 * S1) / (n - 1.0)
-        return np.where(expected > 0, 1.0 - observed / expected, np.nan)
+        return np.where((expected > 0) & (units >= 2), 1.0 - observed / expected, np.nan)
 
 
 def _within(m, s1, s2) -> np.ndarray:
@@ -348,7 +356,7 @@ def alpha_items(m: RatingMatrix, weights: np.ndarray) -> np.ndarray:
     s2 = np.bincount(m.item, v * v, n_items)
     pairable = count >= 2
     parts = [weights * (x * pairable) for x in (count, s1, s2)]
-    return _alpha_from_sums(*parts, weights * _within(count, s1, s2))
+    return _alpha_from_sums(*parts, weights * _within(count, s1, s2), weights @ pairable)
 
 
 def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -376,11 +384,13 @@ def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None
         pairable = pairs > 0  # two different raters at least
         within = np.where(pairable, n * 2.0 * (n * s2 - s1 * s1) / np.where(pairable, pairs, 1.0), 0.0)
         n, s1, s2, q = (x * pairable for x in (n, s1, s2, q))
+        units = pairable.astype(float)
         if weights is not None:  # an item drawn w times is w units
-            within, n, s1, s2, q = (x * weights for x in (within, n, s1, s2, q))
+            within, n, s1, s2, q, units = (x * weights for x in (within, n, s1, s2, q, units))
         N, S1, S2, Q = (x.sum(axis=1) for x in (n, s1, s2, q))
         expected = 2.0 * (N * S2 - S1 * S1) / (N * N - Q) * N
-        return np.where(expected > 0, 1.0 - within.sum(axis=1) / expected, np.nan)
+        # one pairable unit alone: alpha would be 0 whatever the ratings (alpha.ONE_UNIT)
+        return np.where((expected > 0) & (units.sum(axis=1) >= 2), 1.0 - within.sum(axis=1) / expected, np.nan)
 
 
 # -------------------------------------------------------------------------------- raters resampled
@@ -436,6 +446,9 @@ def reference_raters(
         else:  # one mean per item: ranked within each resample, few codes
             with np.errstate(invalid="ignore", divide="ignore"):
                 ref_code = np.take(_codes_by_row(total / raters), m.item, axis=1)[keep]
+            # a resample whose items each have one drawn rating: each mean is its rater's own score
+            drawn = raters >= 2 if weights is None else (raters >= 2) & (weights[s] > 0)
+            shared = drawn.any(axis=1)
         group = (np.arange(k)[:, None] * R + m.rater)[keep]
         entry_weight = None if weights is None else item_weight[keep]
         if own is None:
@@ -448,6 +461,8 @@ def reference_raters(
         cross = ra * rb if entry_weight is None else entry_weight * ra * rb
         rho = spearman_from_sums(n.astype(float), sa, saa, sb, sbb, np.bincount(group, cross, k * R))
         out[s] = _weighted_mean(np.where(n >= min_overlap, rho, np.nan).reshape(k, R), c)
+        if not leave_out:
+            out[s] = np.where(shared, out[s], np.nan)
     return out
 
 
@@ -728,6 +743,80 @@ def slot_summary(m: RatingMatrix) -> dict:
     return {name: s.slots(m) if s.slots else np.nan for name, s in AGREEMENT_STATISTICS.items()}
 
 
+def undefined_reason(stats: AgreementStats, statistic: str) -> str:
+    """Why ``statistic`` (a name of ``AGREEMENT_STATISTICS``) has no value on the ratings of
+    ``stats``; "" when it has one (or, for the counts, always). The agreement table's note and the
+    agreement_ci table's say it, so that a reader sees why a cell is empty.
+
+    Examples
+    --------
+    >>> X = np.full((6, 3), 3.0)  # every rater gives every item 3
+    >>> undefined_reason(agreement(RatingMatrix.from_dense(X), min_overlap=5), "pairwise")
+    'every rating is 3: constant scores have no ranks to correlate'
+    >>> X = np.array([[1, np.nan], [2, np.nan], [np.nan, 3], [np.nan, 1.0]])  # two raters, no item shared
+    >>> stats = agreement(RatingMatrix.from_dense(X), min_overlap=2)
+    >>> undefined_reason(stats, "pairwise")
+    'no two raters share 2 items or more (min_overlap)'
+    >>> undefined_reason(stats, "vs_mean")
+    "no item has two ratings: each item's mean is its one rater's score"
+    """
+    value = AGREEMENT_STATISTICS[statistic].value(stats)
+    m = stats.matrix
+    if not (isinstance(value, float) and math.isnan(value)) or m is None:
+        return ""
+    if statistic == "alpha_interval":
+        return undefined_note(m.item, m.score, "interval")
+    n_raters = int((stats.n_items_per_rater > 0).sum())
+    if n_raters < 2:
+        return f"{n_raters} rater{'s' if n_raters != 1 else ''}: agreement between raters is not defined"
+    if m.score.min() == m.score.max():
+        return f"every rating is {m.score[0]:g}: constant scores have no ranks to correlate"
+    if statistic.startswith("vs_"):
+        return _reference_reason(m, stats.pairs.min_overlap, leave_out=statistic.startswith("vs_rest"))
+    if statistic.startswith(("pairwise", "consistency")) and stats.pairs.n_pairs == 0:
+        return _pairs_reason(stats.pairs)
+    return ""  # another statistic's reason is its own to give
+
+
+def _pairs_reason(pairs: PairResult) -> str:
+    """Why no rater pair has a Spearman: too few shared items, constant scores on them, or both."""
+    overlap = f"{pairs.min_overlap} items or more (min_overlap)"
+    if pairs.n_constant == 0:
+        return f"no two raters share {overlap}"
+    constant = "one rater gives every shared item the same score"
+    if pairs.n_few == 0:
+        return f"in every pair of raters sharing {overlap}, {constant}"
+    total = pairs.n_raters * (pairs.n_raters - 1) // 2
+    few = f"{pairs.n_few} share fewer than {pairs.min_overlap} items (min_overlap)"
+    return f"of the {total} rater pairs, {few} and in {pairs.n_constant} {constant}"
+
+
+def _reference_reason(m: RatingMatrix, min_overlap: int, leave_out: bool) -> str:
+    """Why no rater has a Spearman with the item means (``leave_out``: the other raters')."""
+    shared = reference_values(m)[2]
+    if not shared.any():
+        return (
+            "no item has two ratings: no rater has other raters' means to compare with"
+            if leave_out
+            else "no item has two ratings: each item's mean is its one rater's score"
+        )
+    keep = shared if leave_out else np.ones(len(m.score), dtype=bool)
+    spread = pd.Series(m.score[keep]).groupby(m.rater[keep]).agg(["min", "max", "size"])
+    rated = np.unique(m.rater)
+    few = int((spread["size"].reindex(rated, fill_value=0) < min_overlap).sum())
+    enough = spread[spread["size"] >= min_overlap]
+    own = int((enough["min"] == enough["max"]).sum())
+    flat = len(enough) - own  # the rest: a rater with varying scores has no Spearman only with a constant reference
+    items = f"fewer than {min_overlap} items (min_overlap)" + (" that another rater rated" if leave_out else "")
+    means = "the other raters' means" if leave_out else "the item means"
+    parts = [
+        f"{few} rate {items}" if few else "",
+        f"{own} give all their items one score" if own else "",
+        f"{flat} rate items whose {means} are all equal" if flat else "",
+    ]
+    return f"no rater of {len(rated)} has a value: " + ", ".join(part for part in parts if part)
+
+
 def ci_statistics() -> tuple[str, ...]:
     """The statistics with bootstrap CIs (those with replicates), in the registry's order."""
     return tuple(name for name, s in AGREEMENT_STATISTICS.items() if s.replicates)
@@ -851,6 +940,9 @@ def agreement_cis(
     each end of the interval, 40 at 95%) the interval is NaN and the note says so. Raters are
     resampled (alone or with the items) only from ``MIN_RATERS_RESAMPLED`` raters on: with two, every
     resample with a value is the same pair, and its zero-width interval would read as certainty.
+    Where the statistic itself has no value (``undefined_reason``: one rater, constant scores, no
+    shared items) there is no interval either (resamples that duplicate items can reach
+    ``min_overlap`` where the data do not), and the note starts with why.
 
     Examples
     --------
@@ -864,6 +956,7 @@ def agreement_cis(
     """
     stats = stats if stats is not None else agreement(matrix, min_overlap)
     point = agreement_summary(stats)
+    why_none = {name: undefined_reason(stats, name) for name in ci_statistics()}
     m, pairs = _compact(matrix, stats.pairs)
     work = work_per_resample(m)
     keys = [(s, scheme) for s in (ci_statistics() if statistics is None else statistics) for scheme in schemes]
@@ -882,7 +975,9 @@ def agreement_cis(
         low, high, undefined = percentile_interval(values, confidence)
         note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence)
         reason = ""
-        if scheme in ("raters", "both") and m.shape[1] < MIN_RATERS_RESAMPLED and len(values):
+        if why_none[statistic]:  # no estimate: an interval of the resamples would stand for nothing
+            reason = f"no value: {why_none[statistic]}"
+        elif scheme in ("raters", "both") and m.shape[1] < MIN_RATERS_RESAMPLED and len(values):
             reason = (
                 f"{m.shape[1]} rater{'s' if m.shape[1] != 1 else ''}: resampling raters cannot show how other "
                 f"raters would agree (at least {MIN_RATERS_RESAMPLED} needed)"

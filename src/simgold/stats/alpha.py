@@ -88,7 +88,8 @@ def krippendorff_alpha(unit, value, level: str = "interval") -> float:
     Returns
     -------
     float
-        Alpha; NaN when no unit has two values or every pairable value is the same (D_e = 0).
+        Alpha; NaN when no unit has two values, every pairable value is the same (D_e = 0) or
+        one unit alone has two values (``undefined_note`` says which).
 
     Examples
     --------
@@ -106,8 +107,41 @@ def krippendorff_alpha(unit, value, level: str = "interval") -> float:
     if ALPHA_LEVELS[level].non_negative and (v < 0).any():
         bad = float(v[v < 0][0])
         raise ValueError(f"{level} alpha needs non-negative values; found {bad:g} (use interval for such scores)")
+    return _alpha(codes, v, m, level)[0]
+
+
+NO_PAIRABLE = "no item has two ratings"  # why alpha has no value without a unit of two values
+#: why alpha has no value on one unit (item): its expected disagreement is its observed one
+ONE_UNIT = "one item has two ratings or more: alpha would be 0 whatever the ratings (it needs two such items)"
+
+
+def _alpha(codes, v, m, level: str) -> tuple[float, str]:
+    """(alpha, why it is NaN) of pairable values (``_pairable``), at least one."""
     observed, expected = ALPHA_LEVELS[level].disagreement(codes, v, m)
-    return float(1.0 - observed / expected) if expected > 0 else float("nan")
+    if not expected > 0:
+        return float("nan"), "every pairable score is the same: no expected disagreement"
+    if len(m) < 2:  # D_o = D_e for any values: 1 - D_o / D_e is 0 and says nothing of agreement
+        return float("nan"), ONE_UNIT
+    return float(1.0 - observed / expected), ""
+
+
+def undefined_note(unit, value, level: str = "interval") -> str:
+    """Why Krippendorff's alpha of these values has no value at ``level`` ("" when it has one), as
+    the alpha table's note says it.
+
+    Examples
+    --------
+    >>> undefined_note(["a", "a", "a"], [2.0, 3.0, 4.0])
+    'one item has two ratings or more: alpha would be 0 whatever the ratings (it needs two such items)'
+    >>> undefined_note(["a", "b"], [2.0, 3.0])
+    'no item has two ratings'
+    """
+    codes, v, m = _pairable(unit, value)
+    if len(v) == 0:
+        return NO_PAIRABLE
+    if ALPHA_LEVELS[level].non_negative and (v < 0).any():
+        return f"negative scores: the {level} metric is not defined"
+    return _alpha(codes, v, m, level)[1]
 
 
 def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
@@ -153,13 +187,11 @@ def alpha_table(ratings: pd.DataFrame, levels=None) -> pd.DataFrame:
     for level in ALPHA_LEVELS if levels is None else levels:
         note, value = "", float("nan")
         if len(v) == 0:
-            note = "no item has two ratings"
+            note = NO_PAIRABLE
         elif ALPHA_LEVELS[level].non_negative and (v < 0).any():
             note = f"negative scores: the {level} metric is not defined"
         else:
-            observed, expected = ALPHA_LEVELS[level].disagreement(codes, v, m)
-            value = float(1.0 - observed / expected) if expected > 0 else float("nan")
-            note = "" if expected > 0 else "every pairable score is the same: no expected disagreement"
+            value, note = _alpha(codes, v, m, level)
         rows.append(AlphaRow(level, value, len(m), len(v), len(np.unique(v)), note))
     return pd.DataFrame(rows, columns=list(AlphaRow._fields))
 

@@ -559,7 +559,8 @@ def dataset_msd(
     -------
     pandas.DataFrame
         The fields of ``MsdRow``. Where no model covers enough items, one row per fixed r_jk with
-        NaN and a note naming the best coverage; empty where no model has a Spearman.
+        NaN and a note naming the best coverage; where no model has a Spearman (a constant gold
+        standard), likewise with the scores' note; empty without a Spearman row.
 
     Examples
     --------
@@ -572,9 +573,15 @@ def dataset_msd(
     >>> table[["model", "n", "r_jk", "msd"]].round(4).values.tolist()[1]
     ['full', 2034, 0.7, 0.0296]
     """
-    rows = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all") & scores["value"].notna()]
-    if rows.empty:
+    every = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all")]
+    rows = every[every["value"].notna()]
+    if every.empty:
         return pd.DataFrame(columns=MSD_COLUMNS)
+    if rows.empty:
+        notes = [n for n in every.get("note", pd.Series(dtype=str)).fillna("") if n]
+        why = f": {notes[0]}" if notes and len(set(notes)) == 1 else ""  # one reason for every model: say it
+        total = every["n_total"] if "n_total" in every else every["n_used"]
+        return _no_msd(dataset, int(total.max()), alpha, f"no model has a Spearman with the gold standard{why}")
     total = rows["n_total"] if "n_total" in rows else rows["n_used"]
     ranked = covering_models(rows, min_coverage)
     if ranked.empty:
@@ -583,13 +590,7 @@ def dataset_msd(
             f"no model scores at least {min_coverage:.0%} of the items (scoring.msd_min_coverage); the most: "
             f"{widest['model']}, {int(widest['n_used']):,} of {int(total.max()):,}"
         )
-        return pd.DataFrame(
-            [
-                MsdRow(dataset, "", 0, int(total.max()), np.nan, r, "fixed", "", alpha, np.nan, np.nan, np.nan, np.nan, note)
-                for r in R_JK_LEVELS
-            ],
-            columns=MSD_COLUMNS,
-        )
+        return _no_msd(dataset, int(total.max()), alpha, note)
     best = ranked.iloc[0]
     n_items = int(best["n_total"]) if "n_total" in best else int(best["n_used"])
     observed, other = None, ""
@@ -609,6 +610,13 @@ def dataset_msd(
         n_items=n_items,
         model_k=other if observed is not None else "",
     )
+
+
+def _no_msd(dataset: str, n_items: int, alpha: float, note: str) -> pd.DataFrame:
+    """The MSD table of a dataset without one: a row per fixed r_jk, NaN, and why."""
+    nan = np.nan
+    rows = [MsdRow(dataset, "", 0, n_items, nan, r, "fixed", "", alpha, nan, nan, nan, nan, note) for r in R_JK_LEVELS]
+    return pd.DataFrame(rows, columns=MSD_COLUMNS)
 
 
 def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:

@@ -17,9 +17,10 @@ example (6 targets x 4 judges) and against a plain ANOVA loop in the tests.
 
 The ANOVA needs a complete items x raters matrix. ``icc_table`` takes, per stage and subset, the
 raters who rated every item there (the complete block); with fewer than two such raters, or fewer
-than two items, the values are missing and the note says so. One-way ICC(1) is for rating slots
-(``persistent_raters: false``), where items may have different numbers of ratings: it uses the
-unbalanced one-way ANOVA with k0 = (N - sum n_i^2 / N) / (n - 1) ratings per item in place of k.
+than two items, the values are missing and the note says so (``two_way_note``, ``one_way_note``:
+also constant ratings, and no interval where there is no residual variance). One-way ICC(1) is for
+rating slots (``persistent_raters: false``), where items may have different numbers of ratings: it
+uses the unbalanced one-way ANOVA with k0 = (N - sum n_i^2 / N) / (n - 1) ratings per item in place of k.
 """
 
 from __future__ import annotations
@@ -140,14 +141,69 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) ->
             Icc("ICC(1,k)", float(average), float(low_k), float(high_k))]  # fmt: skip
 
 
+def two_way_note(X: np.ndarray, confidence: float = 0.95) -> str:
+    """Why ``two_way(X)`` gives no value or no interval; "" when it gives both.
+
+    Examples
+    --------
+    >>> two_way_note(np.full((4, 3), 3.0))
+    'every rating is 3: no variance between items or raters, no ICC'
+    >>> two_way_note(np.array([[2.0, 4, 5], [2, 4, 5], [2, 4, 5]]))  # each rater constant
+    "no residual variance (every rating is its item's mean plus its rater's shift): no F-based interval"
+    >>> two_way_note(np.array([[2.0, 3, 4]]))
+    '1 item: an ICC needs two items or more'
+    """
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    if n < 2:
+        return f"{n} item{'s' if n != 1 else ''}: an ICC needs two items or more"
+    if k < 2:
+        return f"{k} rater{'s' if k != 1 else ''}: an ICC needs two raters or more"
+    if X.min() == X.max():
+        return f"every rating is {X.flat[0]:g}: no variance between items or raters, no ICC"
+    single = two_way(X, confidence)[0]
+    if np.isnan(single.value):
+        return "the mean squares leave the ICC undefined"
+    if np.isnan(single.ci_low) or np.isnan(single.ci_high):
+        return "no residual variance (every rating is its item's mean plus its rater's shift): no F-based interval"
+    return ""
+
+
+def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) -> str:
+    """Why ``one_way(values, groups)`` gives no value or no interval; "" when it gives both.
+
+    Examples
+    --------
+    >>> one_way_note(np.array([3.0, 3, 3, 3]), np.array([0, 0, 1, 1]))
+    'every rating is 3: no variance between or within items, no ICC'
+    >>> one_way_note(np.array([1.0, 2, 5]), np.array([0, 0, 1]))
+    'fewer than two items with two ratings: no ICC'
+    """
+    values, groups = np.asarray(values, dtype=float), np.asarray(groups)
+    _, counts = np.unique(groups, return_counts=True)
+    if (counts >= 2).sum() < 2:
+        return "fewer than two items with two ratings: no ICC"
+    if values.min() == values.max():
+        return f"every rating is {values[0]:g}: no variance between or within items, no ICC"
+    single = one_way(values, groups, confidence)[0]
+    if np.isnan(single.value):
+        return "the mean squares leave the ICC undefined"
+    if np.isnan(single.ci_low) or np.isnan(single.ci_high):
+        return "no variance within items: no F-based interval"
+    return ""
+
+
 def _mean_squares(X: np.ndarray) -> tuple[float, float, float, float]:
     """(BMS, JMS, EMS, WMS) of a complete items x raters matrix."""
     n, k = X.shape
     grand = X.mean()
-    ss_items = k * ((X.mean(axis=1) - grand) ** 2).sum()
-    ss_raters = n * ((X.mean(axis=0) - grand) ** 2).sum()
+    item_means, rater_means = X.mean(axis=1), X.mean(axis=0)
+    ss_items = k * ((item_means - grand) ** 2).sum()
+    ss_raters = n * ((rater_means - grand) ** 2).sum()
     ss_total = ((X - grand) ** 2).sum()
-    ss_error = ss_total - ss_items - ss_raters
+    # the residuals summed, not ss_total - ss_items - ss_raters: where ratings are item plus rater
+    # effects alone that difference is a rounding error (6e-16), and ICC(2,1) came out -9e-17, not 0
+    ss_error = ((X - item_means[:, None] - rater_means[None, :] + grand) ** 2).sum()
     return (
         float(ss_items / (n - 1)),
         float(ss_raters / (k - 1)),

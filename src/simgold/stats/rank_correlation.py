@@ -145,6 +145,55 @@ def spearman(x, y) -> float:
     return float(spearman_rows(x, y))
 
 
+MIN_CORRELATION_ITEMS = 3  # two points always correlate +-1 (or not at all): no evidence of anything
+
+
+def undefined_correlation_note(gold, sim=None, *, what: str = "the model") -> str:
+    """Why a correlation of ``gold`` (a gold standard's scores) with ``sim`` (``what``'s
+    similarities, item by item) has no value; "" when it has one. Only the items where both are
+    present count; without ``sim``, only ``gold`` is judged.
+
+    Parameters
+    ----------
+    gold : array_like of float
+        The gold scores (NaN: none).
+    sim : array_like of float, optional
+        The similarities (NaN: none).
+    what : str
+        Who gave the similarities, as the note names them.
+
+    Returns
+    -------
+    str
+        The reason: fewer than ``MIN_CORRELATION_ITEMS`` items, a constant gold standard, or
+        constant similarities; "" when the correlation is defined.
+
+    Examples
+    --------
+    >>> undefined_correlation_note([3.0, 3.0, 3.0, 3.0], [0.1, 0.5, 0.2, 0.9])
+    'the gold standard gives every item the same score (3): no correlation'
+    >>> undefined_correlation_note([1.0, 2.0], [0.1, 0.5])
+    '2 items with a gold score and a similarity: a correlation needs 3 or more'
+    >>> undefined_correlation_note([1.0, 2.0, 4.0], [0.5, 0.5, 0.5], what="vec-a")
+    'vec-a gives every pair the same similarity: no correlation'
+    >>> undefined_correlation_note([1.0, 2.0, 4.0], [0.1, 0.5, 0.2])
+    ''
+    """
+    g = np.asarray(gold, dtype=float)
+    s = np.zeros_like(g) if sim is None else np.asarray(sim, dtype=float)
+    both = ~np.isnan(g) & ~np.isnan(s)
+    g, s = g[both], s[both]
+    if len(g) < MIN_CORRELATION_ITEMS:
+        scored = "with a gold score" + (" and a similarity" if sim is not None else "")
+        return (f"{len(g)} item{'s' if len(g) != 1 else ''} {scored}: a correlation needs "
+                f"{MIN_CORRELATION_ITEMS} or more")  # fmt: skip
+    if g.min() == g.max():
+        return f"the gold standard gives every item the same score ({g[0]:g}): no correlation"
+    if sim is not None and s.min() == s.max():
+        return f"{what} gives every pair the same similarity: no correlation"
+    return ""
+
+
 @dataclass
 class RatingMatrix:
     """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
@@ -577,13 +626,23 @@ def _block_triples(e, t, rows, r0, r1, R, min_overlap, incremental, items):
 
 def vs_reference(m: RatingMatrix, min_overlap: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Per rater: Spearman with the item means of all raters (``vs_mean``) and of the other
-    raters (``vs_rest``, leave one out; items nobody else rated are left out)."""
+    raters (``vs_rest``, leave one out; items nobody else rated are left out).
+
+    Where no item has two ratings (one rater, or raters who share no item) every item's mean is
+    its one rater's score and ``vs_mean`` would be 1 whatever the ratings: it is NaN.
+
+    Examples
+    --------
+    >>> apart = RatingMatrix.from_dense(np.array([[1.0, np.nan], [2, np.nan], [np.nan, 3], [np.nan, 1]]))
+    >>> vs_reference(apart, min_overlap=2)[0].tolist()
+    [nan, nan]
+    """
     R = m.shape[1]
     mean, rest, keep = reference_values(m)
-    return (
-        _grouped_spearman(m.rater, m.score, mean, R, min_overlap),
-        _grouped_spearman(m.rater[keep], m.score[keep], rest[keep], R, min_overlap),
-    )
+    vs_mean = _grouped_spearman(m.rater, m.score, mean, R, min_overlap)
+    if not keep.any():  # no item with a second rating: the means are the raters' own scores
+        vs_mean[:] = np.nan
+    return vs_mean, _grouped_spearman(m.rater[keep], m.score[keep], rest[keep], R, min_overlap)
 
 
 def reference_values(m: RatingMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
