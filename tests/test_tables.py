@@ -117,7 +117,10 @@ def test_a_jobs_background_digest_of_a_big_input_is_remembered_in_its_store(tmp_
     its big input in the background through the store, so that its rerun does not read it again."""
     monkeypatch.setattr(workflow, "limit_threads", lambda threads: threads)
     monkeypatch.setattr(tables, "BIG_INPUT", 1000)
-    monkeypatch.delenv("SIMGOLD_CACHE", raising=False)
+    # recorded first, so that the default the job sets is taken back after the test (other tests
+    # in this process would otherwise write a vector store and log about it)
+    monkeypatch.setenv("SIMGOLD_CACHE", "off")
+    monkeypatch.delenv("SIMGOLD_CACHE")
     monkeypatch.chdir(tmp_path)
     (path,) = _files(tmp_path, [4000])
     seen = {}
