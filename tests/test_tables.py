@@ -173,3 +173,24 @@ def test_a_finished_job_ends_without_teardown_and_loses_nothing(tmp_path):
     assert not (tmp_path / "after-run").exists()  # it ended in run
     notes = list((tmp_path / ".snakemake" / "simgold-cache" / tables.DIGESTS).iterdir())
     assert len(notes) == 1 and _sha256(big) in notes[0].read_text()
+
+
+def test_tsv_reads_back_exactly_whatever_a_cell_holds():
+    """A rejected cell may hold a CR, a line feed, a tab, a quote or a NUL: the TSV (the ledger a
+    stopped job leaves, a release's table) reads back the same with pandas and with the csv module."""
+    import csv
+    import doctest
+    import io
+
+    import pandas as pd
+
+    from simgold.io.tables import tsv_bytes
+
+    assert doctest.testmod(tables).failed == 0
+    values = ["ca\rt", "x\ny", "ice\tcream", 'say "hi"', "cat\x00", "plain", ""]
+    frame = pd.DataFrame({"source_row": range(2, 2 + len(values)), "raw_value": values})
+    data = tsv_bytes(frame)
+    back = pd.read_csv(io.BytesIO(data), sep="\t", keep_default_na=False, dtype={"raw_value": str})
+    assert back["raw_value"].tolist() == values and back["source_row"].tolist() == list(range(2, 9))
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter="\t"))
+    assert [row[1] for row in rows[1:]] == values

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from simgold.errors import DataError
-from simgold.io.tables import read_parquet, write_parquet
+from simgold.io.tables import read_parquet, tsv_bytes, write_parquet
 from simgold.io.ledger import rejection_line
 from simgold.stages.clean import check_rejected, clean_dataset, require_accepted
 from simgold.workflow.job import provenance_for, run
@@ -43,7 +43,7 @@ def clean_dataset_job(snakemake, log):
         check_rejected(summary, snakemake.params.spec["max_rejected"], str(ledger))
         require_accepted(name, tables, str(ledger))
     except DataError:
-        tables["rejects"].to_csv(ledger, sep="\t", index=False, lineterminator="\n")
+        ledger.write_bytes(tsv_bytes(tables["rejects"]))  # a CR in a rejected cell is quoted, not a row end
         raise
     prov = provenance_for(snakemake)
     for path in snakemake.output:  # results/clean/{dataset}/{table}.parquet

@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -543,6 +544,40 @@ def read_parquet(path: str | Path) -> pd.DataFrame:
 def read_provenance(path: str | Path) -> dict:
     meta = pq.read_schema(path).metadata or {}
     return json.loads(meta.get(b"simgold", b"{}"))
+
+
+def tsv_bytes(frame: pd.DataFrame) -> bytes:
+    """A table as UTF-8 TSV: a header, numbers as Python writes them (the shortest text that reads
+    back the same float), missing values empty, fields quoted only where they must be: where they
+    hold a tab, a quote or a line break, a CR included (the csv module leaves a CR bare when lines
+    end in LF, and a reader then cuts the row there).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"w": ["NA", "a\\tb", "ca\\rt"], "x": [0.1, np.nan, 2.0], "n": pd.array([3, None, 1], "Int64")})
+    >>> tsv_bytes(frame).decode().split("\\n")
+    ['w\\tx\\tn', 'NA\\t0.1\\t3', '"a\\tb"\\t\\t', '"ca\\rt"\\t2.0\\t1', '']
+    """
+    lines = ["\t".join(map(_tsv_field, map(str, frame.columns)))]
+    lines += ["\t".join(_tsv_field(tsv_text(v)) for v in row) for row in frame.itertuples(index=False)]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _tsv_field(text: str) -> str:
+    if any(c in text for c in '\t"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def tsv_text(value) -> str:
+    """A cell as TSV and text tables write it: empty for a missing value, true/false, a float's shortest exact text."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
 
 
 def sha256_bytes(data: bytes) -> str:

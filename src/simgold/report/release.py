@@ -25,7 +25,6 @@ Everything is a function of the inputs: the same results give the same bytes.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -39,7 +38,7 @@ import yaml
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RESULTS
 from simgold.io.ledger import rejection_line, set_aside_text
-from simgold.io.tables import sha256_bytes, to_arrow
+from simgold.io.tables import sha256_bytes, to_arrow, tsv_bytes, tsv_text
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
 
 #: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
@@ -168,34 +167,6 @@ def comparisons_table(comparisons: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["target", "w1", "w2"], kind="stable").reset_index(drop=True)
 
 
-def tsv_bytes(frame: pd.DataFrame) -> bytes:
-    """A table as UTF-8 TSV: a header, numbers as Python writes them (the shortest text that reads
-    back the same float), missing values empty, fields quoted only where they must be.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"w": ["NA", "a\\tb"], "x": [0.1, np.nan], "n": pd.array([3, None], "Int64")})
-    >>> tsv_bytes(frame).decode().splitlines()
-    ['w\\tx\\tn', 'NA\\t0.1\\t3', '"a\\tb"\\t\\t']
-    """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(frame.columns)
-    for row in frame.itertuples(index=False):
-        writer.writerow([_text(v) for v in row])
-    return buffer.getvalue().encode("utf-8")
-
-
-def _text(value) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    return str(value)
-
-
 def parquet_bytes(frame: pd.DataFrame, table: str, provenance: dict | None = None) -> bytes:
     """A table as Parquet, typed as every results table is (``simgold.io.tables.to_arrow``: a
     missing value is null), with the job's ``provenance`` in its metadata as every results table
@@ -232,7 +203,7 @@ def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str
         elif pd.isna(score):
             left_out["no score"] += 1
         else:
-            kept.append(f"{w1}\t{w2}\t{_text(score)}")
+            kept.append(f"{w1}\t{w2}\t{tsv_text(score)}")
     if sum(left_out.values()):
         lines.append(f"# left out: {left_out_text(left_out)}")
     return ("\n".join(lines + kept) + "\n").encode("utf-8"), left_out
