@@ -276,7 +276,7 @@ def test_rejects_shows_control_characters_escaped(tmp_path):
     """A rejected word may hold a CR, a NUL or a terminal escape: printed as \\r, \\x00, \\x1b, so
     it neither breaks the table nor drives the terminal; other scripts print as they are."""
     summary = pd.DataFrame({"dataset": ["d"], "n_values_held": [3], "n_values_rejected": [3],
-                            "values_rejected": ["bad_item 3"]})  # fmt: skip
+                            "values_rejected": ["bad_item 3"], "n_words_normalised": [2]})  # fmt: skip
     rejects = pd.DataFrame({"dataset": "d", "source_file": "d.csv", "source_row": [2, 3, 4],
                             "column": "w1", "raw_value": ["ca\rt", "\x1b[2Jdog", "חתול\x00"],
                             "reason": "bad_item", "detail": "a damaged word"})  # fmt: skip
@@ -286,3 +286,4 @@ def test_rejects_shows_control_characters_escaped(tmp_path):
     assert "\x1b" not in out and "\r" not in out and "\x00" not in out
     for shown in ("ca\\rt", "\\x1b[2Jdog", "חתול\\x00"):
         assert shown in out, out
+    assert "\n2 word cell(s) normalised (Unicode form, invisible characters removed" in out

@@ -135,3 +135,19 @@ def test_the_scores_figure_draws_the_human_ceiling_on_the_spearman_panel_only(mo
     assert "Spearman" in spearman.get_ylabel() and "A&G" in ag.get_ylabel()
     assert [line.get_label() for line in spearman.get_lines() if line.get_linestyle() == "--"] == ["human ceiling 0.616"]
     assert not [line for line in ag.get_lines() if line.get_linestyle() == "--"] and ag.get_ylim() == (0.0, 1.0)
+
+
+def test_the_dataset_page_counts_the_words_the_normalisation_changed(tmp_path):
+    """SHEET with a no-break space in sun and a tab in moon: 2 word cells changed (counted from the
+    sheet written here), in the summary and on the page."""
+    from simgold.report.pages import ledger_section
+
+    (tmp_path / "d.csv").write_text(SHEET.replace("sun,moon", 'sun\u00a0,"mo\ton"'), encoding="utf-8")
+    spec = {"language": "en", "kind": "ratings", "scale": [0, 6], "duplicates": "last"}
+    spec["sources"] = [{"path": "d.csv", "words": ["w1", "w2"], "raters": "^r"}]
+    tables = clean_dataset("d", spec, base_dir=str(tmp_path))
+    summary = tables["summary"].iloc[0]
+    assert summary["n_words_normalised"] == 2 and "sun" in tables["items"]["word1"].tolist()
+    assert "mo on" in tables["items"]["word2"].tolist()
+    html = ledger_section(summary, tables["rejects"])
+    assert " 2 word cell(s) normalised (Unicode form, invisible characters removed" in html

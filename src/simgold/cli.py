@@ -24,7 +24,7 @@ from simgold.io.paths import within_results
 from simgold.io.tables import package_version, read_parquet
 from simgold.report.archive import rebuild, verify
 from simgold.report.pages import agreement_overview, headline, overview_statistics
-from simgold.io.ledger import rejected_examples, rejection_line, set_aside_text
+from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
@@ -169,6 +169,8 @@ def _rejects(results: Path, dataset: str | None) -> int:
             print(_table_text(examples))
         apart = set_aside_text(rejects["reason"].value_counts())
         print(f"counted apart, not rejected values: {apart or 'none'}")
+        if normalised := normalised_text(read_parquet(paths[0]).iloc[0]):
+            print(normalised)
         print(f"every ledger row: {results / within_results('clean', dataset=dataset, table='rejects')}")
     return 0
 

@@ -129,3 +129,18 @@ def set_aside_text(counts) -> str:
     '5 blank or missing; 109 resolved by the duplicates rule; 26 header, title or comment cells'
     """
     return "; ".join(f"{n:,} {what}" for what, n in set_aside(counts).items() if n)
+
+
+def normalised_text(summary) -> str:
+    """What the word normalisation changed, from a cleaning summary row ("" when nothing).
+
+    >>> normalised_text({"n_words_normalised": 3})
+    '3 word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made one space); twins merged as the duplicates rule says'
+    """
+    n = int(summary.get("n_words_normalised", 0) or 0)
+    if not n:
+        return ""
+    return (
+        f"{n} word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made"
+        " one space); twins merged as the duplicates rule says"
+    )

@@ -20,7 +20,7 @@ import pandas as pd
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
-from simgold.io.ledger import rejected_examples, rejection_line, set_aside_text
+from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -202,6 +202,8 @@ def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
     line = rejection_line(summary)
     apart = set_aside_text(rejects["reason"].value_counts())
     apart = f" Counted apart, not rejected values: {apart}." if apart else ""
+    if normalised := normalised_text(summary):
+        apart += f" {normalised[0].upper()}{normalised[1:]}."
     if not line:
         return f"<p>No value was rejected (results/clean/{html.escape(str(summary['dataset']))}/rejects.parquet).{apart}</p>"
     return html_table(rejected_examples(rejects), (
