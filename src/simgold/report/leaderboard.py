@@ -47,20 +47,22 @@ def _cell(row, best: bool, style: str) -> str:
     return " ".join(parts)
 
 
-def _render(rows: list[list[str]], caption: str, style: str) -> str:
-    """The grid (header, measure, one row per model, MSD) as one format's text."""
+def _render(rows: list[list[str]], caption: str, style: str, notes: list[str] = ()) -> str:
+    """The grid (header, measure, one row per model, MSD) as one format's text; ``notes`` (why a
+    cell is n/a) under the Markdown table and as comments after the LaTeX one (TSV: none)."""
     if style == "tsv":
         return "".join("\t".join(cells) + "\n" for cells in rows)
     if style == "md":
         lines = [caption, "", "| " + " | ".join(rows[0]) + " |", "|:---" + "|---:" * (len(rows[0]) - 1) + "|"]
-        return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows[1:]]) + "\n"
+        lines += ["| " + " | ".join(cells) + " |" for cells in rows[1:]]
+        return "\n".join(lines + ([""] + [f"- {note}" for note in notes] if notes else [])) + "\n"
     header, measure, *body, msd = rows
     lines = [f"% {line}" for line in caption.splitlines()]
     lines += [r"\begin{tabular}{l" + "c" * (len(header) - 1) + "}", r"\toprule"]
     lines += [" & ".join(header) + r" \\", " & ".join(measure) + r" \\", r"\midrule"]
     lines += [" & ".join(cells) + r" \\" for cells in body]
     lines += [r"\midrule", " & ".join(msd) + r" \\", r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + [f"% {note}" for note in notes]) + "\n"
 
 
 def leaderboard(summary: pd.DataFrame, *, min_coverage: float) -> dict[str, str]:
@@ -116,12 +118,16 @@ def leaderboard(summary: pd.DataFrame, *, min_coverage: float) -> dict[str, str]
         for d, rows in per_dataset.items()
     }
     cells = {(r["dataset"], r["model"]): r for _, r in head.iterrows()}
+    # an n/a cell says why under the table (a constant gold standard, too few comparisons, ...)
+    note = head["note"] if "note" in head else pd.Series("", index=head.index)
+    why_missing = sorted(zip(head.loc[head["value"].isna() & (note.fillna("") != ""), "dataset"],
+                             head.loc[head["value"].isna() & (note.fillna("") != ""), "model"]))  # fmt: skip
     measure = {d: f"{_MEASURES[rows['metric'].iloc[0]]} [{level} CI] (OOV pairs)" for d, rows in per_dataset.items()}
     msd = {d: rows["msd"].dropna() for d, rows in per_dataset.items()}
     caption = (
         f"Each model (row) on each dataset (column): Spearman's rho with the gold standard (the A&G score where a "
         f"dataset has only comparisons), its {level} bootstrap CI in brackets and the share of pairs with an\n"
-        f"out-of-vocabulary word in parentheses; empty: not scored. Bold: the best of the dataset's models (two or more) "
+        f"out-of-vocabulary word in parentheses; empty: not scored; n/a: no value, why under the table. Bold: the best of the dataset's models (two or more) "
         f"among those that score at least {min_coverage:.0%} of its pairs. MSD: the smallest Spearman difference between two\n"
         "models significant at p < 0.05 (Williams' test, Rastogi et al. 2015): a smaller gap is no evidence that "
         "one model is better."
@@ -135,5 +141,6 @@ def leaderboard(summary: pd.DataFrame, *, min_coverage: float) -> dict[str, str]
                 _cell(cells[(d, m)], m in best[d], style) if (d, m) in cells else "" for d in datasets
             ])  # fmt: skip
         rows.append([_escape(_MSD_LABEL, style)] + [_number(msd[d].iloc[0], style) if len(msd[d]) else "" for d in datasets])
-        texts[style] = _render(rows, _escape(caption, style), style)
+        notes = [_escape(f"n/a, {m} on {d}: {cells[(d, m)]['note']}", style) for d, m in why_missing]
+        texts[style] = _render(rows, _escape(caption, style), style, notes)
     return texts
