@@ -116,13 +116,17 @@ def _looks_like(head: bytes, name: str) -> str:
 
 
 def _is_binary(data: bytes) -> bool:
-    if b"\x00" in data:
-        return True
+    """Whether a sample is binary vectors rather than text: it is not UTF-8 (a character cut at its
+    end aside), or over 1% of it (and more than 2) is control characters (float32 zeros are NULs; a text file with a
+    stray NUL in a word is still text, and its word simply matches no dataset word)."""
     try:
-        data.decode("utf-8")
-        return False
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        return err.start < len(data) - 4  # a character cut at the end of the sample is not binary
+        if err.start < len(data) - 4:
+            return True
+        text = data[: err.start].decode("utf-8")
+    controls = sum(1 for c in text if c < " " and c not in "\t\n\r")
+    return controls > 2 and controls * 100 > len(text)
 
 
 # --------------------------------------------------------------------------------------------
