@@ -360,10 +360,13 @@ def test_the_examples_of_the_readers_and_the_sniffer_hold():
     import doctest
 
     import simgold.io.cells as cells
+    import simgold.io.ledger as ledger
+    import simgold.io.ods as ods
+    import simgold.io.rawtable as rawtable
     import simgold.io.readers as readers
     import simgold.io.sniff as sniff
 
-    for module in (readers, sniff, cells):
+    for module in (readers, sniff, cells, ledger, rawtable, ods):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

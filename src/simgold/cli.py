@@ -156,6 +156,7 @@ def _rejects(results: Path, dataset: str | None) -> int:
     if not paths:
         print(f"{results / pattern}: not found; run the pipeline first (simgold run)", file=sys.stderr)
         return 1
+    summary = None
     for path in paths:
         summary = read_parquet(path).iloc[0]
         if "n_values_held" not in summary:  # a table of a run before the count
@@ -169,7 +170,7 @@ def _rejects(results: Path, dataset: str | None) -> int:
             print(_table_text(examples))
         apart = set_aside_text(rejects["reason"].value_counts())
         print(f"counted apart, not rejected values: {apart or 'none'}")
-        if normalised := normalised_text(read_parquet(paths[0]).iloc[0]):
+        if normalised := normalised_text(summary.get("n_words_normalised", 0)):  # the dataset's one summary
             print(normalised)
         print(f"every ledger row: {results / within_results('clean', dataset=dataset, table='rejects')}")
     return 0

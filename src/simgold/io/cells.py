@@ -186,16 +186,10 @@ def word_problem(word: str, form: str) -> str:
 
 
 def cell_text(raw: object) -> str:
+    """A spreadsheet cell as text: a whole float without its ".0" (a word typed as 7 is "7")."""
     if isinstance(raw, float) and raw.is_integer():
         return str(int(raw))
     return raw_text(raw)
-
-
-def changed_by_normalisation(raw: str, form: str) -> bool:
-    """Whether the normalisation changes a word cell beyond stripping its spaces (casefolding aside)."""
-    if raw.isascii() and "\t" not in raw and "  " not in raw:
-        return False  # ASCII is its own NFC and holds no invisible character or Unicode space
-    return normalise_word(raw, form, False) != raw.strip(" ")
 
 
 def decomposed_forms(words) -> dict[str, str]:

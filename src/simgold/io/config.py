@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import copy
 import difflib
+import functools
 import importlib.util
 import math
 import re
@@ -21,7 +22,7 @@ from simgold.errors import ConfigError, InputError
 from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
-from simgold.io.rawtable import close_names
+from simgold.io.rawtable import close_names, did_you_mean
 from simgold.io.readers import detect_format, resolve_path, source_paths, text_header
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
@@ -135,10 +136,9 @@ def validate_schema(config: dict) -> None:
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed))
         close = difflib.get_close_matches(extra[0], allowed, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ConfigError(
             where,
-            f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else "") + hint,
+            f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else "") + did_you_mean(close),
         )
     if err.validator == "required":
         raise ConfigError(where, err.message.replace("is a required property", "is required"))
@@ -295,22 +295,28 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     return ds
 
 
+@functools.cache
+def _spdx_licensing():
+    """The SPDX licence list, parsed once (about 35 ms; the config check of every dataset with a
+    licence, at every Snakefile parse, would otherwise parse it again)."""
+    from license_expression import get_spdx_licensing  # heavy: the SPDX list, only for a release licence
+
+    return get_spdx_licensing()
+
+
 def spdx_license(where: str, expression: str) -> str:
     """An SPDX licence expression in its canonical spelling (``cc-by-4.0`` -> ``CC-BY-4.0``), or a
     ConfigError saying what is not on the SPDX list and what is close. ``LicenseRef-...`` ids (a
     licence of one's own, as SPDX allows) pass."""
-    from license_expression import get_spdx_licensing  # heavy: the SPDX list, only for a release licence
-
-    licensing = get_spdx_licensing()
+    licensing = _spdx_licensing()
     checked = licensing.validate(expression)
     unknown = [s for s in checked.invalid_symbols if not str(s).startswith("LicenseRef-")]
     if checked.errors and (unknown or not checked.invalid_symbols):
         known = [str(k) for k in licensing.known_symbols if not str(k).startswith("LicenseRef-")]
         close = [m for s in unknown for m in difflib.get_close_matches(str(s), known, 3)]  # closest first
-        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise ConfigError(
             where,
-            f"{expression!r} is not an SPDX licence expression ({'; '.join(checked.errors)}){hint} "
+            f"{expression!r} is not an SPDX licence expression ({'; '.join(checked.errors)}){did_you_mean(close)} "
             "(the ids of https://spdx.org/licenses/, e.g. CC-BY-4.0, CC0-1.0, MIT; LicenseRef-<name> for your own)",
         )
     return checked.normalized_expression or expression
@@ -442,7 +448,7 @@ def _check_column_names(where: str, src: dict, names: list[str] | None) -> None:
     for key, ref in named:
         if ref not in names:
             close = close_names(ref, header)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            hint = did_you_mean(close)
             raise ConfigError(f"{where}.{key}", f"no column named {ref!r} in the file's header{hint} (it has {header})")
         if pattern and key != "extra_fields.join" and re.search(pattern, ref):
             raise ConfigError(f"{where}.raters", f"the pattern {pattern!r} also matches {key} column {ref!r}")

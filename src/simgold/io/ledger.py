@@ -131,16 +131,31 @@ def set_aside_text(counts) -> str:
     return "; ".join(f"{n:,} {what}" for what, n in set_aside(counts).items() if n)
 
 
-def normalised_text(summary) -> str:
-    """What the word normalisation changed, from a cleaning summary row ("" when nothing).
+def normalised_text(count: int) -> str:
+    """What the word normalisation changed (``count`` word cells; a cleaning summary's
+    ``n_words_normalised``), as the log, a dataset page, the card and ``simgold rejects`` say it;
+    "" when nothing.
 
-    >>> normalised_text({"n_words_normalised": 3})
+    >>> normalised_text(3)
     '3 word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made one space); twins merged as the duplicates rule says'
     """
-    n = int(summary.get("n_words_normalised", 0) or 0)
-    if not n:
+    if not count or count != count:  # none, or a summary of a run before the count (NaN)
         return ""
     return (
-        f"{n} word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made"
-        " one space); twins merged as the duplicates rule says"
+        f"{int(count):,} word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or"
+        " tabs made one space); twins merged as the duplicates rule says"
     )
+
+
+def counted_apart_text(counts, normalised: int = 0) -> str:
+    """The sentences after a dataset's rejection line: the ledger rows that are not rejected values
+    (``counts``: ledger rows by reason) and the word cells the normalisation changed; "" when
+    neither.
+
+    >>> counted_apart_text({"missing": 5, "ignored_row": 26}, normalised=2)
+    ' Counted apart, not rejected values: 5 blank or missing; 26 header, title or comment cells. 2 word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made one space); twins merged as the duplicates rule says.'
+    """
+    apart = set_aside_text(counts)
+    text = f" Counted apart, not rejected values: {apart}." if apart else ""
+    words = normalised_text(normalised)
+    return text + (f" {words[0].upper()}{words[1:]}." if words else "")

@@ -22,6 +22,7 @@ from typing import BinaryIO, NamedTuple
 from xml.etree.ElementTree import ParseError, iterparse
 
 from simgold.errors import InputError
+from simgold.io.cells import NUMBER_PATTERN
 
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -45,9 +46,9 @@ _NOT_TEXT = frozenset({_OFFICE + "annotation"})
 _NUMBER_TYPES = frozenset({"float", "percentage", "currency"})
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 
-#: a number as ODF writes office:value (xsd:double without INF and NaN); float() alone would also
-#: take "1_000", " 7 " or "infinity"
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: a number as ODF writes office:value (xsd:double without INF and NaN), as every reader reads
+#: one; float() alone would also take "1_000", " 7 " or "infinity"
+_NUMBER = re.compile(NUMBER_PATTERN)
 _WHOLE = re.compile(r"[0-9]+")
 #: the spaces a sheet's text:s elements may add up to: a sheet of 20 million cells with a double
 #: space in each stays below; a small file that declares runs of millions of spaces does not
@@ -113,9 +114,9 @@ def ods_rows(
     reader = _SheetReader(display, sheet, check_size)
     with zipfile.ZipFile(real) as archive:
         _refuse_encrypted(archive, display)
-    with zipfile.ZipFile(real) as archive, archive.open("content.xml") as content:
         try:
-            reader.read(content)
+            with archive.open("content.xml") as content:
+                reader.read(content)
         except ParseError as err:
             line, column = err.position
             raise InputError(
@@ -267,8 +268,6 @@ class _SheetReader:
         kind = cell.get(_OFFICE + "value-type")
         if kind in _NUMBER_TYPES:
             raw = cell.get(_OFFICE + "value")
-            if raw is not None and raw.isascii() and raw.isdigit() and len(raw) <= 20:
-                return int(raw)  # the usual rating; int() refuses 4,300 digits
             if raw is not None and _NUMBER.fullmatch(raw):
                 whole = _WHOLE.fullmatch(raw.lstrip("+-")) and len(raw) <= 20  # int() refuses 4,300 digits
                 return int(raw) if whole else float(raw)

@@ -112,7 +112,7 @@ class RawTable:
         if not hits:
             names = [h for h in self.header if h]
             close = close_names(ref, names)
-            hint = f"; did you mean {' or '.join(map(repr, close))}? (names are matched exactly)" if close else ""
+            hint = did_you_mean(close) + (" (names are matched exactly)" if close else "")
             raise InputError(self.files[0], f"{what}: no column named {ref!r}{hint}", expected=f"one of {names}")
         if len(hits) > 1:
             raise InputError(
@@ -152,3 +152,12 @@ def close_names(ref: str, names: list[str]) -> list[str]:
     """
     same = [n for n in names if _folded(n) == _folded(ref)]
     return same or difflib.get_close_matches(ref, names, 3, 0.75)
+
+
+def did_you_mean(close: list[str]) -> str:
+    """The hint an error gives for the names close to a wrong one; "" for none.
+
+    >>> did_you_mean(["Mean", "mean_sd"]), did_you_mean([])
+    ("; did you mean 'Mean' or 'mean_sd'?", '')
+    """
+    return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""

@@ -29,10 +29,11 @@ from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
 from simgold.errors import InputError
+from simgold.io.cells import cell_text
 from simgold.io.ods import ods_rows
 from simgold.io.rawtable import ABSENT, Note, RawTable, SheetError, blank, count_cells
 from simgold.io.schema import resolve_reader
-from simgold.io.sniff import KINDS, file_kind, path_problem, read_head
+from simgold.io.sniff import BOMS, KINDS, file_kind, path_problem, read_head
 
 #: the largest sheet XLSX and ODS can hold, and the most cells a sheet may expand to (repeated rows
 #: and columns counted): a tiny file that declares more is refused instead of filling the memory
@@ -259,10 +260,7 @@ def _refuse_kind(data: bytes, display: str, codec: str) -> None:
     if kind in TEXT_INSTEAD:
         raise InputError(display, f"the file is {KINDS[kind]}, not text", expected=TEXT_INSTEAD[kind])
     family = kind[:6]  # utf-16 or utf-32
-    boms = (
-        (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE) if family == "utf-32" else (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-    )
-    has_bom = data.startswith(boms)
+    has_bom = data.startswith(BOMS[kind])
     raise InputError(
         display,
         f"the file is {KINDS[kind]} {'with' if has_bom else 'without'} a byte order mark, not {codec}",
@@ -324,16 +322,8 @@ def read_text(
     join: str | int | None = None,
     language: str | None = None,
 ) -> RawTable:
-    data = real.read_bytes()
-    lines = split_lines(decode_text(data, display, encoding, language))
-    if lines and lines[-1] == "":
-        lines.pop()  # the final line break ends the last line; it does not start a new one
-    fed, notes = _non_data_lines(lines, skip_rows, comment)
-    sample = [(n, line) for n, line in fed if line.strip()][:50]
-    if not sample:
-        raise InputError(display, "the file has no data", expected="at least one non-empty line")
-    separator = _resolve_sep(sep, display, real, sample)
-    records, spanning = _split_records(fed, separator, quoting, display)
+    text = decode_text(real.read_bytes(), display, encoding, language)
+    records, spanning, notes, separator = _text_records(text, display, real, sep, quoting, comment, skip_rows)
     # a ragged layout has rows of every width by design; elsewhere a long row is flagged
     long_rows = None if ragged else (separator, join)
     raw_cells = len(notes) + sum(_count_fields(fields) for _, fields, _ in records)
@@ -345,6 +335,21 @@ def read_text(
         )
     table.separator = separator
     return table
+
+
+def _text_records(text: str, display: str, real: Path, sep, quoting: str, comment, skip_rows: int):
+    """(records, rows of records spanning lines, notes of title and comment lines, separator) of a
+    decoded text file: what ``read_text`` and ``text_header`` read alike."""
+    lines = split_lines(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line break ends the last line; it does not start a new one
+    fed, notes = _non_data_lines(lines, skip_rows, comment)
+    sample = [(n, line) for n, line in fed if line.strip()][:50]
+    if not sample:
+        raise InputError(display, "the file has no data", expected="at least one non-empty line")
+    separator = _resolve_sep(sep, display, real, sample)
+    records, spanning = _split_records(fed, separator, quoting, display)
+    return records, spanning, notes, separator
 
 
 HEADER_BYTES = 1 << 16  # the start of a file the config check reads for its column names
@@ -368,15 +373,9 @@ def text_header(real: Path, src: dict) -> list[str] | None:
             return None
         data = data[: cut + 1]
     try:
-        lines = split_lines(decode_text(data, real.name, src["encoding"]))
-        if lines and lines[-1] == "":
-            lines.pop()  # the final line break ends the last line (as read_text reads it)
-        fed, _ = _non_data_lines(lines, src["skip_rows"], src.get("comment"))
-        sample = [(n, line) for n, line in fed if line.strip()][:50]
-        if not sample:
-            return None
-        records, _ = _split_records(
-            fed, _resolve_sep(src.get("sep"), real.name, real, sample), src["quoting"], real.name
+        text = decode_text(data, real.name, src["encoding"])
+        records, *_ = _text_records(
+            text, real.name, real, src.get("sep"), src["quoting"], src.get("comment"), src["skip_rows"]
         )
     except InputError:
         return None
@@ -551,7 +550,7 @@ def _join_index(header: list[str] | None, display: str, ref, expected: int) -> i
 
 def _name(value: object) -> str:
     """A header name: text, without surrounding space or a stray byte order mark."""
-    return (value if isinstance(value, str) else _sheet_text(value)).replace("\ufeff", "").strip()
+    return (value if isinstance(value, str) else cell_text(value)).replace("\ufeff", "").strip()
 
 
 def _finish(display: str, records: list, header: bool, notes: list[Note], raw_cells: int, long_rows=None) -> RawTable:
@@ -703,12 +702,6 @@ def _check_zip_members(real: Path, display: str) -> None:
                     f" ({ratio:,.0f} to 1), more than a real spreadsheet holds; nothing was unpacked",
                     expected="a spreadsheet of real size, or the data as CSV/TSV",
                 )
-
-
-def _sheet_text(value: object) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _check_size(display: str, row: int, width: int, cells: int) -> None:

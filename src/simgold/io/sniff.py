@@ -32,8 +32,8 @@ KINDS = {
     "utf-16-be": "UTF-16 text (big-endian)",
 }
 _MAGIC = {"gzip": b"\x1f\x8b", "zip": b"PK\x03\x04", "ole2": bytes.fromhex("d0cf11e0a1b11ae1")}
-# a BOM says the encoding outright; UTF-32's little-endian BOM starts with UTF-16's, so it goes first
-_BOMS = {
+#: each text kind's byte order mark: a BOM says the encoding outright; UTF-32's little-endian BOM starts with UTF-16's, so it goes first
+BOMS = {
     "utf-32-le": codecs.BOM_UTF32_LE,
     "utf-32-be": codecs.BOM_UTF32_BE,
     "utf-16-le": codecs.BOM_UTF16_LE,
@@ -53,7 +53,7 @@ def file_kind(head: bytes) -> str | None:
     for kind, magic in _MAGIC.items():
         if head.startswith(magic):
             return kind
-    for kind, bom in _BOMS.items():
+    for kind, bom in BOMS.items():
         if head.startswith(bom):
             return kind
     head = head[:SNIFF_BYTES]

@@ -8,7 +8,6 @@ Pages contain no timestamps, so the same results give the same bytes.
 from __future__ import annotations
 
 import base64
-import hashlib
 import html
 import json
 import posixpath
@@ -20,7 +19,8 @@ import pandas as pd
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
-from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
+from simgold.io.tables import sha256_bytes
+from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
@@ -91,7 +91,7 @@ def run_footer(config: dict, version: str) -> str:
     >>> run_footer({"archive": {"name": "demo", "date": "2026-11-21"}}, "0.1.0")
     'simgold 0.1.0, run demo of 2026-11-21, config sha256 0b984517250f'
     """
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
+    digest = sha256_bytes(json.dumps(config, sort_keys=True, default=str).encode("utf-8"))[:12]
     arch = config["archive"]
     return f"simgold {version}, run {arch['name']} of {arch['date']}, config sha256 {digest}"
 
@@ -200,10 +200,7 @@ def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
     """The rejected values of a dataset by reason, up to 5 examples each (file, row, column, value),
     and the cells set aside that are not rejected values, counted apart."""
     line = rejection_line(summary)
-    apart = set_aside_text(rejects["reason"].value_counts())
-    apart = f" Counted apart, not rejected values: {apart}." if apart else ""
-    if normalised := normalised_text(summary):
-        apart += f" {normalised[0].upper()}{normalised[1:]}."
+    apart = counted_apart_text(rejects["reason"].value_counts(), summary.get("n_words_normalised", 0))
     if not line:
         return f"<p>No value was rejected (results/clean/{html.escape(str(summary['dataset']))}/rejects.parquet).{apart}</p>"
     return html_table(rejected_examples(rejects), (

@@ -37,7 +37,7 @@ import yaml
 
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RESULTS
-from simgold.io.ledger import rejection_line, set_aside_text
+from simgold.io.ledger import counted_apart_text, rejection_line
 from simgold.io.tables import sha256_bytes, to_arrow, tsv_bytes, tsv_text
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
 
@@ -391,8 +391,7 @@ def _ledger_section(summary: pd.Series) -> list[str]:
     set aside that are not rejected values, from the cleaning summary's counts per reason."""
     counts = {k[len("rejects_") :]: v for k, v in summary.items() if k.startswith("rejects_")}
     line = rejection_line(summary) or f"{summary['dataset']}: no value was rejected"
-    apart = set_aside_text(counts)
-    return [f"{line}." + (f" Counted apart, not rejected values: {apart}." if apart else "")]
+    return [f"{line}.{counted_apart_text(counts, summary.get('n_words_normalised', 0))}"]
 
 
 def _sources_section(ds: dict, sources: list[dict]) -> list[str]:

@@ -359,14 +359,16 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
             note += f" ({per_item.min()}-{per_item.max()} ratings per item: k is k0)"
         raters = int(per_item.max()) if len(per_item) else 0
         values = ratings["score"].to_numpy(float)
-        why = one_way_note(values, codes, confidence) if len(values) else "no rating: no ICC"
+        iccs = one_way(values, codes, confidence)
+        why = one_way_note(values, codes, confidence, single=iccs[0]) if len(values) else "no rating: no ICC"
         note = "; ".join(x for x in (note, why) if x)
-        return [(icc, n_items, raters, note) for icc in one_way(values, codes, confidence)]
+        return [(icc, n_items, raters, note) for icc in iccs]
     counts = ratings.groupby("rater")["item_id"].nunique()
     complete = counts.index[counts == n_items]
     wide = ratings[ratings["rater"].isin(complete)].pivot(index="item_id", columns="rater", values="score")
     left_out = len(counts) - len(complete)
     X = wide.to_numpy(float)
+    iccs = two_way(X, confidence)
     note = ""
     if n_items < 2:
         note = two_way_note(X, confidence)
@@ -377,8 +379,9 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
         )
     else:
         on_block = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
-        note = "; ".join(x for x in (on_block if left_out else "", two_way_note(X, confidence)) if x)
-    return [(icc, n_items, len(complete), note) for icc in two_way(X, confidence)]
+        why = two_way_note(X, confidence, single=iccs[0])
+        note = "; ".join(x for x in (on_block if left_out else "", why) if x)
+    return [(icc, n_items, len(complete), note) for icc in iccs]
 
 
 def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:

@@ -57,7 +57,6 @@ from simgold.errors import DataError, InputError
 from simgold.io.layouts import Plan
 from simgold.io.cells import (
     cell_problem,
-    changed_by_normalisation,
     cell_text,
     normalise_word,
     number_text,
@@ -67,7 +66,7 @@ from simgold.io.cells import (
 )
 from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.readers import read_columns, read_source_table
-from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, rejected_text, rejection_line
+from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, normalised_text, rejected_text, rejection_line
 from simgold.io.tables import TABLES, sort_canonical
 
 ROLES = ("rating", "rank", "mean", "sd", "n")
@@ -244,13 +243,15 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
     for i in range(len(table.rows)):
         file, row = table.row_where(i)
         raw_words = [table.cell(i, j) for j in plan.words]
-        words = [normalise_word(w, form, fold) for w in raw_words]
+        plain = [normalise_word(w, form, False) for w in raw_words]  # each word normalised once
+        words = [w.casefold() for w in plain] if fold else plain
         problem = next(filter(None, map(cell_problem, raw_words)), "")
         problem = problem or word_problem(words[0], form) or word_problem(words[1], form)
         if forms is not None and not problem:
             *words, problem = forms.map(*words)
         if form != "none":
-            out.normalised += [(file, row, w) for w in raw_words if isinstance(w, str) and changed_by_normalisation(w, form)]
+            # changed beyond its surrounding spaces (a casefold is asked for, not a repair)
+            out.normalised += [(file, row, w) for w, p in zip(raw_words, plain) if isinstance(w, str) and p != w.strip(" ")]
         attrs = {**plan.constants, **_attr_values(table, i, plan.attrs)}
         rater, context, text = None, None, None
         if plan.rater is not None:
@@ -369,11 +370,7 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
 def _log_counts(log: logging.Logger, ext: Extracted) -> None:
     if ext.normalised:
         file, row, word = ext.normalised[0]
-        log.warning(
-            f"{len(ext.normalised)} word cell(s) changed by the normalisation (Unicode form, invisible"
-            f" characters removed, Unicode spaces or tabs made one plain space; first: {file}, row {row}:"
-            f" {word!r}); twins are merged as the duplicates rule says"
-        )
+        log.warning(f"{normalised_text(len(ext.normalised))} (first: {file}, row {row}: {word!r})")
     extra = sum(1 for note in ext.notes if note[6] == "extra_fields")
     if extra:
         log.warning(f"{extra} cells of rows with more fields than the header are in the ledger as extra_fields")

@@ -141,8 +141,9 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) ->
             Icc("ICC(1,k)", float(average), float(low_k), float(high_k))]  # fmt: skip
 
 
-def two_way_note(X: np.ndarray, confidence: float = 0.95) -> str:
-    """Why ``two_way(X)`` gives no value or no interval; "" when it gives both.
+def two_way_note(X: np.ndarray, confidence: float = 0.95, *, single: Icc | None = None) -> str:
+    """Why ``two_way(X)`` gives no value or no interval; "" when it gives both. ``single``: its
+    ICC(2,1) where the caller has it already (not computed again).
 
     Examples
     --------
@@ -161,7 +162,7 @@ def two_way_note(X: np.ndarray, confidence: float = 0.95) -> str:
         return f"{k} rater{'s' if k != 1 else ''}: an ICC needs two raters or more"
     if X.min() == X.max():
         return f"every rating is {X.flat[0]:g}: no variance between items or raters, no ICC"
-    single = two_way(X, confidence)[0]
+    single = single if single is not None else two_way(X, confidence)[0]
     if np.isnan(single.value):
         return "the mean squares leave the ICC undefined"
     if np.isnan(single.ci_low) or np.isnan(single.ci_high):
@@ -169,8 +170,9 @@ def two_way_note(X: np.ndarray, confidence: float = 0.95) -> str:
     return ""
 
 
-def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) -> str:
+def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95, *, single: Icc | None = None) -> str:
     """Why ``one_way(values, groups)`` gives no value or no interval; "" when it gives both.
+    ``single``: its ICC(1,1) where the caller has it already (not computed again).
 
     Examples
     --------
@@ -185,7 +187,7 @@ def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float = 0.9
         return "fewer than two items with two ratings: no ICC"
     if values.min() == values.max():
         return f"every rating is {values[0]:g}: no variance between or within items, no ICC"
-    single = one_way(values, groups, confidence)[0]
+    single = single if single is not None else one_way(values, groups, confidence)[0]
     if np.isnan(single.value):
         return "the mean squares leave the ICC undefined"
     if np.isnan(single.ci_low) or np.isnan(single.ci_high):
