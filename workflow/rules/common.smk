@@ -10,6 +10,7 @@ from simgold.io.config import (
     translation_files,
 )
 from simgold.io.labels import confidence_label
+from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
 from simgold.workflow.routing import (
     all_targets,
@@ -137,8 +138,8 @@ def score_inputs(wildcards):
         inputs["gold"] = result("gold", dataset=d)
     if d in COMPARED:
         inputs["comparisons"] = result("comparisons", dataset=d)
-    if d in CONTEXT_DATASETS:  # an in-context model reads each item's context
-        inputs["item_table"] = result("clean", dataset=d, table="items")
+    if d in CONTEXT_DATASETS and scored_in_context(CONFIG["datasets"][d]["kind"], CONFIG["models"][wildcards.model]):
+        inputs["context_vectors"] = result("context_vectors", dataset=d, model=wildcards.model)
     if d in RATED or d in RANKED:
         inputs["agreement"] = result("agreement", dataset=d)
         inputs["raters"] = result("agreement_raters", dataset=d)

@@ -8,7 +8,8 @@ rule embeddings:
     input:
         unpack(embedding_inputs),
     output:
-        RESULTS["embeddings"],
+        table=RESULTS["embeddings"],
+        machine=RESULTS["machine"],
     log:
         "logs/embeddings/{model}.log",
     conda:
@@ -17,6 +18,28 @@ rule embeddings:
     resources:
         mem_mb=embedding_mem_mb,
         runtime=60,
+    params:
+        model=model_spec,
+    script:
+        "../scripts/scores.py"
+
+
+# A contextual model's vectors of each item's words in its context: a result of their own, so that an
+# archive holds them and a rebuild scores from them (simgold.report.archive).
+rule context_vectors:
+    input:
+        item_table=result("clean", dataset="{dataset}", table="items"),
+    output:
+        table=RESULTS["context_vectors"],
+        machine=RESULTS["context_machine"],
+    log:
+        "logs/embeddings/in-context/{dataset}/{model}.log",
+    conda:
+        "../envs/models.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         model=model_spec,
     script:

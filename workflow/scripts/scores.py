@@ -1,7 +1,8 @@
 """The jobs of workflow/rules/scores.smk, one function per rule (``run`` picks the rule's):
 
 * ``embeddings``: Vectors of every word the model's datasets need: one pass over the embedding file
-  (or computed once per word).
+  (or computed once per word), and beside them what made them (simgold.io.machine).
+* ``context_vectors``: A contextual model's vectors of each item's two words in its context.
 * ``comparisons``: Comparisons (A&G): read from ag-evaluation files, or made from rankings or per-
   rater ratings.
 * ``score``: Score one model on one dataset: predictions, correlations and the A&G score with
@@ -17,6 +18,7 @@ import itertools
 import pandas as pd
 
 from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
+from simgold.io.machine import machine_json, machine_record
 from simgold.io.models import scored_in_context
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.scores import (
@@ -24,9 +26,11 @@ from simgold.stages.scores import (
     ScoringSettings,
     Vectors,
     across_datasets,
+    context_predictions,
+    context_vector_types,
     from_rankings,
     from_ratings,
-    in_context_predictions,
+    in_context_vectors,
     paired_difference,
     read_ag_file,
     score_dataset,
@@ -35,7 +39,7 @@ from simgold.stages.scores import (
     words_of,
     write_ag_file,
 )
-from simgold.workflow.job import provenance_for, run
+from simgold.workflow.job import input_label, provenance_for, run
 
 
 def embeddings_job(snakemake, log):
@@ -63,7 +67,36 @@ def embeddings_job(snakemake, log):
         log.warning("%s", warning)
     for word, first, again in report.duplicates:
         log.info("  duplicated word %r: line %d kept, line %d ignored", word, first, again)
-    write_embeddings(table, report, snakemake.output[0], provenance_for(snakemake))
+    prov = provenance_for(snakemake)
+    write_embeddings(table, report, snakemake.output.table, prov)
+    write_machine(snakemake, model, prov)
+
+
+def write_machine(snakemake, model, prov):
+    """What made the vectors (model files, code, BLAS kernel, CPU): beside the table, not in it."""
+    labels = [input_label(str(snakemake.input.vectors))] if "vectors" in snakemake.input.keys() else []
+    files = {label: prov["inputs"][label] for label in labels}
+    with open(snakemake.output.machine, "wb") as fh:
+        fh.write(machine_json(machine_record(model, files)))
+
+
+def context_vectors_job(snakemake, log):
+    from simgold.io.minilm import get_model  # heavy: scipy.special; only a contextual model's jobs
+
+    name, model_name, model = snakemake.wildcards.dataset, snakemake.wildcards.model, snakemake.params.model
+    encoder = get_model()  # its vectors are computed once per context and span (simgold.io.vectorcache)
+    items = read_parquet(snakemake.input.item_table)
+    table = in_context_vectors(
+        name, model_name, items, encoder, store=encoder.store("in-context", log.info), log=log.info
+    )
+    log.info(
+        "%s: %d items, %d with both words found in their context", name, len(table), (table["missing"] == "").sum()
+    )
+    prov = provenance_for(snakemake)
+    write_parquet(
+        table, snakemake.output.table, table="context_vectors", provenance=prov, types=context_vector_types(table)
+    )
+    write_machine(snakemake, model, prov)
 
 
 def comparisons_job(snakemake, log):
@@ -86,13 +119,7 @@ def score_job(snakemake, log):
     vectors = Vectors.read(snakemake.input.embeddings, model)
     pred = None
     if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
-
-        from simgold.io.minilm import get_model  # heavy: scipy.special; only a contextual model's jobs
-
-        encoder = get_model()  # its vectors are computed once per context and span (simgold.io.vectorcache)
-        items = read_parquet(snakemake.input.item_table)
-        store = encoder.store("in-context", log.info)
-        pred = in_context_predictions(name, model_name, items, encoder, store=store, log=log.info)
+        pred = context_predictions(read_parquet(snakemake.input.context_vectors))
     pred, scores = score_dataset(
         name,
         model_name,
@@ -180,6 +207,7 @@ def score_summary_job(snakemake, log):
 
 JOBS = {
     "embeddings": embeddings_job,
+    "context_vectors": context_vectors_job,
     "comparisons": comparisons_job,
     "score": score_job,
     "model_differences": model_differences_job,

@@ -67,6 +67,11 @@ RESULTS = MappingProxyType(
         "release": "results/release/{dataset}",
         # models: the vectors each needs, A&G comparisons, scores and what is made from them
         "embeddings": "results/embeddings/{model}.parquet",
+        # beside each vector table: what made it (model files, code, BLAS kernel, CPU), simgold.io.machine
+        "machine": "results/embeddings/{model}.machine.json",
+        # a contextual model's vectors of each item's two words in its context (two-context datasets)
+        "context_vectors": "results/embeddings/in-context/{dataset}/{model}.parquet",
+        "context_machine": "results/embeddings/in-context/{dataset}/{model}.machine.json",
         "comparisons": "results/comparisons/{dataset}.parquet",
         "comparisons_ag": "results/comparisons/{dataset}.ag.txt",
         "predictions": "results/scores/{dataset}/{model}/predictions.parquet",

@@ -205,6 +205,11 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         ["source_dataset", "dataset_a", "dataset_b"],
     ),
     "embeddings": ({"word": S, "source": S, "line": I}, ["word"]),  # + vector: float32[dim]
+    # each item's two words in its context; vectors null where a word was not found in the context
+    "context_vectors": (
+        {"dataset": S, "model": S, "item_id": S, "word1": S, "word2": S, "missing": S},
+        ["dataset", "model", "item_id"],
+    ),  # + vector1, vector2: float32[dim]
     "comparisons": (
         {
             "dataset": S,

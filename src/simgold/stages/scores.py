@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from simgold.errors import InputError
 from simgold.io.embeddings import cosine, read_embeddings
@@ -318,7 +319,9 @@ class ScoringSettings:
     seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
     confidence: float  # the CIs' coverage
     # the schema's defaults (the config fills them; a notebook may leave them out)
-    msd_min_coverage: float = _SCORING["msd_min_coverage"]  # the share of a dataset's items a model must score to carry its MSD
+    msd_min_coverage: float = _SCORING[
+        "msd_min_coverage"
+    ]  # the share of a dataset's items a model must score to carry its MSD
     min_shared_items: int = _SCORING["min_shared_items"]  # two models are compared on at least this many shared items
 
     @property
@@ -604,9 +607,7 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
             low, high = _ci(boot, settings.confidence)
         rows.append(
-            ScoreRow(
-                dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum())
-            )
+            ScoreRow(dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum()))
         )
     return rows
 
@@ -813,7 +814,9 @@ def score_dataset(
         rows += comparison_scores(dataset, model, comparisons, sim1, sim2, scoring)
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
-        rows.append(ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred)))
+        rows.append(
+            ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred))
+        )
     ceiling, why = human_ceiling(agreement), ""
     if agreement is not None and np.isnan(ceiling):  # the agreement table says why its vs_rest is missing
         why = _kept_agreement_note(agreement) or "no rater kept has a Spearman with the other raters' means"
@@ -940,7 +943,10 @@ def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int]
     return clean, spans
 
 
-def in_context_predictions(
+CONTEXT_VECTOR_COLUMNS = TABLES["context_vectors"].names
+
+
+def in_context_vectors(
     dataset: str,
     model: str,
     items: pd.DataFrame,
@@ -949,8 +955,9 @@ def in_context_predictions(
     store=None,
     log=None,
 ) -> pd.DataFrame:
-    """Cosine similarity of the two target words' vectors in each item's context; every context
-    is encoded in one batched call (through the vector ``store`` when given; progress to ``log``)."""
+    """Each item's two target words' vectors in its context (``vector1``, ``vector2``, float64);
+    every context is encoded in one batched call (through the vector ``store`` when given; progress
+    to ``log``). ``missing``: the forms not found in the context (their item has no vectors)."""
     located = []
     for it in items.itertuples(index=False):
         forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
@@ -960,11 +967,43 @@ def in_context_predictions(
     vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
     rows = []
     for it, _, _, missing in located:
-        sim = np.nan
+        v1 = v2 = None
         if not missing:
             v1, v2 = next(vectors)
-            if v1 is not None and v2 is not None:
-                sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
-        row = PredictionRow(dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing))
+        rows.append((dataset, model, it.item_id, it.word1, it.word2, ";".join(missing), v1, v2))
+    return pd.DataFrame(rows, columns=[*CONTEXT_VECTOR_COLUMNS, "vector1", "vector2"])
+
+
+def context_vector_types(table: pd.DataFrame) -> dict:
+    """The Parquet types of the vector columns: fixed-size float64 lists (the model's own precision)."""
+    dim = next((len(v) for v in table["vector1"] if v is not None), 0)
+    return {c: pa.list_(pa.float64(), dim) if dim else pa.list_(pa.float64()) for c in ("vector1", "vector2")}
+
+
+def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
+    """Cosine similarity of each item's two in-context vectors (from :func:`in_context_vectors`)."""
+    rows = []
+    for it in table.itertuples(index=False):
+        sim = np.nan
+        v1, v2 = it.vector1, it.vector2
+        if v1 is not None and v2 is not None:
+            v1, v2 = np.asarray(v1, dtype=np.float64), np.asarray(v2, dtype=np.float64)
+            sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
+        missing = it.missing or ""
+        row = PredictionRow(it.dataset, it.model, it.item_id, it.word1, it.word2, sim, bool(missing), missing)
         rows.append(row)
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
+
+
+def in_context_predictions(
+    dataset: str,
+    model: str,
+    items: pd.DataFrame,
+    encoder,
+    form_columns=("word1_form", "word2_form"),
+    store=None,
+    log=None,
+) -> pd.DataFrame:
+    """Cosine similarity of the two target words' vectors in each item's context: the vectors of
+    :func:`in_context_vectors`, then :func:`context_predictions`."""
+    return context_predictions(in_context_vectors(dataset, model, items, encoder, form_columns, store, log))
