@@ -4,7 +4,8 @@ simgold run [snakemake arguments]   run the pipeline (``snakemake``; ``--cores a
 simgold scores [--results DIR]      the dataset x model table of the last run
 simgold agreement [--results DIR]   one row per dataset: raters, excluded, items, pairwise, vs_rest, alpha
 simgold verify DIR                  check an unpacked archive against its MANIFEST
-simgold rebuild DIR [--cores N]     rerun an unpacked archive and compare every result file
+simgold rebuild DIR [--cores N] [--recompute]
+                                    rerun an unpacked archive and compare every result file
 simgold demo DIR                    write the simulated demo sheets (raw/demo)
 """
 
@@ -176,11 +177,11 @@ def _rejects(results: Path, dataset: str | None) -> int:
     return 0
 
 
-def _archive(command: str, directory: Path, cores: int) -> int:
+def _archive(command: str, directory: Path, cores: int, recompute: bool = False) -> int:
     if command == "verify":
         problems = verify(directory)
     else:
-        problems = rebuild(directory, cores, say=lambda text: print(text, flush=True))
+        problems = rebuild(directory, cores, say=lambda text: print(text, flush=True), recompute=recompute)
     for problem in problems:
         print(problem)
     if problems:
@@ -226,6 +227,12 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rebuild", help="rerun an unpacked archive's workflow and compare every result file")
     p.add_argument("directory", type=Path)
     p.add_argument("--cores", type=int, default=2)
+    p.add_argument(
+        "--recompute",
+        action="store_true",
+        help="recompute the models' vectors too (by default they are read from the archive), and report how far "
+        "each model's vectors and scores moved",
+    )
     p = sub.add_parser("demo", help="write the simulated demo sheets")
     p.add_argument("directory", type=Path)
     return top
@@ -252,7 +259,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "rejects":
         return _rejects(args.results, args.dataset)
     if args.command in ("verify", "rebuild"):
-        return _archive(args.command, args.directory, getattr(args, "cores", 2))
+        return _archive(args.command, args.directory, getattr(args, "cores", 2), getattr(args, "recompute", False))
     return _demo(args.directory)
 
 

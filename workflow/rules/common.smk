@@ -37,6 +37,7 @@ RATED, RANKED, CONTEXT_DATASETS, TRANSLATED = STAGES.rated, STAGES.ranked, STAGE
 GROUPS, MODEL_DATASETS, SCORED, SCORED_BY = STAGES.groups, STAGES.model_datasets, STAGES.scored, STAGES.scored_by
 GOLD_SCORED, COSIMLEX, NOISED = STAGES.gold_scored, STAGES.cosimlex, STAGES.noised
 SCORED_MODELS = scored_models(STAGES)
+RELEASED = STAGES.released
 
 
 def alternatives(names):
@@ -163,8 +164,9 @@ def report_inputs(wildcards):
     inputs = {
         "scores": [result("scores", dataset=d, model=m) for m in SCORED_BY.get(d, [])],
         "noise": [result("noise", dataset=d, model=m) for dd, m in NOISED if dd == d],
-        "release": result("release", dataset=d),
     }
+    if d in RELEASED:
+        inputs["release"] = result("release", dataset=d)
     if d in CLEANED:
         inputs["clean"] = result("clean", dataset=d, table="summary")
         inputs["rejects"] = result("clean", dataset=d, table="rejects")

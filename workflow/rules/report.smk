@@ -87,7 +87,7 @@ rule report_index:
         retest=expand(RESULTS["agreement_retest"], dataset=RATED),
         reliability=expand(RESULTS["reliability"], dataset=RATED),
         audit=expand(RESULTS["audit"], dataset=CLEANED),
-        releases=expand(RESULTS["release"], dataset=DATASETS),
+        releases=expand(RESULTS["release"], dataset=RELEASED),
     output:
         page=report(
             RESULTS["report_index"],
@@ -112,7 +112,8 @@ rule report_index:
         runtime=10,
     params:
         datasets=DATASETS,
-        releases=[CONFIG["datasets"][d]["release"] for d in DATASETS],
+        released=RELEASED,
+        releases=[CONFIG["datasets"][d]["release"] for d in RELEASED],
         config=CONFIG,  # the page's footer: the run's date and the config's digest
         audited=CLEANED,
         ci_level=CI_LEVEL,

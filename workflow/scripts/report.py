@@ -50,7 +50,7 @@ def report_dataset_job(snakemake, log):
         context=tables.get("context"),
         figures=params.figures,
         statistics=statistics,
-        release={"files": released_files(inputs.release), "meta": params.release},
+        release={"files": released_files(inputs.release), "meta": params.release} if "release" in inputs.keys() else None,
         rejects=tables.get("rejects"),
         footer=run_footer(params.config, package_version("simgold")),
     )
@@ -100,7 +100,7 @@ def report_index_job(snakemake, log):
         differences=read_parquet(inputs.differences[0]) if inputs.differences else None,
         releases={
             name: {"files": released_files(path), "meta": meta}
-            for name, path, meta in zip(snakemake.params.datasets, inputs.releases, snakemake.params.releases)
+            for name, path, meta in zip(snakemake.params.released, inputs.releases, snakemake.params.releases)
         },
         footer=run_footer(snakemake.params.config, package_version("simgold")),
     )

@@ -222,6 +222,8 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
         "noise": _resolve_noise(defs["properties"]["noise"], config.get("noise", {})),
         "archive": {**_defaults(defs["properties"]["archive"]), **config.get("archive", {})},
     }
+    if "license" in resolved["archive"]:
+        resolved["archive"]["license"] = spdx_license("archive.license", resolved["archive"]["license"])
     for name, spec in config["datasets"].items():
         resolved["datasets"][name] = check_dataset(name, spec, base_dir)
     _check_translations(resolved["datasets"], base_dir)

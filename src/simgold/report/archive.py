@@ -43,13 +43,14 @@ import stat
 import subprocess
 import sys
 import tarfile
+import time
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 import yaml
 
 from simgold.io.config import translation_files
-from simgold.io.paths import RESULTS, RESULTS_DIR
+from simgold.io.paths import RESULTS, RESULTS_DIR, result
 from simgold.io.readers import resolve_path, source_paths
 from simgold.io.tables import package_version, sha256_bytes, sha256_file
 
@@ -188,6 +189,88 @@ def collect_code(code_root: Path, files: dict, skipped_links: list[str]) -> None
                 files[rel] = (code_root / rel).read_bytes()
 
 
+#: results that hold a dataset's items (pairs, words with their scores) or raw cells: for a dataset
+#: whose licence keeps it out (``redistribute: false``) they stay out of the archive, with their
+#: checksums recorded in WITHHELD.tsv; its aggregate tables (agreement, scores, ...) go in
+ITEM_RESULTS = (
+    "clean",  # but not its summary (counts)
+    "translate_items",
+    "translate_dropped",
+    "calibrate_ratings",
+    "agreement_ratings",
+    "agreement_rankings",
+    "audit",
+    "gold",
+    "comparisons",
+    "comparisons_ag",
+    "predictions",
+    "context_vectors",
+    "context_tests",
+    "report_page",
+    "report_figures",
+    "release",
+)
+#: results across datasets that hold items of each (a withheld dataset keeps them all out)
+ITEM_RESULTS_ACROSS = ("crosslingual",)
+WITHHELD_HEADER = ("path", "sha256", "size", "dataset", "why")
+
+
+def _pattern(name: str) -> re.Pattern:
+    parts = re.split(r"(\{[a-z_]+\})", RESULTS[name])
+    regex = "".join(
+        "(?P<dataset>[^/]+)" if part == "{dataset}" else "[^/]+" if part.startswith("{") else re.escape(part)
+        for part in parts
+    )
+    return re.compile(regex + "(/.*)?$")
+
+
+def withheld_results(config: dict, files: list[str]) -> dict[str, str]:
+    """``{result file: dataset}``: the result files holding items or raw cells of a dataset marked
+    ``redistribute: false`` (:data:`ITEM_RESULTS`), and the logs of its jobs (they may quote cells)."""
+    closed = {d for d, ds in config["datasets"].items() if not ds.get("redistribute", True)}
+    if not closed:
+        return {}
+    patterns = [_pattern(name) for name in ITEM_RESULTS]
+    across = {RESULTS[name] for name in ITEM_RESULTS_ACROSS}
+    translated = {d for d, ds in config["datasets"].items() if "translation_of" in ds}
+    closed_translation = sorted(closed & (translated | {ds["translation_of"] for ds in config["datasets"].values()
+                                                          if "translation_of" in ds}))  # fmt: skip
+    out = {}
+    for rel in files:
+        if rel == result("clean", dataset=PurePosixPath(rel).parent.name, table="summary"):
+            continue
+        for pattern in patterns:
+            m = pattern.match(rel)
+            if m and m.group("dataset") in closed:
+                out[rel] = m.group("dataset")
+                break
+        if rel in across and closed_translation:
+            out[rel] = ",".join(closed_translation)
+    return out
+
+
+def withheld_logs(config: dict, logs: list[str]) -> dict[str, str]:
+    """The logs of a withheld dataset's jobs (``logs/<rule>/<dataset>.log`` or ``.../<dataset>/...``)."""
+    closed = {d for d, ds in config["datasets"].items() if not ds.get("redistribute", True)}
+    out = {}
+    for rel in logs:
+        parts = PurePosixPath(rel).parts
+        names = set(parts[1:-1]) | {PurePosixPath(rel).stem}
+        hit = sorted(names & closed)
+        if hit:
+            out[rel] = hit[0]
+    return out
+
+
+def withheld_table(root: Path, withheld: dict[str, str]) -> str:
+    lines = ["\t".join(WITHHELD_HEADER)]
+    for rel in sorted(withheld):
+        data = (root / rel).read_bytes()
+        why = "holds items or raw cells of a dataset whose licence keeps it out (redistribute: false)"
+        lines.append("\t".join([rel, sha256_bytes(data), str(len(data)), withheld[rel], why]))
+    return "\n".join(lines) + "\n"
+
+
 def result_files(root: Path, outputs: list[str]) -> list[str]:
     """The outputs as files: a directory output (a report page's figures) stands for the files in
     it, without the marker files Snakemake leaves there (names starting with a dot)."""
@@ -236,19 +319,23 @@ def build(
         files.pop(rec["archive_path"], None)
         if rec["redistribute"]:
             files[rec["archive_path"]] = rec["real"].read_bytes()
+    logs = [log for log in (_walk(root, "logs") if (root / "logs").is_dir() else []) if log != "logs/archive.log"]
+    kept_out = {**withheld_results(config, sorted(set(outputs))), **withheld_logs(config, logs)}
     for rel in sorted(set(outputs)):
-        if Path(rel).resolve() != target.resolve():
+        if Path(rel).resolve() != target.resolve() and rel not in kept_out:
             files[rel] = (root / rel).read_bytes()
-    for log in _walk(root, "logs") if (root / "logs").is_dir() else []:
-        if log != "logs/archive.log":  # this job's own log is still being written
+    for log in logs:  # this job's own log (still being written) is not among them
+        if log not in kept_out:
             files[log] = (root / log).read_bytes()
     from simgold.report.release import study_readme  # heavy: pandas and pyarrow, only when an archive is built
 
     if "README.md" in files:  # the tool's manual keeps its own name; README.md tells the study
         files["SIMGOLD-README.md"] = files.pop("README.md")
-    files["README.md"] = study_readme(config, files, f"simgold {package_version('simgold')}").encode("utf-8")
+    readme = study_readme(config, files, f"simgold {package_version('simgold')}")
+    files["README.md"] = (readme.rstrip("\n") + "\n\n" + licence_section(config, kept_out)).encode("utf-8")
     files["environment/requirements.lock.txt"] = lock_file().encode()
     files["inputs/EXTERNAL.tsv"] = external_table(records).encode()
+    files["WITHHELD.tsv"] = withheld_table(root, kept_out).encode()
     files["ro-crate-metadata.json"] = ro_crate(config, records, files, outputs).encode()
     files["MANIFEST"] = manifest(files).encode()
     unsafe = [rel for rel in files if not safe_member(rel)]
@@ -256,7 +343,12 @@ def build(
         raise ValueError(f"archive members that would leave the archive: {unsafe}")
     target.parent.mkdir(parents=True, exist_ok=True)
     _write_tar(target, config["archive"]["name"], files)
-    return {"files": len(files), "withheld": sorted(withheld), "links": sorted(set(links))}
+    return {
+        "files": len(files),
+        "withheld": sorted(withheld),
+        "withheld_results": sorted(kept_out),
+        "links": sorted(set(links)),
+    }
 
 
 def _field(text: str) -> str:
@@ -318,10 +410,57 @@ def _input_entity(r: dict) -> dict:
     return entity
 
 
-def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str]) -> str:
-    """RO-Crate 1.1 metadata: the crate, the workflow, and the run (inputs -> outputs)."""
+NO_LICENCE = (
+    "No licence was chosen for this archive (archive.license is not set): without one, others may read it "
+    "but not reuse it."
+)
+
+
+def licence_entity(expression: str, url: str | None = None) -> dict:
+    """An RO-Crate entity for an SPDX expression: the spdx.org page of a single listed licence; the
+    URL the user gave for a ``LicenseRef-`` (no page exists for it elsewhere); else a local one."""
+    if url:
+        return {"@id": url, "@type": "CreativeWork", "name": expression}
+    if re.fullmatch(r"[A-Za-z0-9.+-]+", expression) and not expression.startswith("LicenseRef-"):
+        return {"@id": f"https://spdx.org/licenses/{expression}", "@type": "CreativeWork", "name": expression}
+    return {"@id": "#license-" + sha256_bytes(expression.encode())[:12], "@type": "CreativeWork", "name": expression}
+
+
+def licence_section(config: dict, withheld: dict[str, str]) -> str:
+    """The archive README's licence: the archive's own, each release's, and what the licences kept out."""
     arch = config["archive"]
-    licence = f"https://spdx.org/licenses/{arch['license']}"
+    lines = ["## Licence", ""]
+    if arch.get("license"):
+        lines.append(f"This archive is released under `{arch['license']}` (SPDX).")
+    else:
+        lines.append(NO_LICENCE)
+    lines.append("")
+    for name, ds in sorted(config["datasets"].items()):
+        if not ds.get("redistribute", True):
+            count = sum(1 for d in withheld.values() if name in d.split(","))
+            lines.append(
+                f"- {name}: may not be redistributed: its raw files, its release and the {count} files that hold its "
+                "items or raw cells are left out (their checksums are in `inputs/EXTERNAL.tsv` and `WITHHELD.tsv`)"
+            )
+        else:
+            licence = ds.get("release", {}).get("license")
+            lines.append(f"- {name}: its release is under `{licence}`" if licence else f"- {name}: no licence given")
+    return "\n".join(lines) + "\n"
+
+
+def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str]) -> str:
+    """RO-Crate 1.1 metadata: the crate, the workflow, the run (inputs -> outputs), and each release
+    with its own licence."""
+    arch = config["archive"]
+    root = {
+        "@id": "./",
+        "@type": "Dataset",
+        "name": arch["title"],
+        "description": arch["description"],
+        "datePublished": arch["date"],
+        "mainEntity": {"@id": "Snakefile"},
+        "mentions": {"@id": "#run"},
+    }
     graph = [
         {
             "@id": "ro-crate-metadata.json",
@@ -329,18 +468,33 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
             "conformsTo": {"@id": "https://w3id.org/ro/crate/1.1"},
             "about": {"@id": "./"},
         },
-        {
-            "@id": "./",
-            "@type": "Dataset",
-            "name": arch["title"],
-            "description": arch["description"],
-            "datePublished": arch["date"],
-            "license": {"@id": licence},
-            "mainEntity": {"@id": "Snakefile"},
-            "mentions": {"@id": "#run"},
-            "hasPart": [{"@id": rel} for rel in sorted(files) if rel != "ro-crate-metadata.json"],
-        },
-        {"@id": licence, "@type": "CreativeWork", "name": arch["license"]},
+        root,
+    ]
+    licences = {}
+    if arch.get("license"):
+        entity = licence_entity(arch["license"], arch.get("license_url"))
+        root["license"] = {"@id": entity["@id"]}
+        licences[entity["@id"]] = entity
+    else:
+        root["conditionsOfAccess"] = NO_LICENCE
+    releases = []
+    for name, ds in sorted(config["datasets"].items()):
+        folder = f"{RESULTS['release'].format(dataset=name)}/"
+        parts = sorted(rel for rel in files if rel.startswith(folder))
+        if not parts:
+            continue
+        release = {"@id": folder, "@type": "Dataset", "name": f"{name}: release of the gold standard"}
+        release["hasPart"] = [{"@id": rel} for rel in parts]
+        licence = ds.get("release", {}).get("license")
+        if licence:
+            entity = licence_entity(licence, ds.get("release", {}).get("license_url"))
+            release["license"] = {"@id": entity["@id"]}
+            licences[entity["@id"]] = entity
+        releases.append(release)
+    root["hasPart"] = [{"@id": rel} for rel in sorted(files) if rel != "ro-crate-metadata.json"]
+    root["hasPart"] += [{"@id": r["@id"]} for r in releases]
+    graph += [licences[k] for k in sorted(licences)] + releases
+    graph += [
         {
             "@id": "Snakefile",
             "@type": ["File", "SoftwareSourceCode", "ComputationalWorkflow"],
@@ -358,7 +512,7 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
     ]
     entities = [_input_entity(r) for r in records]
     graph += entities
-    results = sorted(set(outputs))
+    results = sorted(rel for rel in set(outputs) if rel in files)
     graph.append(
         {
             "@id": "#run",
@@ -370,7 +524,7 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
             "result": [{"@id": rel} for rel in results],
         }
     )
-    graph += [{"@id": rel, "@type": "File", "sha256": sha256_bytes(files[rel]) if rel in files else ""} for rel in results]
+    graph += [{"@id": rel, "@type": "File", "sha256": sha256_bytes(files[rel])} for rel in results]
     doc = {"@context": "https://w3id.org/ro/crate/1.1/context", "@graph": graph}
     return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -459,7 +613,9 @@ def read_external(directory: Path) -> tuple[list[dict], list[str]]:
     name = "inputs/EXTERNAL.tsv"
     path = directory / name
     if not _small_regular_file(path):
-        return [], [f"{name}: missing, or not a regular file of at most 64 MiB; expected the table of the archive's raw inputs"]
+        return [], [
+            f"{name}: missing, or not a regular file of at most 64 MiB; expected the table of the archive's raw inputs"
+        ]
     lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
     header = "\t".join(EXTERNAL_HEADER)
     if not lines or lines[0] != header:
@@ -617,28 +773,193 @@ def _copy(src: Path, dst: Path) -> None:
     shutil.copyfile(src, dst)
 
 
-def compare_results(directory: Path, project: Path, entries: dict) -> tuple[list[str], int]:
-    """(problems, files compared): every archived result file against the rebuilt one."""
-    archived = {rel for rel in entries if rel.startswith(f"{RESULTS_DIR}/")}
+VECTOR_DIR = PurePosixPath(RESULTS["embeddings"]).parent.as_posix()  # results/embeddings: the models' outputs
+VECTOR_RULES = ("embeddings", "context_vectors")
+
+
+def read_withheld(directory: Path) -> dict[str, tuple[str, int]]:
+    """``{path: (sha256, size)}`` of the result files WITHHELD.tsv records (none in an older archive)."""
+    path = directory / "WITHHELD.tsv"
+    if not _small_regular_file(path):
+        return {}
+    rows = {}
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[1:]:
+        fields = line.split("\t")
+        if len(fields) == len(WITHHELD_HEADER) and re.fullmatch(r"[0-9a-f]{64}", fields[1]) and fields[2].isdigit():
+            rows[fields[0]] = (fields[1], int(fields[2]))
+    return rows
+
+
+def _result_set(project: Path) -> set[str]:
     archives = PurePosixPath(RESULTS["archive"]).parent  # an archive is not one of the results it holds
-    rebuilt = {
+    return {
         p.relative_to(project).as_posix()
         for p in (project / RESULTS_DIR).rglob("*")
         if p.is_file() and not p.name.startswith(".") and archives not in PurePosixPath(p.relative_to(project)).parents
     }
+
+
+def compare_results(directory: Path, project: Path, entries: dict, withheld: dict | None = None):
+    """(verdicts, problems): every archived result file against the rebuilt one (simgold.report.compare),
+    and every withheld one against its recorded checksum."""
+    from simgold.report.compare import MODEL_TABLES, Verdict, compare_parquet, explained_by_ties
+
+    withheld = withheld or {}
+    archived = {rel for rel in entries if rel.startswith(f"{RESULTS_DIR}/")}
+    rebuilt = _result_set(project)
     if not archived:
-        return ["results: the archive holds no result files; a rebuild with nothing to compare proves nothing"], 0
+        return [], ["results: the archive holds no result files; a rebuild with nothing to compare proves nothing"]
     problems = [f"{rel}: archived, not rebuilt" for rel in sorted(archived - rebuilt)]
-    problems += [f"{rel}: rebuilt, not archived" for rel in sorted(rebuilt - archived)]
-    for rel in sorted(archived & rebuilt):
-        if (directory / rel).read_bytes() != (project / rel).read_bytes():
-            problems.append(f"{rel}: differs from the archived file")
-    return problems, len(archived & rebuilt)
+    problems += [f"{rel}: withheld from the archive, not rebuilt" for rel in sorted(set(withheld) - rebuilt)]
+    problems += [f"{rel}: rebuilt, not archived" for rel in sorted(rebuilt - archived - set(withheld))]
+    verdicts: dict[str, Verdict] = {}
+    for rel in sorted(set(withheld) & rebuilt):
+        same = sha256_file(project / rel) == withheld[rel][0]
+        detail = (
+            "its recorded checksum matches"
+            if same
+            else "its recorded checksum differs (not archived: not judged by value)"
+        )
+        verdicts[rel] = Verdict(rel, "withheld" if same else "within", detail)
+    both = sorted(archived & rebuilt)
+    tables = [rel for rel in both if rel.endswith(".parquet")]
+    # upstream first: a table's provenance names inputs judged before it (paths sort stages apart,
+    # so judge until nothing changes)
+    for _ in range(len(tables) + 1):
+        changed = False
+        for rel in tables:
+            verdict = compare_parquet(rel, directory / rel, project / rel, verdicts)
+            if rel not in verdicts or verdicts[rel].kind != verdict.kind:
+                changed = True
+            verdicts[rel] = verdict
+        if not changed:
+            break
+    tied = [rel for rel in tables if verdicts[rel].ties]
+    for rel in tables:
+        table = _table_name(directory / rel)
+        if table in MODEL_TABLES and table not in ("embeddings", "context_vectors", "predictions"):
+            verdicts[rel] = explained_by_ties(verdicts[rel], tied)
+    for rel in both:
+        if rel.endswith(".parquet"):
+            continue
+        if rel.endswith(".machine.json"):
+            verdicts[rel] = Verdict(rel, "reported", _machine_line(directory / rel, project / rel))
+        elif (directory / rel).read_bytes() == (project / rel).read_bytes():
+            verdicts[rel] = Verdict(rel, "identical")
+        else:
+            verdicts[rel] = Verdict(rel, "rendered", "differs; to be re-rendered from the archived tables")
+    problems += [v.line() for v in verdicts.values() if v.kind == "different"]
+    return [verdicts[rel] for rel in sorted(verdicts)], problems
 
 
-def rebuild(directory: Path, cores: int = 2, say=print) -> list[str]:
-    """Say what will run, verify, rerun the pipeline in ``<dir>/rebuild/``, compare every result file.
+def _table_name(path: Path) -> str:
+    from simgold.io.tables import read_provenance
 
+    return read_provenance(path).get("table") or ""
+
+
+def _machine_line(archived: Path, rebuilt: Path) -> str:
+    from simgold.io.machine import describe
+
+    def load(path):
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    made, again = describe(load(archived)), describe(load(rebuilt))
+    return f"made on {made}" + ("" if made == again else f"; rebuilt on {again}")
+
+
+def _snakemake(project: Path, cores: int, *args: str) -> int:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")])),
+    }
+    command = [sys.executable, "-m", "snakemake", "--cores", str(cores), *args]
+    return subprocess.run(command, cwd=project, env=env).returncode
+
+
+def place_archived(directory: Path, project: Path, rels: list[str]) -> None:
+    """Archived result files put in the rebuild, all with one modification time (so that Snakemake
+    finds none older than another, and each newer than what the first pass made)."""
+    stamp = time.time()
+    for rel in rels:
+        _copy(directory / rel, project / rel)
+        os.utime(project / rel, (stamp, stamp))
+
+
+def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
+    """Re-render the figures, pages, cards and paper tables from the archived tables: put every
+    archived table in place, let Snakemake remake what depends on them, compare the bytes."""
+    from simgold.report.compare import Verdict
+
+    rendered = [v for v in verdicts if v.kind == "rendered"]
+    if not rendered:
+        return []
+    tables = sorted(v.path for v in verdicts if v.path.endswith(".parquet") and v.kind != "withheld")
+    place_archived(directory, project, tables)
+    for v in rendered:
+        (project / v.path).unlink()
+    status = _snakemake(project, cores)
+    if status != 0:
+        return [f"rebuild: re-rendering from the archived tables failed in {project} (exit status {status})"]
+    problems = []
+    changed = sorted(v.path for v in verdicts if v.kind == "within")
+    for v in rendered:
+        if (project / v.path).is_file() and (project / v.path).read_bytes() == (directory / v.path).read_bytes():
+            v.detail = (
+                f"differs because the tables it is made from differ within the bound ({', '.join(changed[:4])}"
+                f"{', ...' if len(changed) > 4 else ''}); re-rendered from the archived tables: byte-identical"
+            )
+        else:
+            v.kind, v.detail = "different", "re-rendered from the archived tables, it still differs"
+            problems.append(Verdict.line(v))
+    return problems
+
+
+def recompute_report(directory: Path, project: Path, entries: dict) -> list[str]:
+    """Per model: the largest difference of its vectors, and the largest change of each score."""
+    import numpy as np
+
+    from simgold.io.tables import read_parquet
+
+    lines = []
+    for rel in sorted(rel for rel in entries if rel.startswith(f"{VECTOR_DIR}/") and rel.endswith(".parquet")):
+        if not (project / rel).is_file():
+            continue
+        a, b = read_parquet(directory / rel), read_parquet(project / rel)
+        column = "vector" if "vector" in a else "vector1"
+        merged = a[["word" if "word" in a else "item_id", column]].merge(
+            b[["word" if "word" in b else "item_id", column]], on="word" if "word" in a else "item_id"
+        )
+        pairs = [
+            (x, y) for x, y in zip(merged[f"{column}_x"], merged[f"{column}_y"]) if x is not None and y is not None
+        ]
+        largest = max((float(abs(np.asarray(x, float) - np.asarray(y, float)).max()) for x, y in pairs), default=0.0)
+        lines.append(f"recompute: {rel}: largest vector component difference {largest:.3g} over {len(pairs)} vectors")
+    summary = result("scores_summary")
+    if summary in entries and (project / summary).is_file():
+        key = ["dataset", "model", "metric", "subset"]
+        a, b = read_parquet(directory / summary), read_parquet(project / summary)
+        both = a[key + ["value"]].merge(b[key + ["value"]], on=key)
+        both["change"] = (both["value_x"] - both["value_y"]).abs()
+        for (model, metric), group in both.groupby(["model", "metric"], sort=True):
+            if group["change"].notna().any():
+                row = group.loc[group["change"].idxmax()]
+                lines.append(
+                    f"recompute: {model} {metric}: largest change {row['change']:.3g} ({row['dataset']}, "
+                    f"{row['value_x']:.6g} archived, {row['value_y']:.6g} recomputed)"
+                )
+    return lines
+
+
+def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False) -> list[str]:
+    """Say what will run, verify, rerun the pipeline in ``<dir>/rebuild/``, judge every result file.
+
+    By default the models' outputs are not recomputed: the archived vectors (results/embeddings/,
+    with the in-context vectors) are put in place and everything else is made from them.
+    ``recompute``: the models too, with a report of how far their vectors and scores moved.
     Snakemake's output goes straight to this process's stdout and stderr (progress as it runs).
     """
     directory = Path(directory).absolute()
@@ -652,15 +973,41 @@ def rebuild(directory: Path, cores: int = 2, say=print) -> list[str]:
     if problems:
         return problems + ["rebuild: refused: inputs read from outside the archive differ (above); nothing was run"]
     project = prepare_scratch(directory, entries, rows)
+    vectors = sorted(rel for rel in entries if rel.startswith(f"{VECTOR_DIR}/"))
+    from simgold.io.machine import describe, machine_record
+
+    say(f"rebuild: this machine: {describe(machine_record({}, {}))}")
+    if vectors and not recompute:
+        say(
+            f"rebuild: scoring from the {len(vectors)} archived model output files ({VECTOR_DIR}/; --recompute to recompute them)"
+        )
+        say(f"rebuild: running the archived workflow in {project}, first what does not need the models")
+        status = _snakemake(project, cores, "--omit-from", *VECTOR_RULES)
+        if status != 0:
+            return [f"rebuild: the pipeline failed in {project} (exit status {status}; its output is above)"]
+        place_archived(directory, project, vectors)
     say(f"rebuild: running the archived workflow in {project}")
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")])),
-    }
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores)], cwd=project, env=env)
-    if proc.returncode != 0:
-        return [f"rebuild: the pipeline failed in {project} (exit status {proc.returncode}; its output is above)"]
-    problems, compared = compare_results(directory, project, entries)
+    status = _snakemake(project, cores)
+    if status != 0:
+        return [f"rebuild: the pipeline failed in {project} (exit status {status}; its output is above)"]
+    verdicts, problems = compare_results(directory, project, entries, read_withheld(directory))
+    if not verdicts:
+        return problems
+    if recompute:
+        for line in recompute_report(directory, project, entries):
+            say(line)
     if not problems:
-        say(f"rebuild: {compared} result files (tables, figures, pages) rebuilt byte for byte")
+        problems += rerender(directory, project, verdicts, cores)
+    for v in verdicts:
+        if v.kind not in ("identical", "different"):
+            say(f"rebuild: {v.line()}")
+    counts = {
+        kind: sum(1 for v in verdicts if v.kind == kind) for kind in ("identical", "within", "rendered", "withheld")
+    }
+    if not problems:
+        say(
+            f"rebuild: {len(verdicts)} result files: {counts['identical']} byte-identical (rebuilt byte for byte), "
+            f"{counts['within']} equal within the bound, {counts['rendered']} re-rendered from the archived tables "
+            f"byte for byte, {counts['withheld']} withheld files equal to their recorded checksums"
+        )
     return problems

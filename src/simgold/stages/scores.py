@@ -987,8 +987,8 @@ def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
         sim = np.nan
         v1, v2 = it.vector1, it.vector2
         if v1 is not None and v2 is not None:
-            v1, v2 = np.asarray(v1, dtype=np.float64), np.asarray(v2, dtype=np.float64)
-            sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
+            # a fixed summation order (einsum, not BLAS): the same bits under any BLAS kernel
+            sim = float(cosine(np.asarray([v1], np.float64), np.asarray([v2], np.float64))[0])
         missing = it.missing or ""
         row = PredictionRow(it.dataset, it.model, it.item_id, it.word1, it.word2, sim, bool(missing), missing)
         rows.append(row)

@@ -33,6 +33,8 @@ class Stages:
     gold_scored: set[str]  # datasets whose gold standard the similarities are correlated with
     cosimlex: list[tuple[str, str]]  # (dataset, model) with the CoSimLex metrics
     noised: list[tuple[str, str]]  # (dataset, model) with the noise sanity check
+    released: list[str]  # with a release: not the datasets whose licence keeps them out (redistribute: false)
+    in_context: list[tuple[str, str]]  # (dataset, model) scored with each word's vector in its context
 
 
 def stages(config: dict) -> Stages:
@@ -65,6 +67,8 @@ def stages(config: dict) -> Stages:
         gold_scored=gold_scored,
         cosimlex=[(d, m) for d, m in scored if d in context],
         noised=_noised(config, scored, gold_scored),
+        released=[d for d in names if datasets[d].get("redistribute", True)],
+        in_context=[(d, m) for d, m in scored if scored_in_context(kinds[d], config["models"][m])],
     )
 
 
@@ -124,7 +128,8 @@ def _score_targets(routing: Stages) -> list[str]:
     scored, scored_by = routing.scored, sorted(routing.scored_by)
     out = _per_pair(("predictions", "scores"), scored)
     out += _per_dataset(("model_differences", "msd"), scored_by)
-    out += [result("embeddings", model=m) for m in routing.models]
+    out += [result(name, model=m) for m in routing.models for name in ("embeddings", "machine")]
+    out += _per_pair(("context_vectors", "context_machine"), routing.in_context)
     out += _per_dataset(("comparisons", "comparisons_ag"), routing.compared)
     out += [result("scores_summary"), result("differences_summary")] if scored else []
     out += _per_dataset(("context_tests", "context_summary"), routing.context)
@@ -136,7 +141,7 @@ def _report_targets(routing: Stages) -> list[str]:
     out = _per_pair(("noise",), routing.noised)
     out += _per_dataset(("report_page",), routing.datasets)
     out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
-    out += _per_dataset(("release",), routing.datasets)  # a directory: its files depend on the data
+    out += _per_dataset(("release",), routing.released)  # a directory: its files depend on the data
     out += [result("report_index"), result("report_summary")]
     if routing.scored:
         out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)
