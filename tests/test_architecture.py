@@ -41,6 +41,7 @@ LAZY = (
     "simgold.io.tables",  # pyarrow and pandas: the end-of-run report of rejected values reads a table
     "simgold.io.ledger",  # pandas: the same report's lines
     "simgold.report.release",  # pandas and pyarrow: the archive's README, only when an archive is built
+    "simgold.report.compare",  # pandas and pyarrow: only when a rebuild compares tables
 )
 
 

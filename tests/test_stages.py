@@ -80,6 +80,8 @@ TINY = Stages(
     gold_scored={"m", "r"},
     cosimlex=[],
     noised=[("m", "g")],
+    released=["m", "r"],
+    in_context=[],
 )
 # the files of one dataset, with its name as {d}
 MEANS_ONLY = {
@@ -116,6 +118,7 @@ EVERY_RUN = {
     "results/translate/crosslingual.parquet",
     "results/translate/crosslingual_correlations.parquet",
     "results/embeddings/g.parquet",
+    "results/embeddings/g.machine.json",
     "results/scores/summary.parquet",
     "results/scores/differences.parquet",
     "results/scores/wide.tsv",

@@ -50,6 +50,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from simgold.io.config import translation_files
+from simgold.io.machine import describe, machine_record
 from simgold.io.paths import RESULTS, RESULTS_DIR, result
 from simgold.io.readers import resolve_path, source_paths
 from simgold.io.tables import package_version, sha256_bytes, sha256_file
@@ -221,7 +222,7 @@ def _pattern(name: str) -> re.Pattern:
         "(?P<dataset>[^/]+)" if part == "{dataset}" else "[^/]+" if part.startswith("{") else re.escape(part)
         for part in parts
     )
-    return re.compile(regex + "(/.*)?$")
+    return re.compile(regex + "(?P<rest>/.*)?$")
 
 
 def withheld_results(config: dict, files: list[str]) -> dict[str, str]:
@@ -802,9 +803,14 @@ def _result_set(project: Path) -> set[str]:
 def compare_results(directory: Path, project: Path, entries: dict, withheld: dict | None = None):
     """(verdicts, problems): every archived result file against the rebuilt one (simgold.report.compare),
     and every withheld one against its recorded checksum."""
-    from simgold.report.compare import MODEL_TABLES, Verdict, compare_parquet, explained_by_ties
+    from simgold.report.compare import (  # heavy: pandas and pyarrow, only when a rebuild compares
+        MODEL_TABLES,
+        Verdict,
+        compare_parquet,
+        explained_by_ties,
+    )
 
-    withheld = withheld or {}
+    withheld = {rel: row for rel, row in (withheld or {}).items() if rel.startswith(f"{RESULTS_DIR}/")}  # not logs
     archived = {rel for rel in entries if rel.startswith(f"{RESULTS_DIR}/")}
     rebuilt = _result_set(project)
     if not archived:
@@ -853,14 +859,12 @@ def compare_results(directory: Path, project: Path, entries: dict, withheld: dic
 
 
 def _table_name(path: Path) -> str:
-    from simgold.io.tables import read_provenance
+    from simgold.io.tables import read_provenance  # heavy: pyarrow, only when a rebuild compares
 
     return read_provenance(path).get("table") or ""
 
 
 def _machine_line(archived: Path, rebuilt: Path) -> str:
-    from simgold.io.machine import describe
-
     def load(path):
         try:
             return json.loads(path.read_text(encoding="utf-8"))
@@ -892,16 +896,20 @@ def place_archived(directory: Path, project: Path, rels: list[str]) -> None:
 def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
     """Re-render the figures, pages, cards and paper tables from the archived tables: put every
     archived table in place, let Snakemake remake what depends on them, compare the bytes."""
-    from simgold.report.compare import Verdict
+    from simgold.report.compare import Verdict  # heavy: pandas and pyarrow, only when a rebuild compares
 
     rendered = [v for v in verdicts if v.kind == "rendered"]
     if not rendered:
         return []
     tables = sorted(v.path for v in verdicts if v.path.endswith(".parquet") and v.kind != "withheld")
     place_archived(directory, project, tables)
+    folders = [_pattern(name) for name in ("release", "report_figures")]
+    targets = set()
     for v in rendered:
         (project / v.path).unlink()
-    status = _snakemake(project, cores)
+        found = [m for f in folders if (m := f.match(v.path)) and m.group("rest")]
+        targets.add(v.path[: found[0].start("rest")] if found else v.path)
+    status = _snakemake(project, cores, *sorted(targets))
     if status != 0:
         return [f"rebuild: re-rendering from the archived tables failed in {project} (exit status {status})"]
     problems = []
@@ -909,8 +917,8 @@ def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
     for v in rendered:
         if (project / v.path).is_file() and (project / v.path).read_bytes() == (directory / v.path).read_bytes():
             v.detail = (
-                f"differs because the tables it is made from differ within the bound ({', '.join(changed[:4])}"
-                f"{', ...' if len(changed) > 4 else ''}); re-rendered from the archived tables: byte-identical"
+                f"differs because tables of the run differ within the bound ({len(changed)}, listed here); "
+                "re-rendered from the archived tables: byte-identical"
             )
         else:
             v.kind, v.detail = "different", "re-rendered from the archived tables, it still differs"
@@ -920,9 +928,8 @@ def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
 
 def recompute_report(directory: Path, project: Path, entries: dict) -> list[str]:
     """Per model: the largest difference of its vectors, and the largest change of each score."""
-    import numpy as np
-
-    from simgold.io.tables import read_parquet
+    from simgold.io.tables import read_parquet  # heavy: pandas and pyarrow, only when a rebuild compares
+    from simgold.report.compare import largest_vector_difference  # heavy: the same
 
     lines = []
     for rel in sorted(rel for rel in entries if rel.startswith(f"{VECTOR_DIR}/") and rel.endswith(".parquet")):
@@ -936,7 +943,7 @@ def recompute_report(directory: Path, project: Path, entries: dict) -> list[str]
         pairs = [
             (x, y) for x, y in zip(merged[f"{column}_x"], merged[f"{column}_y"]) if x is not None and y is not None
         ]
-        largest = max((float(abs(np.asarray(x, float) - np.asarray(y, float)).max()) for x, y in pairs), default=0.0)
+        largest = largest_vector_difference(pairs)
         lines.append(f"recompute: {rel}: largest vector component difference {largest:.3g} over {len(pairs)} vectors")
     summary = result("scores_summary")
     if summary in entries and (project / summary).is_file():
@@ -974,8 +981,6 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
         return problems + ["rebuild: refused: inputs read from outside the archive differ (above); nothing was run"]
     project = prepare_scratch(directory, entries, rows)
     vectors = sorted(rel for rel in entries if rel.startswith(f"{VECTOR_DIR}/"))
-    from simgold.io.machine import describe, machine_record
-
     say(f"rebuild: this machine: {describe(machine_record({}, {}))}")
     if vectors and not recompute:
         say(

@@ -183,7 +183,11 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
     problems += _provenance_problems(prov_a, prov_b, judged)
     if problems:
         return Verdict(rel, "different", "; ".join(problems), ties)
-    detail = f"largest relative difference {largest[0]:.3g} in {largest[1]}" if largest[1] else "the same values"
+    detail = (
+        f"largest relative difference {largest[0]:.3g} in {largest[1]}"
+        if largest[1]
+        else "the same values; the provenance names inputs that differ within the bound"
+    )
     if ties:
         detail += f"; {len(ties)} pairs of items tied within the bound change order: {'; '.join(ties)}"
     return Verdict(rel, "within", detail, ties)
@@ -223,3 +227,8 @@ def explained_by_ties(verdict: Verdict, tied_tables: list[str]) -> Verdict:
             f"{verdict.detail}; explained by items tied within the bound in {', '.join(tied_tables)}",
         )
     return verdict
+
+
+def largest_vector_difference(pairs) -> float:
+    """The largest absolute difference of a component over pairs of vectors (archived, recomputed)."""
+    return max((float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float)))) for a, b in pairs), default=0.0)
