@@ -16,12 +16,12 @@ from simgold.workflow.routing import (
     release_report,
 )
 
-# "m": shipped means (not licensed, not to be redistributed, a pair left out); "r": rated, no warning
-ROUTING = Stages(
-    datasets=["m", "r"], models=["g"], cleaned=["m", "r"], compared=["r"], rated=["r"], ranked=[], context=[],
-    translated=[], groups={}, model_datasets={"g": ["m", "r"]}, scored=[("m", "g"), ("r", "g")],
-    scored_by={"m": ["g"], "r": ["g"]}, gold_scored={"m", "r"}, cosimlex=[], noised=[],
-)  # fmt: skip
+# "m": shipped means (not licensed, not to be redistributed, a pair left out); "r": rated, no warning;
+# the stages these lines do not read are empty
+ROUTING = Stages(**{field.name: [] for field in dataclasses.fields(Stages)} | dict(
+    datasets=["m", "r"], models=["g"], cleaned=["m", "r"], rated=["r"], scored=[("m", "g"), ("r", "g")],
+    scored_by={"m": ["g"], "r": ["g"]},
+))  # fmt: skip
 # the release job's log as simgold.workflow.job.run writes it ("%(levelname)s %(message)s"), with the
 # warnings simgold.report.release gives
 M_LOG = """WARNING m.txt: left out 1 pair without a score
