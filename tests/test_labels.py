@@ -3,6 +3,7 @@ on the report's pages, in the figures' captions and on their axes: a run at 0.90
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import jinja2
@@ -14,6 +15,7 @@ from simgold.io.config import check_config, load_config
 from simgold.io.labels import confidence_label
 from simgold.report import figures as figures_module
 from simgold.report.figures import figures_rst
+from simgold.report.leaderboard import leaderboard
 from simgold.report.pages import dataset_page, index_page
 from simgold.stages.scores import ScoringSettings, Vectors, paired_difference, score_dataset, summary, with_holm
 from simgold.workflow.routing import report_figures, stages
@@ -38,6 +40,28 @@ def _scores(confidence: float) -> pd.DataFrame:
 
 def test_a_level_is_written_as_readers_expect():
     assert [confidence_label(c) for c in (0.95, 0.9, 0.99, 0.975, 0.8)] == ["95%", "90%", "99%", "97.5%", "80%"]
+
+
+def test_a_level_is_never_rounded():
+    """0.9999999 was said as "100%" (six significant digits): a level is said with its own digits."""
+    levels = [0.9999999, 0.99999995, 0.999, 1 - 2**-53, 0.1 + 0.2, 1e-9, 0.123456789012345, np.float64(0.95)]
+    assert [confidence_label(c) for c in levels] == [
+        "99.99999%", "99.999995%", "99.9%", "99.99999999999999%", "30.000000000000004%", "0.0000001%",
+        "12.3456789012345%", "95%",
+    ]  # fmt: skip
+    # any level in (0, 1): below 100%, and read back (the percentage moved two places) the same float
+    for level in [*levels, *np.random.default_rng(5).uniform(size=2000), *(1 - 10.0 ** -np.arange(1, 16))]:
+        label = confidence_label(level)
+        assert label != "100%" and float(Decimal(label[:-1]) / 100) == float(level), (level, label)
+
+
+def test_a_level_close_to_one_is_said_with_its_digits_in_the_tables(tmp_path):
+    table = summary(_scores(0.9999999))
+    boards = leaderboard(table, min_coverage=0.9)
+    assert "Spearman [99.99999% CI] (OOV pairs)" in boards["tsv"] and "100%" not in boards["tsv"]
+    assert "its 99.99999% bootstrap CI" in boards["md"] and "the 99.99999\\% bootstrap CI" in boards["tex"]
+    front = index_page(["toy"], table, pd.DataFrame(), None)
+    assert "99.99999% bootstrap CI" in front and "100%" not in front
 
 
 def test_a_run_at_ninety_percent_says_ninety_percent_everywhere(tmp_path, monkeypatch):

@@ -63,23 +63,33 @@ def test_every_cell_in_each_format():
         "",
         "- n/a, near on he-rank: A&G score on fewer than 10 comparisons (5)",  # why the cell has no value
     ]
+    # LaTeX: datasets as rows, the CI on a line of its own, the MSD last; the n/a's reason in the caption
     tex = tables["tex"].splitlines()
-    assert all(line.startswith("% ") for line in tex[:3]) and "90\\% bootstrap CI" in tex[0]
-    assert tex[3:] == [
-        r"\begin{tabular}{lccc}",
+    caption = " ".join(tex[tex.index(r"\end{tabular}") + 1 : tex.index(r"\label{tab:leaderboard}")])
+    assert caption.startswith(r"\caption{The headline score of each model (column) on each dataset (row)")
+    assert "90\\% bootstrap CI beneath" in caption and "at least 90\\% of its pairs" in caption
+    assert caption.endswith(r"n/a, near on he-rank: A\&G score on fewer than 10 comparisons (5).}")
+    assert tex[: tex.index(r"\end{tabular}") + 1] == [
+        r"% simgold's leaderboard: \usepackage{booktabs} in the preamble; \input this file where it goes",
+        r"\begin{table*}[tp]",
+        r"\centering",
+        r"\small",
+        r"\begin{tabular}{llcccc}",
         r"\toprule",
-        r"model & he-rank & rare\_words & ws353 \\",
-        r" & A\&G score [90\% CI] (OOV pairs) & Spearman [90\% CI] (OOV pairs) & Spearman [90\% CI] (OOV pairs) \\",
+        r"dataset & measure & full\_100\% & near & tiny\#3 & MSD \\",
         r"\midrule",
-        r"full\_100\% & 0.660 [0.580, 0.750] (0.0\%) & \textbf{0.460} [0.420, 0.500] (0.0\%) & 0.620 [$-$0.050, 0.690] (0.0\%) \\",
-        r"near & n/a & 0.410 (6.6\%) & \textbf{0.700} [0.640, 0.750] (0.0\%) \\",
-        r"tiny\#3 &  & 1.000 [1.000, 1.000] (99.9\%) &  \\",
-        r"\midrule",
-        r"MSD (p \textless{} 0.05) &  & 0.031 & 0.056 \\",
+        r"he-rank & A\&G score & 0.660 (0.0\%) & n/a &  &  \\",
+        r" &  & [0.580, 0.750] &  &  &  \\",
+        r"\addlinespace",
+        r"rare\_words & Spearman & \textbf{0.460} (0.0\%) & 0.410 (6.6\%) & 1.000 (99.9\%) & 0.031 \\",
+        r" &  & [0.420, 0.500] &  & [1.000, 1.000] &  \\",  # near's CI is undefined
+        r"\addlinespace",
+        r"ws353 & Spearman & 0.620 (0.0\%) & \textbf{0.700} (0.0\%) &  & 0.056 \\",
+        r" &  & [$-$0.050, 0.690] & [0.640, 0.750] &  &  \\",
         r"\bottomrule",
         r"\end{tabular}",
-        r"% n/a, near on he-rank: A\&G score on fewer than 10 comparisons (5)",
     ]
+    assert tex[-2:] == [r"\label{tab:leaderboard}", r"\end{table*}"]
 
 
 def test_the_best_model_is_the_one_that_carries_the_msd():

@@ -252,7 +252,9 @@ def test_front_page_and_score_files(default_run):
     # the leaderboard: models as rows, the best of ws353 (MiniLM) bold, the MSD row
     board = (default_run / "results" / "scores" / "leaderboard.md").read_text(encoding="utf-8")
     assert "| minilm |" in board and "**0.729** [" in board and "| MSD (p \\< 0.05) |" in board
-    assert (default_run / "results" / "scores" / "leaderboard.tex").read_text().endswith("\\end{tabular}\n")
+    # LaTeX: one float, the default run's three models side by side (set by tests/test_leaderboard_tex.py)
+    tex = (default_run / "results" / "scores" / "leaderboard.tex").read_text(encoding="utf-8")
+    assert tex.count("\\begin{table*}") == 1 and tex.endswith("\\label{tab:leaderboard}\n\\end{table*}\n")
     assert "../scores/leaderboard.md" in index
     assert wide.loc["demo-he-rank", "metric"] == "ag_score"
     flags = pd.read_csv(default_run / "results" / "report" / "summary.tsv", sep="\t", keep_default_na=False)

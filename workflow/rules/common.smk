@@ -13,9 +13,9 @@ from simgold.io.labels import confidence_label
 from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
 from simgold.workflow.routing import (
+    RELEASE_LOG,
     all_targets,
-    finished_message,
-    rejection_report,
+    last_lines,
     unscored_warning,
     gold_standard_file,
     report_figures,

@@ -8,7 +8,7 @@ rule release:
     output:
         directory(RESULTS["release"]),
     log:
-        "logs/release/{dataset}.log",
+        RELEASE_LOG,  # its warnings are repeated at the end of the run (simgold.workflow.routing)
     conda:
         "../envs/models.yaml"
     threads: 1

@@ -6,14 +6,19 @@ the report's pages, figures and the CLI read it from the tables' ``confidence`` 
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 
 def confidence_label(confidence: float) -> str:
     """A CI level as readers see it in captions, axis labels and the terminal.
 
+    The level's own decimal digits (the shortest decimal that reads back as the same float, as the
+    config gave it) moved two places: never rounded, so that 0.9999999 is not said as "100%".
+
     Parameters
     ----------
     confidence : float
-        The level (``scoring.confidence``), or NaN for a table without CIs.
+        The level (``scoring.confidence``, between 0 and 1), or NaN for a table without CIs.
 
     Returns
     -------
@@ -24,10 +29,14 @@ def confidence_label(confidence: float) -> str:
     --------
     >>> confidence_label(0.95), confidence_label(0.9), confidence_label(0.975), confidence_label(float("nan"))
     ('95%', '90%', '97.5%', 'no')
+    >>> confidence_label(0.9999999), confidence_label(0.999), confidence_label(1e-9)
+    ('99.99999%', '99.9%', '0.0000001%')
     """
     if confidence != confidence:
         return "no"
-    return f"{round(100 * float(confidence), 6):g}%"
+    # repr: the shortest decimal of the float; Decimal moves the point without rounding it
+    percent = (Decimal(repr(float(confidence))) * 100).normalize()
+    return f"{percent:f}%"
 
 
 def confidence_labels(levels) -> str:

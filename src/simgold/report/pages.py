@@ -659,8 +659,8 @@ def leaderboard_links() -> str:
         for key in ("leaderboard_md", "leaderboard_tex", "leaderboard_tsv")
     )
     return (
-        f"<p>The same scores for a paper, models as rows, the best model of each dataset marked and the "
-        f"minimum significant differences below: {links}.</p>"
+        f"<p>The same scores for a paper, the best model of each dataset marked, with its minimum significant "
+        f"difference (Markdown and TSV: models as rows; LaTeX: a table* float, models as columns): {links}.</p>"
     )
 
 

@@ -8,6 +8,7 @@ in Snakemake.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,6 +214,14 @@ def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
     )
 
 
+#: where each release job logs, its warnings included (rule ``release``)
+RELEASE_LOG = "logs/release/{dataset}.log"
+#: the levels of the jobs' log records (simgold.workflow.job.run: "%(levelname)s %(message)s")
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+#: the most files a targeted run's last lines name one by one
+_MAX_NAMED = 20
+
+
 def rejection_report(cleaned: list[str]) -> str:
     """For the end of a run: one line per cleaned dataset whose cleaning rejected values (from its
     cleaning summary; simgold.io.ledger.rejection_line), and where the ledger is; empty when
@@ -232,9 +241,71 @@ def rejection_report(cleaned: list[str]) -> str:
     return "\n".join(["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines])
 
 
-def finished_message(routing: Stages, archive: str | None = None) -> str:
+def logged_warnings(text: str) -> list[str]:
+    """The WARNING records of a job's log (``simgold.workflow.job.run``'s format), in order; a
+    record's further lines (a message of several lines) kept with it."""
+    records: list[list[str]] = []
+    for line in text.splitlines():
+        level, _, message = line.partition(" ")
+        if level in _LEVELS:
+            records.append([level, message])
+        elif records:  # the next line of the record above
+            records[-1].append(line)
+    return ["\n    ".join(lines) for level, *lines in records if level == "WARNING"]
+
+
+def release_report(released: list[str]) -> str:
+    """For the end of a run: every warning the release jobs of ``released`` logged (no licence,
+    raw files that may not be redistributed, pairs left out of a file, ...), read from their logs
+    (``RELEASE_LOG``): they scroll past mid-run, and each needs a decision before the release is
+    published. Empty when none warned or no log was written."""
+    lines = []
+    for d in released:
+        path = Path(RELEASE_LOG.format(dataset=d))
+        for warning in logged_warnings(path.read_text(encoding="utf-8")) if path.is_file() else []:
+            lines.append(f"  {warning}" if warning.startswith(d) else f"  {d}: {warning}")
+    if not lines:
+        return ""
+    return "\n".join(["", f"simgold: to decide before publishing a release (each job's log: {RELEASE_LOG}):", *lines])
+
+
+def archive_licence_warning(license: str | None) -> str:
+    """For the end of a whole run: that no licence is chosen for the archive (``archive.license``),
+    or "" when one is."""
+    if license:
+        return ""
+    return (
+        "\nsimgold: no licence is chosen for the archive: set archive.license in the config (an SPDX expression,"
+        " such as CC-BY-4.0, that the data and code it holds allow); until one is, the archive says that none"
+        " was chosen"
+    )
+
+
+def asked_for(targets: list[str], rule_outputs: dict[str, list[str]]) -> list[str] | None:
+    """The files a run was asked to make: None for the whole workflow (no target, ``all`` or
+    ``archive``); else each target named on the command line, a rule's name standing for its output
+    files (``rule_outputs``: rule -> files), a path as given (normalised), in order, once each."""
+    if not targets or {"all", "archive"} & set(targets):
+        return None
+    files = [f for t in targets for f in (rule_outputs.get(t) or [os.path.normpath(t)])]
+    return list(dict.fromkeys(files))
+
+
+def datasets_of(jobs: list[tuple[str, dict]], rule: str) -> list[str]:
+    """The datasets of a run's jobs of ``rule`` (``jobs``: each job's rule name and wildcards,
+    those that ran and those whose files were already there), sorted."""
+    return sorted({wildcards["dataset"] for name, wildcards in jobs if name == rule and "dataset" in wildcards})
+
+
+def finished_message(routing: Stages, archive: str | None = None, made: list[str] | None = None) -> str:
     """The last lines of a run: where the answer is; ``archive``: the archive this run made (the
-    ``archive`` target), then how to check it instead of how to make it."""
+    ``archive`` target), then how to check it instead of how to make it. ``made``: the files a
+    targeted run was asked for (``asked_for``), named instead, and nothing else: the report and
+    scores it may not have remade are not pointed at."""
+    if made is not None:
+        named = [f"  {path}" for path in made[:_MAX_NAMED]]
+        more = [f"  and {len(made) - _MAX_NAMED} more"] if len(made) > _MAX_NAMED else []
+        return "\n".join(["", "simgold: finished. Made, as asked:", *named, *more])
     lines = ["", "simgold: finished. The results:"]
     lines.append(
         "  report   results/report/index.html (open it in a browser; or: snakemake --report results/report.html)"
@@ -255,3 +326,29 @@ def finished_message(routing: Stages, archive: str | None = None) -> str:
             "  in the terminal: simgold scores, simgold agreement, simgold rejects; for a paper: snakemake --cores 8 archive"
         )
     return "\n".join(lines)
+
+
+def last_lines(
+    routing: Stages,
+    targets: list[str],
+    rule_outputs: dict[str, list[str]],
+    jobs: list[tuple[str, dict]] | None,
+    *,
+    archive: str,
+    archive_license: str | None,
+) -> str:
+    """What a finished run says last (the Snakefile's ``onsuccess``): the values cleaning rejected
+    (``rejection_report``), the release warnings (``release_report``), no licence for the archive
+    (a whole run only: ``archive_licence_warning``), then where the results are or, for a targeted
+    run, what it made (``finished_message``). Rejections and release warnings are said for the
+    datasets whose cleaning and release jobs are in the run's ``jobs`` (each job's rule name and
+    wildcards: run or already done); for every dataset where the jobs are not known (None).
+    ``targets``: as named on the command line; ``rule_outputs``: rule -> its output files;
+    ``archive``: the archive's path (``results/archive/{name}.tar.gz``)."""
+    made = asked_for(targets, rule_outputs)
+    cleaned = routing.cleaned if jobs is None else datasets_of(jobs, "clean_dataset")
+    released = routing.datasets if jobs is None else datasets_of(jobs, "release")
+    text = rejection_report(cleaned) + release_report(released)
+    if made is None:
+        text += archive_licence_warning(archive_license)
+    return text + finished_message(routing, archive if "archive" in targets else None, made)
