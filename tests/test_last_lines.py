@@ -14,13 +14,14 @@ from simgold.workflow.routing import (
     last_lines,
     logged_warnings,
     release_report,
+    withheld_warning,
 )
 
 # "m": shipped means (not licensed, not to be redistributed, a pair left out); "r": rated, no warning;
 # the stages these lines do not read are empty
 ROUTING = Stages(**{field.name: [] for field in dataclasses.fields(Stages)} | dict(
     datasets=["m", "r"], models=["g"], cleaned=["m", "r"], rated=["r"], scored=[("m", "g"), ("r", "g")],
-    scored_by={"m": ["g"], "r": ["g"]},
+    scored_by={"m": ["g"], "r": ["g"]}, released=["m", "r"],
 ))  # fmt: skip
 # the release job's log as simgold.workflow.job.run writes it ("%(levelname)s %(message)s"), with the
 # warnings simgold.report.release gives
@@ -113,3 +114,16 @@ def test_what_a_run_was_asked_for():
     assert named.splitlines()[-2:] == ["  results/release/d19", "  and 5 more"]
     assert datasets_of([("release", {"dataset": "b"}), ("release", {"dataset": "a"}), ("gold", {"dataset": "c"}),
                         ("release", {"dataset": "a"}), ("release", {})], "release") == ["a", "b"]  # fmt: skip
+
+
+def test_a_dataset_kept_out_by_its_licence_is_named_at_the_end_of_a_whole_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    kept_out = dataclasses.replace(ROUTING, released=["r"])
+    said = last_lines(kept_out, [], OUTPUTS, None, archive="results/archive/a.tar.gz", archive_license="CC0-1.0")
+    line = (
+        "simgold: not released (redistribute: false): m; no release is built for them, and an archive leaves out "
+        "their raw files and every table that holds their items (only the checksums go in)"
+    )
+    assert line in said.splitlines() and withheld_warning(ROUTING) == ""
+    # a targeted run names only what it made
+    assert line not in last_lines(kept_out, ["results/gold/r/gold.parquet"], OUTPUTS, [], archive="a", archive_license=None)

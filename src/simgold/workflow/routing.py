@@ -269,6 +269,18 @@ def release_report(released: list[str]) -> str:
     return "\n".join(["", f"simgold: to decide before publishing a release (each job's log: {RELEASE_LOG}):", *lines])
 
 
+def withheld_warning(routing: Stages) -> str:
+    """For the end of a whole run: the datasets whose licence keeps them out of a release
+    (``redistribute: false``): none is built, and the archive leaves out their items."""
+    kept = [d for d in routing.datasets if d not in routing.released]
+    if not kept:
+        return ""
+    return (
+        f"\nsimgold: not released (redistribute: false): {', '.join(kept)}; no release is built for them, and an"
+        " archive leaves out their raw files and every table that holds their items (only the checksums go in)"
+    )
+
+
 def archive_licence_warning(license: str | None) -> str:
     """For the end of a whole run: that no licence is chosen for the archive (``archive.license``),
     or "" when one is."""
@@ -313,7 +325,7 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
     if routing.scored:
         lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
         lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
-    if routing.datasets:
+    if routing.released:
         lines.append("  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)")
     unscored = unscored_datasets(routing)
     if routing.models and unscored:
@@ -347,8 +359,8 @@ def last_lines(
     ``archive``: the archive's path (``results/archive/{name}.tar.gz``)."""
     made = asked_for(targets, rule_outputs)
     cleaned = routing.cleaned if jobs is None else datasets_of(jobs, "clean_dataset")
-    released = routing.datasets if jobs is None else datasets_of(jobs, "release")
+    released = routing.released if jobs is None else datasets_of(jobs, "release")
     text = rejection_report(cleaned) + release_report(released)
     if made is None:
-        text += archive_licence_warning(archive_license)
+        text += withheld_warning(routing) + archive_licence_warning(archive_license)
     return text + finished_message(routing, archive if "archive" in targets else None, made)
