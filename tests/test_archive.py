@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from simgold.report import archive
+from simgold.io.tables import write_parquet
 from simgold.report.archive import archive_path, build, input_records, rebuild, verify
 
 
@@ -202,7 +203,9 @@ def test_verify_refuses_manifest_entries_outside_the_archive(tmp_path):
 def test_verify_reports_empty_or_missing_manifest_and_external_table(tmp_path):
     root = tmp_path / "arch"
     root.mkdir()
-    assert verify(root) == ["MANIFEST: missing, or not a regular file of at most 64 MiB; expected the MANIFEST of an unpacked simgold archive"]
+    assert verify(root) == [
+        "MANIFEST: missing, or not a regular file of at most 64 MiB; expected the MANIFEST of an unpacked simgold archive"
+    ]
     _write_manifest(root, [])
     assert verify(root) == ["MANIFEST: empty; expected one line per file: <sha256>  <size>  <path>"]
     (root / "inputs").mkdir()
@@ -313,7 +316,11 @@ def test_an_external_row_that_would_write_outside_is_refused_and_nothing_is_writ
         table.write("\t".join(row) + "\n")
     _relist(root, "inputs/EXTERNAL.tsv")
     problems = verify(root)
-    assert len(problems) == 1 and "column path" in problems[0] and "does not go with archive_path 'raw/open.tsv'" in problems[0]
+    assert (
+        len(problems) == 1
+        and "column path" in problems[0]
+        and "does not go with archive_path 'raw/open.tsv'" in problems[0]
+    )
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("rebuild ran something"))
     said = rebuild(root, say=lambda text: None)
     assert said[-1] == "rebuild: refused: the archive does not verify (problems above); nothing was run"
@@ -333,10 +340,14 @@ def test_verify_never_opens_what_is_not_a_regular_file_and_checks_sizes_first(tm
     with sparse.open("r+b") as handle:
         handle.truncate(6 << 30)  # 6 GB of holes: never read whole
     problems = verify(root)  # returns at once: nothing above was opened
-    assert problems == [
-        "results/scores/summary.parquet: not a regular file (a FIFO, device or socket); verify does not open it",
-        f"logs/clean/open.log: {6 << 30:,} bytes, the MANIFEST says 16",
-    ] and size > 0
+    assert (
+        problems
+        == [
+            "results/scores/summary.parquet: not a regular file (a FIFO, device or socket); verify does not open it",
+            f"logs/clean/open.log: {6 << 30:,} bytes, the MANIFEST says 16",
+        ]
+        and size > 0
+    )
     (root / "MANIFEST").unlink()
     os.mkfifo(root / "MANIFEST")
     assert verify(root) == [
@@ -371,3 +382,84 @@ def test_scratch_copies_of_an_archive_reached_through_dotdot_stay_inside(tmp_pat
     project = archive.prepare_scratch(via, entries, rows)
     assert (project / "raw" / "open.tsv").read_text() == "cat\tdog\t5\n"
     assert Path(posixpath.normpath(project / ".." / "shared" / "closed.tsv")).read_text() == "sly\tstrange\t1\n"
+
+
+# -------------------------------------------------------------------------------- judging a rebuilt table
+
+
+def _table(path: Path, table: str, frame: pd.DataFrame, inputs: dict | None = None) -> Path:
+    write_parquet(frame, path, table=table, provenance={"rule": table, "inputs": inputs or {}})
+    return path
+
+
+def test_a_rebuilt_table_is_judged_by_its_bytes_then_by_value_within_the_bound_of_its_kind(tmp_path):
+    from simgold.report.compare import compare_parquet
+
+    alpha = pd.DataFrame({"dataset": ["d", "d"], "stage": ["raw", "filtered"], "alpha": [0.61, 0.72], "n": [3, 4]})
+    a = _table(tmp_path / "a.parquet", "alpha_table", alpha)
+    assert compare_parquet("t", a, _table(tmp_path / "b.parquet", "alpha_table", alpha.copy()), {}).kind == "identical"
+    # rounding alone: 1e-14 relative in a float64 statistic of the ratings
+    b = _table(tmp_path / "b.parquet", "alpha_table", alpha.assign(alpha=[0.61, 0.72 * (1 + 1e-14)]))
+    verdict = compare_parquet("t", a, b, {})
+    assert verdict.kind == "within" and verdict.detail.startswith("largest relative difference 1e-14 in alpha")
+    # a planted change of 1e-6 relative: different, naming the column, its size and the bound
+    b = _table(tmp_path / "b.parquet", "alpha_table", alpha.assign(alpha=[0.61, 0.72 * (1 + 1e-6)]))
+    verdict = compare_parquet("t", a, b, {})
+    assert (
+        verdict.kind == "different"
+        and "alpha: largest relative difference 1e-06 (bound 1e-12, float64)" in verdict.detail
+    )
+    # counts exact
+    b = _table(tmp_path / "b.parquet", "alpha_table", alpha.assign(n=[3, 5]))
+    assert "values that must be exact differ in n" in compare_parquet("t", a, b, {}).detail
+
+
+def test_model_outputs_carry_the_float32_bound_and_reordered_ties_are_reported(tmp_path):
+    from simgold.report.compare import BOUNDS, compare_parquet
+
+    ulp = 2.0**-24  # a float32 ulp at 0.5 to 1
+    pred = pd.DataFrame(
+        {"dataset": "d", "model": "m", "item_id": ["1", "2", "3"], "word1": ["a", "b", "c"], "word2": ["x", "y", "z"],
+         "sim": [0.5, 0.5 + ulp, 0.9], "oov": False, "oov_words": ""}  # fmt: skip
+    )
+    a = _table(tmp_path / "a.parquet", "predictions", pred)
+    swapped = pred.assign(sim=[0.5 + 2 * ulp, 0.5 + ulp, 0.9 * (1 + 2 * ulp)])  # items 1 and 2 change order
+    verdict = compare_parquet("p", a, _table(tmp_path / "b.parquet", "predictions", swapped), {})
+    assert verdict.kind == "within" and len(verdict.ties) == 1 and verdict.ties[0].startswith("1 / 2 (")
+    assert "1 pairs of items tied within the bound change order" in verdict.detail
+    far = pred.assign(sim=[0.5, 0.5 + ulp, 0.9 * (1 + 2 * BOUNDS["float32"][0])])  # beyond 4 ulps
+    assert compare_parquet("p", a, _table(tmp_path / "b.parquet", "predictions", far), {}).kind == "different"
+
+
+def test_provenance_may_differ_only_in_the_digest_of_an_input_judged_within_the_bound(tmp_path):
+    from simgold.report.compare import Verdict, compare_parquet
+
+    frame = pd.DataFrame({"dataset": ["d"], "value": [0.5]})
+    a = _table(tmp_path / "a.parquet", "t", frame, {"results/x.parquet": "1" * 64})
+    b = _table(tmp_path / "b.parquet", "t", frame, {"results/x.parquet": "2" * 64})
+    assert compare_parquet("t", a, b, {}).kind == "different"
+    within = {"results/x.parquet": Verdict("results/x.parquet", "within")}
+    assert compare_parquet("t", a, b, within).kind == "within"
+
+
+def test_a_dataset_kept_out_by_its_licence_leaves_its_item_tables_out_with_their_checksums(tmp_path):
+    from simgold.report.archive import licence_section, withheld_results
+
+    config = {"datasets": {"open": {"redistribute": True, "release": {"license": "CC0-1.0"}},
+                           "closed": {"redistribute": False, "release": {}}},
+              "archive": {}}  # fmt: skip
+    files = [
+        "results/clean/closed/items.parquet", "results/clean/closed/summary.parquet", "results/gold/closed/gold.parquet",
+        "results/scores/closed/m/predictions.parquet", "results/scores/closed/m/scores.parquet",
+        "results/report/closed/index.html", "results/report/closed/figures/scores.png",
+        "results/agreement/closed/alpha.parquet", "results/clean/open/items.parquet", "results/gold/open/gold.parquet",
+    ]  # fmt: skip
+    assert sorted(withheld_results(config, files)) == [
+        "results/clean/closed/items.parquet", "results/gold/closed/gold.parquet", "results/report/closed/figures/scores.png",
+        "results/report/closed/index.html", "results/scores/closed/m/predictions.parquet",
+    ]  # fmt: skip
+    text = licence_section(config, withheld_results(config, files))
+    assert "No licence was chosen for this archive" in text and "- open: its release is under `CC0-1.0`" in text
+    assert "- closed: may not be redistributed: its raw files, its release and the 5 files" in text
+    config["archive"]["license"] = "CC-BY-4.0"
+    assert "This archive is released under `CC-BY-4.0` (SPDX)." in licence_section(config, {})

@@ -126,4 +126,6 @@ def test_a_dataset_kept_out_by_its_licence_is_named_at_the_end_of_a_whole_run(tm
     )
     assert line in said.splitlines() and withheld_warning(ROUTING) == ""
     # a targeted run names only what it made
-    assert line not in last_lines(kept_out, ["results/gold/r/gold.parquet"], OUTPUTS, [], archive="a", archive_license=None)
+    assert line not in last_lines(
+        kept_out, ["results/gold/r/gold.parquet"], OUTPUTS, [], archive="a", archive_license=None
+    )

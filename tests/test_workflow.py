@@ -191,7 +191,9 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     assert re.search(r"^\[1/\d+\] ", progress, re.M) and "simgold: finished" in progress, progress[-2000:]
     assert "verify: OK, every file matches the MANIFEST" in outputs[-2].stdout
     archived = outputs[1].stderr  # `snakemake --cores 8 archive`: its closing lines say where it is, not how to make it
-    assert "archive  results/archive/simgold-demo.tar.gz" in archived and "for a paper" not in archived, archived[-1500:]
+    assert "archive  results/archive/simgold-demo.tar.gz" in archived and "for a paper" not in archived, archived[
+        -1500:
+    ]
     report_said = outputs[0].stdout + outputs[0].stderr  # `snakemake --report`: no warning, no traceback
     assert "Report created." in report_said and not re.search(r"Warning|Traceback", report_said), report_said[-2000:]
     # independently of rebuild's own comparison: every archived result file was rebuilt, and each
@@ -403,7 +405,9 @@ def test_default_config_builds_every_target(default_run):
     assert closed == ["simlex999"] and not (default_run / "results" / "release" / "simlex999").exists()
     for dataset in sorted(set(config["datasets"]) - set(closed)):
         release = default_run / "results" / "release" / dataset
-        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {p.name for p in release.iterdir()}
+        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {
+            p.name for p in release.iterdir()
+        }
         assert (release / f"{dataset}.txt").exists() == (config["datasets"][dataset]["kind"] in ("ratings", "means"))
         page = (default_run / "results" / "report" / dataset / "index.html").read_text(encoding="utf-8")
         assert f'href="../../release/{dataset}/README.md"' in page and f'href="../release/{dataset}/README.md"' in front
@@ -622,7 +626,9 @@ def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
     config = _stats_config(default_run)
     for name in ("demo-da", "demo-de", "demo-en-context", "demo-hr"):  # every per-rater dataset
         spec, settings = config["datasets"][name], config["datasets"][name]["agreement"]
-        items, raw = _result(default_run, "clean", name, "items.parquet"), _result(default_run, "clean", name, "ratings.parquet")
+        items, raw = _result(default_run, "clean", name, "items.parquet"), _result(
+            default_run, "clean", name, "ratings.parquet"
+        )
         calibrated = _result(default_run, "calibrate", name, "ratings.parquet")
         ci = {"resamples": settings["resamples"], "max_work": settings["ci_max_work"]}
         ci.update(seed=config["scoring"]["seed"], confidence=config["scoring"]["confidence"])
@@ -639,8 +645,14 @@ def test_agreement_cis_and_alpha_levels_are_the_librarys(default_run):
         for statistic in ("pairwise", "vs_mean", "vs_rest", "alpha_interval"):  # the point values are the table's
             rows = got[got["statistic"] == statistic]
             expected = table.loc[list(zip(rows["stage"], rows["subset"])), statistic].to_numpy()
-            assert ((rows["value"].to_numpy() == expected) | (rows["value"].isna().to_numpy() & pd.isna(expected))).all()
-        stages = {"raw": raw, "calibrated": calibrated, "filtered": _result(default_run, "agreement", name, "ratings.parquet")}
+            assert (
+                (rows["value"].to_numpy() == expected) | (rows["value"].isna().to_numpy() & pd.isna(expected))
+            ).all()
+        stages = {
+            "raw": raw,
+            "calibrated": calibrated,
+            "filtered": _result(default_run, "agreement", name, "ratings.parquet"),
+        }
         alpha = _result(default_run, "agreement", name, "alpha.parquet")
         pd.testing.assert_frame_equal(alpha, alpha_levels(name, items, stages, settings["subsets"]), check_dtype=False)
         assert set(alpha["level"]) == {"nominal", "ordinal", "interval", "ratio"}
@@ -699,8 +711,12 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
     assert msd["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"] and msd["n"].iloc[0] == 353
     summary = _result(default_run, "scores", "summary.parquet")
     across = _result(default_run, "scores", "differences.parquet")
-    per_dataset = pd.concat([_result(default_run, "scores", d, "model_differences.parquet") for d in sorted(summary["dataset"].unique())])
-    pd.testing.assert_frame_equal(across[per_dataset.columns].reset_index(drop=True), per_dataset.reset_index(drop=True))
+    per_dataset = pd.concat(
+        [_result(default_run, "scores", d, "model_differences.parquet") for d in sorted(summary["dataset"].unique())]
+    )
+    pd.testing.assert_frame_equal(
+        across[per_dataset.columns].reset_index(drop=True), per_dataset.reset_index(drop=True)
+    )
     from scipy.stats import false_discovery_control
 
     spearman_rows = across[(across["metric"] == "spearman") & across["williams_p"].notna()]
@@ -726,17 +742,26 @@ def test_every_cleaned_dataset_is_audited(default_run):
     cleaned = [d for d, spec in config["datasets"].items() if spec["kind"] != "comparisons"]
     for name in cleaned:
         spec = config["datasets"][name]
-        tables = {t: _result(default_run, "clean", name, f"{t}.parquet") for t in ("items", "ratings", "means", "rejects")}
+        tables = {
+            t: _result(default_run, "clean", name, f"{t}.parquet") for t in ("items", "ratings", "means", "rejects")
+        }
         source = None
         if "source_words" in spec.get("translation", {}):
-            source = {t: _result(default_run, "clean", spec["translation_of"], f"{t}.parquet") for t in ("items", "means")}
+            source = {
+                t: _result(default_run, "clean", spec["translation_of"], f"{t}.parquet") for t in ("items", "means")
+            }
         got = _result(default_run, "audit", f"{name}.parquet")
         expected = to_arrow(audit_configured(name, spec, tables, source=source), "audit").to_pandas()  # nulls as read
         pd.testing.assert_frame_equal(got, expected)
         page = (default_run / "results" / "report" / name / "index.html").read_text(encoding="utf-8")
         assert "Dataset audit: what the data say" in page
     ws = _result(default_run, "audit", "ws353.parquet")
-    assert ws[["check", "raw_value"]].values.tolist() == [["duplicate_pair", "money / cash"], ["reversed_pair", "money / bank"]]
+    assert ws[["check", "raw_value"]].values.tolist() == [
+        ["duplicate_pair", "money / cash"],
+        ["reversed_pair", "money / bank"],
+    ]
     simlex = _result(default_run, "audit", "simlex999.parquet")
     assert simlex[["check", "raw_value"]].values.tolist() == [["reversed_pair", "strange / sly"]]
-    assert "Dataset audit: findings per dataset" in (default_run / "results" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Dataset audit: findings per dataset" in (default_run / "results" / "report" / "index.html").read_text(
+        encoding="utf-8"
+    )
