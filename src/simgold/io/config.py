@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from simgold.errors import ConfigError, InputError
+from simgold.io.cardtext import check_release
 from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
@@ -272,6 +273,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
             for p in source_paths(src):
                 if problem := path_problem(resolve_path(p, base_dir)):
                     raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
+        _check_release(where, ds, base_dir)
         return ds
     if kind in ("ratings", "contexts", "means"):
         if "scale" not in ds:
@@ -290,9 +292,15 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     for i, src in enumerate(ds["sources"]):
         _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
     _check_stages(where, ds)
+    _check_release(where, ds, base_dir)
+    return ds
+
+
+def _check_release(where: str, ds: dict, base_dir) -> None:
+    """The release block: the licence against the SPDX list, every other value as data (cardtext)."""
     if "license" in ds["release"]:
         ds["release"]["license"] = spdx_license(f"{where}.release.license", ds["release"]["license"])
-    return ds
+    ds["release"] = check_release(f"{where}.release", ds["release"], base_dir)
 
 
 @functools.cache
