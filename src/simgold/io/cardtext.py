@@ -350,7 +350,7 @@ def check_release(where: str, release: dict, base_dir: str | Path = ".") -> dict
             card[key] = [check_line(f"{where}.card.{key}[{i}]", t, "a tag") for i, t in enumerate(card[key])]
     if "card_file" in out:
         for key, text in read_card_file(f"{where}.card_file", out["card_file"], base_dir).items():
-            if key in card:
+            if key in card and card[key] != text:  # the same text: a resolved block checked again
                 raise ConfigError(
                     f"{where}.card.{key}",
                     f"is given here and as the section {CARD_PROSE[key]!r} of {out['card_file']!r}; give it in one place",

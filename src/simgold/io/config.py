@@ -597,6 +597,14 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
     return files
 
 
+def card_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
+    """The dataset's card file (``release.card_file``), if any, as a path Snakemake can track."""
+    path = ds.get("release", {}).get("card_file")
+    if not path:
+        return []
+    return [str(resolve_path(path, base_dir)) if path.startswith("pkg:") else path]
+
+
 # --------------------------------------------------------------------------------------------
 # cluster resources
 
