@@ -317,7 +317,10 @@ def spdx_license(where: str, expression: str) -> str:
     ConfigError saying what is not on the SPDX list and what is close. ``LicenseRef-...`` ids (a
     licence of one's own, as SPDX allows) pass."""
     licensing = _spdx_licensing()
-    checked = licensing.validate(expression)
+    try:
+        checked = licensing.validate(expression)
+    except Exception as err:  # the parser's own error handling can fail on odd text (an AttributeError)
+        raise ConfigError(where, f"{expression!r} is not an SPDX licence expression ({type(err).__name__})") from None
     unknown = [s for s in checked.invalid_symbols if not str(s).startswith("LicenseRef-")]
     if checked.errors and (unknown or not checked.invalid_symbols):
         known = [str(k) for k in licensing.known_symbols if not str(k).startswith("LicenseRef-")]
