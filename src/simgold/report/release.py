@@ -515,7 +515,8 @@ def dataset_card(
     if card.get("summary"):
         lines += [md_prose(card["summary"]), ""]
     else:
-        lines += [f"A word-similarity gold standard in `{ds['language']}`: {KIND_TEXT.get(ds['kind'], ds['kind'])}.", ""]
+        what = KIND_TEXT.get(ds["kind"], ds["kind"])
+        lines += [f"A word-similarity gold standard in `{ds['language']}`: {what}.", ""]
     link = license_link(release)
     terms = md_link(license_, link) if license_ and link else md_text(license_ or "", line_start=False)
     lines.append(
@@ -561,7 +562,8 @@ def _creator_text(creator) -> str:
     """A creator as data: the name escaped, linked to its checked URL, with its affiliation."""
     if isinstance(creator, str):
         return md_text(creator, line_start=False)
-    text = md_link(creator["name"], creator["url"]) if creator.get("url") else md_text(creator["name"], line_start=False)
+    name = creator["name"]
+    text = md_link(name, creator["url"]) if creator.get("url") else md_text(name, line_start=False)
     return text + (f" ({md_text(creator['affiliation'], line_start=False)})" if creator.get("affiliation") else "")
 
 
