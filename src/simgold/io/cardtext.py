@@ -204,8 +204,8 @@ def check_citation(where: str, text: str) -> str:
         entries = parse_string(text, "bibtex").entries
     except PybtexError as err:
         line = getattr(err, "lineno", None)
-        at = [name for name, start in fields if line is None or start <= line]
-        field = f" (in the field {at[-1]!r}, from line {fields[[n for n, _ in fields].index(at[-1])][1]})" if at else ""
+        at = [(name, start) for name, start in fields if line is None or start <= line]  # the field it is in
+        field = f" (in the field {at[-1][0]!r}, from line {at[-1][1]})" if at else ""
         raise ConfigError(where, f"not a BibTeX entry: {str(err).strip()}{field}") from None
     if len(entries) != 1:
         raise ConfigError(where, f"holds {len(entries)} BibTeX entries; give exactly one (the dataset's)")
