@@ -28,6 +28,8 @@ LAZY = (
     "openpyxl",
     "jsonschema",
     "license_expression",
+    "pybtex",
+    "markdown_it",
     "scipy.stats",
     "scipy.sparse",
     "matplotlib",

@@ -114,7 +114,7 @@ def test_card_front_matter_and_the_missing_licence(tmp_path):
     assert front["configs"] == [{"config_name": "default", "data_files": [{"split": "test", "path": "toy.parquet"}]}]
     # the ledger in words, counted here from SHEET: 6 rows x 3 raters, one "x"
     assert "toy: 1 of 18 value cells rejected (5.6%): non_numeric 1 - check 'missing' (the missing markers), 'decimal' and the value columns." in card
-    assert "Made by A. Rater, B. Lab." in card
+    assert "Made by A. Rater, [B. Lab](<https://b.example>)." in card
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ import re
 import sys
 
 from simgold.io.config import (
+    card_input_files,
     check_config,
     dataset_input_files,
     embedding_mem_mb as model_mem_mb,
@@ -195,6 +196,8 @@ def release_inputs(wildcards):
     """The tables a dataset's release is made from (simgold.report.release), and its raw files."""
     d = wildcards.dataset
     inputs = {"sources": dataset_sources(wildcards)}
+    if card_input_files(CONFIG["datasets"][d]):  # the authors' prose: an edit remakes the card
+        inputs["card_file"] = card_input_files(CONFIG["datasets"][d])
     if d in CLEANED:
         inputs["item_table"] = result("clean", dataset=d, table="items")  # "items" is snakemake's
         inputs["clean"] = result("clean", dataset=d, table="summary")

@@ -12,7 +12,12 @@ from simgold.workflow.job import provenance_for, run
 def main(snakemake, log):
     name, inputs = snakemake.wildcards.dataset, snakemake.input
     # "items" is a name snakemake keeps for itself: the items table comes as item_table
-    tables = {key.replace("item_table", "items"): read_parquet(inputs[key]) for key in inputs.keys() if key != "sources"}
+    # the card file's prose is in the spec already (read by the config check); it is an input so that an edit remakes the card
+    tables = {
+        key.replace("item_table", "items"): read_parquet(inputs[key])
+        for key in inputs.keys()
+        if key not in ("sources", "card_file")
+    }
     sources = input_records({name: snakemake.params.spec}, Path.cwd())
     made = release(
         name,

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from simgold.errors import ConfigError, InputError
+from simgold.io.cardtext import check_release
 from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
@@ -274,6 +275,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
             for p in source_paths(src):
                 if problem := path_problem(resolve_path(p, base_dir)):
                     raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
+        _check_release(where, ds, base_dir)
         return ds
     if kind in ("ratings", "contexts", "means"):
         if "scale" not in ds:
@@ -292,9 +294,15 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     for i, src in enumerate(ds["sources"]):
         _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
     _check_stages(where, ds)
+    _check_release(where, ds, base_dir)
+    return ds
+
+
+def _check_release(where: str, ds: dict, base_dir) -> None:
+    """The release block: the licence against the SPDX list, every other value as data (cardtext)."""
     if "license" in ds["release"]:
         ds["release"]["license"] = spdx_license(f"{where}.release.license", ds["release"]["license"])
-    return ds
+    ds["release"] = check_release(f"{where}.release", ds["release"], base_dir)
 
 
 @functools.cache
@@ -311,7 +319,10 @@ def spdx_license(where: str, expression: str) -> str:
     ConfigError saying what is not on the SPDX list and what is close. ``LicenseRef-...`` ids (a
     licence of one's own, as SPDX allows) pass."""
     licensing = _spdx_licensing()
-    checked = licensing.validate(expression)
+    try:
+        checked = licensing.validate(expression)
+    except Exception as err:  # the parser's own error handling can fail on odd text (an AttributeError)
+        raise ConfigError(where, f"{expression!r} is not an SPDX licence expression ({type(err).__name__})") from None
     unknown = [s for s in checked.invalid_symbols if not str(s).startswith("LicenseRef-")]
     if checked.errors and (unknown or not checked.invalid_symbols):
         known = [str(k) for k in licensing.known_symbols if not str(k).startswith("LicenseRef-")]
@@ -589,6 +600,14 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
             for p in source_paths(part):
                 files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
     return files
+
+
+def card_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
+    """The dataset's card file (``release.card_file``), if any, as a path Snakemake can track."""
+    path = ds.get("release", {}).get("card_file")
+    if not path:
+        return []
+    return [str(resolve_path(path, base_dir)) if path.startswith("pkg:") else path]
 
 
 # --------------------------------------------------------------------------------------------

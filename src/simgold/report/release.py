@@ -35,10 +35,13 @@ import pandas as pd
 import pyarrow.parquet as pq
 import yaml
 
+from simgold.io.cardtext import CARD_PROSE
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RESULTS
 from simgold.io.ledger import counted_apart_text, rejection_line
 from simgold.io.tables import sha256_bytes, to_arrow, tsv_bytes, tsv_text
+from simgold.report.markup import FORMULA_START, Markdown, code_fence, formula_cells, md_cell, md_code, md_link
+from simgold.report.markup import md_prose, md_text, md_url
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
 
 #: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
@@ -182,35 +185,54 @@ def parquet_bytes(frame: pd.DataFrame, table: str, provenance: dict | None = Non
 BREAKS = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
-def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str, int]]:
+def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str, int], int]:
     """gensim's word-pair file (``word1<TAB>word2<TAB>score``) after ``#`` lines of ``header``;
-    and the pairs it leaves out, by reason: a word holding a tab or a line break cannot be written,
-    an item without a score (every rating rejected) has nothing to write.
+    the pairs it leaves out, by reason: a word holding a tab or a line break cannot be written, an
+    item without a score (every rating rejected) has nothing to write, and a pair whose two words
+    both start with ``#`` would be a line gensim skips as a comment; and how many pairs are written
+    the other way round (``word2<TAB>word1``) because only their first word starts with ``#``
+    (gensim's similarity is symmetric, so its score is the same).
 
     Examples
     --------
-    >>> table = pd.DataFrame({"word1": ["NA", "a\\tb", "x"], "word2": ["null", "c", "y"], "score": [1.5, 2.0, np.nan]})
-    >>> text, left_out = gensim_text(table, ["toy"])
-    >>> text.decode().splitlines(), left_out
-    (['# toy', '# left out: 1 pair whose word holds a tab or a line break; 1 pair without a score', 'NA\\tnull\\t1.5'], {'unwritable': 1, 'no score': 1})
+    >>> table = pd.DataFrame({"word1": ["NA", "a\\tb", "x", "#a", "#b"], "word2": ["null", "c", "y", "z", "#c"],
+    ...                       "score": [1.5, 2.0, np.nan, 3.0, 4.0]})
+    >>> text, left_out, swapped = gensim_text(table, ["toy"])
+    >>> text.decode().splitlines()[3:], left_out, swapped
+    (['NA\\tnull\\t1.5', 'z\\t#a\\t3.0'], {'unwritable': 1, 'no score': 1, 'comment': 1}, 1)
     """
     lines = [f"# {line}" for text in header for line in text.splitlines()]
     kept = []
-    left_out = {"unwritable": 0, "no score": 0}
+    left_out = {"unwritable": 0, "no score": 0, "comment": 0}
+    swapped = 0
     for w1, w2, score in zip(table["word1"], table["word2"], table["score"]):
-        if any(ch in str(w) for w in (w1, w2) for ch in BREAKS):
+        w1, w2 = str(w1), str(w2)
+        if any(ch in w for w in (w1, w2) for ch in BREAKS):
             left_out["unwritable"] += 1
         elif pd.isna(score):
             left_out["no score"] += 1
+        elif w1.startswith("#") and w2.startswith("#"):
+            left_out["comment"] += 1
+        elif w1.startswith("#"):  # gensim skips a line that starts with '#'
+            swapped += 1
+            kept.append(f"{w2}\t{w1}\t{tsv_text(score)}")
         else:
             kept.append(f"{w1}\t{w2}\t{tsv_text(score)}")
     if sum(left_out.values()):
         lines.append(f"# left out: {left_out_text(left_out)}")
-    return ("\n".join(lines + kept) + "\n").encode("utf-8"), left_out
+    if swapped:
+        lines.append(f"# {_swapped_text(swapped)}")
+    return ("\n".join(lines + kept) + "\n").encode("utf-8"), left_out, swapped
+
+
+def _swapped_text(n: int) -> str:
+    return (f"{n} pair{'s' * (n != 1)} written as word2, word1: gensim skips a line that starts with #, "
+            "and the similarity of two words is the same either way round")  # fmt: skip
 
 
 def left_out_text(left_out: dict[str, int]) -> str:
-    words = {"unwritable": "whose word holds a tab or a line break", "no score": "without a score"}
+    words = {"unwritable": "whose word holds a tab or a line break", "no score": "without a score",
+             "comment": "whose two words both start with # (gensim skips such a line as a comment)"}  # fmt: skip
     return "; ".join(f"{n} pair{'s' * (n != 1)} {words[k]}" for k, n in left_out.items() if n)
 
 
@@ -230,7 +252,8 @@ def size_category(n: int) -> str:
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table: numbers to 3 decimals, missing values empty, ``|`` escaped.
+    """A GitHub-flavoured Markdown table: numbers to 3 decimals, missing values empty, text as data
+    (``simgold.report.markup.md_cell``: no cell can hold a link or HTML) unless it is ``Markdown``.
 
     Examples
     --------
@@ -245,7 +268,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
             return ""
         if isinstance(value, (float, np.floating)):
             return f"{value:.3f}"
-        return str(value).replace("|", "\\|").replace("\n", " ")
+        return value if isinstance(value, Markdown) else md_cell(value)  # data, never markup
 
     head = "| " + " | ".join(str(c) for c in frame.columns) + " |"
     rule = "|" + "---|" * len(frame.columns)
@@ -253,21 +276,50 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join([head, rule, *rows])
 
 
+#: what the gold standard of each kind is, for a card whose authors gave no summary
+KIND_TEXT = {
+    "ratings": "per-rater similarity ratings of word pairs, averaged into one score per pair",
+    "means": "one similarity score per word pair, as the raw files give it",
+    "contexts": "similarity ratings of word pairs, each pair in two contexts",
+    "rankings": "candidates ranked by their similarity to a target word",
+    "comparisons": "weighted comparisons of which of two candidates is more similar to a target word",
+}
+
+
+def license_link(release: dict) -> str | None:
+    """Where the release's licence is: ``license_url`` where given; else the SPDX page of a single
+    SPDX id; none for an expression or a ``LicenseRef-`` id (the SPDX list has no page for it)."""
+    license_ = release.get("license")
+    if release.get("license_url"):
+        return release["license_url"]
+    if not license_ or " " in license_ or "LicenseRef-" in license_:
+        return None
+    return f"https://spdx.org/licenses/{license_}.html"
+
+
+def pretty_name(name: str, ds: dict) -> str:
+    """The card's title: the authors' (``release.card.pretty_name``), else the dataset and its language."""
+    return ds["release"].get("card", {}).get("pretty_name") or f"{name} (word similarity, {ds['language']})"
+
+
 def _front_matter(name: str, ds: dict, rows: int, configs: list[tuple[str, str]]) -> str:
+    """Hugging Face's YAML front matter, every value dumped by yaml.safe_dump (config text is data)."""
     meta: dict = {}
-    license_ = ds["release"].get("license")
+    license_, card = ds["release"].get("license"), ds["release"].get("card", {})
     if license_:
         if license_.lower() in HF_LICENSES:
             meta["license"] = license_.lower()
         else:
             meta["license"] = "other"
             meta["license_name"] = license_
-            if " " not in license_:
-                meta["license_link"] = f"https://spdx.org/licenses/{license_}.html"
+            if link := license_link(ds["release"]):
+                meta["license_link"] = link
     meta["language"] = [ds["language"]]
-    meta["pretty_name"] = f"{name}: {ds['description']}" if ds.get("description") else name
+    meta["pretty_name"] = pretty_name(name, ds)
     meta["size_categories"] = [size_category(rows)]
-    meta["tags"] = ["word-similarity", "simgold"]
+    if card.get("task_categories"):
+        meta["task_categories"] = list(card["task_categories"])
+    meta["tags"] = list(dict.fromkeys(["word-similarity", "simgold", *card.get("tags", [])]))
     meta["configs"] = [
         {"config_name": config, "data_files": [{"split": "test", "path": path}]} for config, path in configs
     ]
@@ -291,7 +343,7 @@ def _raters_section(tables: dict, ds: dict) -> list[str]:
         parts.append(
             f"Calibration ({method['method']}, threshold {method.get('threshold', '')}): {len(shifted)} of "
             f"{len(calibration)} raters had their scores moved towards the dataset mean"
-            + (f" ({', '.join(shifted['rater'].astype(str))})." if len(shifted) else ".")
+            + (f" ({', '.join(md_text(r, False) for r in shifted['rater'].astype(str))})." if len(shifted) else ".")
         )
     raters = tables.get("raters")
     if raters is not None and len(raters):
@@ -410,13 +462,14 @@ def _sources_section(ds: dict, sources: list[dict]) -> list[str]:
             "**The raw files may not be redistributed** (`redistribute: false`): this release is derived from them "
             "(their words and scores); check their licence before publishing it."
         )
-    if ds.get("licence") or ds.get("source"):
+    if ds.get("description") or ds.get("licence") or ds.get("source"):
         parts.append(
             " ".join(
                 text
                 for text in (
-                    f"The raw files' licence: {ds['licence']}." if ds.get("licence") else "",
-                    f"Source: {ds['source']}." if ds.get("source") else "",
+                    f"About the raw files: {md_text(ds['description'], False)}." if ds.get("description") else "",
+                    f"The raw files' licence: {md_text(ds['licence'], False)}." if ds.get("licence") else "",
+                    f"Source: {md_text(ds['source'], False)}." if ds.get("source") else "",
                 )
                 if text
             )
@@ -447,39 +500,55 @@ def _evaluate_section(name: str, has_pairs: bool) -> list[str]:
 
 def dataset_card(
     name: str, ds: dict, tables: dict, files: list[tuple[str, str, int]], columns: pd.DataFrame,
-    sources: list[dict], *, confidence: float, made_with: str, front_matter: str,
+    sources: list[dict], *, confidence: float, made_with: str, front_matter: str, file_notes: list[str] = (),
 ) -> str:  # fmt: skip
-    """The dataset card (README.md): the front matter, then what the pairs are and where they came
+    """The dataset card (README.md): the front matter, the title and summary, then the authors'
+    prose (``release.card``) between the generated sections: what the pairs are and where they came
     from, the raters, the ledger, agreement, the gold standard, the audit, how to evaluate a model
-    and how to cite. ``files``: (file, what it is, rows)."""
+    and how to cite. ``files``: (file, what it is, rows); ``file_notes``: what a reader of the files
+    should know (lines gensim would skip, cells a spreadsheet would run). Every value from the
+    config is written as data (``simgold.report.markup``)."""
     release = ds["release"]
+    card = release.get("card", {})
     license_ = release.get("license")
-    lines = [front_matter, f"# {name}", ""]
-    if ds.get("description"):
-        lines += [ds["description"], ""]
+    lines = [front_matter, f"# {md_text(card['pretty_name']) if card.get('pretty_name') else name}", ""]
+    if card.get("summary"):
+        lines += [md_prose(card["summary"]), ""]
+    else:
+        what = KIND_TEXT.get(ds["kind"], ds["kind"])
+        lines += [f"A word-similarity gold standard in `{ds['language']}`: {what}.", ""]
+    link = license_link(release)
+    terms = md_link(license_, link) if license_ and link else md_text(license_ or "", line_start=False)
     lines.append(
         f"Version {release['version']}. "
-        + (f"Licence: {license_} (SPDX)." if license_ else "**No licence was given for this release**: ask the "
-           "creators before you reuse it, and give one (`release: {license: ...}` in the config) before you "
-           "publish it.")  # fmt: skip
-        + (f" Homepage: {release['homepage']}." if release.get("homepage") else "")
+        + (f"Licence: {terms} (SPDX)." if license_ else "**No licence was given for this release**: ask the "
+           "creators before you reuse it.")  # fmt: skip
+        + (f" Homepage: {md_url(release['homepage'])}." if release.get("homepage") else "")
     )
-    creators = [c if isinstance(c, str) else c["name"] for c in release.get("creators", [])]
+    creators = [_creator_text(c) for c in release.get("creators", [])]
     if creators:
         lines.append(f"Made by {', '.join(creators)}.")
     lines += ["", f"Made with {made_with} from the raw files below; the figures here are those of the run's tables.", ""]
+    prose = {key: [md_prose(card[key])] if card.get(key) else [] for key in CARD_PROSE}
     sections = [
-        ("Files", [markdown_table(pd.DataFrame(files, columns=["file", "what it is", "rows"]))]),
+        (CARD_PROSE["intended_use"], prose["intended_use"]),
+        (CARD_PROSE["limitations"], prose["limitations"]),
+        ("Files", [markdown_table(pd.DataFrame(files, columns=["file", "what it is", "rows"])), *file_notes]),
         ("Columns", [markdown_table(columns)]),
+        (CARD_PROSE["pairs"], prose["pairs"]),
         ("Where the pairs come from", _sources_section(ds, sources)),
+        (CARD_PROSE["instructions"], prose["instructions"]),
+        (CARD_PROSE["recruitment"], prose["recruitment"]),
+        (CARD_PROSE["pay"], prose["pay"]),
+        (CARD_PROSE["demographics"], prose["demographics"]),
         ("Raters", _raters_section(tables, ds) if "gold" in tables else []),
         ("What was not kept", _ledger_section(tables["clean"].iloc[0]) if "clean" in tables else []),
         ("Agreement", _agreement_section(tables, confidence)),
         ("The gold standard", _gold_section(tables, ds, confidence) if "gold" in tables else []),
         ("Audit", _audit_section(tables)),
         ("Evaluating a model", _evaluate_section(name, any(f.endswith(".txt") for f, _, _ in files))),
-        ("Citation", [f"```bibtex\n{release['citation'].strip()}\n```"] if release.get("citation")
-         else ["No citation was given (`release: {citation: ...}` in the config)."]),  # fmt: skip
+        ("Citation", [code_fence(release["citation"], "bibtex")] if release.get("citation")
+         else ["No citation was given."]),  # fmt: skip
     ]
     for title, parts in sections:
         if parts:
@@ -489,7 +558,25 @@ def dataset_card(
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _creator_text(creator) -> str:
+    """A creator as data: the name escaped, linked to its checked URL, with its affiliation."""
+    if isinstance(creator, str):
+        return md_text(creator, line_start=False)
+    name = creator["name"]
+    text = md_link(name, creator["url"]) if creator.get("url") else md_text(name, line_start=False)
+    return text + (f" ({md_text(creator['affiliation'], line_start=False)})" if creator.get("affiliation") else "")
+
+
 # -------------------------------------------------------------------------------- Croissant
+
+#: Croissant's Responsible AI fields -> the card's prose keys that fill them
+RAI_FIELDS = {
+    "rai:dataCollection": ["pairs"],
+    "rai:dataAnnotationProtocol": ["instructions", "recruitment", "pay"],
+    "rai:annotatorDemographics": ["demographics"],
+    "rai:dataUseCases": ["intended_use"],
+    "rai:dataLimitations": ["limitations"],
+}
 
 #: a release column's pandas dtype kind -> its Croissant data type
 DATA_TYPES = {"O": "sc:Text", "U": "sc:Text", "T": "sc:Text", "f": "sc:Float", "i": "sc:Integer", "b": "sc:Boolean"}
@@ -510,24 +597,35 @@ def croissant(
     file whose fields are its columns (``record_sets``: record set id, file, table, descriptions);
     ``date``: the publication date (``archive.date``)."""
     release = ds["release"]
+    card = release.get("card", {})
+    summary = md_prose(card["summary"]) if card.get("summary") else (
+        f"A word-similarity gold standard in {ds['language']}: {KIND_TEXT.get(ds['kind'], ds['kind'])}."
+        + (f" About the raw files: {ds['description']}" if ds.get("description") else "")
+    )  # fmt: skip
     meta: dict = {
         "@context": CROISSANT_CONTEXT,
         "@type": "sc:Dataset",
         "name": name,
-        "description": ds.get("description") or f"The word-similarity gold standard {name}.",
+        "alternateName": pretty_name(name, ds),
+        "description": summary,
         "conformsTo": "http://mlcommons.org/croissant/1.0",
         "version": release["version"],
         "datePublished": date,
         "inLanguage": [ds["language"]],
-        "keywords": ["word similarity", "gold standard"],
+        "keywords": list(dict.fromkeys(["word similarity", "gold standard", *card.get("tags", []),
+                                        *card.get("task_categories", [])])),  # fmt: skip
     }
     if release.get("license"):
-        lic = release["license"]
-        meta["license"] = f"https://spdx.org/licenses/{lic}.html" if " " not in lic else lic
+        meta["license"] = license_link(release) or release["license"]
     if release.get("citation"):
-        meta["citeAs"] = release["citation"].strip()
+        meta["citeAs"] = release["citation"]
     if release.get("homepage"):
         meta["url"] = release["homepage"]
+    # the authors' prose where Croissant's Responsible AI vocabulary has a field for it
+    for field_, keys in RAI_FIELDS.items():
+        if texts := [f"{CARD_PROSE[k]}: {md_prose(card[k])}" if len(keys) > 1 else md_prose(card[k])
+                     for k in keys if card.get(k)]:  # fmt: skip
+            meta[field_] = texts[0] if field_ == "rai:dataCollection" else texts
     creators = []
     for c in release.get("creators", []):
         person = {"@type": "sc:Person", "name": c} if isinstance(c, str) else {"@type": "sc:Person", **c}
@@ -632,6 +730,7 @@ def release(
     record_sets: list[tuple[str, str, pd.DataFrame, dict]] = []
     configs: list[tuple[str, str]] = []
     main = None
+    file_notes: list[str] = []
     if "gold" in tables:
         main = gold_table(kind, tables["items"], tables["gold"])
         out.files[f"{name}.parquet"] = parquet_bytes(main, "release", provenance)
@@ -644,16 +743,18 @@ def release(
         configs.append(("default", f"{name}.parquet"))
         if kind in ("ratings", "means"):
             header = [
-                f"{name}: {ds.get('description') or 'word-similarity gold standard'}",
+                f"{name}: {pretty_name(name, ds)}",
                 f"version {ds['release']['version']}; licence {ds['release'].get('license') or 'none given'}",
                 f"word1<TAB>word2<TAB>score (the mean rating{_scale_text(ds)}); made with {made_with}",
             ]
-            text, left_out = gensim_text(main, header)
+            text, left_out, swapped = gensim_text(main, header)
             out.files[f"{name}.txt"] = text
             what = "word1, word2, score for gensim's evaluate_word_pairs"
             if sum(left_out.values()):
                 what += f" (left out: {left_out_text(left_out)})"
                 out.warnings.append(f"{name}.txt: left out {left_out_text(left_out)}")
+            if swapped:
+                file_notes.append(f"In `{name}.txt`, {_swapped_text(swapped)}.")
             listed.append((f"{name}.txt", what, len(main) - sum(left_out.values())))
     if tables.get("comparisons") is not None and len(tables["comparisons"]):
         comparisons = comparisons_table(tables["comparisons"])
@@ -668,6 +769,12 @@ def release(
         out.warnings.append(f"{name}: its raw files may not be redistributed; the release derives from them")
     if not ds["release"].get("license"):
         out.warnings.append(f"{name}: no release licence (release: {{license: ...}} in the config); the card says so")
+    elif "LicenseRef-" in ds["release"]["license"] and not ds["release"].get("license_url"):
+        out.warnings.append(
+            f"{name}: the licence {ds['release']['license']} is not on the SPDX list and release.license_url does not "
+            "say where its text is: the card and Croissant name it without a link"
+        )
+    file_notes += [_formula_note(file, table) for _, file, table, _ in record_sets if _formula_note(file, table)]
     rows = len(main) if main is not None else len(record_sets[0][2]) if record_sets else 0
     columns = pd.DataFrame(
         [(f"{file} ({record_set})" if i == 0 else "", column, _data_type(table[column])[3:], descriptions.get(column, ""))
@@ -678,11 +785,37 @@ def release(
     card = dataset_card(
         name, ds, tables, [(f, w, n) if n else (f, w, "") for f, w, n in listed], columns, sources,
         confidence=confidence, made_with=made_with, front_matter=_front_matter(name, ds, rows, configs),
+        file_notes=file_notes,
     )  # fmt: skip
     out.files["README.md"] = card.encode("utf-8")
     metadata = croissant(name, ds, record_sets, out.files, date)
     out.files["croissant.json"] = (json.dumps(metadata, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     return out
+
+
+def _formula_note(file: str, table: pd.DataFrame) -> str:
+    """The card's note on the cells of a table's text columns that a spreadsheet would run as a
+    formula (the TSV beside ``file`` holds them as written), or '' where there are none."""
+    text_columns = [c for c in table.columns if c != "item_id" and _data_type(table[c]) == "sc:Text"]
+    counts = formula_cells(table, text_columns)
+    if not counts:
+        return ""
+    tsv = file.removesuffix(".parquet") + ".tsv"
+    named = "; ".join(
+        f"{column} {n} (e.g. " + ", ".join(md_code(v) for v in _formula_examples(table, column)) + ")"
+        for column, n in counts.items()
+    )
+    total = sum(counts.values())
+    return (
+        f"{total} cell{'s' * (total != 1)} of `{tsv}` start{'s' * (total == 1)} with a character a spreadsheet takes "
+        f"for a formula (`=`, `+`, `-`, `@`, a tab or a carriage return): {named}. They are data, kept as written: import the TSV with every column as "
+        "text rather than opening it, or read it with pandas."
+    )
+
+
+def _formula_examples(table: pd.DataFrame, column: str, k: int = 3) -> list[str]:
+    values = [v for v in table[column] if isinstance(v, str) and v.startswith(FORMULA_START)]
+    return list(dict.fromkeys(values))[:k]
 
 
 def _scale_text(ds: dict) -> str:
@@ -698,7 +831,7 @@ def study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
     key figures and its release, the models, the headline table, and how to verify and rebuild.
     ``made_with``: what made it (``simgold 0.1.0``)."""
     arch = config["archive"]
-    lines = [f"# {arch['title']}", "", arch["description"], "",
+    lines = [f"# {md_text(arch['title'])}", "", md_prose(arch["description"]), "",
              f"Published {arch['date']}; this archive is `{arch['name']}`, made by {made_with}.", ""]  # fmt: skip
     clean = _table(files, RESULTS["clean_summary"])
     rows = []
@@ -716,7 +849,7 @@ def study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
                 "raters": int(summary["n_raters"].iloc[0]) if len(summary) and summary["n_raters"].iloc[0] else "",
                 "alpha (kept raters)": float(kept["alpha_interval"].iloc[0]) if len(kept) else np.nan,
                 "licence": ds.get("release", {}).get("license") or "none given",
-                "card": f"[{card}]({card})" if card in files else "",
+                "card": Markdown(f"[{card}]({card})") if card in files else "",
             }
         )
     if rows:
