@@ -105,7 +105,7 @@ def schema_string_keys() -> set[str]:
 #: of the card's and the report's tables (raw file paths, rater names, column names in the ledger);
 #: "archive": the archive's README; "json": only JSON files; "read": read by the pipeline, never written.
 GROUPS = {
-    "refused": [r"archive\.(date|name)", r"datasets\.<name>", r"models\.<name>", r"datasets\.\*\.language",
+    "refused": [r"archive\.(date|name|license|license_url)", r"datasets\.<name>", r"models\.<name>", r"datasets\.\*\.language",
                 r"models\.\*\.language(\[\])?", r"datasets\.\*\.release\.(version|license)",
                 r"datasets\.\*\.release\.card\.task_categories\[\]", r"datasets\.\*\.translation_of",
                 r"noise\.(datasets|models)\[\]", r"datasets\.\*\.agreement\.subsets\[\]",
@@ -116,7 +116,7 @@ GROUPS = {
                r".*\.(words|source_words|target_words)\[\]", r".*\.attributes\.\*(\.column)?",
                r".*\.(rater|score|mean|sd|n|context|context_text|candidate|category|target|text|join|source|word|count)"],
     "archive": [r"archive\.(title|description)"],
-    "json": [r"archive\.license"],
+    "json": [],
     "read": [r".*\.(encoding|sep|comment|sheet|strip)", r".*\.missing\[\]", r"datasets\.\*\.context\.pvalue"],
 }  # fmt: skip
 
@@ -440,6 +440,8 @@ def test_refused_keys_refuse_hostile_text(tmp_path):
     setters = {
         "archive.date": lambda c: c.setdefault("archive", {}).update(date=hostile),
         "archive.name": lambda c: c.setdefault("archive", {}).update(name=hostile),
+        "archive.license": lambda c: c.setdefault("archive", {}).update(license=hostile),
+        "archive.license_url": lambda c: c.setdefault("archive", {}).update(license_url=hostile),
         "datasets.<name>": lambda c: c.update(datasets={hostile: c["datasets"]["toy"]}),
         "models.<name>": lambda c: c.update(models={hostile: {"language": "en", "path": "d.csv"}}),
         "models.*.language": lambda c: c.update(models={"m": {"language": hostile, "path": "d.csv"}}),

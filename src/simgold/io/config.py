@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from simgold.errors import ConfigError, InputError
-from simgold.io.cardtext import check_release
+from simgold.io.cardtext import check_release, check_url
 from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
@@ -225,6 +225,8 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     }
     if "license" in resolved["archive"]:
         resolved["archive"]["license"] = spdx_license("archive.license", resolved["archive"]["license"])
+    if "license_url" in resolved["archive"]:
+        resolved["archive"]["license_url"] = check_url("archive.license_url", resolved["archive"]["license_url"])
     for name, spec in config["datasets"].items():
         resolved["datasets"][name] = check_dataset(name, spec, base_dir)
     _check_translations(resolved["datasets"], base_dir)
