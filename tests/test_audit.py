@@ -104,6 +104,26 @@ def test_rater_means_beyond_the_threshold():
     assert audit_dataset("d", {**SPEC, "persistent_raters": False}, _tables(ratings), threshold=1.5).empty
 
 
+def test_rater_means_within_a_context():
+    """A two-context dataset: each context has its own raters and its own level (context 1 about 3,
+    context 2 about 7). Against the dataset mean (5.2) the raters of context 1 are 2.2 below it and two
+    of context 2 are 2.3 above it; within a context only the rater 2.5 below the others of context 2
+    is off."""
+    rows = [(k, c) for k in range(4) for c in (1, 2)]
+    items = pd.DataFrame({"item_id": [f"i{k}c{c}" for k, c in rows], "word1": [f"w{k}" for k, _ in rows], "word2": "x",
+                          "context": [c for _, c in rows], "occurrence": 1, "source_file": "f.csv",
+                          "source_row": [k + 2 for k, _ in rows]})  # fmt: skip
+    level = {("a", 1): 3.0, ("b", 1): 3.0, ("c", 2): 7.5, ("d", 2): 7.5, ("e", 2): 5.0}
+    ratings = [(f"i{k}c{c}", r, s, "f.csv", k + 2) for (r, c), s in level.items() for k in range(4)]
+    found = audit_dataset("d", SPEC, _tables(ratings, items=items), threshold=1.5)
+    off = found[found["check"] == "rater_mean"]
+    # context 2's mean: (7.5 + 7.5 + 5) / 3 = 6.6667; e is 1.6667 below it, c and d 0.8333 above
+    assert off["rater"].tolist() == ["e"]
+    assert off["detail"].iloc[0] == "mean 5 over 4 ratings against the mean of context 2 6.66667: differs by -1.66667 (threshold 1.5)"
+    plain = items.assign(context=None)
+    assert set(audit_dataset("d", SPEC, _tables(ratings, items=plain), threshold=1.5)["rater"].dropna()) == set("abcd")
+
+
 def test_columns_and_types():
     found = audit_dataset("d", SPEC, _tables([("a", "p", 1.0, "f.csv", 2)]))
     assert list(found.columns) == AUDIT_COLUMNS and str(found["source_row"].dtype) == "Int64"

@@ -23,7 +23,8 @@ source_row, column, raw_value, detail. Checks:
   item's and equals the next source row's;
 * ``single_rating``: an item with one rating;
 * ``rater_mean``: a rater whose mean differs from the dataset mean by more than the calibration
-  threshold.
+  threshold; on a two-context dataset, from the mean of the context(s) the rater rated (each
+  context has its own raters, and the contexts' means differ by design).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def audit_dataset(
         single_ratings(name, tables),
     ]
     if spec.get("persistent_raters", True):
-        parts.append(rater_means(name, tables["ratings"], threshold))
+        parts.append(rater_means(name, tables["ratings"], threshold, tables["items"]))
     if source is not None:
         parts.append(shifted_from_source(name, spec, tables, source))
     out = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else _empty()
@@ -336,18 +337,47 @@ def single_ratings(name: str, tables: dict) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else _empty()
 
 
-def rater_means(name: str, ratings: pd.DataFrame, threshold: float = 1.0) -> pd.DataFrame:
-    """Raters whose mean score differs from the dataset mean by more than ``threshold``."""
+def rater_means(
+    name: str, ratings: pd.DataFrame, threshold: float = 1.0, items: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Raters whose mean score differs from the dataset mean by more than ``threshold``; where the
+    items have a ``context`` (a two-context dataset), from the mean of the ratings of the contexts
+    the rater rated, since each context has its own raters and its own level of similarity.
+
+    Examples
+    --------
+    >>> ratings = pd.DataFrame({"item_id": ["a", "b", "a", "b", "c", "d", "c", "d"], "rater": list("ppqqxxyy"),
+    ...                         "score": [2.0, 3, 2, 2, 8, 8, 6, 9]})
+    >>> items = pd.DataFrame({"item_id": list("abcd"), "context": [1, 1, 2, 2]})
+    >>> rater_means("d", ratings, 1.0)["rater"].tolist()  # against the dataset mean 5: everyone
+    ['p', 'q', 'x', 'y']
+    >>> rater_means("d", ratings, 1.0, items)["rater"].tolist()  # within a context: no one
+    []
+    """
     if ratings.empty:
         return _empty()
-    overall = ratings["score"].mean()
     per = ratings.groupby("rater")["score"].agg(["mean", "size"])
-    bad = per[(per["mean"] - overall).abs() > threshold].reset_index()
+    per["reference"], per["against"] = ratings["score"].mean(), "the dataset mean"
+    if items is not None and "context" in items and items["context"].notna().any():
+        context = ratings["item_id"].map(items.set_index("item_id")["context"]).map(_context_name)
+        rated = context.groupby(ratings["rater"]).agg(lambda c: tuple(sorted(set(c))))
+        for contexts, raters in rated.groupby(rated).groups.items():
+            inside = context.isin(contexts)
+            per.loc[raters, "reference"] = ratings.loc[inside, "score"].mean()
+            per.loc[raters, "against"] = f"the mean of context {' and '.join(contexts)}"
+    bad = per[(per["mean"] - per["reference"]).abs() > threshold].reset_index()
     bad = bad.assign(
         raw_value=bad["mean"].map(_num),
         detail=[
-            f"mean {_num(m)} over {k} ratings against the dataset mean {_num(overall)}: differs by {_num(m - overall)} (threshold {_num(threshold)})"
-            for m, k in zip(bad["mean"], bad["size"])
+            f"mean {_num(m)} over {k} ratings against {what} {_num(ref)}: differs by {_num(m - ref)} (threshold {_num(threshold)})"
+            for m, k, what, ref in zip(bad["mean"], bad["size"], bad["against"], bad["reference"])
         ],
     )
     return _rows(name, "rater_mean", bad)
+
+
+def _context_name(value) -> str:
+    """A context as the detail says it (``1``, not ``1.0``); ``none`` for an item without one."""
+    if pd.isna(value):
+        return "none"
+    return _num(float(value)) if isinstance(value, (int, float, np.number)) else str(value)
