@@ -463,3 +463,31 @@ def test_a_dataset_kept_out_by_its_licence_leaves_its_item_tables_out_with_their
     assert "- closed: may not be redistributed: its raw files, its release and the 5 files" in text
     config["archive"]["license"] = "CC-BY-4.0"
     assert "This archive is released under `CC-BY-4.0` (SPDX)." in licence_section(config, {})
+
+
+def test_recompute_reports_each_models_largest_vector_difference_and_score_change(tmp_path):
+    import pyarrow as pa
+
+    from simgold.report.archive import recompute_report
+
+    vectors = pd.DataFrame({"word": ["cat", "dog"], "source": "file", "line": [1, 2]})
+    vectors["vector"] = [[0.5, 0.25], [1.0, -1.0]]
+    summary = pd.DataFrame(
+        {"dataset": ["a", "b", "a"], "model": "m", "metric": ["spearman", "spearman", "pearson"], "subset": "all",
+         "value": [0.61, 0.40, 0.55]}  # fmt: skip
+    )
+    types = {"vector": pa.list_(pa.float32(), 2)}
+    for root, shift, moved in (
+        (tmp_path / "archived", 0.0, [0.61, 0.40, 0.55]),
+        (tmp_path / "again", 2**-10, [0.61, 0.4125, 0.55]),
+    ):
+        table = vectors.assign(vector=[[0.5, 0.25 + shift], [1.0, -1.0]])
+        write_parquet(table, root / "results/embeddings/m.parquet", table="embeddings", types=types)
+        write_parquet(summary.assign(value=moved), root / "results/scores/summary.parquet")
+    entries = {"results/embeddings/m.parquet": None, "results/scores/summary.parquet": None}
+    lines = recompute_report(tmp_path / "archived", tmp_path / "again", entries)
+    assert lines == [
+        "recompute: results/embeddings/m.parquet: largest vector component difference 0.000977 over 2 vectors",
+        "recompute: m pearson: largest change 0 (a, 0.55 archived, 0.55 recomputed)",
+        "recompute: m spearman: largest change 0.0125 (b, 0.4 archived, 0.4125 recomputed)",
+    ]
