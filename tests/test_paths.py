@@ -34,7 +34,10 @@ def test_the_examples():
 
 
 def test_result_fills_every_field_and_refuses_a_missing_one():
-    assert result("scores_json", dataset="ws353", model="minilm") == "results/scores/json/minilm/ws353.json"
+    assert (
+        result("scores_json", dataset="ws353", model="minilm")
+        == "results/scores/json/simgold__minilm/no_revision_available/ws353.json"
+    )
     assert within_results("clean", dataset="demo-da", table="rejects") == "clean/demo-da/rejects.parquet"
     with pytest.raises(KeyError):
         result("clean", dataset="demo-da")  # no table

@@ -48,6 +48,8 @@ rule score_tables:
         summary=RESULTS["scores_summary"],
         # what each scored dataset's scores are computed against: its hash is the MTEB revision
         gold_standards=[gold_standard_file(STAGES, d) for d in SCORED_BY],
+        # each model's vectors: their dimension is the model meta's embed_dim
+        embeddings=[result("embeddings", model=m) for m in SCORED_MODELS],
     output:
         wide=RESULTS["scores_wide"],
         json=[result("scores_json", dataset=d, model=m) for d, m in SCORED],

@@ -14,7 +14,7 @@ import pandas as pd
 from simgold.io.tables import package_version, read_parquet
 from simgold.report.figures import draw_dataset_figures
 from simgold.report.leaderboard import leaderboard
-from simgold.report.mteb import dataset_revision, mteb_model_meta, mteb_result
+from simgold.report.mteb import dataset_revision, embedding_dim, mteb_model_meta, mteb_result
 from simgold.report.pages import (
     agreement_overview,
     dataset_page,
@@ -71,8 +71,8 @@ def score_tables_job(snakemake, log):
     revisions = {d: dataset_revision(path) for d, path in zip(params.gold_standard_datasets, inputs.gold_standards)}
     for (dataset, model), path in zip(params.scored, outputs.json):
         write_json(path, mteb_result(summary, dataset, model, params.languages[dataset], revisions[dataset]))
-    for (model, spec), path in zip(params.models.items(), outputs.model_meta):
-        write_json(path, mteb_model_meta(model, spec))
+    for (model, spec), path, vectors in zip(params.models.items(), outputs.model_meta, inputs.embeddings):
+        write_json(path, mteb_model_meta(model, spec, embedding_dim(vectors)))
     tables = leaderboard(summary, min_coverage=params.min_coverage)
     for style, text in tables.items():
         write(outputs[f"leaderboard_{style}"], text)

@@ -76,9 +76,10 @@ RESULTS = MappingProxyType(
         "scores_summary": "results/scores/summary.parquet",
         "differences_summary": "results/scores/differences.parquet",
         "scores_wide": "results/scores/wide.tsv",
-        # MTEB's format (simgold.report.mteb): a TaskResult per model and dataset, a ModelMeta per model
-        "scores_json": "results/scores/json/{model}/{dataset}.json",
-        "scores_model_meta": "results/scores/json/{model}/model_meta.json",
+        # MTEB's format (simgold.report.mteb): a TaskResult per model and dataset, a ModelMeta per
+        # model, in mteb's folders {organisation}__{model}/{revision}/ (simgold.report.mteb.model_folder)
+        "scores_json": "results/scores/json/simgold__{model}/no_revision_available/{dataset}.json",
+        "scores_model_meta": "results/scores/json/simgold__{model}/no_revision_available/model_meta.json",
         # the leaderboard a paper can paste: models x datasets (simgold.report.leaderboard)
         "leaderboard_tsv": "results/scores/leaderboard.tsv",
         "leaderboard_md": "results/scores/leaderboard.md",
