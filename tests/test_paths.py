@@ -24,9 +24,18 @@ NAME = "[a-z0-9]+(?:-[a-z0-9]+)*"
 
 def _regex(pattern: str) -> re.Pattern:
     """A pattern as a regex: {dataset} and {model} a name the config allows, each other {field} one
-    path component or part of one."""
-    escaped = re.escape(pattern).replace(r"\{dataset\}", NAME).replace(r"\{model\}", NAME)
-    return re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", escaped) + "$")
+    path component or part of one; a field named twice has the same value both times, as a
+    Snakemake wildcard does (results/release/{dataset}/{dataset}.parquet)."""
+    seen: set[str] = set()
+
+    def field(match: re.Match) -> str:
+        name = match.group(1)
+        if name in seen:
+            return f"(?P={name})"
+        seen.add(name)
+        return f"(?P<{name}>{NAME if name in ('dataset', 'model') else '[^/]+'})"
+
+    return re.compile(re.sub(r"\\\{(\w+)\\\}", field, re.escape(pattern)) + "$")
 
 
 def test_the_examples():

@@ -301,11 +301,12 @@ def test_default_config_builds_every_target(default_run):
     for dataset in config["datasets"]:
         release = default_run / "results" / "release" / dataset
         assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {p.name for p in release.iterdir()}
+        assert not [p.name for p in release.iterdir() if p.name.startswith(".")]  # no marker file to upload
         assert (release / f"{dataset}.txt").exists() == (config["datasets"][dataset]["kind"] in ("ratings", "means"))
         page = (default_run / "results" / "report" / dataset / "index.html").read_text(encoding="utf-8")
         assert f'href="../../release/{dataset}/README.md"' in page and f'href="../release/{dataset}/README.md"' in front
         gold = pd.read_parquet(default_run / "results" / "gold" / dataset / "gold.parquet")
-        assert len(pd.read_parquet(release / f"{dataset}.parquet")) == len(gold)
+        assert len(pd.read_parquet(release / f"{dataset}.parquet")) == gold["mean"].notna().sum()  # scored items
     card = (default_run / "results" / "release" / "demo-da" / "README.md").read_text(encoding="utf-8")
     assert "license: cc0-1.0" in card and "@misc{simgold-demo-da," in card
     assert "No licence was given" in (default_run / "results" / "release" / "ws353" / "README.md").read_text()

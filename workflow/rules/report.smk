@@ -89,7 +89,7 @@ rule report_index:
         retest=expand(RESULTS["agreement_retest"], dataset=RATED),
         reliability=expand(RESULTS["reliability"], dataset=RATED),
         audit=expand(RESULTS["audit"], dataset=CLEANED),
-        releases=expand(RESULTS["release"], dataset=DATASETS),
+        releases=[path for d in DATASETS for path in released(d)],
     output:
         page=report(
             RESULTS["report_index"],
@@ -115,6 +115,7 @@ rule report_index:
     params:
         datasets=DATASETS,
         releases=[CONFIG["datasets"][d]["release"] for d in DATASETS],
+        released={d: released(d) for d in DATASETS},  # each dataset's release files (the inputs, by dataset)
         config=CONFIG,  # the page's footer: the run's date and the config's digest
         audited=CLEANED,
         ci_level=CI_LEVEL,

@@ -58,9 +58,9 @@ def report_dataset_job(snakemake, log):
     log.info("%s: page with %d figures, %d statistics tables", name, len(params.figures), len(statistics))
 
 
-def released_files(directory) -> list[str]:
-    """The files of a release directory, in name order (Snakemake's marker files left out)."""
-    return sorted(p.name for p in Path(directory).iterdir() if p.is_file() and not p.name.startswith("."))
+def released_files(paths) -> list[str]:
+    """The names of a release's files (the rule's inputs), in name order."""
+    return sorted(Path(p).name for p in paths)
 
 
 def score_tables_job(snakemake, log):
@@ -99,8 +99,8 @@ def report_index_job(snakemake, log):
         audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
         differences=read_parquet(inputs.differences[0]) if inputs.differences else None,
         releases={
-            name: {"files": released_files(path), "meta": meta}
-            for name, path, meta in zip(snakemake.params.datasets, inputs.releases, snakemake.params.releases)
+            name: {"files": released_files(snakemake.params.released[name]), "meta": meta}
+            for name, meta in zip(snakemake.params.datasets, snakemake.params.releases)
         },
         footer=run_footer(snakemake.params.config, package_version("simgold")),
     )

@@ -8,12 +8,12 @@ in Snakemake.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simgold.io.config import has_comparisons, has_ratings, model_languages, translation_root
 from simgold.io.models import scored_in_context
-from simgold.io.paths import CLEAN_TABLES, result
+from simgold.io.paths import CLEAN_TABLES, release_files, result
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Stages:
     gold_scored: set[str]  # datasets whose gold standard the similarities are correlated with
     cosimlex: list[tuple[str, str]]  # (dataset, model) with the CoSimLex metrics
     noised: list[tuple[str, str]]  # (dataset, model) with the noise sanity check
+    kinds: dict[str, str] = field(default_factory=dict)  # dataset -> its kind: the files of its release
 
 
 def stages(config: dict) -> Stages:
@@ -65,6 +66,7 @@ def stages(config: dict) -> Stages:
         gold_scored=gold_scored,
         cosimlex=[(d, m) for d, m in scored if d in context],
         noised=_noised(config, scored, gold_scored),
+        kinds=kinds,
     )
 
 
@@ -136,7 +138,8 @@ def _report_targets(routing: Stages) -> list[str]:
     out = _per_pair(("noise",), routing.noised)
     out += _per_dataset(("report_page",), routing.datasets)
     out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
-    out += _per_dataset(("release",), routing.datasets)  # a directory: its files depend on the data
+    out += [path for d in routing.datasets for path in release_files(d, routing.kinds[d])]
+    out += _per_dataset(("release_scores",), sorted(routing.scored_by))  # beside the card, once the models ran
     out += [result("report_index"), result("report_summary")]
     if routing.scored:
         out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)
