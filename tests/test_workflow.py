@@ -38,6 +38,7 @@ import yaml
 
 from simgold.io.config import embedding_mem_mb
 from simgold.io.tables import read_provenance
+from simgold.report.mteb import model_folder
 
 from .mteb_format import model_meta_problems, task_result_problems
 from .userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, snakemake, user_shell
@@ -338,7 +339,7 @@ def test_front_page_and_score_files(default_run):
     for row in spearman.itertuples():
         assert wide.loc[row.dataset, row.model] == pytest.approx(row.value, abs=5e-6)
         result = json.loads(
-            (default_run / "results" / "scores" / "json" / row.model / f"{row.dataset}.json").read_text()
+            (default_run / "results" / "scores" / "json" / model_folder(row.model) / f"{row.dataset}.json").read_text()
         )
         test = result["scores"]["test"][0]
         assert result["task_name"] == row.dataset and test["main_score"] == row.value
@@ -350,7 +351,8 @@ def test_front_page_and_score_files(default_run):
     for path in written:
         data = json.loads(path.read_text(encoding="utf-8"))
         assert (model_meta_problems if path.name == "model_meta.json" else task_result_problems)(data) == [], path
-    he = json.loads((default_run / "results" / "scores" / "json" / "e5-small" / "demo-he-rank.json").read_text())
+        assert path.parent.relative_to(default_run / "results" / "scores" / "json").as_posix().endswith("/no_revision_available")
+    he = json.loads((default_run / "results" / "scores" / "json" / model_folder("e5-small") / "demo-he-rank.json").read_text())
     assert he["scores"]["test"][0]["languages"] == ["heb-Hebr"] and len(he["dataset_revision"]) == 16
     # the leaderboard: models as rows, the best of ws353 (MiniLM) bold, the MSD row
     board = (default_run / "results" / "scores" / "leaderboard.md").read_text(encoding="utf-8")
@@ -405,14 +407,13 @@ def test_default_config_builds_every_target(default_run):
     assert closed == ["simlex999"] and not (default_run / "results" / "release" / "simlex999").exists()
     for dataset in sorted(set(config["datasets"]) - set(closed)):
         release = default_run / "results" / "release" / dataset
-        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {
-            p.name for p in release.iterdir()
-        }
+        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {p.name for p in release.iterdir()}
+        assert not [p.name for p in release.iterdir() if p.name.startswith(".")]  # no marker file to upload
         assert (release / f"{dataset}.txt").exists() == (config["datasets"][dataset]["kind"] in ("ratings", "means"))
         page = (default_run / "results" / "report" / dataset / "index.html").read_text(encoding="utf-8")
         assert f'href="../../release/{dataset}/README.md"' in page and f'href="../release/{dataset}/README.md"' in front
         gold = pd.read_parquet(default_run / "results" / "gold" / dataset / "gold.parquet")
-        assert len(pd.read_parquet(release / f"{dataset}.parquet")) == len(gold)
+        assert len(pd.read_parquet(release / f"{dataset}.parquet")) == gold["mean"].notna().sum()  # scored items
     card = (default_run / "results" / "release" / "demo-da" / "README.md").read_text(encoding="utf-8")
     assert "license: cc0-1.0" in card and "@misc{simgold-demo-da," in card
     assert "No licence was given" in (default_run / "results" / "release" / "ws353" / "README.md").read_text()

@@ -3,6 +3,7 @@
 The notebook API (``simgold.api``; examples in README.md):
 
 * ``simgold.evaluate(model, dataset)``: Spearman, Pearson and Kendall with CIs and OOV shares;
+* ``simgold.evaluate_comparisons(model, comparisons)``: the A&G score of a release's comparisons;
 * ``simgold.agreement(df, item=, rater=, score=)``: inter-rater agreement of long-format ratings;
 * ``simgold.clean(config_or_dataset)``: the canonical tables and the rejects ledger.
 
@@ -22,11 +23,11 @@ dependencies load on first use (PEP 562).
 """
 
 __version__ = "0.1.0"
-__all__ = ["agreement", "clean", "evaluate", "__version__"]
+__all__ = ["agreement", "clean", "evaluate", "evaluate_comparisons", "__version__"]
 
 
 def __getattr__(name):
-    if name in ("agreement", "clean", "evaluate"):
+    if name in ("agreement", "clean", "evaluate", "evaluate_comparisons"):
         from simgold import api  # on first use: pandas and the stages
 
         value = getattr(api, name)

@@ -1,4 +1,5 @@
-"""The Python API for notebooks: ``simgold.evaluate``, ``simgold.agreement``, ``simgold.clean``.
+"""The Python API for notebooks: ``simgold.evaluate``, ``simgold.evaluate_comparisons``,
+``simgold.agreement``, ``simgold.clean``.
 
 The same code the pipeline runs, without Snakemake: cleaning (docs/methods.md section 1),
 calibration, agreement and outlier filtering (sections 3 and 4), the gold standard (section 5) and
@@ -22,7 +23,18 @@ from simgold.stages.agreement import agreement_report
 from simgold.stages.calibrate import calibrate
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_means, gold_from_ratings
-from simgold.stages.scores import ScoringSettings, Vectors, score_dataset, words_of
+from simgold.stages.scores import (
+    ScoreRow,
+    ScoringSettings,
+    Vectors,
+    ag_score_parts,
+    comparison_scores,
+    oov_shares,
+    pairs_for,
+    predictions,
+    score_dataset,
+    words_of,
+)
 from simgold.stats.agreement_ci import agreement_summary
 from simgold.stats.rank_correlation import RatingMatrix
 from simgold.stats.rank_correlation import agreement as agreement_stats
@@ -441,6 +453,195 @@ def evaluate(
     pred, scores = score_dataset(name, model_name, "means", pairs, vectors, gold=gold, scoring=scoring)
     scores = scores[~scores["metric"].isin(["human_ceiling", "raters_below"])].reset_index(drop=True)  # no raters here
     return Evaluation(name, model_name, scores, pred)
+
+
+# --------------------------------------------------------------------------------------------
+# evaluate on comparisons (A&G)
+
+
+@dataclass
+class ComparisonEvaluation:
+    """One model on a table of A&G comparisons, as ``evaluate_comparisons`` returns it.
+
+    Parameters
+    ----------
+    dataset : str
+        The comparisons' name (the file's stem, or ``"dataframe"``).
+    model : str
+        The model's name.
+    scores : pandas.DataFrame
+        The pipeline's scores rows: ``ag_score`` over all comparisons (subset ``all``) and per type
+        (``type=positive``, ``type=distractor``, ``type=random``) with bootstrap CIs over the
+        comparisons, ``n_used`` the comparisons scored, ``n_total`` those given; then ``oov_pairs``
+        and ``oov_words`` over the (target, word) pairs.
+    predictions : pandas.DataFrame
+        One row per comparison: ``target``, ``w1``, ``w2``, ``r``, the two cosines (``sim1``:
+        target and w1, ``sim2``: target and w2, NaN for an unknown word) and its part ``s`` of the
+        score (NaN: not scored).
+
+    Attributes
+    ----------
+    ag_score : float
+        The A&G score over all comparisons scored.
+    oov_comparisons : float
+        The share of comparisons with a word the model does not have (not scored).
+    """
+
+    dataset: str
+    model: str
+    scores: pd.DataFrame
+    predictions: pd.DataFrame
+
+    def _row(self, metric: str, subset: str = "all") -> pd.Series:
+        return self.scores[(self.scores["metric"] == metric) & (self.scores["subset"] == subset)].iloc[0]
+
+    @property
+    def ag_score(self) -> float:
+        return float(self._row("ag_score")["value"])
+
+    @property
+    def oov_comparisons(self) -> float:
+        row = self._row("ag_score")
+        return float(1 - row["n_used"] / row["n_total"]) if row["n_total"] else float("nan")
+
+    def ci(self, subset: str = "all") -> tuple[float, float]:
+        """The bootstrap CI of the A&G score over all comparisons (``all``) or one type
+        (``type=positive``, ``type=distractor``, ``type=random``)."""
+        row = self._row("ag_score", subset)
+        return float(row["ci_low"]), float(row["ci_high"])
+
+    def __repr__(self) -> str:
+        row = self._row("ag_score")
+        low, high = self.ci()
+        parts = [
+            f"{subset.split('=')[1]} {value:.4f}"
+            for subset, value in zip(self.scores["subset"], self.scores["value"])
+            if subset.startswith("type=")
+        ]
+        return (
+            f"ComparisonEvaluation({self.dataset}, {self.model}): A&G score {self.ag_score:.4f} [{low:.4f}, "
+            f"{high:.4f}] over {int(row['n_used'])} of {int(row['n_total'])} comparisons"
+            + (f" ({'; '.join(parts)})" if parts else "")
+        )
+
+
+def _comparisons_from(comparisons) -> tuple[str, pd.DataFrame]:
+    """(name, table) of comparisons given as a DataFrame or as a release's file (.parquet or .tsv)."""
+    if isinstance(comparisons, pd.DataFrame):
+        name, table = "dataframe", comparisons
+    else:
+        path = Path(comparisons)
+        if path.suffix == ".parquet":
+            table = pd.read_parquet(path)
+        elif path.suffix == ".tsv":  # as a release's TSV is read: its words are words, NA and null included
+            table = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
+        else:
+            raise ValueError(f"{path}: comparisons are read from a release's .parquet or .tsv file")
+        name = path.name.split(".")[0]
+    missing = [c for c in ("target", "w1", "w2", "r") if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"comparisons need the columns target, w1, w2 and r; {missing} missing (it has {list(table.columns)})"
+        )
+    r = pd.to_numeric(table["r"], errors="coerce")
+    bad = table.index[r.isna() | (r < 0.5) | (r > 1)]
+    if len(bad):
+        raise ValueError(f"row {bad[0]}: r {_shown(table.loc[bad[0], 'r'])} is not a share of raters from 0.5 to 1")
+    out = pd.DataFrame(
+        {
+            "target": table["target"].astype(str),
+            "w1": table["w1"].astype(str),
+            "w2": table["w2"].astype(str),
+            "type": table["type"].astype(str) if "type" in table else "",
+            "r": r.to_numpy(float),
+            # a tie goes to w2 unless the file says it counts for w1 (docs/methods.md section 6)
+            "tie_to_w1": (
+                table["tie_to_w1"].astype(str).str.lower().isin(["true", "1"]) if "tie_to_w1" in table else False
+            ),
+        }
+    )
+    return name, out.reset_index(drop=True)
+
+
+def evaluate_comparisons(
+    model,
+    comparisons,
+    *,
+    restrict_vocab: int | None = None,
+    lowercase: bool = _MODEL["lowercase"],
+    oov: str = _MODEL["oov"],
+    resamples: int = _SCORING["resamples"],
+    seed: int = _SCORING["seed"],
+    confidence: float = _SCORING["confidence"],
+    config=DEFAULT_CONFIG,
+    base_dir=None,
+) -> ComparisonEvaluation:
+    """Score a word-embedding model on A&G comparisons (Avraham & Goldberg 2016; docs/methods.md
+    section 6): the score a run's leaderboard gives a rankings or comparisons dataset.
+
+    A comparison (t, w1, w2, r) says that a share r of the raters found w1 more similar to the
+    target t than w2. The model orders the two by cosine: delta = +1 when sim(t, w1) > sim(t, w2),
+    else -1 (a tie counts for w1 only where ``tie_to_w1``); s = delta (2r - 1); the score is
+    sum(max(s, 0)) / sum(|s|), over all comparisons and per ``type``. A comparison with a word
+    outside the vocabulary is not scored, and counted.
+
+    Parameters
+    ----------
+    model : KeyedVectors or str
+        As for ``evaluate``: a gensim ``KeyedVectors``, a packaged model, a model of ``config``, or
+        the path of an embedding file.
+    comparisons : pandas.DataFrame or str or path
+        A table with ``target``, ``w1``, ``w2``, ``r`` (and ``type``, ``tie_to_w1``), or the path of
+        a release's comparisons file (``{dataset}.comparisons.parquet`` of a rankings dataset,
+        ``{dataset}.parquet`` of a comparisons dataset, or their ``.tsv``).
+    restrict_vocab, lowercase, oov, resamples, seed, confidence, config, base_dir
+        As for ``evaluate`` (resamples of the comparisons for the CIs).
+
+    Returns
+    -------
+    ComparisonEvaluation
+        The scores table and each comparison's cosines.
+
+    Examples
+    --------
+    Two targets; ``emu`` is not in the vectors, so its comparison is not scored (and one of the six
+    (target, word) pairs has an unknown word):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> comparisons = pd.DataFrame({"target": ["cat", "cat", "car", "car"], "w1": ["dog", "bus", "bus", "emu"],
+    ...     "w2": ["car", "dog", "dog", "dog"], "r": [1.0, 0.75, 0.5, 1.0], "type": ["random", "positive", "positive", "random"]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "toy.txt").write_text("4 2\\ncat 1 0\\ndog 1 1\\ncar 0 1\\nbus 1 2\\n", encoding="utf-8")
+    ...     result = evaluate_comparisons("toy.txt", comparisons, base_dir=tmp, resamples=0)
+    >>> result.scores[["metric", "subset", "value", "n_used", "n_total"]].round(4)  # s: +1, -0.5, 0 (r = 0.5: no weight)
+          metric         subset   value  n_used  n_total
+    0   ag_score            all  0.6667       3        4
+    1   ag_score  type=positive  0.0000       2        2
+    2   ag_score    type=random  1.0000       1        2
+    3  oov_pairs            all  0.1667       6        6
+    4  oov_words            all  0.2000       6        6
+    >>> round(result.ag_score, 4), result.oov_comparisons
+    (0.6667, 0.25)
+    """
+    base_dir = _project_root(config, base_dir)
+    name, comps = _comparisons_from(comparisons)
+    vectors, model_name = _vectors(
+        model, words_of(comps), restrict_vocab=restrict_vocab, lowercase=lowercase, oov=oov, config=config,
+        base_dir=base_dir,
+    )  # fmt: skip
+    sim1, _, _ = vectors.pair_sims(comps["target"].tolist(), comps["w1"].tolist())
+    sim2, _, _ = vectors.pair_sims(comps["target"].tolist(), comps["w2"].tolist())
+    settings = ScoringSettings(resamples, seed, confidence)
+    rows = comparison_scores(name, model_name, comps, sim1, sim2, settings)
+    pairs = predictions(name, model_name, pairs_for(name, "comparisons", comps), vectors)
+    for metric, share in oov_shares(pairs).items():
+        rows.append(ScoreRow(name, model_name, metric, "all", share, np.nan, np.nan, np.nan, len(pairs), len(pairs)))
+    scores = pd.DataFrame(rows, columns=list(ScoreRow._fields))
+    s = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
+    pred = comps.assign(sim1=sim1, sim2=sim2, s=s)
+    return ComparisonEvaluation(name, model_name, scores, pred)
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from simgold.io.config import (
 )
 from simgold.io.labels import confidence_label
 from simgold.io.models import scored_in_context
-from simgold.io.paths import CLEAN_TABLES, RESULTS, result
+from simgold.io.paths import CLEAN_TABLES, RESULTS, release_files, result
 from simgold.workflow.routing import (
     RELEASE_LOG,
     all_targets,
@@ -159,6 +159,11 @@ def context_inputs(wildcards):
     return inputs
 
 
+def released(d):
+    """Every file of a dataset's release folder: its data, card and metadata, and the scores beside them."""
+    return release_files(d, STAGES.kinds[d]) + ([result("release_scores", dataset=d)] if d in SCORED_BY else [])
+
+
 def report_inputs(wildcards):
     """Everything a dataset's report page shows, its figures' tables included."""
     d = wildcards.dataset
@@ -167,7 +172,7 @@ def report_inputs(wildcards):
         "noise": [result("noise", dataset=d, model=m) for dd, m in NOISED if dd == d],
     }
     if d in RELEASED:
-        inputs["release"] = result("release", dataset=d)
+        inputs["release"] = released(d)
     if d in CLEANED:
         inputs["clean"] = result("clean", dataset=d, table="summary")
         inputs["rejects"] = result("clean", dataset=d, table="rejects")
@@ -204,6 +209,8 @@ def release_inputs(wildcards):
         inputs["gold"] = result("gold", dataset=d)
         inputs["distribution"] = result("gold_distribution", dataset=d)
         inputs["audit"] = result("audit", dataset=d)
+        inputs["rejects"] = result("clean", dataset=d, table="rejects")  # why an item has no score, who stopped early
+        inputs["repeats"] = result("clean", dataset=d, table="repeats")  # the pair of each repeated row
     if d in RATED or d in RANKED:
         inputs["agreement"] = result("agreement", dataset=d)
         inputs["raters"] = result("agreement_raters", dataset=d)
@@ -212,7 +219,7 @@ def release_inputs(wildcards):
         inputs["calibration"] = result("calibrate_raters", dataset=d)
         inputs["reliability"] = result("reliability", dataset=d)
         inputs["retest"] = result("agreement_retest", dataset=d)
-    if d in COMPARED:
+    if CONFIG["datasets"][d]["kind"] in ("rankings", "comparisons"):  # a ratings dataset's gold is its scores
         inputs["comparisons"] = result("comparisons", dataset=d)
     return inputs
 

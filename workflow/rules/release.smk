@@ -1,23 +1,59 @@
 # The release of each gold standard (docs/methods.md section 12): the data files a paper's readers
-# load, the dataset card and the Croissant metadata, one directory per dataset.
+# load, the dataset card and the Croissant metadata, one folder per dataset, and beside them the
+# run's model scores. Every file is declared: a directory output would leave Snakemake's marker file
+# in the folder that is uploaded. A release's files depend on the dataset's kind
+# (simgold.io.paths.RELEASE_DATA), so there is one rule per kind the config has.
+for kind in sorted({STAGES.kinds[d] for d in DATASETS}):
+
+    rule:
+        name:
+            f"release_{kind}"
+        input:
+            unpack(release_inputs),
+        output:
+            release_files("{dataset}", kind),
+        log:
+            RELEASE_LOG,  # its warnings are repeated at the end of the run (simgold.workflow.routing)
+        wildcard_constraints:
+            # not a dataset kept out by its licence (redistribute: false): it gets no release
+            dataset=alternatives([d for d in RELEASED if STAGES.kinds[d] == kind]),
+        conda:
+            "../envs/models.yaml"
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            spec=dataset_spec,
+            confidence=CONFIG["scoring"]["confidence"],
+            date=CONFIG["archive"]["date"],  # the publication date: fixed, so the files' bytes are
+            # the card links the scores file beside it where models score the dataset; it does not wait for them
+            scored=lambda wildcards: wildcards.dataset in SCORED_BY,
+        script:
+            "../scripts/release.py"
 
 
-rule release:
+# The run's model scores on a released dataset, with their CIs, the human ceiling and the minimum
+# significant difference: a file beside the card, made once the models have run.
+rule release_scores:
     input:
-        unpack(release_inputs),
+        scores=lambda wildcards: [
+            result("scores", dataset=wildcards.dataset, model=m) for m in SCORED_BY[wildcards.dataset]
+        ],
+        msd=RESULTS["msd"],
     output:
-        directory(RESULTS["release"]),
+        RESULTS["release_scores"],
     log:
-        RELEASE_LOG,  # its warnings are repeated at the end of the run (simgold.workflow.routing)
+        "logs/release/{dataset}.scores.log",
+    wildcard_constraints:
+        dataset=alternatives(sorted(SCORED_BY)),
     conda:
-        "../envs/models.yaml"
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
     params:
-        spec=dataset_spec,
-        confidence=CONFIG["scoring"]["confidence"],
-        date=CONFIG["archive"]["date"],  # the publication date: fixed, so the files' bytes are
+        models=lambda wildcards: {m: CONFIG["models"][m] for m in SCORED_BY[wildcards.dataset]},
     script:
         "../scripts/release.py"

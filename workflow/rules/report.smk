@@ -48,6 +48,8 @@ rule score_tables:
         summary=RESULTS["scores_summary"],
         # what each scored dataset's scores are computed against: its hash is the MTEB revision
         gold_standards=[gold_standard_file(STAGES, d) for d in SCORED_BY],
+        # each model's vectors: their dimension is the model meta's embed_dim
+        embeddings=[result("embeddings", model=m) for m in SCORED_MODELS],
     output:
         wide=RESULTS["scores_wide"],
         json=[result("scores_json", dataset=d, model=m) for d, m in SCORED],
@@ -87,7 +89,7 @@ rule report_index:
         retest=expand(RESULTS["agreement_retest"], dataset=RATED),
         reliability=expand(RESULTS["reliability"], dataset=RATED),
         audit=expand(RESULTS["audit"], dataset=CLEANED),
-        releases=expand(RESULTS["release"], dataset=RELEASED),
+        releases=[path for d in RELEASED for path in released(d)],
     output:
         page=report(
             RESULTS["report_index"],
@@ -112,8 +114,8 @@ rule report_index:
         runtime=10,
     params:
         datasets=DATASETS,
-        released=RELEASED,
         releases=[CONFIG["datasets"][d]["release"] for d in RELEASED],
+        released={d: released(d) for d in RELEASED},  # each released dataset's files (the inputs, by dataset)
         config=CONFIG,  # the page's footer: the run's date and the config's digest
         audited=CLEANED,
         ci_level=CI_LEVEL,

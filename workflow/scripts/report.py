@@ -14,7 +14,7 @@ import pandas as pd
 from simgold.io.tables import package_version, read_parquet
 from simgold.report.figures import draw_dataset_figures
 from simgold.report.leaderboard import leaderboard
-from simgold.report.mteb import dataset_revision, mteb_model_meta, mteb_result
+from simgold.report.mteb import dataset_revision, embedding_dim, mteb_model_meta, mteb_result
 from simgold.report.pages import (
     agreement_overview,
     dataset_page,
@@ -58,9 +58,9 @@ def report_dataset_job(snakemake, log):
     log.info("%s: page with %d figures, %d statistics tables", name, len(params.figures), len(statistics))
 
 
-def released_files(directory) -> list[str]:
-    """The files of a release directory, in name order (Snakemake's marker files left out)."""
-    return sorted(p.name for p in Path(directory).iterdir() if p.is_file() and not p.name.startswith("."))
+def released_files(paths) -> list[str]:
+    """The names of a release's files (the rule's inputs), in name order."""
+    return sorted(Path(p).name for p in paths)
 
 
 def score_tables_job(snakemake, log):
@@ -71,8 +71,8 @@ def score_tables_job(snakemake, log):
     revisions = {d: dataset_revision(path) for d, path in zip(params.gold_standard_datasets, inputs.gold_standards)}
     for (dataset, model), path in zip(params.scored, outputs.json):
         write_json(path, mteb_result(summary, dataset, model, params.languages[dataset], revisions[dataset]))
-    for (model, spec), path in zip(params.models.items(), outputs.model_meta):
-        write_json(path, mteb_model_meta(model, spec))
+    for (model, spec), path, vectors in zip(params.models.items(), outputs.model_meta, inputs.embeddings):
+        write_json(path, mteb_model_meta(model, spec, embedding_dim(vectors)))
     tables = leaderboard(summary, min_coverage=params.min_coverage)
     for style, text in tables.items():
         write(outputs[f"leaderboard_{style}"], text)
@@ -99,8 +99,8 @@ def report_index_job(snakemake, log):
         audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
         differences=read_parquet(inputs.differences[0]) if inputs.differences else None,
         releases={
-            name: {"files": released_files(path), "meta": meta}
-            for name, path, meta in zip(snakemake.params.released, inputs.releases, snakemake.params.releases)
+            name: {"files": released_files(snakemake.params.released[name]), "meta": meta}
+            for name, meta in zip(snakemake.params.released, snakemake.params.releases)
         },
         footer=run_footer(snakemake.params.config, package_version("simgold")),
     )

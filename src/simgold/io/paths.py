@@ -63,8 +63,13 @@ RESULTS = MappingProxyType(
         "audit": "results/audit/{dataset}.parquet",
         "gold": "results/gold/{dataset}/gold.parquet",
         "gold_distribution": "results/gold/{dataset}/distribution.parquet",
-        # the release of a gold standard: data files, dataset card, Croissant metadata (a directory)
-        "release": "results/release/{dataset}",
+        # the release of a gold standard (the folder to upload; every file declared, nothing else in
+        # it): its data files (``RELEASE_DATA``), the dataset card, the Croissant metadata, and the
+        # run's model scores beside the card, made by their own job once the models have run
+        "release_data": "results/release/{dataset}/{dataset}{suffix}",
+        "release_card": "results/release/{dataset}/README.md",
+        "release_croissant": "results/release/{dataset}/croissant.json",
+        "release_scores": "results/release/{dataset}/scores.md",
         # models: the vectors each needs, A&G comparisons, scores and what is made from them
         "embeddings": "results/embeddings/{model}.parquet",
         # beside each vector table: what made it (model files, code, BLAS kernel, CPU), simgold.io.machine
@@ -81,9 +86,10 @@ RESULTS = MappingProxyType(
         "scores_summary": "results/scores/summary.parquet",
         "differences_summary": "results/scores/differences.parquet",
         "scores_wide": "results/scores/wide.tsv",
-        # MTEB's format (simgold.report.mteb): a TaskResult per model and dataset, a ModelMeta per model
-        "scores_json": "results/scores/json/{model}/{dataset}.json",
-        "scores_model_meta": "results/scores/json/{model}/model_meta.json",
+        # MTEB's format (simgold.report.mteb): a TaskResult per model and dataset, a ModelMeta per
+        # model, in mteb's folders {organisation}__{model}/{revision}/ (simgold.report.mteb.model_folder)
+        "scores_json": "results/scores/json/simgold__{model}/no_revision_available/{dataset}.json",
+        "scores_model_meta": "results/scores/json/simgold__{model}/no_revision_available/model_meta.json",
         # the leaderboard a paper can paste: models x datasets (simgold.report.leaderboard)
         "leaderboard_tsv": "results/scores/leaderboard.tsv",
         "leaderboard_md": "results/scores/leaderboard.md",
@@ -108,6 +114,37 @@ Each value is a path relative to the working directory of a run, under ``RESULTS
 ``{dataset}``, ``{model}``, ``{table}`` (one of ``CLEAN_TABLES``) and ``{name}`` (the archive's
 ``archive: name`` in the config) are filled in by ``result`` or kept as Snakemake wildcards.
 """
+
+
+#: the data files of a dataset's release by the dataset's kind (``{dataset}`` then the suffix),
+#: besides its card and Croissant metadata: the gold standard as Parquet and TSV; gensim's word-pair
+#: file where the gold is one score per word pair; the A&G comparisons of a rankings dataset (the
+#: comparisons a ratings dataset yields stay in the run's results: its gold is the scores). Known
+#: from the config alone, so that the release job declares every file it writes.
+RELEASE_DATA = MappingProxyType(
+    {
+        "ratings": (".parquet", ".tsv", ".txt"),
+        "means": (".parquet", ".tsv", ".txt"),
+        "contexts": (".parquet", ".tsv"),
+        "rankings": (".parquet", ".tsv", ".comparisons.parquet", ".comparisons.tsv"),
+        "comparisons": (".parquet", ".tsv"),
+    }
+)
+
+
+def release_files(dataset: str, kind: str) -> list[str]:
+    """The files of a dataset's release, as its release job writes them (the data files of
+    ``RELEASE_DATA``, then the card and the Croissant metadata); ``dataset`` may be a wildcard.
+
+    Examples
+    --------
+    >>> release_files("demo-he-rank", "rankings")[2:4]
+    ['results/release/demo-he-rank/demo-he-rank.comparisons.parquet', 'results/release/demo-he-rank/demo-he-rank.comparisons.tsv']
+    >>> release_files("{dataset}", "contexts")
+    ['results/release/{dataset}/{dataset}.parquet', 'results/release/{dataset}/{dataset}.tsv', 'results/release/{dataset}/README.md', 'results/release/{dataset}/croissant.json']
+    """
+    data = [result("release_data", dataset=dataset, suffix=suffix) for suffix in RELEASE_DATA[kind]]
+    return data + [result("release_card", dataset=dataset), result("release_croissant", dataset=dataset)]
 
 
 def result(name: str, /, **wildcards: str) -> str:

