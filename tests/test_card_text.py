@@ -141,7 +141,7 @@ def test_every_string_key_of_the_schema_is_in_a_group():
 
 #: the front matter's keys that simgold writes
 FRONT_KEYS = {"license", "license_name", "license_link", "language", "pretty_name", "size_categories",
-              "task_categories", "tags", "configs"}  # fmt: skip
+              "task_categories", "tags", "configs", "dataset_info"}  # fmt: skip
 #: the card's own sections (generated, or the authors' under their fixed headings)
 SECTIONS = {"Files", "Columns", "Where the pairs come from", "Raters", "What was not kept", "Agreement",
             "The gold standard", "Audit", "Evaluating a model", "Citation", *CARD_PROSE.values()}  # fmt: skip
