@@ -964,7 +964,8 @@ def in_context_predictions(
         if not missing:
             v1, v2 = next(vectors)
             if v1 is not None and v2 is not None:
-                sim = float(v1 @ v2 / (np.linalg.norm(v1) * np.linalg.norm(v2)))
+                # the static vectors' cosine: numpy's sums, not a BLAS dot whose order is the CPU's kernel's
+                sim = float(cosine(v1[None, :], v2[None, :])[0])
         row = PredictionRow(dataset, model, it.item_id, it.word1, it.word2, sim, bool(missing), ";".join(missing))
         rows.append(row)
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
