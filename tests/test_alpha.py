@@ -169,21 +169,17 @@ def test_ratio_integral_equals_exact_pairs(monkeypatch):
     X[:3, :] = 0.0  # exact zeros: delta(0, 0) = 0, delta(0, k) = 1
     assert np.unique(X[~np.isnan(X)]).size > alpha_module.EXACT_DISTINCT
     integral = alpha_from_matrix(X, "ratio")
-    monkeypatch.setattr(alpha_module, "EXACT_DISTINCT", 10**9)
-    monkeypatch.setattr(alpha_module, "COUNT_CELLS", 0)  # within units: pairs; D_e: distinct value pairs
-    assert integral == pytest.approx(alpha_from_matrix(X, "ratio"), abs=1e-13)
-    monkeypatch.setattr(alpha_module, "COUNT_CELLS", 10**9)  # the count-matrix path
+    monkeypatch.setattr(alpha_module, "EXACT_DISTINCT", 10**9)  # D_e: the distinct values' pairs
     assert integral == pytest.approx(alpha_from_matrix(X, "ratio"), abs=1e-13)
 
 
-def test_ratio_paths_and_pair_chunks_give_the_same_value(monkeypatch):
+@pytest.mark.parametrize("scores", ["continuous", "7-point"])
+def test_ratio_pair_chunks_give_the_same_value(monkeypatch, scores):
     rng = np.random.default_rng(3)
-    X = rng.uniform(0, 10, (50, 9))
+    X = rng.uniform(0, 10, (50, 9)) if scores == "continuous" else rng.integers(0, 7, (50, 9)).astype(float)
     X[rng.random(X.shape) < 0.3] = np.nan
-    whole = alpha_from_matrix(X, "ratio")  # few distinct values: the count-matrix path
-    monkeypatch.setattr(alpha_module, "COUNT_CELLS", 0)  # the pairs within units
-    assert alpha_from_matrix(X, "ratio") == pytest.approx(whole, abs=1e-14)
-    monkeypatch.setattr(alpha_module, "PAIR_CHUNK", 7)  # units one or two at a time
+    whole = alpha_from_matrix(X, "ratio")
+    monkeypatch.setattr(alpha_module, "PAIR_CHUNK", 7)  # units (and rows of D_e's pairs) one or two at a time
     assert alpha_from_matrix(X, "ratio") == pytest.approx(whole, abs=1e-14)
     assert whole == pytest.approx(package(X, "ratio"), abs=1e-9)
 

@@ -20,14 +20,20 @@ continuous):
   ``M_c = sum_{g < c} n_g + n_c / 2`` (the mid-point of ``c``'s run in the sorted pooled values), so
   ordinal alpha is interval alpha of the values mapped to ``M``;
 * nominal: counts of equal values per unit (``sum_{i != j} [v_i != v_j] = m^2 - sum_c m_c^2``);
-* ratio with few distinct values: a units x values count matrix ``C`` and the values' distance
-  matrix ``Delta``: ``D_o = sum_u (C Delta C^T)_uu / (m_u - 1)``, ``D_e = n' Delta n / (n - 1)``;
-* ratio with many distinct values: ``delta = 1 - 4 c k / (c + k)^2``. Within units, the pairs
-  themselves (``sum_u m_u^2`` terms, in bounded chunks). For ``D_e``, the distinct values' pairs when there are at most
-  ``EXACT_DISTINCT`` of them; beyond that ``sum_{c,k} a_c a_k / (c + k)^2`` (``a_c = n_c c``) is
+* ratio: within units, the pairs of a unit's distinct values weighted by their counts
+  (``D_o = sum_u sum_{c,k} m_uc m_uk delta(c, k) / (m_u - 1)``: ``sum_u d_u^2`` terms for ``d_u``
+  distinct values in unit ``u``, at most 49 per unit on a 7-point scale, in bounded chunks). For
+  ``D_e = sum_{c,k} n_c n_k delta(c, k) / (n - 1)``, the distinct values' pairs when there are at most
+  ``EXACT_DISTINCT`` of them; beyond that, with ``delta = 1 - 4 c k / (c + k)^2``,
+  ``sum_{c,k} a_c a_k / (c + k)^2`` (``a_c = n_c c``) is
   ``int_0^inf t F(t)^2 dt`` with ``F(t) = sum_c a_c exp(-t c)``, integrated by the trapezoidal rule
   in ``log t``, which converges geometrically for this analytic integrand (relative error below
   1e-13, checked against the pairs in the tests).
+
+Every sum is numpy's own (``bincount``, ``sum``), never a BLAS product: a BLAS kernel (one per CPU
+family) adds in its own order, and alpha would differ in its last bits between machines. (The
+integral's ``exp`` is numpy's loop for the CPU: beyond ``EXACT_DISTINCT`` values, ratio alpha may
+still differ in its last bit between an AVX2 and an AVX-512 machine.)
 
 Every path equals ``krippendorff.alpha`` to 1e-9 where the package runs (tests).
 
@@ -53,8 +59,7 @@ import numpy as np
 import pandas as pd
 
 EXACT_DISTINCT = 4096  # ratio D_e: distinct values up to this are paired exactly (16.8 M pairs)
-COUNT_CELLS = 1 << 24  # ratio with few distinct values: a units x values count matrix up to this size
-PAIR_CHUNK = 1 << 20  # otherwise within-unit value pairs, this many at once (about 60 MB)
+PAIR_CHUNK = 1 << 20  # ratio D_o and D_e: this many value pairs at once (about 60 MB)
 _QUAD_STEP = 0.25  # trapezoidal step in log t: relative error ~1e-16 (0.3: 4e-14, 0.35: 1e-11)
 _T0 = math.exp(-3.0)  # below it, ratio D_e by a power series
 _SERIES_TERMS = 24
@@ -250,17 +255,14 @@ def _ratio(codes, v, m) -> tuple[float, float]:
     values, value_code, n_c = np.unique(v, return_inverse=True, return_counts=True)
     n_c = n_c.astype(float)
     n = float(len(v))
-    if len(values) <= EXACT_DISTINCT and len(m) * len(values) <= COUNT_CELLS:
-        delta = _ratio_delta(values[:, None], values[None, :])
-        cells = codes.astype(np.int64) * len(values) + value_code
-        counts = np.bincount(cells, minlength=len(m) * len(values)).reshape(len(m), len(values)).astype(float)
-        observed = float((((counts @ delta) * counts).sum(axis=1) / (m - 1)).sum())
-        return observed, float(n_c @ delta @ n_c) / (n - 1)
+    observed = _ratio_within_units(codes, value_code, values, m)
+    if len(values) <= EXACT_DISTINCT:
+        return observed, _ratio_value_pairs(values, n_c) / (n - 1)
     zeros = n_c[0] if values[0] == 0 else 0.0
     positive = values > 0
-    cross = _ratio_cross(values[positive], n_c[positive] * values[positive])
+    cross = _ratio_cross_integral(values[positive], n_c[positive] * values[positive])
     # sum_{c,k} n_c n_k delta = (pairs not both zero) - 4 sum a_c a_k / (c + k)^2
-    return _ratio_within_units(codes, v, m), (n * n - zeros * zeros - 4.0 * cross) / (n - 1)
+    return observed, (n * n - zeros * zeros - 4.0 * cross) / (n - 1)
 
 
 def _ratio_delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -268,20 +270,44 @@ def _ratio_delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.divide(a - b, s, out=np.zeros(np.broadcast(a, b).shape), where=s != 0) ** 2
 
 
-def _ratio_within_units(codes, v, m) -> float:
-    """sum_u 1/(m_u - 1) sum_{i != j in u} delta, by enumerating each unit's pairs in chunks."""
-    start = np.r_[0, np.cumsum(m)[:-1]].astype(np.int64)
-    mm = m.astype(np.int64)
-    total = np.zeros(len(m))
-    bounds = _chunks(mm * mm, PAIR_CHUNK)
-    for u0, u1 in bounds:
-        e0, e1 = start[u0], start[u1 - 1] + mm[u1 - 1]
-        reps = mm[codes[e0:e1]]
+def _ratio_within_units(codes, value_code, values, m) -> float:
+    """sum_u 1/(m_u - 1) sum_{i != j in u} delta: over the pairs of each unit's distinct values,
+    weighted by how often each occurs in the unit."""
+    key = codes.astype(np.int64) * len(values) + value_code
+    cells, weight = np.unique(key, return_counts=True)  # sorted by unit, then value
+    unit, value = cells // len(values), values[cells % len(values)]
+    weight = None if weight.max() == 1 else weight.astype(float)  # continuous scores: every value once
+    total = _ratio_pair_sums(unit, value, weight, np.bincount(unit, minlength=len(m)))
+    return float((total / (m - 1)).sum())
+
+
+def _ratio_value_pairs(values: np.ndarray, n_c: np.ndarray) -> float:
+    """sum_{c,k} n_c n_k delta(c, k) over the pairs of distinct values, a block of rows at a time."""
+    step = max(1, PAIR_CHUNK // len(values))
+    total = 0.0
+    for r in range(0, len(values), step):
+        rows = slice(r, r + step)
+        total += float((n_c[rows, None] * _ratio_delta(values[rows, None], values[None, :]) * n_c[None, :]).sum())
+    return total
+
+
+def _ratio_pair_sums(unit, value, weight, size) -> np.ndarray:
+    """Per unit, sum_{i,j} w_i w_j delta(v_i, v_j) over the ordered pairs of its entries (entries
+    sorted by unit, ``size`` of them in each; ``weight`` None: all 1), a chunk of pairs at a time."""
+    start = np.r_[0, np.cumsum(size)[:-1]].astype(np.int64)
+    size = size.astype(np.int64)
+    total = np.zeros(len(size))
+    for u0, u1 in _chunks(size * size, PAIR_CHUNK):
+        e0, e1 = start[u0], start[u1 - 1] + size[u1 - 1]
+        reps = size[unit[e0:e1]]
         left = np.repeat(np.arange(e0, e1), reps)
         offset = np.arange(len(left)) - np.repeat(np.cumsum(reps) - reps, reps)
-        right = start[codes[left]] + offset
-        total += np.bincount(codes[left], _ratio_delta(v[left], v[right]), minlength=len(m))
-    return float((total / (m - 1)).sum())
+        right = start[unit[left]] + offset
+        terms = _ratio_delta(value[left], value[right])
+        if weight is not None:
+            terms *= weight[left] * weight[right]
+        total += np.bincount(unit[left], terms, minlength=len(size))
+    return total
 
 
 def _chunks(sizes: np.ndarray, budget: int) -> list[tuple[int, int]]:
@@ -294,15 +320,6 @@ def _chunks(sizes: np.ndarray, budget: int) -> list[tuple[int, int]]:
         out.append((begin, end))
         begin = end
     return out
-
-
-def _ratio_cross(c: np.ndarray, a: np.ndarray) -> float:
-    """sum_{j,k} a_j a_k / (c_j + c_k)^2 over positive values c (exact pairs, or the integral)."""
-    if len(c) == 0:
-        return 0.0
-    if len(c) <= EXACT_DISTINCT:
-        return float(a @ (1.0 / (c[:, None] + c[None, :]) ** 2) @ a)
-    return _ratio_cross_integral(c, a)
 
 
 def _ratio_cross_integral(c: np.ndarray, a: np.ndarray) -> float:
@@ -318,7 +335,7 @@ def _ratio_cross_integral(c: np.ndarray, a: np.ndarray) -> float:
     x = np.arange(math.log(_T0), math.log(t_high) + _QUAD_STEP, _QUAD_STEP)
     t = np.exp(x)
     upto = np.searchsorted(c, 700.0 / t, side="right")
-    F = np.array([float(a[:k] @ np.exp(-tk * c[:k])) for tk, k in zip(t, upto)])
+    F = np.array([float((a[:k] * np.exp(-tk * c[:k])).sum()) for tk, k in zip(t, upto)])
     return _QUAD_STEP * (float((t * t * F * F).sum()) + _nodes_below(c, a))
 
 
@@ -326,7 +343,7 @@ def _nodes_below(c: np.ndarray, a: np.ndarray) -> float:
     """sum_{k >= 1} t_k^2 F(t_k)^2 at t_k = T0 e^{-k h}: with F(t)^2 = sum_n (-t)^n P_n / n!,
     P_n = sum_m C(n, m) mu_m mu_(n-m) and mu_m = sum_j a_j c_j^m, the sum over k is geometric;
     c <= 1 and 2 T0 < 0.1 make the terms fall faster than 0.1^n / n!."""
-    mu = np.array([float(a @ c**m) for m in range(_SERIES_TERMS)])
+    mu = np.array([float((a * c**m).sum()) for m in range(_SERIES_TERMS)])
     total = 0.0
     for n in range(_SERIES_TERMS):
         pairs = sum(math.comb(n, m) * mu[m] * mu[n - m] for m in range(n + 1))

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri, stdtr, stdtrit  # normal and Student's t quantiles, without importing scipy.stats
 
-from simgold.stats.rank_correlation import rankdata
+from simgold.stats.rank_correlation import pearson_rows, rankdata
 
 R_JK_LEVELS = (0.5, 0.7, 0.9)
 
@@ -115,9 +115,9 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", confiden
         g, a, b = rankdata(g), rankdata(a), rankdata(b)
     r = np.full(3, np.nan)
     if len(g) >= 3:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            # a correlation is at most 1: corrcoef of two identical rows can give 1 + 2e-16
-            r = np.clip(np.corrcoef(np.vstack([a, b, g]))[[0, 1, 0], [2, 2, 1]], -1.0, 1.0)
+        # pearson_rows, not np.corrcoef: its sums are numpy's, in one order on every machine, where
+        # corrcoef's BLAS product adds in the order of the CPU's kernel
+        r = pearson_rows(np.vstack([a, b, a]), np.vstack([g, g, b]))
     r_jg, r_kg, r_jk = (float(x) for x in r)
     res = williams_test(r_jg, r_kg, r_jk, len(g))
     low, high = zou_interval(r_jg, r_kg, r_jk, len(g), confidence)

@@ -17,7 +17,8 @@ Ratings are stored sparse (one entry per rating), and only the rater pairs that 
   Ranks are multiples of 1/2 and their sums stay far below 2^53, so these sums are exact in float64
   and do not depend on the order of the additions (float32 would not be exact);
 * raters who rated every item of the subset ("complete" raters) are ranked once; all their pairs
-  come from one matrix product of centred ranks.
+  come from one matrix product of their ranks, exact as well (whatever order the BLAS kernel sums
+  in: the agreement tables are the same bits on every machine).
 
 Both give exactly ``scipy.stats.spearmanr`` (and ``pandas.DataFrame.corr(method="spearman",
 min_periods=min_overlap)``) on the shared items; tests check this.
@@ -488,7 +489,7 @@ def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None) -> 
 
 
 def _complete_pairs(m, count, complete, changed, min_overlap):
-    """(a, b, rho) of the wanted pairs of complete raters: one product of centred ranks."""
+    """(a, b, rho) of the wanted pairs of complete raters: one product of their ranks (exact)."""
     n_items = m.shape[0]
     enough = count >= min_overlap  # a complete rater shares all of rater i's items with i
     has_partner = enough.sum() - enough > 0
@@ -501,13 +502,13 @@ def _complete_pairs(m, count, complete, changed, min_overlap):
     columns = np.isin(m.rater, idx)  # sorted by rater, then item: n_items entries per rater
     X = np.ascontiguousarray(m.score[columns].reshape(len(idx), n_items).T)
     ranks = rankdata(X, axis=0)
-    Z = ranks - ranks.mean(axis=0)
-    norms = np.sqrt((Z * Z).sum(axis=0))
-    const = norms <= 1e-9 * n_items
-    Z[:, ~const] /= norms[~const]
-    block = Z.T @ Z
-    block[const, :] = np.nan
-    block[:, const] = np.nan
+    # raw ranks, not centred and scaled ones: their products are multiples of 1/4 and every partial
+    # sum stays below 2^53 (up to 130,000 items), so the product is exact whatever order the BLAS
+    # kernel adds in, and the same on every machine
+    cross = ranks.T @ ranks
+    sums, squares = ranks.sum(axis=0), np.diag(cross)
+    n = np.float64(n_items)
+    block = spearman_from_sums(n, sums[:, None], squares[:, None], sums[None, :], squares[None, :], cross)
     i, j = np.triu_indices(len(idx), k=1)
     if changed is not None:
         wanted = changed[idx[i]] | changed[idx[j]]

@@ -91,7 +91,9 @@ def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> pd.DataFrame
     filled = np.where(present, X, 0.0)
     first = in_first.T.astype(float)
     second = (~in_first).T.astype(float)
-    sums_a, sums_b = filled @ first, filled @ second
+    # einsum without optimize adds in numpy's own order, not a BLAS kernel's: scores that are not whole
+    # numbers sum to the same bits on every machine (the counts are exact in any order)
+    sums_a, sums_b = (np.einsum("ir,rs->is", filled, half, optimize=False) for half in (first, second))
     counts_a, counts_b = present @ first, present @ second
     return _halves_table(sums_a, counts_a, sums_b, counts_b)
 
