@@ -82,7 +82,9 @@ def _score_rows(confidence=0.95):
         ("rank-b", "m1", "ag_score", 0.9, 0.8, 1.0, 6, 6, 0.0),
         ("rank-c", "m2", "ag_score", 0.6, 0.55, 0.66, 40, 44, 0.25),
     ]:
-        rows.append((dataset, model, metric, "all", value, low, high, confidence, n_used, n_total, float("nan"), oov, oov))
+        rows.append(
+            (dataset, model, metric, "all", value, low, high, confidence, n_used, n_total, float("nan"), oov, oov)
+        )
     columns = ["dataset", "model", "metric", "subset", "value", "ci_low", "ci_high", "confidence", "n_used", "n_total"]
     return pd.DataFrame(rows, columns=columns + ["human_ceiling", "oov_pairs", "oov_words"])
 
@@ -147,7 +149,7 @@ def test_verify_and_rebuild_through_the_command(tmp_path):
     proc = simgold("verify", root)
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[-1] == "verify: 1 problem(s)"
-    proc = simgold("rebuild", root)
+    proc = simgold("rebuild", root, "--recompute")
     lines = proc.stdout.splitlines()
     assert proc.returncode == 1 and lines[0].startswith(f"rebuild runs the workflow code archived in {root}")
     assert lines[-2] == "rebuild: refused: the archive does not verify (problems above); nothing was run"

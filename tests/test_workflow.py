@@ -189,6 +189,13 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     assert f"rebuild: this machine: " in said and f"BLAS: openblas" in said and REBUILT_UNDER in said
     assert re.search(rf"machine.json: reported, not compared: made on .*{BUILT_UNDER}", said), said[-3000:]
     assert not re.search(r"^\[\d+/\d+\] embeddings ", progress, re.M)  # scored from the archived vectors
+    # every result file has a verdict: each archived one (the MANIFEST's) and each withheld one (WITHHELD.tsv's)
+    unpacked = readme_run.work / "check" / "simgold-demo"
+    verdicts = pd.read_csv(unpacked / "rebuild" / "verdicts.tsv", sep="\t", keep_default_na=False)
+    listed = [line.split("  ")[-1] for line in (unpacked / "MANIFEST").read_text().splitlines()]
+    listed += [line.split("\t")[0] for line in (unpacked / "WITHHELD.tsv").read_text().splitlines()[1:]]
+    assert sorted(verdicts["path"]) == sorted(rel for rel in listed if rel.startswith("results/"))
+    assert set(verdicts["verdict"]) <= {"identical", "within", "rendered", "reported", "withheld"}
     assert re.search(r"^\[1/\d+\] ", progress, re.M) and "simgold: finished" in progress, progress[-2000:]
     assert "verify: OK, every file matches the MANIFEST" in outputs[-2].stdout
     archived = outputs[1].stderr  # `snakemake --cores 8 archive`: its closing lines say where it is, not how to make it
@@ -351,8 +358,14 @@ def test_front_page_and_score_files(default_run):
     for path in written:
         data = json.loads(path.read_text(encoding="utf-8"))
         assert (model_meta_problems if path.name == "model_meta.json" else task_result_problems)(data) == [], path
-        assert path.parent.relative_to(default_run / "results" / "scores" / "json").as_posix().endswith("/no_revision_available")
-    he = json.loads((default_run / "results" / "scores" / "json" / model_folder("e5-small") / "demo-he-rank.json").read_text())
+        assert (
+            path.parent.relative_to(default_run / "results" / "scores" / "json")
+            .as_posix()
+            .endswith("/no_revision_available")
+        )
+    he = json.loads(
+        (default_run / "results" / "scores" / "json" / model_folder("e5-small") / "demo-he-rank.json").read_text()
+    )
     assert he["scores"]["test"][0]["languages"] == ["heb-Hebr"] and len(he["dataset_revision"]) == 16
     # the leaderboard: models as rows, the best of ws353 (MiniLM) bold, the MSD row
     board = (default_run / "results" / "scores" / "leaderboard.md").read_text(encoding="utf-8")
@@ -407,7 +420,9 @@ def test_default_config_builds_every_target(default_run):
     assert closed == ["simlex999"] and not (default_run / "results" / "release" / "simlex999").exists()
     for dataset in sorted(set(config["datasets"]) - set(closed)):
         release = default_run / "results" / "release" / dataset
-        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {p.name for p in release.iterdir()}
+        assert {"README.md", "croissant.json", f"{dataset}.parquet", f"{dataset}.tsv"} <= {
+            p.name for p in release.iterdir()
+        }
         assert not [p.name for p in release.iterdir() if p.name.startswith(".")]  # no marker file to upload
         assert (release / f"{dataset}.txt").exists() == (config["datasets"][dataset]["kind"] in ("ratings", "means"))
         page = (default_run / "results" / "report" / dataset / "index.html").read_text(encoding="utf-8")

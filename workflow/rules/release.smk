@@ -48,7 +48,7 @@ rule release_scores:
     wildcard_constraints:
         dataset=alternatives(sorted(SCORED_BY)),
     conda:
-        "../envs/stats.yaml"
+        "../envs/models.yaml"  # its script is the release's (simgold.report.release)
     threads: 1
     resources:
         mem_mb=1000,

@@ -830,7 +830,7 @@ def compare_results(directory: Path, project: Path, entries: dict, withheld: dic
             if same
             else "its recorded checksum differs (not archived: not judged by value)"
         )
-        verdicts[rel] = Verdict(rel, "withheld" if same else "within", detail)
+        verdicts[rel] = Verdict(rel, "withheld", detail)
     both = sorted(archived & rebuilt)
     tables = [rel for rel in both if rel.endswith(".parquet")]
     # upstream first: a table's provenance names inputs judged before it (paths sort stages apart,
@@ -886,6 +886,16 @@ def _snakemake(project: Path, cores: int, *args: str) -> int:
     }
     command = [sys.executable, "-m", "snakemake", "--cores", str(cores), *args]
     return subprocess.run(command, cwd=project, env=env).returncode
+
+
+VERDICTS = "verdicts.tsv"  # in DIR/rebuild/: every result file with its verdict
+
+
+def write_verdicts(path: Path, verdicts) -> Path:
+    """Every result file, its verdict and why, one per line (path order)."""
+    lines = ["path\tverdict\tdetail"] + [f"{v.path}\t{v.kind}\t{_field(v.detail)}" for v in verdicts]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def place_archived(directory: Path, project: Path, rels: list[str]) -> None:
@@ -1010,13 +1020,16 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
     for v in verdicts:
         if v.kind not in ("identical", "different"):
             say(f"rebuild: {v.line()}")
-    counts = {
-        kind: sum(1 for v in verdicts if v.kind == kind) for kind in ("identical", "within", "rendered", "withheld")
-    }
+    report = write_verdicts(directory / SCRATCH / VERDICTS, verdicts)
+    say(f"rebuild: every result file's verdict: {report}")
+    counts = {kind: sum(1 for v in verdicts if v.kind == kind) for kind in ("identical", "within", "rendered")}
+    counts["withheld"] = sum(1 for v in verdicts if v.kind == "withheld" and v.detail.endswith("matches"))
+    unmatched = sum(1 for v in verdicts if v.kind == "withheld") - counts["withheld"]
     if not problems:
         say(
             f"rebuild: {len(verdicts)} result files: {counts['identical']} byte-identical (rebuilt byte for byte), "
             f"{counts['within']} equal within the bound, {counts['rendered']} re-rendered from the archived tables "
             f"byte for byte, {counts['withheld']} withheld files equal to their recorded checksums"
+            + (f" ({unmatched} withheld files differ from theirs: not archived, so not judged)" if unmatched else "")
         )
     return problems
