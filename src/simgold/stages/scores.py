@@ -995,15 +995,8 @@ def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
 
 
-def in_context_predictions(
-    dataset: str,
-    model: str,
-    items: pd.DataFrame,
-    encoder,
-    form_columns=("word1_form", "word2_form"),
-    store=None,
-    log=None,
-) -> pd.DataFrame:
+def in_context_predictions(dataset: str, model: str, items: pd.DataFrame, encoder, **options) -> pd.DataFrame:
     """Cosine similarity of the two target words' vectors in each item's context: the vectors of
-    :func:`in_context_vectors`, then :func:`context_predictions`."""
-    return context_predictions(in_context_vectors(dataset, model, items, encoder, form_columns, store, log))
+    :func:`in_context_vectors` (``options``: its ``form_columns``, ``store`` and ``log``), then
+    :func:`context_predictions`."""
+    return context_predictions(in_context_vectors(dataset, model, items, encoder, **options))
