@@ -19,6 +19,7 @@ every baseline correlation and a one-sided p; ``msd_any_score`` gives that varia
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -181,8 +182,9 @@ def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float = 0.95) -> tuple[fl
     if abs(r_jg) == 1 or abs(r_kg) == 1:
         return float("nan"), float("nan")
     z = -float(ndtri((1 - confidence) / 2)) / np.sqrt(n - 3)
-    l1, u1 = np.tanh(np.arctanh(r_jg) - z), np.tanh(np.arctanh(r_jg) + z)
-    l2, u2 = np.tanh(np.arctanh(r_kg) - z), np.tanh(np.arctanh(r_kg) + z)
+    # the C library's tanh and atanh on scalars, not numpy's loops, which differ between AVX2 and AVX-512 CPUs
+    l1, u1 = math.tanh(math.atanh(r_jg) - z), math.tanh(math.atanh(r_jg) + z)
+    l2, u2 = math.tanh(math.atanh(r_kg) - z), math.tanh(math.atanh(r_kg) + z)
     c = ((r_jk - 0.5 * r_jg * r_kg) * (1 - r_jg**2 - r_kg**2 - r_jk**2) + r_jk**3) / ((1 - r_jg**2) * (1 - r_kg**2))
     # with c near 1 (nearly identical predictions) the sums are near 0, and rounding may take them below
     low = r_jg - r_kg - np.sqrt(max((r_jg - l1) ** 2 + (u2 - r_kg) ** 2 - 2 * c * (r_jg - l1) * (u2 - r_kg), 0.0))
