@@ -460,7 +460,7 @@ def test_a_dataset_kept_out_by_its_licence_leaves_its_item_tables_out_with_their
     ]  # fmt: skip
     text = licence_section(config, withheld_results(config, files))
     assert "No licence was chosen for this archive" in text and "- open: its release is under `CC0-1.0`" in text
-    assert "- closed: may not be redistributed: its raw files, its release and the 5 files" in text
+    assert "- closed: may not be redistributed: no release is built, and its raw files and the 5 files" in text
     config["archive"]["license"] = "CC-BY-4.0"
     assert "This archive is released under `CC-BY-4.0` (SPDX)." in licence_section(config, {})
 

@@ -444,8 +444,9 @@ def licence_section(config: dict, withheld: dict[str, str]) -> str:
         if not ds.get("redistribute", True):
             count = sum(1 for d in withheld.values() if name in d.split(","))
             lines.append(
-                f"- {name}: may not be redistributed: its raw files, its release and the {count} files that hold its "
-                "items or raw cells are left out (their checksums are in `inputs/EXTERNAL.tsv` and `WITHHELD.tsv`)"
+                f"- {name}: may not be redistributed: no release is built, and its raw files and the {count} files that "
+                "hold its items or raw cells (tables, pages, logs) are left out (their checksums are in "
+                "`inputs/EXTERNAL.tsv` and `WITHHELD.tsv`)"
             )
         else:
             licence = ds.get("release", {}).get("license")
@@ -1021,7 +1022,7 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
         if v.kind not in ("identical", "different"):
             say(f"rebuild: {v.line()}")
     report = write_verdicts(directory / SCRATCH / VERDICTS, verdicts)
-    say(f"rebuild: every result file's verdict: {report}")
+    say(f"rebuild: every result file's verdict: {os.path.normpath(report)}")
     counts = {kind: sum(1 for v in verdicts if v.kind == kind) for kind in ("identical", "within", "rendered")}
     counts["withheld"] = sum(1 for v in verdicts if v.kind == "withheld" and v.detail.endswith("matches"))
     unmatched = sum(1 for v in verdicts if v.kind == "withheld") - counts["withheld"]
