@@ -82,7 +82,9 @@ def test_a_wrong_scale_stops_the_run_loudly(tmp_path):
     proc = snakemake(project, "--cores", "1", "results/clean/demo-de/summary.parquet", check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
-    assert re.search(rf"demo-de: [\d,]+ of {len(held):,} value cells rejected \(\d+\.\d%\): out_of_scale {above:,}", out)
+    assert re.search(
+        rf"demo-de: [\d,]+ of {len(held):,} value cells rejected \(\d+\.\d%\): out_of_scale {above:,}", out
+    )
     assert "check 'scale'" in out and "max_rejected 20%" in out, out[-3000:]
     assert "logs/clean/demo-de.rejects.tsv" in out
     ledger = pd.read_csv(project / "logs/clean/demo-de.rejects.tsv", sep="\t", keep_default_na=False)
@@ -108,7 +110,7 @@ def test_a_dataset_no_model_scores_is_named():
         datasets=["ja-noun", "ws353"], models=["glove"], cleaned=["ja-noun", "ws353"], compared=[], rated=[],
         ranked=[], context=[], translated=[], groups={}, model_datasets={"glove": ["ws353"]},
         scored=[("ws353", "glove")], scored_by={"ws353": ["glove"]}, gold_scored={"ja-noun", "ws353"},
-        cosimlex=[], noised=[], released=["ja-noun", "ws353"], in_context=[],
+        cosimlex=[], noised=[], released=["ja-noun", "ws353"], in_context=[], kinds={"ja-noun": "means", "ws353": "means"},
     )  # fmt: skip
     warning = unscored_warning(routing, {"ja-noun": "ja", "ws353": "en"})
     assert warning == (
@@ -133,7 +135,9 @@ def test_the_scores_figure_draws_the_human_ceiling_on_the_spearman_panel_only(mo
     figures_module.scores_figure(scores, tmp_path / "s.png", "ja: model scores")
     spearman, ag = drawn[0].axes
     assert "Spearman" in spearman.get_ylabel() and "A&G" in ag.get_ylabel()
-    assert [line.get_label() for line in spearman.get_lines() if line.get_linestyle() == "--"] == ["human ceiling 0.616"]
+    assert [line.get_label() for line in spearman.get_lines() if line.get_linestyle() == "--"] == [
+        "human ceiling 0.616"
+    ]
     assert not [line for line in ag.get_lines() if line.get_linestyle() == "--"] and ag.get_ylim() == (0.0, 1.0)
 
 

@@ -186,7 +186,7 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     said, progress = outputs[-1].stdout, outputs[-1].stderr  # rebuild's own lines; snakemake's, as they came
     assert said.startswith("rebuild runs the workflow code archived in "), said[:500]
     assert said.rstrip().endswith("rebuild: OK") and "rebuilt byte for byte" in said, said[-2000:]
-    assert f"rebuild: this machine: " in said and f"BLAS: openblas" in said and REBUILT_UNDER in said
+    assert "rebuild: this machine: " in said and "BLAS: openblas" in said and REBUILT_UNDER in said
     assert re.search(rf"machine.json: reported, not compared: made on .*{BUILT_UNDER}", said), said[-3000:]
     assert not re.search(r"^\[\d+/\d+\] embeddings ", progress, re.M)  # scored from the archived vectors
     # every result file has a verdict: each archived one (the MANIFEST's) and each withheld one (WITHHELD.tsv's)
@@ -209,7 +209,7 @@ def test_readme_path_run_report_archive_verify_rebuild(readme_run):
     root = readme_run.work / "check" / "simgold-demo"
     archived, again = output_bytes(root), output_bytes(root / "rebuild" / "project")
     assert len(archived) > 150 and archived.keys() <= again.keys()
-    check_rebuilt_values(root, said)
+    check_rebuilt_values(root, verdicts)
     # the report: every dataset and model, every image shows
     report = (project / "results" / "report.html").read_text(encoding="utf-8")
     config = yaml.safe_load((project / "config" / "config.yaml").read_text(encoding="utf-8"))
@@ -262,14 +262,23 @@ def archived_pairs_of_simlex999(root: Path) -> list[str]:
     return found
 
 
-def check_rebuilt_values(root: Path, said: str) -> None:
-    """Each table the rebuild judged equal within the bound is, by its own numbers; a planted change of
-    1e-6 (relative) in one float64 statistic of the archive is reported as different."""
+def check_rebuilt_values(root: Path, verdicts: pd.DataFrame) -> None:
+    """Each verdict of the rebuild, checked again from the files themselves: a byte-identical or
+    re-rendered file has the archived bytes, a table judged equal within the bound is, by its own
+    numbers, and a withheld file has the checksum WITHHELD.tsv records; a planted change of 1e-6
+    (relative) in one float64 statistic of the archive is reported as different."""
+    from simgold.io.tables import sha256_file
     from simgold.report.compare import BOUNDS, compare_parquet
 
-    judged = re.findall(r"^rebuild: (results/\S+\.parquet): equal within the bound", said, re.M)
-    for rel in judged:
-        a, b = pd.read_parquet(root / rel), pd.read_parquet(root / "rebuild" / "project" / rel)
+    rebuilt = root / "rebuild" / "project"
+    recorded = dict(line.split("\t")[:2] for line in (root / "WITHHELD.tsv").read_text().splitlines()[1:])
+    by_kind = verdicts.groupby("verdict")["path"].apply(list).to_dict()
+    for rel in by_kind.get("identical", []) + by_kind.get("rendered", []):
+        assert (root / rel).read_bytes() == (rebuilt / rel).read_bytes(), rel
+    for rel in by_kind.get("withheld", []):
+        assert sha256_file(rebuilt / rel) == recorded[rel], rel
+    for rel in by_kind.get("within", []):
+        a, b = pd.read_parquet(root / rel), pd.read_parquet(rebuilt / rel)
         assert list(a.columns) == list(b.columns) and len(a) == len(b), rel
         for column in a.columns:
             if a[column].dtype.kind == "f":

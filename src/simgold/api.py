@@ -23,18 +23,7 @@ from simgold.stages.agreement import agreement_report
 from simgold.stages.calibrate import calibrate
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_means, gold_from_ratings
-from simgold.stages.scores import (
-    ScoreRow,
-    ScoringSettings,
-    Vectors,
-    ag_score_parts,
-    comparison_scores,
-    oov_shares,
-    pairs_for,
-    predictions,
-    score_dataset,
-    words_of,
-)
+from simgold.stages.scores import ScoringSettings, Vectors, ag_score_parts, score_dataset, words_of
 from simgold.stats.agreement_ci import agreement_summary
 from simgold.stats.rank_correlation import RatingMatrix
 from simgold.stats.rank_correlation import agreement as agreement_stats
@@ -631,14 +620,12 @@ def evaluate_comparisons(
         model, words_of(comps), restrict_vocab=restrict_vocab, lowercase=lowercase, oov=oov, config=config,
         base_dir=base_dir,
     )  # fmt: skip
-    sim1, _, _ = vectors.pair_sims(comps["target"].tolist(), comps["w1"].tolist())
-    sim2, _, _ = vectors.pair_sims(comps["target"].tolist(), comps["w2"].tolist())
+    # the pipeline's own scoring of a comparisons dataset: the leaderboard's A&G score by construction
     settings = ScoringSettings(resamples, seed, confidence)
-    rows = comparison_scores(name, model_name, comps, sim1, sim2, settings)
-    pairs = predictions(name, model_name, pairs_for(name, "comparisons", comps), vectors)
-    for metric, share in oov_shares(pairs).items():
-        rows.append(ScoreRow(name, model_name, metric, "all", share, np.nan, np.nan, np.nan, len(pairs), len(pairs)))
-    scores = pd.DataFrame(rows, columns=list(ScoreRow._fields))
+    _, scores = score_dataset(name, model_name, "comparisons", comps, vectors, comparisons=comps, scoring=settings)
+    scores = scores[~scores["metric"].isin(["human_ceiling", "raters_below"])].reset_index(drop=True)  # no raters
+    sim1, _, _ = vectors.pair_sims(comps["target"].tolist(), comps["w1"].tolist())  # each comparison's cosines
+    sim2, _, _ = vectors.pair_sims(comps["target"].tolist(), comps["w2"].tolist())
     s = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
     pred = comps.assign(sim1=sim1, sim2=sim2, s=s)
     return ComparisonEvaluation(name, model_name, scores, pred)

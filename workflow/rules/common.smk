@@ -11,12 +11,13 @@ from simgold.io.config import (
     translation_files,
 )
 from simgold.io.labels import confidence_label
-from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, RESULTS, release_files, result
 from simgold.workflow.routing import (
     RELEASE_LOG,
     all_targets,
     last_lines,
+    release_outputs,
+    released_and_scored,
     unscored_warning,
     gold_standard_file,
     report_figures,
@@ -39,6 +40,7 @@ GROUPS, MODEL_DATASETS, SCORED, SCORED_BY = STAGES.groups, STAGES.model_datasets
 GOLD_SCORED, COSIMLEX, NOISED = STAGES.gold_scored, STAGES.cosimlex, STAGES.noised
 SCORED_MODELS = scored_models(STAGES)
 RELEASED = STAGES.released
+IN_CONTEXT = set(STAGES.in_context)
 
 
 def alternatives(names):
@@ -140,7 +142,7 @@ def score_inputs(wildcards):
         inputs["gold"] = result("gold", dataset=d)
     if d in COMPARED:
         inputs["comparisons"] = result("comparisons", dataset=d)
-    if d in CONTEXT_DATASETS and scored_in_context(CONFIG["datasets"][d]["kind"], CONFIG["models"][wildcards.model]):
+    if (d, wildcards.model) in IN_CONTEXT:
         inputs["context_vectors"] = result("context_vectors", dataset=d, model=wildcards.model)
     if d in RATED or d in RANKED:
         inputs["agreement"] = result("agreement", dataset=d)
@@ -161,7 +163,7 @@ def context_inputs(wildcards):
 
 def released(d):
     """Every file of a dataset's release folder: its data, card and metadata, and the scores beside them."""
-    return release_files(d, STAGES.kinds[d]) + ([result("release_scores", dataset=d)] if d in SCORED_BY else [])
+    return release_outputs(STAGES, d)
 
 
 def report_inputs(wildcards):
@@ -201,8 +203,8 @@ def release_inputs(wildcards):
     """The tables a dataset's release is made from (simgold.report.release), and its raw files."""
     d = wildcards.dataset
     inputs = {"sources": dataset_sources(wildcards)}
-    if card_input_files(CONFIG["datasets"][d]):  # the authors' prose: an edit remakes the card
-        inputs["card_file"] = card_input_files(CONFIG["datasets"][d])
+    if card := card_input_files(CONFIG["datasets"][d]):  # the authors' prose: an edit remakes the card
+        inputs["card_file"] = card
     if d in CLEANED:
         inputs["item_table"] = result("clean", dataset=d, table="items")  # "items" is snakemake's
         inputs["clean"] = result("clean", dataset=d, table="summary")

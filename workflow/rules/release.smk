@@ -3,7 +3,7 @@
 # run's model scores. Every file is declared: a directory output would leave Snakemake's marker file
 # in the folder that is uploaded. A release's files depend on the dataset's kind
 # (simgold.io.paths.RELEASE_DATA), so there is one rule per kind the config has.
-for kind in sorted({STAGES.kinds[d] for d in DATASETS}):
+for kind in sorted({STAGES.kinds[d] for d in RELEASED}):
 
     rule:
         name:
@@ -46,7 +46,7 @@ rule release_scores:
     log:
         "logs/release/{dataset}.scores.log",
     wildcard_constraints:
-        dataset=alternatives(sorted(SCORED_BY)),
+        dataset=alternatives(released_and_scored(STAGES)),  # not a dataset kept out by its licence
     conda:
         "../envs/models.yaml"  # its script is the release's (simgold.report.release)
     threads: 1

@@ -114,8 +114,11 @@ rule report_index:
         runtime=10,
     params:
         datasets=DATASETS,
-        releases=[CONFIG["datasets"][d]["release"] for d in RELEASED],
-        released={d: released(d) for d in RELEASED},  # each released dataset's files (the inputs, by dataset)
+        # each released dataset's files, by name, and its config's release block
+        releases={
+            d: {"files": sorted(os.path.basename(p) for p in released(d)), "meta": CONFIG["datasets"][d]["release"]}
+            for d in RELEASED
+        },
         config=CONFIG,  # the page's footer: the run's date and the config's digest
         audited=CLEANED,
         ci_level=CI_LEVEL,

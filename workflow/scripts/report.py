@@ -50,7 +50,9 @@ def report_dataset_job(snakemake, log):
         context=tables.get("context"),
         figures=params.figures,
         statistics=statistics,
-        release={"files": released_files(inputs.release), "meta": params.release} if "release" in inputs.keys() else None,
+        release=(
+            {"files": released_files(inputs.release), "meta": params.release} if "release" in inputs.keys() else None
+        ),
         rejects=tables.get("rejects"),
         footer=run_footer(params.config, package_version("simgold")),
     )
@@ -98,10 +100,7 @@ def report_index_job(snakemake, log):
         reliability=pd.concat(reliability, ignore_index=True) if reliability else None,
         audit={name: read_parquet(p) for name, p in zip(snakemake.params.audited, inputs.audit)},
         differences=read_parquet(inputs.differences[0]) if inputs.differences else None,
-        releases={
-            name: {"files": released_files(snakemake.params.released[name]), "meta": meta}
-            for name, meta in zip(snakemake.params.released, snakemake.params.releases)
-        },
+        releases=snakemake.params.releases,
         footer=run_footer(snakemake.params.config, package_version("simgold")),
     )
     write(snakemake.output.page, page)

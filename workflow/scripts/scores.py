@@ -19,7 +19,6 @@ import pandas as pd
 
 from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.io.machine import machine_json, machine_record
-from simgold.io.models import scored_in_context
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.scores import (
     DIFFERENCE_METRICS,
@@ -118,7 +117,7 @@ def score_job(snakemake, log):
     keys = snakemake.input.keys()
     vectors = Vectors.read(snakemake.input.embeddings, model)
     pred = None
-    if scored_in_context(snakemake.params.kind, model):  # each word's vector from its context
+    if "context_vectors" in keys:  # a contextual model on a two-context dataset: each word's vector in its context
         pred = context_predictions(read_parquet(snakemake.input.context_vectors))
     pred, scores = score_dataset(
         name,

@@ -139,7 +139,9 @@ def validate_schema(config: dict) -> None:
         close = difflib.get_close_matches(extra[0], allowed, n=1, cutoff=0.6)
         raise ConfigError(
             where,
-            f"unknown key {extra[0]!r}" + (f" (allowed: {', '.join(allowed)})" if allowed else "") + did_you_mean(close),
+            f"unknown key {extra[0]!r}"
+            + (f" (allowed: {', '.join(allowed)})" if allowed else "")
+            + did_you_mean(close),
         )
     if err.validator == "required":
         raise ConfigError(where, err.message.replace("is a required property", "is required"))
@@ -207,6 +209,11 @@ def item_columns(ds: dict) -> set[str]:
 
 MAX_BINS = 10_000  # score-distribution bins over a scale: a tiny bin_width would allocate billions
 MAX_NOISE_LEVELS = 1_000  # noise levels of the sanity check
+
+
+def kept_out(config: dict) -> set[str]:
+    """The datasets whose licence keeps them out of a release and an archive (``redistribute: false``)."""
+    return {d for d, ds in config["datasets"].items() if not ds.get("redistribute", True)}
 
 
 def check_config(config: dict, base_dir: str | Path = ".") -> dict:

@@ -87,7 +87,7 @@ def machine_record(model: dict, files: dict[str, str]) -> dict:
         },
         "code": {"simgold": _version("simgold"), "python": platform.python_version()},
         "numeric": {
-            "versions": {name: _version(name) for name in NUMERIC if _version(name)},
+            "versions": {name: version for name in NUMERIC if (version := _version(name))},
             "blas": blas_record(),
         },
         "cpu": cpu_record(),

@@ -209,7 +209,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
     "context_vectors": (
         {"dataset": S, "model": S, "item_id": S, "word1": S, "word2": S, "missing": S},
         ["dataset", "model", "item_id"],
-    ),  # + vector1, vector2: float32[dim]
+    ),  # + vector1, vector2: float64[dim] (the model's own precision)
     "comparisons": (
         {
             "dataset": S,

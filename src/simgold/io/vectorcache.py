@@ -29,7 +29,8 @@ import uuid
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_info
+
+from simgold.io.machine import blas_record
 
 DEFAULT = ".snakemake/simgold-cache"
 SUFFIX = ".vectors"
@@ -51,7 +52,7 @@ def blas_identity() -> list:
     """The BLAS libraries that do the arithmetic (their kernels round differently on other CPUs)."""
 
     keys = ("internal_api", "version", "architecture")
-    return sorted(tuple(str(lib.get(k)) for k in keys) for lib in threadpool_info() if lib.get("user_api") == "blas")
+    return sorted(tuple(str(lib[k]) for k in keys) for lib in blas_record())
 
 
 def file_identity(path, st: os.stat_result | None = None) -> dict:

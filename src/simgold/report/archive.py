@@ -44,14 +44,15 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections import Counter
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 import yaml
 
-from simgold.io.config import translation_files
+from simgold.io.config import kept_out, translation_files
 from simgold.io.machine import describe, machine_record
-from simgold.io.paths import RESULTS, RESULTS_DIR, result
+from simgold.io.paths import CLEAN_TABLES, RESULTS, RESULTS_DIR, result
 from simgold.io.readers import resolve_path, source_paths
 from simgold.io.tables import package_version, sha256_bytes, sha256_file
 
@@ -196,7 +197,7 @@ RELEASE_FOLDER = PurePosixPath(RESULTS["release_card"]).parent.as_posix()
 #: whose licence keeps it out (``redistribute: false``) they stay out of the archive, with their
 #: checksums recorded in WITHHELD.tsv; its aggregate tables (agreement, scores, ...) go in
 ITEM_RESULTS = (
-    "clean",  # but not its summary (counts)
+    *(RESULTS["clean"].replace("{table}", table) for table in CLEAN_TABLES if table != "summary"),  # not counts
     "translate_items",
     "translate_dropped",
     "calibrate_ratings",
@@ -231,37 +232,33 @@ def _pattern(name: str) -> re.Pattern:
 
 def withheld_results(config: dict, files: list[str]) -> dict[str, str]:
     """``{result file: dataset}``: the result files holding items or raw cells of a dataset marked
-    ``redistribute: false`` (:data:`ITEM_RESULTS`), and the logs of its jobs (they may quote cells)."""
-    closed = {d for d, ds in config["datasets"].items() if not ds.get("redistribute", True)}
+    ``redistribute: false`` (:data:`ITEM_RESULTS`; across datasets, :data:`ITEM_RESULTS_ACROSS`
+    when one of them is in a translation group)."""
+    closed = kept_out(config)
     if not closed:
         return {}
     patterns = [_pattern(name) for name in ITEM_RESULTS]
     across = {RESULTS[name] for name in ITEM_RESULTS_ACROSS}
-    translated = {d for d, ds in config["datasets"].items() if "translation_of" in ds}
-    closed_translation = sorted(closed & (translated | {ds["translation_of"] for ds in config["datasets"].values()
-                                                          if "translation_of" in ds}))  # fmt: skip
+    linked = {d for d, ds in config["datasets"].items() if "translation_of" in ds}  # and what they translate:
+    linked |= {config["datasets"][d]["translation_of"] for d in linked}
+    closed_linked = ",".join(sorted(closed & linked))
     out = {}
     for rel in files:
-        if rel == result("clean", dataset=PurePosixPath(rel).parent.name, table="summary"):
-            continue
-        for pattern in patterns:
-            m = pattern.match(rel)
-            if m and m.group("dataset") in closed:
-                out[rel] = m.group("dataset")
-                break
-        if rel in across and closed_translation:
-            out[rel] = ",".join(closed_translation)
+        m = next((m for pattern in patterns if (m := pattern.match(rel)) and m.group("dataset") in closed), None)
+        if m:
+            out[rel] = m.group("dataset")
+        elif rel in across and closed_linked:
+            out[rel] = closed_linked
     return out
 
 
 def withheld_logs(config: dict, logs: list[str]) -> dict[str, str]:
-    """The logs of a withheld dataset's jobs (``logs/<rule>/<dataset>.log`` or ``.../<dataset>/...``)."""
-    closed = {d for d, ds in config["datasets"].items() if not ds.get("redistribute", True)}
+    """The logs of a withheld dataset's jobs (``logs/<rule>/<dataset>.log`` or ``.../<dataset>/...``):
+    they may quote its cells."""
+    closed = kept_out(config)
     out = {}
     for rel in logs:
-        parts = PurePosixPath(rel).parts
-        names = set(parts[1:-1]) | {PurePosixPath(rel).stem}
-        hit = sorted(names & closed)
+        hit = sorted((set(PurePosixPath(rel).parts[1:-1]) | {PurePosixPath(rel).stem}) & closed)
         if hit:
             out[rel] = hit[0]
     return out
@@ -325,22 +322,22 @@ def build(
         if rec["redistribute"]:
             files[rec["archive_path"]] = rec["real"].read_bytes()
     logs = [log for log in (_walk(root, "logs") if (root / "logs").is_dir() else []) if log != "logs/archive.log"]
-    kept_out = {**withheld_results(config, sorted(set(outputs))), **withheld_logs(config, logs)}
+    left_out = {**withheld_results(config, sorted(set(outputs))), **withheld_logs(config, logs)}
     for rel in sorted(set(outputs)):
-        if Path(rel).resolve() != target.resolve() and rel not in kept_out:
+        if Path(rel).resolve() != target.resolve() and rel not in left_out:
             files[rel] = (root / rel).read_bytes()
     for log in logs:  # this job's own log (still being written) is not among them
-        if log not in kept_out:
+        if log not in left_out:
             files[log] = (root / log).read_bytes()
     from simgold.report.release import study_readme  # heavy: pandas and pyarrow, only when an archive is built
 
     if "README.md" in files:  # the tool's manual keeps its own name; README.md tells the study
         files["SIMGOLD-README.md"] = files.pop("README.md")
     readme = study_readme(config, files, f"simgold {package_version('simgold')}")
-    files["README.md"] = (readme.rstrip("\n") + "\n\n" + licence_section(config, kept_out)).encode("utf-8")
+    files["README.md"] = (readme.rstrip("\n") + "\n\n" + licence_section(config, left_out)).encode("utf-8")
     files["environment/requirements.lock.txt"] = lock_file().encode()
     files["inputs/EXTERNAL.tsv"] = external_table(records).encode()
-    files["WITHHELD.tsv"] = withheld_table(root, kept_out).encode()
+    files["WITHHELD.tsv"] = withheld_table(root, left_out).encode()
     files["ro-crate-metadata.json"] = ro_crate(config, records, files, outputs).encode()
     files["MANIFEST"] = manifest(files).encode()
     unsafe = [rel for rel in files if not safe_member(rel)]
@@ -351,7 +348,7 @@ def build(
     return {
         "files": len(files),
         "withheld": sorted(withheld),
-        "withheld_results": sorted(kept_out),
+        "withheld_results": sorted(left_out),
         "links": sorted(set(links)),
     }
 
@@ -440,8 +437,9 @@ def licence_section(config: dict, withheld: dict[str, str]) -> str:
     else:
         lines.append(NO_LICENCE)
     lines.append("")
+    closed = kept_out(config)
     for name, ds in sorted(config["datasets"].items()):
-        if not ds.get("redistribute", True):
+        if name in closed:
             count = sum(1 for d in withheld.values() if name in d.split(","))
             lines.append(
                 f"- {name}: may not be redistributed: no release is built, and its raw files and the {count} files that "
@@ -808,12 +806,10 @@ def _result_set(project: Path) -> set[str]:
 def compare_results(directory: Path, project: Path, entries: dict, withheld: dict | None = None):
     """(verdicts, problems): every archived result file against the rebuilt one (simgold.report.compare),
     and every withheld one against its recorded checksum."""
-    from simgold.report.compare import (  # heavy: pandas and pyarrow, only when a rebuild compares
-        MODEL_TABLES,
+    from simgold.report.compare import (
         Verdict,
-        compare_parquet,
-        explained_by_ties,
-    )
+        compare_tables,
+    )  # heavy: pandas and pyarrow, only when a rebuild compares
 
     withheld = {rel: row for rel, row in (withheld or {}).items() if rel.startswith(f"{RESULTS_DIR}/")}  # not logs
     archived = {rel for rel in entries if rel.startswith(f"{RESULTS_DIR}/")}
@@ -826,30 +822,9 @@ def compare_results(directory: Path, project: Path, entries: dict, withheld: dic
     verdicts: dict[str, Verdict] = {}
     for rel in sorted(set(withheld) & rebuilt):
         same = sha256_file(project / rel) == withheld[rel][0]
-        detail = (
-            "its recorded checksum matches"
-            if same
-            else "its recorded checksum differs (not archived: not judged by value)"
-        )
-        verdicts[rel] = Verdict(rel, "withheld", detail)
+        verdicts[rel] = Verdict(rel, "withheld" if same else "withheld_differs")
     both = sorted(archived & rebuilt)
-    tables = [rel for rel in both if rel.endswith(".parquet")]
-    # upstream first: a table's provenance names inputs judged before it (paths sort stages apart,
-    # so judge until nothing changes)
-    for _ in range(len(tables) + 1):
-        changed = False
-        for rel in tables:
-            verdict = compare_parquet(rel, directory / rel, project / rel, verdicts)
-            if rel not in verdicts or verdicts[rel].kind != verdict.kind:
-                changed = True
-            verdicts[rel] = verdict
-        if not changed:
-            break
-    tied = [rel for rel in tables if verdicts[rel].ties]
-    for rel in tables:
-        table = _table_name(directory / rel)
-        if table in MODEL_TABLES and table not in ("embeddings", "context_vectors", "predictions"):
-            verdicts[rel] = explained_by_ties(verdicts[rel], tied)
+    compare_tables(directory, project, [rel for rel in both if rel.endswith(".parquet")], verdicts)
     for rel in both:
         if rel.endswith(".parquet"):
             continue
@@ -861,12 +836,6 @@ def compare_results(directory: Path, project: Path, entries: dict, withheld: dic
             verdicts[rel] = Verdict(rel, "rendered", "differs; to be re-rendered from the archived tables")
     problems += [v.line() for v in verdicts.values() if v.kind == "different"]
     return [verdicts[rel] for rel in sorted(verdicts)], problems
-
-
-def _table_name(path: Path) -> str:
-    from simgold.io.tables import read_provenance  # heavy: pyarrow, only when a rebuild compares
-
-    return read_provenance(path).get("table") or ""
 
 
 def _machine_line(archived: Path, rebuilt: Path) -> str:
@@ -911,33 +880,31 @@ def place_archived(directory: Path, project: Path, rels: list[str]) -> None:
 def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
     """Re-render the figures, pages, cards and paper tables from the archived tables: put every
     archived table in place, let Snakemake remake what depends on them, compare the bytes."""
-    from simgold.report.compare import Verdict  # heavy: pandas and pyarrow, only when a rebuild compares
-
     rendered = [v for v in verdicts if v.kind == "rendered"]
     if not rendered:
         return []
-    tables = sorted(v.path for v in verdicts if v.path.endswith(".parquet") and v.kind != "withheld")
+    tables = sorted(v.path for v in verdicts if v.path.endswith(".parquet") and not v.kind.startswith("withheld"))
     place_archived(directory, project, tables)
-    folders = [_pattern("report_figures")]  # a directory output: remade as one
+    figures = _pattern("report_figures")  # a directory output: remade as one
     targets = set()
     for v in rendered:
         (project / v.path).unlink()
-        found = [m for f in folders if (m := f.match(v.path)) and m.group("rest")]
-        targets.add(v.path[: found[0].start("rest")] if found else v.path)
+        m = figures.match(v.path)
+        targets.add(v.path[: m.start("rest")] if m and m.group("rest") else v.path)
     status = _snakemake(project, cores, *sorted(targets))
     if status != 0:
         return [f"rebuild: re-rendering from the archived tables failed in {project} (exit status {status})"]
     problems = []
-    changed = sorted(v.path for v in verdicts if v.kind == "within")
+    within = sum(1 for v in verdicts if v.kind == "within")
     for v in rendered:
         if (project / v.path).is_file() and (project / v.path).read_bytes() == (directory / v.path).read_bytes():
             v.detail = (
-                f"differs because tables of the run differ within the bound ({len(changed)}, listed here); "
+                f"differs because tables of the run differ within the bound ({within}, listed here); "
                 "re-rendered from the archived tables: byte-identical"
             )
         else:
             v.kind, v.detail = "different", "re-rendered from the archived tables, it still differs"
-            problems.append(Verdict.line(v))
+            problems.append(v.line())
     return problems
 
 
@@ -951,10 +918,8 @@ def recompute_report(directory: Path, project: Path, entries: dict) -> list[str]
         if not (project / rel).is_file():
             continue
         a, b = read_parquet(directory / rel), read_parquet(project / rel)
-        column = "vector" if "vector" in a else "vector1"
-        merged = a[["word" if "word" in a else "item_id", column]].merge(
-            b[["word" if "word" in b else "item_id", column]], on="word" if "word" in a else "item_id"
-        )
+        key, column = ("word", "vector") if "word" in a else ("item_id", "vector1")  # static or in-context
+        merged = a[[key, column]].merge(b[[key, column]], on=key)
         pairs = [
             (x, y) for x, y in zip(merged[f"{column}_x"], merged[f"{column}_y"]) if x is not None and y is not None
         ]
@@ -1019,13 +984,12 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
     if not problems:
         problems += rerender(directory, project, verdicts, cores)
     for v in verdicts:
-        if v.kind not in ("identical", "different"):
+        if v.kind not in ("identical", "different", "withheld"):
             say(f"rebuild: {v.line()}")
     report = write_verdicts(directory / SCRATCH / VERDICTS, verdicts)
     say(f"rebuild: every result file's verdict: {os.path.normpath(report)}")
-    counts = {kind: sum(1 for v in verdicts if v.kind == kind) for kind in ("identical", "within", "rendered")}
-    counts["withheld"] = sum(1 for v in verdicts if v.kind == "withheld" and v.detail.endswith("matches"))
-    unmatched = sum(1 for v in verdicts if v.kind == "withheld") - counts["withheld"]
+    counts = Counter(v.kind for v in verdicts)
+    unmatched = counts["withheld_differs"]
     if not problems:
         say(
             f"rebuild: {len(verdicts)} result files: {counts['identical']} byte-identical (rebuilt byte for byte), "

@@ -16,22 +16,20 @@ units in the last place. Model outputs may change rank only where they tie withi
 such pair of items is reported, and the rank statistics made from them may then differ beyond the
 bound (reported as explained by those ties).
 
->>> import pandas as pd
->>> a = pd.DataFrame({"item_id": ["x", "y"], "alpha": [0.5, 0.25]})
->>> float_verdict(a, a.assign(alpha=[0.5, 0.25 * (1 + 1e-6)]), "alpha", "agreement")[0]
-'different'
->>> float_verdict(a, a.assign(alpha=[0.5, 0.25 * (1 + 1e-14)]), "alpha", "agreement")[0]
-'within'
+>>> import numpy as np
+>>> alpha = np.array([[0.5], [0.25]])
+>>> judge(alpha, alpha * [[1], [1 + 1e-6]], "float64")[0], judge(alpha, alpha * [[1], [1 + 1e-14]], "float64")[0]
+('different', 'within')
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from graphlib import TopologicalSorter
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -60,25 +58,31 @@ MODEL_TABLES = frozenset(
 RANKED_COLUMNS = {"predictions": "sim"}
 
 
+#: what each verdict says in a report
+VERDICT_WORDS = {
+    "identical": "byte-identical",
+    "within": "equal within the bound",
+    "different": "DIFFERENT",
+    "rendered": "re-rendered",
+    "reported": "reported, not compared",
+    "withheld": "withheld from the archive, equal to its recorded checksum",
+    "withheld_differs": "withheld from the archive, not equal to its recorded checksum (not judged by value)",
+}
+
+
 @dataclass
 class Verdict:
-    """How one rebuilt file compares with the archived one."""
+    """How one rebuilt file compares with the archived one (``kind``: a key of :data:`VERDICT_WORDS`)."""
 
     path: str
-    kind: str  # identical, within, different, rendered, reported, withheld
+    kind: str
     detail: str = ""
+    table: str = ""  # a Parquet file's table (its provenance)
     ties: list[str] = field(default_factory=list)  # pairs of items reordered within the bound
+    structural: bool = False  # columns, rows or exact values differ: nothing upstream explains it
 
     def line(self) -> str:
-        text = {
-            "identical": "byte-identical",
-            "within": "equal within the bound",
-            "different": "DIFFERENT",
-            "rendered": "re-rendered",
-            "reported": "reported, not compared",
-            "withheld": "withheld from the archive",
-        }[self.kind]
-        return f"{self.path}: {text}{': ' + self.detail if self.detail else ''}"
+        return f"{self.path}: {VERDICT_WORDS[self.kind]}{': ' + self.detail if self.detail else ''}"
 
 
 def bound_kind(table: str, dtype) -> str:
@@ -102,14 +106,9 @@ def _matrix(column: pa.ChunkedArray) -> np.ndarray:
     return np.array([r if r is not None else [np.nan] * width for r in rows], dtype=np.float64).reshape(len(rows), -1)
 
 
-def float_verdict(archived: pd.DataFrame, rebuilt: pd.DataFrame, column: str, table: str) -> tuple[str, float]:
-    """(identical, within or different; largest relative difference) of one float64 column of a table."""
-    a = archived[column].to_numpy(np.float64).reshape(-1, 1)
-    b = rebuilt[column].to_numpy(np.float64).reshape(-1, 1)
-    return _judge(a, b, bound_kind(table, pa.float64()))
-
-
-def _judge(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[str, float]:
+def judge(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[str, float]:
+    """(identical, within or different; the largest relative difference) of two float arrays of the
+    same shape, by the bound of their ``kind`` (a key of :data:`BOUNDS`; NaN must match NaN)."""
     if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)):
         return "different", float("inf")
     ok = ~np.isnan(a)
@@ -127,10 +126,8 @@ def _reordered_ties(table: pa.Table, a: np.ndarray, b: np.ndarray, kind: str) ->
     rel, floor = BOUNDS[kind]
     a, b = a.ravel(), b.ravel()
     ids = table.column("item_id").to_pylist() if "item_id" in table.column_names else list(range(len(a)))
-    groups = [
-        tuple(table.column(c).to_pylist()[i] for c in ("dataset", "model") if c in table.column_names)
-        for i in range(len(a))
-    ]
+    groups = list(zip(*(table.column(c).to_pylist() for c in ("dataset", "model") if c in table.column_names)))
+    groups = groups or [()] * len(a)
     pairs, within = [], True
     order = np.argsort(a, kind="stable")
     for pos in range(len(order)):  # neighbours in the archived order, and any close ones beyond them
@@ -153,12 +150,13 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
     if archived.read_bytes() == rebuilt.read_bytes():
         return Verdict(rel, "identical")
     ta, tb = pq.read_table(archived), pq.read_table(rebuilt)
-    prov_a, prov_b = _provenance(ta), _provenance(tb)
+    prov_a, prov_b = provenance(ta.schema), provenance(tb.schema)
     table = prov_a.get("table") or ""
     if ta.schema.remove_metadata() != tb.schema.remove_metadata():
-        return Verdict(rel, "different", f"columns or types differ: {ta.schema.names} vs {tb.schema.names}")
+        detail = f"columns or types differ: {ta.schema.names} vs {tb.schema.names}"
+        return Verdict(rel, "different", detail, table, structural=True)
     if ta.num_rows != tb.num_rows:
-        return Verdict(rel, "different", f"{ta.num_rows} rows archived, {tb.num_rows} rebuilt")
+        return Verdict(rel, "different", f"{ta.num_rows} rows archived, {tb.num_rows} rebuilt", table, structural=True)
     exact, problems, largest, ties = [], [], (0.0, ""), []
     for name in ta.column_names:
         ca, cb = ta.column(name), tb.column(name)
@@ -168,7 +166,7 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
             continue
         kind = bound_kind(table, ca.type)
         a, b = _matrix(ca), _matrix(cb)
-        verdict, size = _judge(a, b, kind)
+        verdict, size = judge(a, b, kind)
         if name == RANKED_COLUMNS.get(table) and verdict != "identical":
             found, within = _reordered_ties(ta, a, b, kind)
             ties += found
@@ -182,7 +180,7 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
         problems.insert(0, f"values that must be exact differ in {', '.join(exact)}")
     problems += _provenance_problems(prov_a, prov_b, judged)
     if problems:
-        return Verdict(rel, "different", "; ".join(problems), ties)
+        return Verdict(rel, "different", "; ".join(problems), table, ties, structural=bool(exact))
     detail = (
         f"largest relative difference {largest[0]:.3g} in {largest[1]}"
         if largest[1]
@@ -190,12 +188,12 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
     )
     if ties:
         detail += f"; {len(ties)} pairs of items tied within the bound change order: {'; '.join(ties)}"
-    return Verdict(rel, "within", detail, ties)
+    return Verdict(rel, "within", detail, table, ties)
 
 
-def _provenance(table: pa.Table) -> dict:
-    meta = table.schema.metadata or {}
-    return json.loads(meta.get(b"simgold", b"{}"))
+def provenance(schema: pa.Schema) -> dict:
+    """A table's provenance, from its Parquet schema's metadata (simgold.io.tables.write_parquet)."""
+    return json.loads((schema.metadata or {}).get(b"simgold", b"{}"))
 
 
 def _provenance_problems(a: dict, b: dict, judged: dict[str, Verdict]) -> list[str]:
@@ -212,21 +210,29 @@ def _provenance_problems(a: dict, b: dict, judged: dict[str, Verdict]) -> list[s
         problems.append("provenance: the inputs differ")
         return problems
     for label in sorted(ia):
-        if ia[label] != ib[label] and judged.get(label, Verdict(label, "different")).kind not in ("within",):
+        if ia[label] != ib[label] and judged.get(label, Verdict(label, "different")).kind != "within":
             problems.append(f"provenance: input {label} has another digest, and was not judged equal within the bound")
     return problems
 
 
-def explained_by_ties(verdict: Verdict, tied_tables: list[str]) -> Verdict:
-    """A table of model statistics that differs beyond the bound only where items tied within the
-    bound changed order upstream: reported as such."""
-    if verdict.kind == "different" and tied_tables and "values that must be exact" not in verdict.detail:
-        return Verdict(
-            verdict.path,
-            "within",
-            f"{verdict.detail}; explained by items tied within the bound in {', '.join(tied_tables)}",
-        )
-    return verdict
+def compare_tables(directory: Path, project: Path, rels: list[str], judged: dict[str, Verdict]) -> None:
+    """Judge the Parquet tables ``rels`` (archived in ``directory``, rebuilt in ``project``) into
+    ``judged``, each once, inputs before the tables made from them (the order their provenance
+    gives), so that a table's provenance is judged against its inputs' verdicts. A table of model
+    statistics that differs beyond the bound, but only in floats and only downstream of items tied
+    within the bound that changed order, is reported as explained by those ties."""
+    inputs = {
+        rel: [i for i in provenance(pq.read_schema(directory / rel)).get("inputs", {}) if i in rels] for rel in rels
+    }
+    tied: dict[str, list[str]] = {}  # each table -> the tables upstream of it (itself included) with reordered ties
+    for rel in TopologicalSorter(inputs).static_order():
+        verdict = compare_parquet(rel, directory / rel, project / rel, judged)
+        tied[rel] = sorted({t for i in inputs[rel] for t in tied[i]} | ({rel} if verdict.ties else set()))
+        upstream = [t for t in tied[rel] if t != rel]
+        if verdict.kind == "different" and not verdict.structural and upstream and verdict.table in MODEL_TABLES:
+            verdict.kind = "within"
+            verdict.detail += f"; explained by items tied within the bound in {', '.join(upstream)}"
+        judged[rel] = verdict
 
 
 def largest_vector_difference(pairs) -> float:

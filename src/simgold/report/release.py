@@ -45,13 +45,20 @@ import yaml
 from simgold.io.cardtext import CARD_PROSE
 from simgold.io.labels import confidence_label
 from simgold.io.languages import model_languages
-from simgold.io.paths import RELEASE_DATA, result
+from simgold.io.paths import result
 from simgold.io.ledger import normalised_text, set_aside
 from simgold.io.tables import sha256_bytes, to_arrow, tsv_bytes, tsv_text
 from simgold.report.markup import FORMULA_START, Markdown, code_fence, formula_cells, md_cell, md_code, md_link
 from simgold.report.markup import md_prose, md_text, md_url
 from simgold.stats.rank_correlation import spearman
-from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
+from simgold.report.pages import (
+    AUDIT_CHECK_TEXT,
+    FEW_COMPARISONS,
+    MIN_COMPARISONS,
+    interval_text,
+    reliability_view,
+    with_intervals,
+)
 
 #: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
 HF_LICENSES = frozenset("""
@@ -907,7 +914,11 @@ def dataset_card(
     creators = [_creator_text(c) for c in release.get("creators", [])]
     if creators:
         lines.append(f"Made by {', '.join(creators)}.")
-    lines += ["", f"Made with {made_with} from the raw files below; the figures here are those of the run's tables.", ""]
+    lines += [
+        "",
+        f"Made with {made_with} from the raw files below; the figures here are those of the run's tables.",
+        "",
+    ]
     prose = {key: [md_prose(card[key])] if card.get(key) else [] for key in CARD_PROSE}
     sections = [
         (CARD_PROSE["intended_use"], prose["intended_use"]),
@@ -1165,7 +1176,7 @@ def release(
             f"{name}: the licence {ds['release']['license']} is not on the SPDX list and release.license_url does not "
             "say where its text is: the card and Croissant name it without a link"
         )
-    file_notes += [_formula_note(file, table) for _, file, table, _ in record_sets if _formula_note(file, table)]
+    file_notes += [note for _, file, table, _ in record_sets if (note := _formula_note(file, table))]
     rows = len(main) if main is not None else len(record_sets[0][2]) if record_sets else 0
     columns = pd.DataFrame(
         [(f"{file} ({record_set})" if i == 0 else "", column, types[0], descriptions.get(column, ""))
@@ -1173,9 +1184,6 @@ def release(
          for i, (column, types) in enumerate(column_types(table).items())],  # fmt: skip
         columns=["table", "column", "type", "description"],
     )
-    data = {f"{name}{suffix}" for suffix in RELEASE_DATA[kind]}
-    if set(out.files) != data:  # the workflow declares these files: it must get exactly them
-        raise ValueError(f"{name}: the release of a {kind} dataset holds {sorted(data)}, not {sorted(out.files)}")
     listed += [("README.md", "this card", 0), ("croissant.json", "Croissant 1.0 metadata of the Parquet files", 0)]
     if scored:
         listed.append(("scores.md", "the scores of the run's models, with their CIs", 0))
@@ -1222,6 +1230,11 @@ def _scale_text(ds: dict) -> str:
 # -------------------------------------------------------------------------------- the run's scores
 
 
+def model_text(model: dict) -> str:
+    """What a model is, in a table: its config's description, else its package or file."""
+    return model.get("description") or model.get("package") or model.get("path", "")
+
+
 def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict[str, dict]) -> str:
     """``scores.md``, beside a release's card: the run's models on the dataset, each metric with its
     bootstrap CI, the items scored and the OOV share; the human ceiling (the raters kept, each
@@ -1251,7 +1264,7 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
     level = confidence_label(float(scores["confidence"].dropna().iloc[0])) if scores["confidence"].notna().any() else ""
     extra = scores.pivot_table(index="model", columns="metric", values="value", aggfunc="first", dropna=False)
     cell = lambda v: "" if pd.isna(v) else f"{v:.3f}"  # noqa: E731
-    ci = lambda lo, hi: "" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]"  # noqa: E731
+    ci = interval_text
     lines = [f"# {name}: the run's model scores", ""]
     lines += [
         f"The models of the run that made this release, scored on it by simgold: each metric with its {level} "
@@ -1310,7 +1323,7 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
                     f"{cell(v)} {ci(lo, hi)}".strip() for v, lo, hi in zip(ag["value"], ag["ci_low"], ag["ci_high"])
                 ],
                 "scored": [
-                    f"{int(u):,} of {int(t):,}" + (" (few)" if u < 10 else "")
+                    f"{int(u):,} of {int(t):,}" + (" (few)" if u < MIN_COMPARISONS else "")
                     for u, t in zip(ag["n_used"], ag["n_total"])
                 ],
             }
@@ -1319,13 +1332,12 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
             "## A&G score (Avraham & Goldberg 2016)",
             "",
             "The weighted share of the comparisons (which of two words is more similar to a target) the model orders as "
-            "the raters did, over all comparisons and per type; (few): fewer than 10 comparisons, too few to quote.",
+            f"the raters did, over all comparisons and per type; (few): {FEW_COMPARISONS}, too few to quote.",
             "",
             markdown_table(view),
             "",
         ]
-    described = [(m, (models.get(m) or {}).get("description") or (models.get(m) or {}).get("package")
-                  or (models.get(m) or {}).get("path", "")) for m in sorted(scores["model"].unique())]  # fmt: skip
+    described = [(m, model_text(models.get(m) or {})) for m in sorted(scores["model"].unique())]
     lines += ["## The models", "", markdown_table(pd.DataFrame(described, columns=["model", "what it is"]))]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -1368,7 +1380,7 @@ def study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
         lines += ["## Datasets", "", "Each released with its dataset card, data files and Croissant metadata:", "",
                   markdown_table(pd.DataFrame(rows)), ""]  # fmt: skip
     models = [
-        {"model": name, "what": m.get("description") or m.get("package") or m.get("path", ""),
+        {"model": name, "what": model_text(m),
          "languages": ", ".join(model_languages(m)) if m.get("language") else ""}  # fmt: skip
         for name, m in sorted(config.get("models", {}).items())
     ]

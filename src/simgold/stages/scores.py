@@ -319,9 +319,8 @@ class ScoringSettings:
     seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
     confidence: float  # the CIs' coverage
     # the schema's defaults (the config fills them; a notebook may leave them out)
-    msd_min_coverage: float = _SCORING[
-        "msd_min_coverage"
-    ]  # the share of a dataset's items a model must score to carry its MSD
+    # the share of a dataset's items a model must score to carry its MSD
+    msd_min_coverage: float = _SCORING["msd_min_coverage"]
     min_shared_items: int = _SCORING["min_shared_items"]  # two models are compared on at least this many shared items
 
     @property
@@ -982,17 +981,19 @@ def context_vector_types(table: pd.DataFrame) -> dict:
 
 def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
     """Cosine similarity of each item's two in-context vectors (from :func:`in_context_vectors`)."""
-    rows = []
-    for it in table.itertuples(index=False):
-        sim = np.nan
-        v1, v2 = it.vector1, it.vector2
-        if v1 is not None and v2 is not None:
-            # a fixed summation order (einsum, not BLAS): the same bits under any BLAS kernel
-            sim = float(cosine(np.asarray([v1], np.float64), np.asarray([v2], np.float64))[0])
-        missing = it.missing or ""
-        row = PredictionRow(it.dataset, it.model, it.item_id, it.word1, it.word2, sim, bool(missing), missing)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS))
+    found = np.array([v1 is not None and v2 is not None for v1, v2 in zip(table["vector1"], table["vector2"])])
+    sim = np.full(len(table), np.nan)
+    if found.any():  # every row in one call; a fixed summation order (einsum, not BLAS): the same bits under any kernel
+        sim[found] = cosine(np.stack(table["vector1"][found]), np.stack(table["vector2"][found]))
+    missing = table["missing"].fillna("")
+    return pd.DataFrame(
+        {
+            **{c: table[c] for c in ("dataset", "model", "item_id", "word1", "word2")},
+            "sim": sim,
+            "oov": missing != "",
+            "oov_words": missing,
+        }
+    )[list(PREDICTION_COLUMNS)]
 
 
 def in_context_predictions(dataset: str, model: str, items: pd.DataFrame, encoder, **options) -> pd.DataFrame:

@@ -9,10 +9,10 @@ in Snakemake.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from simgold.io.config import has_comparisons, has_ratings, model_languages, translation_root
+from simgold.io.config import has_comparisons, has_ratings, kept_out, model_languages, translation_root
 from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, RELEASE_DATA, release_files, result
 
@@ -36,7 +36,7 @@ class Stages:
     noised: list[tuple[str, str]]  # (dataset, model) with the noise sanity check
     released: list[str]  # with a release: not the datasets whose licence keeps them out (redistribute: false)
     in_context: list[tuple[str, str]]  # (dataset, model) scored with each word's vector in its context
-    kinds: dict[str, str] = field(default_factory=dict)  # dataset -> its kind: the files of its release
+    kinds: dict[str, str]  # dataset -> its kind: the files of its release
 
 
 def stages(config: dict) -> Stages:
@@ -53,6 +53,8 @@ def stages(config: dict) -> Stages:
     context = [d for d in names if kinds[d] == "contexts"]
     gold_scored = {d for d in cleaned if kinds[d] != "rankings"}
     translated = [d for d in names if "translation_of" in datasets[d]]
+    in_context = [(d, m) for d, m in scored if scored_in_context(kinds[d], config["models"][m])]
+    closed = kept_out(config)
     return Stages(
         datasets=names,
         models=models,
@@ -68,9 +70,9 @@ def stages(config: dict) -> Stages:
         scored_by={d: sorted(m for dd, m in scored if dd == d) for d in sorted({d for d, _ in scored})},
         gold_scored=gold_scored,
         cosimlex=[(d, m) for d, m in scored if d in context],
-        noised=_noised(config, scored, gold_scored),
-        released=[d for d in names if datasets[d].get("redistribute", True)],
-        in_context=[(d, m) for d, m in scored if scored_in_context(kinds[d], config["models"][m])],
+        noised=_noised(config, scored, gold_scored, in_context),
+        released=[d for d in names if d not in closed],
+        in_context=in_context,
         kinds=kinds,
     )
 
@@ -83,7 +85,9 @@ def _groups(datasets: dict, translated: list[str]) -> dict[str, list[str]]:
     return groups
 
 
-def _noised(config: dict, scored: list[tuple[str, str]], gold_scored: set[str]) -> list[tuple[str, str]]:
+def _noised(
+    config: dict, scored: list[tuple[str, str]], gold_scored: set[str], in_context: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
     """Models and datasets with a gold standard, as the config's noise block restricts them (all
     when it names none). Not a contextual model on a two-context dataset: it is scored with each
     word's vector in its context, and the check adds noise to the words' own vectors, so its curve
@@ -93,12 +97,7 @@ def _noised(config: dict, scored: list[tuple[str, str]], gold_scored: set[str]) 
     models = noise["models"] if "models" in noise else config["models"]
     datasets = noise["datasets"] if "datasets" in noise else config["datasets"]
     return [
-        (d, m)
-        for d, m in scored
-        if d in gold_scored
-        and m in models
-        and d in datasets
-        and not scored_in_context(config["datasets"][d]["kind"], config["models"][m])
+        (d, m) for d, m in scored if d in gold_scored and m in models and d in datasets and (d, m) not in in_context
     ]
 
 
@@ -145,14 +144,25 @@ def _report_targets(routing: Stages) -> list[str]:
     out += _per_dataset(("report_page",), routing.datasets)
     out += [figures_directory(d) for d in routing.datasets]  # the figures each page shows, drawn by its job
     # a dataset kept out by its licence (redistribute: false) gets no release
-    out += [path for d in routing.released for path in release_files(d, routing.kinds[d])]
-    out += _per_dataset(("release_scores",), [d for d in sorted(routing.scored_by) if d in routing.released])
+    out += [path for d in routing.released for path in release_outputs(routing, d)]
     out += [result("report_index"), result("report_summary")]
     if routing.scored:
         out += [result("scores_wide")] + _per_pair(("scores_json",), routing.scored)
         out += [result("scores_model_meta", model=m) for m in scored_models(routing)]
         out += [result("leaderboard_tsv"), result("leaderboard_md"), result("leaderboard_tex")]
     return out
+
+
+def release_outputs(routing: Stages, dataset: str) -> list[str]:
+    """Every file of a released dataset's folder: its data, card and metadata (its kind's), and the
+    run's model scores beside them where models score it."""
+    scores = [result("release_scores", dataset=dataset)] if dataset in routing.scored_by else []
+    return release_files(dataset, routing.kinds[dataset]) + scores
+
+
+def released_and_scored(routing: Stages) -> list[str]:
+    """The released datasets that models score: each has a scores file beside its card."""
+    return [d for d in routing.released if d in routing.scored_by]
 
 
 def scored_models(routing: Stages) -> list[str]:
@@ -337,7 +347,9 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
     )
     if routing.scored:
         lines.append("  scores   results/scores/wide.tsv (dataset x model), results/report/summary.tsv (every metric)")
-        lines.append("  paper    results/scores/leaderboard.md, .tex, .tsv (model x dataset, best marked, MSD)")
+        lines.append(
+            "  paper    results/scores/leaderboard.md, .tsv (model x dataset), .tex (dataset x model); best marked, MSD"
+        )
     if routing.released:
         lines.append(
             "  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)"
