@@ -51,6 +51,15 @@ def _logs(root) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def test_a_jobs_warning_as_its_log_writes_it_is_read_back():
+    import logging
+
+    from simgold.workflow.routing import LOG_FORMAT
+
+    record = logging.LogRecord("simgold.release_means", logging.WARNING, "", 0, "m: no release licence", None, None)
+    assert logged_warnings(logging.Formatter(LOG_FORMAT).format(record) + "\n") == ["m: no release licence"]
+
+
 def test_the_warnings_of_a_log_are_its_warning_records():
     log = "INFO start\nWARNING one\nWARNING two lines:\nthe second\nERROR bad\nINFO done\n"
     assert logged_warnings(log) == ["one", "two lines:\n    the second"]

@@ -125,6 +125,19 @@ def test_ten_models_are_split_into_floats_that_each_fit(pdflatex, tmp_path):
     assert _too_wide(_set(pdflatex, tmp_path, tex)) == []
 
 
+def test_four_models_side_by_side_do_not_fit_so_three_is_the_most_a_float_holds(pdflatex, tmp_path, monkeypatch):
+    """The split into blocks of at most three is the fewest that fit, by pdflatex's measure, not only by
+    the module's estimate: the first four models of the ten, set in one float, are too wide."""
+    from simgold.report import leaderboard as module
+
+    summary = _ten_models()
+    first_four = sorted(summary["model"].unique())[:4]
+    monkeypatch.setattr(module, "TEXT_WIDTH_PT", 10_000.0)  # no split: the four side by side
+    tex = leaderboard(summary[summary["model"].isin(first_four)], min_coverage=0.9)["tex"]
+    assert tex.count(r"\begin{table*}") == 1
+    assert _too_wide(_set(pdflatex, tmp_path, tex)) != []
+
+
 def test_the_check_catches_a_table_too_wide(pdflatex, tmp_path):
     """A row of the table as it was (a dataset a column, the CI on the value's line): 995 pt."""
     cell = r"0.291 [$-$0.053, 0.593] (0.0\%)"

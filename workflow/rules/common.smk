@@ -17,6 +17,7 @@ from simgold.workflow.routing import (
     all_targets,
     last_lines,
     release_outputs,
+    release_rule,
     released_and_scored,
     unscored_warning,
     gold_standard_file,

@@ -7,7 +7,7 @@ for kind in sorted({STAGES.kinds[d] for d in RELEASED}):
 
     rule:
         name:
-            f"release_{kind}"
+            release_rule(kind)
         input:
             unpack(release_inputs),
         output:

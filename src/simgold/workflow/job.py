@@ -10,6 +10,7 @@ from pathlib import Path, PurePath
 
 from simgold.errors import SimgoldError
 from simgold.io.tables import finish_digests, hash_in_background, provenance
+from simgold.workflow.routing import LOG_FORMAT
 from simgold.workflow.threads import limit_threads
 from simgold.io.vectorcache import DEFAULT as DEFAULT_STORE
 
@@ -37,7 +38,7 @@ def run(snakemake, main) -> None:
     log.setLevel(logging.INFO)
     log.handlers.clear()
     log.propagate = False
-    fmt = logging.Formatter("%(levelname)s %(message)s")
+    fmt = logging.Formatter(LOG_FORMAT)  # the last lines of a run read the release jobs' warnings back
     terminal = logging.StreamHandler(sys.stderr)
     handlers = [terminal]
     if snakemake.log:

@@ -8,6 +8,7 @@ in Snakemake.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,8 +234,9 @@ def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
 
 #: where each release job logs, its warnings included (rule ``release``)
 RELEASE_LOG = "logs/release/{dataset}.log"
-#: the levels of the jobs' log records (simgold.workflow.job.run: "%(levelname)s %(message)s")
-_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+#: the jobs' log records (simgold.workflow.job.run writes them so; logged_warnings reads them back)
+LOG_FORMAT = "%(levelname)s %(message)s"
+_LEVELS = tuple(logging.getLevelNamesMapping())
 #: the most files a targeted run's last lines name one by one
 _MAX_NAMED = 20
 
@@ -328,8 +330,13 @@ def datasets_of(jobs: list[tuple[str, dict]], *rules: str) -> list[str]:
     return sorted({wildcards["dataset"] for name, wildcards in jobs if name in rules and "dataset" in wildcards})
 
 
-#: the rules that release a dataset, one per kind (workflow/rules/release.smk)
-RELEASE_RULES = tuple(f"release_{kind}" for kind in RELEASE_DATA)
+def release_rule(kind: str) -> str:
+    """The name of the rule that releases a dataset of ``kind`` (workflow/rules/release.smk)."""
+    return f"release_{kind}"
+
+
+#: the rules that release a dataset, one per kind
+RELEASE_RULES = tuple(release_rule(kind) for kind in RELEASE_DATA)
 
 
 def finished_message(routing: Stages, archive: str | None = None, made: list[str] | None = None) -> str:
