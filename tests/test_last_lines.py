@@ -54,7 +54,7 @@ def _logs(root) -> None:
 def test_a_jobs_warning_as_its_log_writes_it_is_read_back():
     import logging
 
-    from simgold.workflow.routing import LOG_FORMAT
+    from simgold.workflow.logs import LOG_FORMAT
 
     record = logging.LogRecord("simgold.release_means", logging.WARNING, "", 0, "m: no release licence", None, None)
     assert logged_warnings(logging.Formatter(LOG_FORMAT).format(record) + "\n") == ["m: no release licence"]

@@ -10,7 +10,7 @@ from pathlib import Path, PurePath
 
 from simgold.errors import SimgoldError
 from simgold.io.tables import finish_digests, hash_in_background, provenance
-from simgold.workflow.routing import LOG_FORMAT
+from simgold.workflow.logs import LOG_FORMAT
 from simgold.workflow.threads import limit_threads
 from simgold.io.vectorcache import DEFAULT as DEFAULT_STORE
 

@@ -8,7 +8,6 @@ in Snakemake.
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from simgold.io.config import has_comparisons, has_ratings, kept_out, model_languages, translation_root
 from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, RELEASE_DATA, release_files, result
+from simgold.workflow.logs import logged_warnings
 
 
 @dataclass(frozen=True)
@@ -234,9 +234,6 @@ def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
 
 #: where each release job logs, its warnings included (rule ``release``)
 RELEASE_LOG = "logs/release/{dataset}.log"
-#: the jobs' log records (simgold.workflow.job.run writes them so; logged_warnings reads them back)
-LOG_FORMAT = "%(levelname)s %(message)s"
-_LEVELS = tuple(logging.getLevelNamesMapping())
 #: the most files a targeted run's last lines name one by one
 _MAX_NAMED = 20
 
@@ -260,19 +257,6 @@ def rejection_report(cleaned: list[str]) -> str:
     return "\n".join(
         ["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines]
     )
-
-
-def logged_warnings(text: str) -> list[str]:
-    """The WARNING records of a job's log (``simgold.workflow.job.run``'s format), in order; a
-    record's further lines (a message of several lines) kept with it."""
-    records: list[list[str]] = []
-    for line in text.splitlines():
-        level, _, message = line.partition(" ")
-        if level in _LEVELS:
-            records.append([level, message])
-        elif records:  # the next line of the record above
-            records[-1].append(line)
-    return ["\n    ".join(lines) for level, *lines in records if level == "WARNING"]
 
 
 def release_report(released: list[str]) -> str:
