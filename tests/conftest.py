@@ -28,12 +28,24 @@ E5_STATIC = "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353
 
 
 @functools.cache
-def _default_pairs(name: str):
+def _default_config() -> dict:
+    """config/config.yaml, read and checked once per process (shared: see ``default_config``)."""
     from simgold.io.config import check_config
+
+    return check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
+
+
+@functools.cache
+def _demo_tables(name: str) -> dict:
+    """The cleaned tables of a dataset of the default config, once per process (shared: see ``demo_data``)."""
     from simgold.stages.clean import clean_dataset
 
-    config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
-    t = clean_dataset(name, config["datasets"][name], base_dir=str(ROOT))
+    return clean_dataset(name, _default_config()["datasets"][name], base_dir=str(ROOT))
+
+
+@functools.cache
+def _default_pairs(name: str):
+    t = _demo_tables(name)
     return t["items"][["item_id", "word1", "word2"]].merge(t["means"][["item_id", "mean"]], on="item_id")
 
 
@@ -41,6 +53,25 @@ def default_pairs(name: str):
     """A means dataset of the default config (gensim's WordSim-353 or SimLex-999) as item_id, word1,
     word2, mean, in file order: read by the project's own cleaner."""
     return _default_pairs(name).copy()
+
+
+@pytest.fixture(scope="session")
+def default_config() -> dict:
+    """The default config, config/config.yaml, read and checked by ``simgold.io.config.check_config``
+    (``base_dir=ROOT``) once per session: the datasets' and models' resolved entries.
+
+    One object shared by every test that asks for it: a test must not mutate it. To change a copy,
+    take ``copy.deepcopy(default_config)`` (plain dicts, lists and scalars: a deep copy is whole)."""
+    return _default_config()
+
+
+@pytest.fixture(scope="session")
+def demo_data():
+    """The cleaned tables (``simgold.stages.clean.clean_dataset``: ``items``, ``ratings``, ``means``,
+    ``rejects``...) of a dataset of the default config, by name, each cleaned once per session:
+    ``demo_data("demo-en-context")["items"]``. Shared: a test must not mutate the tables (copy
+    what it changes); ``default_config["datasets"][name]`` is the spec they were cleaned by."""
+    return _demo_tables
 
 
 def pytest_collection_modifyitems(items):

@@ -169,13 +169,14 @@ COMPILE_AND_COUNT = """
 import warnings
 
 import numpy as np
+import simgold.stats.noise_kernel as noise_kernel
 from simgold.stages.noise import noise_check
-from simgold.stats.noise_kernel import _noisy_norms_dots as kernel
 rng = np.random.default_rng(0)
 args = rng.normal(size=(30, 8)), rng.integers(0, 30, 40), rng.integers(0, 30, 40), rng.uniform(size=40)
 for array in args:  # read-only, as pandas' to_numpy gives them to the workflow's noise job
     array.flags.writeable = False
 noise_check("d", "m", *args, levels=np.array([0, 1.0]), k=2, m=2, seed=1, relative=False, threads=2)
+kernel = noise_kernel._noisy_norms_dots  # numba's dispatcher, once the check has called it
 stats = kernel.stats
 print(len(kernel.signatures), sum(stats.cache_misses.values()), sum(stats.cache_hits.values()))
 """
@@ -198,6 +199,21 @@ def test_jobs_that_start_together_compile_the_kernel_once(tmp_path):
     counts = sorted(tuple(int(n) for n in job.communicate(timeout=300)[0].split()) for job in jobs)
     assert [job.returncode for job in jobs] == [0, 0]
     assert counts == [(1, 0, 1), (1, 1, 0)]  # (signatures, compiled, loaded from the cache)
+
+
+def test_the_noise_stage_loads_numba_only_when_the_kernel_runs():
+    """Importing the stage (and the kernel's module) leaves numba unloaded: a job or a notebook that
+    imports it without drawing noise does not pay for numba and LLVM."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nimport simgold.stages.noise, simgold.stats.noise_kernel as k\n"
+        "print('numba' in sys.modules, hasattr(k._noisy_norms_dots, 'py_func'))\n"
+        "k.compile_once()\nprint('numba' in sys.modules, hasattr(k._noisy_norms_dots, 'py_func'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False", "True", "True"]
 
 
 def test_without_a_lock_the_kernel_still_compiles(monkeypatch, tmp_path):

@@ -26,7 +26,19 @@ __version__ = "0.1.0"
 __all__ = ["agreement", "clean", "evaluate", "evaluate_comparisons", "__version__"]
 
 
-def __getattr__(name):
+def __getattr__(name):  # PEP 562: the notebook API (pandas and the stages) loads on first use, not on import
+    """The notebook API's functions (``simgold.api``), imported on first use; then kept here.
+
+    Parameters
+    ----------
+    name : str
+        The attribute asked for.
+
+    Returns
+    -------
+    callable
+        ``simgold.api``'s function of that name.
+    """
     if name in ("agreement", "clean", "evaluate", "evaluate_comparisons"):
         from simgold import api  # on first use: pandas and the stages
 
@@ -37,4 +49,10 @@ def __getattr__(name):
 
 
 def __dir__():
+    """The module's names and the API's, loaded or not (``dir(simgold)``, completion).
+
+    Returns
+    -------
+    list of str
+    """
     return sorted(set(globals()) | set(__all__))

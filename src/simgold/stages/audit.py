@@ -37,6 +37,8 @@ import pandas as pd
 from simgold.io.cells import DATE_LIKE
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 
+__all__ = ["AUDIT_COLUMNS", "COPIED_SHARE", "EXACT_DECIMALS", "audit_configured", "audit_dataset"]
+
 AUDIT_COLUMNS = ["dataset", "check", "item_id", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
 EXACT_DECIMALS = 6  # released values with more decimals than this are taken to be exact
 COPIED_SHARE = 0.9  # a translation whose linked scores equal the source's this often carries them
@@ -66,6 +68,11 @@ def audit_dataset(
         ``items`` and ``means`` of the dataset this one translates, for the shifted-row check
         against the source.
 
+    Returns
+    -------
+    pandas.DataFrame
+        One row per finding, in ``AUDIT_COLUMNS``; empty when the dataset has nothing to report.
+
     Examples
     --------
     >>> import pandas as pd
@@ -78,16 +85,16 @@ def audit_dataset(
     [['reversed_pair', 'a:2']]
     """
     parts = [
-        released_means(name, spec, tables, unit_step),
-        damaged_cells(name, tables["rejects"], tables["items"]),
-        repeated_pairs(name, tables["items"], tables["rejects"]),
-        shifted_rows(name, tables),
-        single_ratings(name, tables),
+        _released_means(name, spec, tables, unit_step),
+        _damaged_cells(name, tables["rejects"], tables["items"]),
+        _repeated_pairs(name, tables["items"], tables["rejects"]),
+        _shifted_rows(name, tables),
+        _single_ratings(name, tables),
     ]
     if spec.get("persistent_raters", True):
-        parts.append(rater_means(name, tables["ratings"], threshold, tables["items"]))
+        parts.append(_rater_means(name, tables["ratings"], threshold, tables["items"]))
     if source is not None:
-        parts.append(shifted_from_source(name, spec, tables, source))
+        parts.append(_shifted_from_source(name, spec, tables, source))
     out = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else _empty()
     out["order"] = out["check"].map({c: k for k, c in enumerate(CHECKS)})
     out = out.sort_values(
@@ -104,7 +111,24 @@ def audit_configured(name: str, spec: dict, tables: dict, source: dict | None = 
     """The audit of a dataset as its resolved config entry (``simgold.io.config.resolve_dataset``) sets
     it: the rater-mean threshold is its calibration ``threshold``, the released-mean tolerance half
     its calibration ``step`` (the scale's unit step); ``source``: the cleaned ``items`` and ``means``
-    of the dataset it translates, when its translation names ``source_words``."""
+    of the dataset it translates, when its translation names ``source_words``.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    spec : dict
+        Its resolved config entry (with ``calibration``'s ``threshold`` and ``step``).
+    tables : dict of DataFrame
+        ``items``, ``ratings``, ``means``, ``rejects`` from the cleaning stage.
+    source : dict of DataFrame, optional
+        ``items`` and ``means`` of the dataset this one translates.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per finding, in ``AUDIT_COLUMNS`` (as ``audit_dataset``).
+    """
     calibration = spec["calibration"]
     return audit_dataset(
         name, spec, tables, threshold=calibration["threshold"], unit_step=calibration["step"], source=source
@@ -129,7 +153,7 @@ def _num(x: float) -> str:
 # -------------------------------------------------------------------------------- released means
 
 
-def released_means(name: str, spec: dict, tables: dict, unit_step: float = 1.0) -> pd.DataFrame:
+def _released_means(name: str, spec: dict, tables: dict, unit_step: float = 1.0) -> pd.DataFrame:
     """Items whose released mean differs from the mean of their ratings beyond the tolerance."""
     ratings, means = tables["ratings"], tables["means"]
     released = means.dropna(subset=["mean"]) if "mean" in means else means
@@ -165,7 +189,7 @@ def _decimals(values: np.ndarray) -> int:
 # -------------------------------------------------------------------------------- damaged cells
 
 
-def damaged_cells(name: str, rejects: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+def _damaged_cells(name: str, rejects: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     """Score cells the ledger refused that look like spreadsheet dates or numbers stored as text."""
     cells = rejects[rejects["reason"] == "non_numeric"]
     if cells.empty:
@@ -202,7 +226,7 @@ def _number_as_text(text: str) -> bool:
 # -------------------------------------------------------------------------------- pairs
 
 
-def repeated_pairs(name: str, items: pd.DataFrame, rejects: pd.DataFrame) -> pd.DataFrame:
+def _repeated_pairs(name: str, items: pd.DataFrame, rejects: pd.DataFrame) -> pd.DataFrame:
     """Items listed again (``occurrence`` > 1), in the same order or reversed; and the ledger's
     duplicate cells (policies that keep one copy or reject all)."""
     frames = []
@@ -243,7 +267,7 @@ def _pair_key(items: pd.DataFrame) -> pd.Series:
 # -------------------------------------------------------------------------------- shifted rows
 
 
-def shifted_rows(name: str, tables: dict) -> pd.DataFrame:
+def _shifted_rows(name: str, tables: dict) -> pd.DataFrame:
     """A row whose values (two or more) all equal those of the next row of the same file."""
     values = _row_values(tables)
     if values.empty:
@@ -285,7 +309,7 @@ def _row_values(tables: dict) -> pd.DataFrame:
     return pd.DataFrame({"item_id": item, "values": rows}).reset_index()
 
 
-def shifted_from_source(name: str, spec: dict, tables: dict, source: dict) -> pd.DataFrame:
+def _shifted_from_source(name: str, spec: dict, tables: dict, source: dict) -> pd.DataFrame:
     """Rows of a translation carrying its source's scores whose score is the next source row's."""
     translation = spec.get("translation") or {}
     words = translation.get("source_words")
@@ -313,7 +337,7 @@ def shifted_from_source(name: str, spec: dict, tables: dict, source: dict) -> pd
 # -------------------------------------------------------------------------------- ratings
 
 
-def single_ratings(name: str, tables: dict) -> pd.DataFrame:
+def _single_ratings(name: str, tables: dict) -> pd.DataFrame:
     """Items with exactly one rating (or a released n of 1)."""
     ratings, means = tables["ratings"], tables["means"]
     frames = []
@@ -337,7 +361,7 @@ def single_ratings(name: str, tables: dict) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else _empty()
 
 
-def rater_means(
+def _rater_means(
     name: str, ratings: pd.DataFrame, threshold: float = 1.0, items: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """Raters whose mean score differs from the dataset mean by more than ``threshold``; where the
@@ -349,9 +373,9 @@ def rater_means(
     >>> ratings = pd.DataFrame({"item_id": ["a", "b", "a", "b", "c", "d", "c", "d"], "rater": list("ppqqxxyy"),
     ...                         "score": [2.0, 3, 2, 2, 8, 8, 6, 9]})
     >>> items = pd.DataFrame({"item_id": list("abcd"), "context": [1, 1, 2, 2]})
-    >>> rater_means("d", ratings, 1.0)["rater"].tolist()  # against the dataset mean 5: everyone
+    >>> _rater_means("d", ratings, 1.0)["rater"].tolist()  # against the dataset mean 5: everyone
     ['p', 'q', 'x', 'y']
-    >>> rater_means("d", ratings, 1.0, items)["rater"].tolist()  # within a context: no one
+    >>> _rater_means("d", ratings, 1.0, items)["rater"].tolist()  # within a context: no one
     []
     """
     if ratings.empty:

@@ -18,11 +18,42 @@ import pandas as pd
 
 from simgold.io.tables import TABLES
 
+__all__ = ["RATER_COLUMNS", "calibrate"]
+
 RATER_COLUMNS = TABLES["calibration"].names  # the canonical schema's columns, in order
 
 
 def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step: float):
-    """Return (calibrated ratings with a ``raw_score`` column, per-rater calibration table)."""
+    """Return (calibrated ratings with a ``raw_score`` column, per-rater calibration table).
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        Long ratings (``dataset``, ``item_id``, ``rater``, ``score``), as the cleaning stage writes them.
+    scale : tuple of float
+        The scale's minimum and maximum (``shift`` keeps scores at a bound, and stops at a bound).
+    method : str
+        ``"shift"``, ``"zscore"`` or ``"none"``.
+    threshold : float
+        ``shift``: a rater whose mean is further than this from the dataset mean moves.
+    step : float
+        ``shift``: how far the scores of such a rater move, towards the dataset mean.
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        The ratings, calibrated (``score``) beside their ``raw_score``, and the per-rater table
+        (``RATER_COLUMNS``): mean, difference from the dataset mean, shift and scores changed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({"dataset": "d", "item_id": ["a", "b", "a", "b"], "rater": list("ppqq"),
+    ...                         "score": [4.0, 5.0, 1.0, 2.0]})
+    >>> out, table = calibrate(ratings, (0, 6), "shift", threshold=1.0, step=1.0)
+    >>> out["score"].tolist(), table["calib_shift"].tolist()
+    ([3.0, 4.0, 2.0, 3.0], [-1.0, 1.0])
+    """
     out = ratings.copy()
     out["raw_score"] = out["score"]
     if out.empty:

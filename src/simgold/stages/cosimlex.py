@@ -20,11 +20,35 @@ from simgold.stages.context import context_pairs
 from simgold.stats.rank_correlation import pearson as pearson_r, spearman as spearman_rho
 from simgold.io.tables import TABLES
 
+__all__ = [
+    "COSIMLEX_COLUMNS",
+    "CosimlexRow",
+    "cosimlex_scores",
+    "cosimlex_summary",
+    "harmonic_mean",
+    "uncentred_pearson",
+]
+
 COSIMLEX_COLUMNS = TABLES["cosimlex"].names  # the canonical schema's columns, in order
 
 
 class CosimlexRow(NamedTuple):
-    """One row of the cosimlex table, by name (its fields are the table's columns, in order)."""
+    """One row of the cosimlex table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    dataset, model : str
+        The two-context dataset and the model scored.
+    metric : str
+        ``subtask1_uncentred_pearson``, ``subtask2_pearson``, ``subtask2_spearman`` or
+        ``subtask2_harmonic_mean``.
+    value : float
+        The metric's value (NaN where it is undefined).
+    n : int
+        Pairs (subtask 1) or similarities (subtask 2) scored.
+    note : str
+        Why a value is what it is (a context-free model, mixed signs, pairs left out), or empty.
+    """
 
     dataset: str
     model: str
@@ -35,12 +59,45 @@ class CosimlexRow(NamedTuple):
 
 
 def uncentred_pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum(xy) / sqrt(sum(x^2) sum(y^2))``, the CoSimLex subtask 1 metric; 0 when either is all zeros.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        The predicted and the gold changes (``sim2 - sim1``), pair by pair.
+
+    Returns
+    -------
+    float
+        The uncentred Pearson correlation.
+
+    Examples
+    --------
+    >>> uncentred_pearson(np.array([1.0, 2.0]), np.array([2.0, 4.0])), uncentred_pearson(np.zeros(2), np.ones(2))
+    (1.0, 0.0)
+    """
     den = np.sqrt((x * x).sum() * (y * y).sum())
     return float((x * y).sum() / den) if den > 0 else 0.0
 
 
 def harmonic_mean(a: float, b: float) -> float:
-    """Of two correlations of the same sign (negative when both are); undefined for mixed signs."""
+    """Of two correlations of the same sign (negative when both are); undefined for mixed signs.
+
+    Parameters
+    ----------
+    a, b : float
+        The two correlations (Pearson and Spearman).
+
+    Returns
+    -------
+    float
+        ``2ab / (a + b)``, or NaN where either is NaN or their signs differ (or one is 0).
+
+    Examples
+    --------
+    >>> harmonic_mean(0.5, 1.0), harmonic_mean(-0.5, -1.0), harmonic_mean(0.5, -1.0)
+    (0.6666666666666666, -0.6666666666666666, nan)
+    """
     if np.isnan(a) or np.isnan(b) or a * b <= 0:
         return float("nan")
     return 2 * a * b / (a + b)
@@ -49,7 +106,24 @@ def harmonic_mean(a: float, b: float) -> float:
 def cosimlex_scores(
     dataset: str, model: str, items: pd.DataFrame, gold: pd.DataFrame, predictions: pd.DataFrame
 ) -> pd.DataFrame:
-    """Subtask 1 and subtask 2 figures for one model on one two-context dataset."""
+    """Subtask 1 and subtask 2 figures for one model on one two-context dataset.
+
+    Parameters
+    ----------
+    dataset, model : str
+        The names the table's rows carry.
+    items : pandas.DataFrame
+        The dataset's items, paired across contexts by ``simgold.stages.context.context_pairs``.
+    gold : pandas.DataFrame
+        The dataset's gold table (``item_id``, ``mean``).
+    predictions : pandas.DataFrame
+        The model's similarities (``item_id``, ``sim``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The cosimlex table (``COSIMLEX_COLUMNS``): four rows, one per metric.
+    """
     pairs = context_pairs(items)
     g = gold.set_index("item_id")["mean"]
     s = predictions.set_index("item_id")["sim"]
@@ -96,7 +170,21 @@ def cosimlex_scores(
 
 
 def cosimlex_summary(tables: list[pd.DataFrame], languages: dict[str, str]) -> pd.DataFrame:
-    """Per model: each language's subtask figures and the mean over languages (as the task ranks)."""
+    """Per model: each language's subtask figures and the mean over languages (as the task ranks).
+
+    Parameters
+    ----------
+    tables : list of pandas.DataFrame
+        Cosimlex tables (``cosimlex_scores``), any models and datasets.
+    languages : dict of str to str
+        Each dataset's language.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``language``, ``dataset``, ``subtask1``, ``subtask2``: a row per model and
+        dataset, and per model a row ``mean`` over its languages; sorted by model and language.
+    """
     if not tables:
         return pd.DataFrame(columns=["model", "language", "dataset", "subtask1", "subtask2"])
     all_rows = pd.concat(tables, ignore_index=True)

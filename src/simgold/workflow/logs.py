@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 
+__all__ = ["LOG_FORMAT", "logged_warnings"]
+
 #: one record: its level, a space, its message (lines after the first are the message's)
 LOG_FORMAT = "%(levelname)s %(message)s"
 _LEVELS = tuple(logging.getLevelNamesMapping())
@@ -19,7 +21,18 @@ _LEVELS = tuple(logging.getLevelNamesMapping())
 
 def logged_warnings(text: str) -> list[str]:
     """The WARNING records of a job's log (``simgold.workflow.job.run``'s format), in order; a
-    record's further lines (a message of several lines) kept with it."""
+    record's further lines (a message of several lines) kept with it.
+
+    Parameters
+    ----------
+    text : str
+        The log file's text.
+
+    Returns
+    -------
+    list of str
+        The warnings' messages, a message's further lines joined to it by a newline and an indent.
+    """
     records: list[list[str]] = []
     for line in text.splitlines():
         level, _, message = line.partition(" ")
