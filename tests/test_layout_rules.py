@@ -131,9 +131,10 @@ def own_lazy_imports(path: Path) -> list[tuple[int, str]]:
     lines = source.splitlines()
     tree = ast.parse(source)
     found = []
+    doors = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "__getattr__"]
     for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function in doors:
+            continue  # a module's __getattr__ is one door, whatever it imports
         for node in ast.walk(function):
             if isinstance(node, ast.Import) and any(_own(a.name) for a in node.names):
                 found.append(node)
@@ -143,7 +144,7 @@ def own_lazy_imports(path: Path) -> list[tuple[int, str]]:
                 callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
                 if callee in ("import_module", "__import__"):
                     found.append(node)
-    found += [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "__getattr__"]
+    found += doors
     return [(n.lineno, "\n".join(lines[n.lineno - 1 : n.end_lineno])) for n in sorted(found, key=lambda n: n.lineno)]
 
 
