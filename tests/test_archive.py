@@ -14,9 +14,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from simgold.report import archive
+from simgold.report import archive, rebuild as rebuild_module, verify as verify_module
 from simgold.io.tables import write_parquet
-from simgold.report.archive import archive_path, build, input_records, rebuild, verify
+from simgold.report.archive import archive_path, build, input_records
+from simgold.report.rebuild import rebuild
+from simgold.report.verify import verify
 
 
 def test_translation_files_follow_their_dataset(tmp_path):
@@ -253,7 +255,7 @@ def test_rebuild_says_what_it_runs_and_refuses_an_archive_that_does_not_verify(t
     problems = rebuild(root, say=said.append)
     assert said == [
         f"rebuild runs the workflow code archived in {root} (its Snakefile, workflow/ and src/) with "
-        f"{archive.sys.executable}: run it only on an archive whose code you trust"
+        f"{rebuild_module.sys.executable}: run it only on an archive whose code you trust"
     ]
     assert problems[-1] == "rebuild: refused: the archive does not verify (problems above); nothing was run"
     assert problems[0].startswith("inputs/external/up/shared/closed.tsv: not in the archive")
@@ -377,9 +379,9 @@ def test_scratch_copies_of_an_archive_reached_through_dotdot_stay_inside(tmp_pat
     supplied.parent.mkdir(parents=True)
     supplied.write_text("sly\tstrange\t1\n")
     via = Path(f"{root.parent}/../{root.parent.name}/{root.name}").absolute()
-    entries, _ = archive.read_manifest(via)
-    rows, _ = archive.read_external(via)
-    project = archive.prepare_scratch(via, entries, rows)
+    entries, _ = verify_module.read_manifest(via)
+    rows, _ = verify_module.read_external(via)
+    project = rebuild_module.prepare_scratch(via, entries, rows)
     assert (project / "raw" / "open.tsv").read_text() == "cat\tdog\t5\n"
     assert Path(posixpath.normpath(project / ".." / "shared" / "closed.tsv")).read_text() == "sly\tstrange\t1\n"
 
@@ -468,7 +470,7 @@ def test_a_dataset_kept_out_by_its_licence_leaves_its_item_tables_out_with_their
 def test_recompute_reports_each_models_largest_vector_difference_and_score_change(tmp_path):
     import pyarrow as pa
 
-    from simgold.report.archive import recompute_report
+    from simgold.report.rebuild import recompute_report
 
     vectors = pd.DataFrame({"word": ["cat", "dog"], "source": "file", "line": [1, 2]})
     vectors["vector"] = [[0.5, 0.25], [1.0, -1.0]]

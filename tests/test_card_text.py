@@ -27,7 +27,9 @@ from simgold.io.config import check_config, check_dataset
 from simgold.io.schema import load_schema
 from simgold.report.markup import md_prose
 from simgold.report.pages import html_table, release_html
-from simgold.report.release import markdown_table, release, study_readme
+from simgold.report.archive import study_readme
+from simgold.report.card import markdown_table
+from simgold.report.release import release
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_ratings, score_distribution
 

@@ -300,7 +300,7 @@ def check_rebuilt_values(root: Path, verdicts: pd.DataFrame) -> None:
 
 def check_archive(project: Path, root: Path, env: dict) -> None:
     """What the archive of the default run holds, that it is deterministic, and that tampering shows."""
-    from simgold.report.archive import verify
+    from simgold.report.verify import verify
 
     archive = project / "results" / "archive" / "simgold-demo.tar.gz"
     with tarfile.open(archive) as tar:
