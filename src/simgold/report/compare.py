@@ -157,6 +157,29 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
         return Verdict(rel, "different", detail, table, structural=True)
     if ta.num_rows != tb.num_rows:
         return Verdict(rel, "different", f"{ta.num_rows} rows archived, {tb.num_rows} rebuilt", table, structural=True)
+    exact, problems, largest, ties = _compare_columns(ta, tb, table)
+    if exact:
+        problems.insert(0, f"values that must be exact differ in {', '.join(exact)}")
+    problems += _provenance_problems(prov_a, prov_b, judged)
+    if problems:
+        return Verdict(rel, "different", "; ".join(problems), table, ties, structural=bool(exact))
+    detail = (
+        f"largest relative difference {largest[0]:.3g} in {largest[1]}"
+        if largest[1]
+        else "the same values; the provenance names inputs that differ within the bound"
+    )
+    if ties:
+        detail += f"; {len(ties)} pairs of items tied within the bound change order: {'; '.join(ties)}"
+    return Verdict(rel, "within", detail, table, ties)
+
+
+def _compare_columns(
+    ta: pa.Table, tb: pa.Table, table: str
+) -> tuple[list[str], list[str], tuple[float, str], list[str]]:
+    """Two tables of the same schema, column by column: the exact columns that differ, the float
+    columns beyond their bound (and ranked items reordered beyond it), the largest relative
+    difference within the bound and its column, and the pairs of items tied within the bound that
+    change order."""
     exact, problems, largest, ties = [], [], (0.0, ""), []
     for name in ta.column_names:
         ca, cb = ta.column(name), tb.column(name)
@@ -176,19 +199,7 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
             problems.append(f"{name}: largest relative difference {size:.3g} (bound {BOUNDS[kind][0]:.3g}, {kind})")
         elif size > largest[0]:
             largest = (size, name)
-    if exact:
-        problems.insert(0, f"values that must be exact differ in {', '.join(exact)}")
-    problems += _provenance_problems(prov_a, prov_b, judged)
-    if problems:
-        return Verdict(rel, "different", "; ".join(problems), table, ties, structural=bool(exact))
-    detail = (
-        f"largest relative difference {largest[0]:.3g} in {largest[1]}"
-        if largest[1]
-        else "the same values; the provenance names inputs that differ within the bound"
-    )
-    if ties:
-        detail += f"; {len(ties)} pairs of items tied within the bound change order: {'; '.join(ties)}"
-    return Verdict(rel, "within", detail, table, ties)
+    return exact, problems, largest, ties
 
 
 def provenance(schema: pa.Schema) -> dict:

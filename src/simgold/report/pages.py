@@ -160,32 +160,12 @@ def dataset_page(
     if rejects is not None and clean is not None and len(clean):
         parts.append(ledger_section(clean.iloc[0], rejects))
     if agreement is not None and len(agreement):
-        caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
-        shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
-        view = agreement[shown]
-        ci = statistics.get("agreement_ci")
-        if ci is not None and len(ci):
-            view = with_intervals(view, ci)
-            caption += (
-                f", each with its {confidence_labels(ci['confidence'])} bootstrap interval resampling items and raters "
-                "together (the widest; both one-way intervals are in the table below)"
-            )
-        parts.append(html_table(view, caption))
+        parts.append(_agreement_table(agreement, statistics.get("agreement_ci")))
     parts += agreement_sections(statistics)
     if "gold" in statistics and len(statistics["gold"]):
         parts.append(gold_precision_section(statistics["gold"]))
     if scores is not None and len(scores):
-        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag", "note"]
-        parts.append(
-            html_table(
-                flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
-                f"Model scores with {confidence_labels(scores.get('confidence', []))} bootstrap CIs; OOV shares as "
-                "fractions; the human ceiling; msd: the smallest "
-                "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
-                "(Williams' test; see the table below): a smaller gap is no evidence that one model is better; "
-                "note: why a value is missing",
-            )
-        )
+        parts.append(_scores_table(scores))
     parts += model_sections(statistics)
     if context is not None and len(context):
         caption = "Context effects: pairs whose similarity differs between the two contexts"
@@ -195,6 +175,34 @@ def dataset_page(
     lang = str(clean["language"].iloc[0]) if clean is not None and len(clean) and "language" in clean else "en"
     return page(f"simgold: {name}", "".join(parts), lang=lang, footer=footer)
 
+
+
+def _agreement_table(agreement: pd.DataFrame, ci: pd.DataFrame | None) -> str:
+    """A dataset page's agreement table, by stage and subset, with the bootstrap intervals where
+    the run has them (``ci``)."""
+    caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
+    shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
+    view = agreement[shown]
+    if ci is not None and len(ci):
+        view = with_intervals(view, ci)
+        caption += (
+            f", each with its {confidence_labels(ci['confidence'])} bootstrap interval resampling items and raters "
+            "together (the widest; both one-way intervals are in the table below)"
+        )
+    return html_table(view, caption)
+
+
+def _scores_table(scores: pd.DataFrame) -> str:
+    """A dataset page's table of model scores, flagged, with their CIs and the MSD."""
+    cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag", "note"]
+    return html_table(
+        flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
+        f"Model scores with {confidence_labels(scores.get('confidence', []))} bootstrap CIs; OOV shares as "
+        "fractions; the human ceiling; msd: the smallest "
+        "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
+        "(Williams' test; see the table below): a smaller gap is no evidence that one model is better; "
+        "note: why a value is missing",
+    )
 
 def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
     """The rejected values of a dataset by reason, up to 5 examples each (file, row, column, value),
@@ -710,42 +718,13 @@ def index_page(
             "Dataset audit: findings per dataset and check (the dataset pages list them; "
             f"{RESULTS['audit']} has every one)")))  # fmt: skip
     if releases:
-        parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
-        parts += [
-            f"<li><strong>{html.escape(d)}</strong>{release_html(d, r['files'], r['meta'], '../release')}</li>"
-            for d, r in releases.items()
-        ]
-        parts.append("</ul>")
+        parts += _releases_list(releases)
     if len(summary):
-        main = flag_scores(summary)
-        main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
-        cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
-        cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag", "note"]
-        level = confidence_labels(main.get("confidence", []))
-        parts.append(
-            html_table(main[[c for c in cols if c in main]], (
-                f"Every dataset and model: scores with {level} CIs, OOV shares, the human ceiling (the raters' mean "
-                "leave-one-out Spearman) and raters_below: the share of the raters kept whose leave-one-out Spearman "
-                "is below the model's Spearman (where the model would rank among them)")))  # fmt: skip
+        parts.append(_every_score_table(summary))
     if len(clean):
-        cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
-        view = clean[cols]
-        if "n_values_rejected" in clean:  # a run before the count: no column
-            share = clean["n_values_rejected"] / clean["n_values_held"].where(clean["n_values_held"] > 0)
-            view = view.assign(values_rejected=clean["n_values_rejected"], share_rejected=share)
-        parts.append(html_table(view, (
-            "Datasets after cleaning: n_rejects counts every ledger row (headers and blanks too); values_rejected, "
-            "the cells that held a value and were rejected, and their share of such cells (the dataset pages "
-            "show them by reason, with examples)")))  # fmt: skip
+        parts.append(_cleaning_table(clean))
     if differences is not None and len(differences):
-        spearman = differences[differences["metric"] == "spearman"]
-        cols = ["dataset", "model_a", "model_b", "n_used", "difference", "williams_p", "williams_p_holm",
-                "williams_q_bh", "note"]  # fmt: skip
-        parts.append(html_table(spearman[[c for c in cols if c in spearman]], (
-            "Every two models on every dataset (Spearman; the dataset pages have Pearson, the bootstrap and Zou's "
-            "interval): Williams' p, Holm-adjusted over the dataset's model pairs, and williams_q_bh, the "
-            "Benjamini-Hochberg q value over every dataset: report a difference as found where q is below the "
-            "false discovery rate you accept")))  # fmt: skip
+        parts.append(_differences_table(differences))
     if crosslingual is not None and len(crosslingual):
         parts.append(
             html_table(
@@ -755,6 +734,57 @@ def index_page(
             )
         )
     return page("simgold report", "".join(parts), footer=footer)
+
+
+def _releases_list(releases: dict[str, dict]) -> list[str]:
+    """The front page's list of the releases, each with its files."""
+    parts = []
+    parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
+    parts += [
+        f"<li><strong>{html.escape(d)}</strong>{release_html(d, r['files'], r['meta'], '../release')}</li>"
+        for d, r in releases.items()
+    ]
+    parts.append("</ul>")
+    return parts
+
+
+def _every_score_table(summary: pd.DataFrame) -> str:
+    """The front page's table of every dataset and model: the main metrics with their CIs."""
+    main = flag_scores(summary)
+    main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
+    cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
+    cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag", "note"]
+    level = confidence_labels(main.get("confidence", []))
+    return html_table(main[[c for c in cols if c in main]], (
+        f"Every dataset and model: scores with {level} CIs, OOV shares, the human ceiling (the raters' mean "
+        "leave-one-out Spearman) and raters_below: the share of the raters kept whose leave-one-out Spearman "
+        "is below the model's Spearman (where the model would rank among them)"))  # fmt: skip
+
+
+def _cleaning_table(clean: pd.DataFrame) -> str:
+    """The front page's table of the datasets after cleaning, with the share of values rejected."""
+    cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
+    view = clean[cols]
+    if "n_values_rejected" in clean:  # a run before the count: no column
+        share = clean["n_values_rejected"] / clean["n_values_held"].where(clean["n_values_held"] > 0)
+        view = view.assign(values_rejected=clean["n_values_rejected"], share_rejected=share)
+    return html_table(view, (
+        "Datasets after cleaning: n_rejects counts every ledger row (headers and blanks too); values_rejected, "
+        "the cells that held a value and were rejected, and their share of such cells (the dataset pages "
+        "show them by reason, with examples)"))  # fmt: skip
+
+
+
+def _differences_table(differences: pd.DataFrame) -> str:
+    """The front page's table of every two models on every dataset (Spearman), with Williams' test."""
+    spearman = differences[differences["metric"] == "spearman"]
+    cols = ["dataset", "model_a", "model_b", "n_used", "difference", "williams_p", "williams_p_holm",
+            "williams_q_bh", "note"]  # fmt: skip
+    return html_table(spearman[[c for c in cols if c in spearman]], (
+        "Every two models on every dataset (Spearman; the dataset pages have Pearson, the bootstrap and Zou's "
+        "interval): Williams' p, Holm-adjusted over the dataset's model pairs, and williams_q_bh, the "
+        "Benjamini-Hochberg q value over every dataset: report a difference as found where q is below the "
+        "false discovery rate you accept"))  # fmt: skip
 
 
 def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
