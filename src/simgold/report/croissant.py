@@ -12,6 +12,8 @@ from simgold.io.tables import sha256_bytes
 from simgold.report.card import KIND_TEXT, column_types, license_link, pretty_name
 from simgold.report.markup import md_prose
 
+__all__ = ["croissant", "CROISSANT_CONTEXT"]
+
 CROISSANT_CONTEXT = {
     "@language": "en",
     "@vocab": "https://schema.org/",
@@ -67,7 +69,20 @@ def croissant(
 ) -> dict:
     """Croissant 1.0 metadata: each Parquet file a FileObject with its SHA-256, and one RecordSet per
     file whose fields are its columns (``record_sets``: record set id, file, table, descriptions);
-    ``date``: the publication date (``archive.date``)."""
+    ``date``: the publication date (``archive.date``).
+
+    Parameters
+    ----------
+    name : str
+    ds : dict
+    record_sets : list[tuple[str, str, pd.DataFrame, dict]]
+    files : dict[str, bytes]
+    date : str
+
+    Returns
+    -------
+    dict
+    """
     release = ds["release"]
     card = release.get("card", {})
     summary = md_prose(card["summary"]) if card.get("summary") else (

@@ -28,15 +28,17 @@ from simgold.report.archive import SCRATCH, result_pattern, tsv_field
 from simgold.report.compare import Verdict, compare_tables, largest_vector_difference
 from simgold.report.verify import archive_path_of, read_external, read_manifest, read_withheld, verify
 
+__all__ = ["rebuild"]
 
-def rebuild_warning(directory: Path) -> str:
+
+def _rebuild_warning(directory: Path) -> str:
     return (
         f"rebuild runs the workflow code archived in {directory} (its Snakefile, workflow/ and src/) with "
         f"{sys.executable}: run it only on an archive whose code you trust"
     )
 
 
-def environment_problems(rows: list[dict]) -> list[str]:
+def _environment_problems(rows: list[dict]) -> list[str]:
     """Inputs that a rebuild reads from outside the archive: installed packages' files, absolute paths."""
     problems = []
     for row in rows:
@@ -55,7 +57,7 @@ def environment_problems(rows: list[dict]) -> list[str]:
     return problems
 
 
-def prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
+def _prepare_scratch(directory: Path, entries: dict, rows: list[dict]) -> Path:
     """A fresh working copy in ``<dir>/rebuild/``: the project (code, config, raw inputs) in a
     subdirectory deep enough that every relative input outside it (``../shared/x``) lands inside
     ``<dir>/rebuild/`` too. Returns the project directory."""
@@ -99,7 +101,7 @@ def _result_set(project: Path) -> set[str]:
     }
 
 
-def compare_results(directory: Path, project: Path, entries: dict, withheld: dict | None = None):
+def _compare_results(directory: Path, project: Path, entries: dict, withheld: dict | None = None):
     """(verdicts, problems): every archived result file against the rebuilt one (simgold.report.compare),
     and every withheld one against its recorded checksum."""
     withheld = {rel: row for rel, row in (withheld or {}).items() if rel.startswith(f"{RESULTS_DIR}/")}  # not logs
@@ -152,14 +154,14 @@ def _snakemake(project: Path, cores: int, *args: str) -> int:
 VERDICTS = "verdicts.tsv"  # in DIR/rebuild/: every result file with its verdict
 
 
-def write_verdicts(path: Path, verdicts) -> Path:
+def _write_verdicts(path: Path, verdicts) -> Path:
     """Every result file, its verdict and why, one per line (path order)."""
     lines = ["path\tverdict\tdetail"] + [f"{v.path}\t{v.kind}\t{tsv_field(v.detail)}" for v in verdicts]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
-def place_archived(directory: Path, project: Path, rels: list[str]) -> None:
+def _place_archived(directory: Path, project: Path, rels: list[str]) -> None:
     """Archived result files put in the rebuild, all with one modification time (so that Snakemake
     finds none older than another, and each newer than what the first pass made)."""
     stamp = time.time()
@@ -168,14 +170,14 @@ def place_archived(directory: Path, project: Path, rels: list[str]) -> None:
         os.utime(project / rel, (stamp, stamp))
 
 
-def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
+def _rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
     """Re-render the figures, pages, cards and paper tables from the archived tables: put every
     archived table in place, let Snakemake remake what depends on them, compare the bytes."""
     rendered = [v for v in verdicts if v.kind == "rendered"]
     if not rendered:
         return []
     tables = sorted(v.path for v in verdicts if v.path.endswith(".parquet") and not v.kind.startswith("withheld"))
-    place_archived(directory, project, tables)
+    _place_archived(directory, project, tables)
     figures = result_pattern("report_figures")  # a directory output: remade as one
     targets = set()
     for v in rendered:
@@ -199,7 +201,7 @@ def rerender(directory: Path, project: Path, verdicts, cores: int) -> list[str]:
     return problems
 
 
-def recompute_report(directory: Path, project: Path, entries: dict) -> list[str]:
+def _recompute_report(directory: Path, project: Path, entries: dict) -> list[str]:
     """Per model: the largest difference of its vectors, and the largest change of each score."""
     lines = []
     for rel in sorted(rel for rel in entries if rel.startswith(f"{VECTOR_DIR}/") and rel.endswith(".parquet")):
@@ -236,33 +238,44 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
     with the in-context vectors) are put in place and everything else is made from them.
     ``recompute``: the models too, with a report of how far their vectors and scores moved.
     Snakemake's output goes straight to this process's stdout and stderr (progress as it runs).
+
+    Parameters
+    ----------
+    directory : Path
+    cores : int, optional
+    say : object, optional
+    recompute : bool, optional
+
+    Returns
+    -------
+    list[str]
     """
     directory = Path(directory).absolute()
-    say(rebuild_warning(directory))
+    say(_rebuild_warning(directory))
     problems = verify(directory)
     if problems:
         return problems + ["rebuild: refused: the archive does not verify (problems above); nothing was run"]
     entries, _ = read_manifest(directory)
     rows, _ = read_external(directory)
-    problems = environment_problems(rows)
+    problems = _environment_problems(rows)
     if problems:
         return problems + ["rebuild: refused: inputs read from outside the archive differ (above); nothing was run"]
-    project = prepare_scratch(directory, entries, rows)
+    project = _prepare_scratch(directory, entries, rows)
     failed = _run_pipeline(directory, project, entries, cores, recompute, say)
     if failed:
         return failed
-    verdicts, problems = compare_results(directory, project, entries, read_withheld(directory))
+    verdicts, problems = _compare_results(directory, project, entries, read_withheld(directory))
     if not verdicts:
         return problems
     if recompute:
-        for line in recompute_report(directory, project, entries):
+        for line in _recompute_report(directory, project, entries):
             say(line)
     if not problems:
-        problems += rerender(directory, project, verdicts, cores)
+        problems += _rerender(directory, project, verdicts, cores)
     for v in verdicts:
         if v.kind not in ("identical", "different", "withheld"):
             say(f"rebuild: {v.line()}")
-    report = write_verdicts(directory / SCRATCH / VERDICTS, verdicts)
+    report = _write_verdicts(directory / SCRATCH / VERDICTS, verdicts)
     say(f"rebuild: every result file's verdict: {os.path.normpath(report)}")
     if not problems:
         say(_summary_line(verdicts))
@@ -282,7 +295,7 @@ def _run_pipeline(directory: Path, project: Path, entries: dict, cores: int, rec
         status = _snakemake(project, cores, "--omit-from", *VECTOR_RULES)
         if status != 0:
             return [f"rebuild: the pipeline failed in {project} (exit status {status}; its output is above)"]
-        place_archived(directory, project, vectors)
+        _place_archived(directory, project, vectors)
     say(f"rebuild: running the archived workflow in {project}")
     status = _snakemake(project, cores)
     if status != 0:

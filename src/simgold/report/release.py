@@ -45,7 +45,10 @@ from simgold.report.card import answers_text, column_types, dataset_card, markdo
 from simgold.report.card import yaml_front_matter
 from simgold.report.croissant import croissant
 from simgold.report.markup import FORMULA_START, formula_cells, md_code
-from simgold.report.pages import FEW_COMPARISONS, MIN_COMPARISONS, interval_text
+from simgold.report.headline import FEW_COMPARISONS, MIN_COMPARISONS
+from simgold.report.pages import interval_text
+
+__all__ = ["Release", "release", "scores_card", "model_text", "GOLD_COLUMNS", "WORD_COLUMNS", "COMPARISON_COLUMNS"]
 
 #: the gold columns of a release, in order: column -> (the gold table's column, its description)
 GOLD_COLUMNS = {
@@ -78,7 +81,14 @@ COMPARISON_COLUMNS = {
 @dataclass
 class Release:
     """One dataset's release: file name -> bytes (in the order the card lists them), and what a
-    reader should be warned about (a missing licence, pairs gensim's format cannot hold)."""
+    reader should be warned about (a missing licence, pairs gensim's format cannot hold).
+
+    Attributes
+    ----------
+    name : str
+    files : dict[str, bytes]
+    warnings : list[str]
+    """
 
     name: str
     files: dict[str, bytes] = field(default_factory=dict)
@@ -88,7 +98,7 @@ class Release:
 # -------------------------------------------------------------------------------- the tables
 
 
-def gold_table(kind: str, items: pd.DataFrame, gold: pd.DataFrame) -> pd.DataFrame:
+def _gold_table(kind: str, items: pd.DataFrame, gold: pd.DataFrame) -> pd.DataFrame:
     """One row per gold item: ``item_id``, the words (and context for a two-context dataset), the
     gold columns (``GOLD_COLUMNS``) and the item's attributes that have a value; in item order.
 
@@ -98,7 +108,7 @@ def gold_table(kind: str, items: pd.DataFrame, gold: pd.DataFrame) -> pd.DataFra
     ...                       "pos": [None, None], "occurrence": [1, 1]})
     >>> gold = pd.DataFrame({"item_id": ["d:2", "d:1"], "mean": [4.5, 1.0], "sd": [0.5, 0.0], "n": [2, 2],
     ...                      "ci_low": [0.0, 1.0], "ci_high": [9.0, 1.0], "rank": [1.0, 2.0]})
-    >>> gold_table("ratings", items, gold)[["item_id", "word1", "word2", "score", "n"]]
+    >>> _gold_table("ratings", items, gold)[["item_id", "word1", "word2", "score", "n"]]
       item_id word1 word2  score  n
     0     d:1    NA  null    1.0  2
     1     d:2   cat   dog    4.5  2
@@ -118,13 +128,13 @@ def gold_table(kind: str, items: pd.DataFrame, gold: pd.DataFrame) -> pd.DataFra
     return out.sort_values("item_id", kind="stable").reset_index(drop=True)
 
 
-def comparisons_table(comparisons: pd.DataFrame) -> pd.DataFrame:
+def _comparisons_table(comparisons: pd.DataFrame) -> pd.DataFrame:
     """The A&G comparisons with their weights, sorted by target and candidates."""
     out = comparisons[[c for c in COMPARISON_COLUMNS if c in comparisons.columns]]
     return out.sort_values(["target", "w1", "w2"], kind="stable").reset_index(drop=True)
 
 
-def parquet_bytes(frame: pd.DataFrame, table: str, provenance: dict | None = None) -> bytes:
+def _parquet_bytes(frame: pd.DataFrame, table: str, provenance: dict | None = None) -> bytes:
     """A table as Parquet, typed as every results table is (``simgold.io.tables.to_arrow``: a
     missing value is null), with the job's ``provenance`` in its metadata as every results table
     has it (docs/methods.md section 10); nothing that could vary between two runs."""
@@ -135,7 +145,7 @@ def parquet_bytes(frame: pd.DataFrame, table: str, provenance: dict | None = Non
     return sink.getvalue()
 
 
-def scored_only(
+def _scored_only(
     table: pd.DataFrame, items: pd.DataFrame, rejects: pd.DataFrame | None = None,
     repeats: pd.DataFrame | None = None, scale=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
@@ -150,7 +160,7 @@ def scored_only(
     >>> items = pd.DataFrame({"item_id": ["d:1", "d:2"], "source_file": "f.tsv", "source_row": [2, 3]})
     >>> rejects = pd.DataFrame({"source_file": "f.tsv", "source_row": [2, 2, 9], "reason": "duplicate"})
     >>> repeats = pd.DataFrame({"item_id": "d:1", "source_file": "f.tsv", "source_row": [2, 9]})
-    >>> kept, left_out = scored_only(table, items, rejects, repeats)
+    >>> kept, left_out = _scored_only(table, items, rejects, repeats)
     >>> kept["item_id"].tolist(), left_out["why"].tolist()
     (['d:2'], ["no rating kept: 3 answers to a pair listed more than once (all of a rater's answers to it set aside)"])
     """
@@ -172,14 +182,14 @@ def scored_only(
     return table[~missing].reset_index(drop=True), left_out.reset_index(drop=True)
 
 
-def without_empty_columns(table: pd.DataFrame, keep: tuple[str, ...] = ("item_id", "word1", "word2", "score")):
+def _without_empty_columns(table: pd.DataFrame, keep: tuple[str, ...] = ("item_id", "word1", "word2", "score")):
     """The table without the columns that hold nothing (null or empty text in every row): a means
     dataset has no SD, n or per-item interval (``keep``: columns that stay even so).
 
     Examples
     --------
     >>> table = pd.DataFrame({"word1": ["a"], "word2": ["b"], "score": [1.0], "sd": [np.nan], "set": [""]})
-    >>> list(without_empty_columns(table).columns)
+    >>> list(_without_empty_columns(table).columns)
     ['word1', 'word2', 'score']
     """
     empty = [c for c in table.columns if c not in keep and all(pd.isna(v) or v == "" for v in table[c])]
@@ -190,7 +200,7 @@ def without_empty_columns(table: pd.DataFrame, keep: tuple[str, ...] = ("item_id
 BREAKS = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
-def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str, int], int]:
+def _gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str, int], int]:
     """gensim's word-pair file (``word1<TAB>word2<TAB>score``) after ``#`` lines of ``header``;
     the pairs it leaves out, by reason: a word holding a tab or a line break cannot be written, an
     item without a score (every rating rejected) has nothing to write, and a pair whose two words
@@ -202,7 +212,7 @@ def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str
     --------
     >>> table = pd.DataFrame({"word1": ["NA", "a\\tb", "x", "#a", "#b"], "word2": ["null", "c", "y", "z", "#c"],
     ...                       "score": [1.5, 2.0, np.nan, 3.0, 4.0]})
-    >>> text, left_out, swapped = gensim_text(table, ["toy"])
+    >>> text, left_out, swapped = _gensim_text(table, ["toy"])
     >>> text.decode().splitlines()[3:], left_out, swapped
     (['NA\\tnull\\t1.5', 'z\\t#a\\t3.0'], {'unwritable': 1, 'no score': 1, 'comment': 1}, 1)
     """
@@ -224,7 +234,7 @@ def gensim_text(table: pd.DataFrame, header: list[str]) -> tuple[bytes, dict[str
         else:
             kept.append(f"{w1}\t{w2}\t{tsv_text(score)}")
     if sum(left_out.values()):
-        lines.append(f"# left out: {left_out_text(left_out)}")
+        lines.append(f"# left out: {_left_out_text(left_out)}")
     if swapped:
         lines.append(f"# {_swapped_text(swapped)}")
     return ("\n".join(lines + kept) + "\n").encode("utf-8"), left_out, swapped
@@ -235,7 +245,7 @@ def _swapped_text(n: int) -> str:
             "and the similarity of two words is the same either way round")  # fmt: skip
 
 
-def left_out_text(left_out: dict[str, int]) -> str:
+def _left_out_text(left_out: dict[str, int]) -> str:
     words = {"unwritable": "whose word holds a tab or a line break", "no score": "without a score",
              "comment": "whose two words both start with # (gensim skips such a line as a comment)"}  # fmt: skip
     return "; ".join(f"{n} pair{'s' * (n != 1)} {words[k]}" for k, n in left_out.items() if n)
@@ -244,7 +254,7 @@ def left_out_text(left_out: dict[str, int]) -> str:
 # -------------------------------------------------------------------------------- the release
 
 
-def column_descriptions(kind: str, scale) -> dict[str, str]:
+def _column_descriptions(kind: str, scale) -> dict[str, str]:
     """What each column of a release table is."""
     out = {"item_id": "the item's id in the study's tables (dataset:row of first appearance)"}
     out.update(WORD_COLUMNS)
@@ -309,7 +319,7 @@ def release(
         The files, and the warnings for the log.
     """
     kind, out = ds["kind"], Release(name)
-    descriptions = column_descriptions(kind, ds.get("scale"))
+    descriptions = _column_descriptions(kind, ds.get("scale"))
     parts = _Parts()
     main = None
     if "gold" in tables:
@@ -360,16 +370,16 @@ def _gold_files(
     """The gold standard's files (Parquet, TSV and, for a word-pair dataset, gensim's text), and the
     tables the card describes: only the items with a score, and those left out."""
     kind = ds["kind"]
-    main = gold_table(kind, tables["items"], tables["gold"])
-    main, left_out = scored_only(main, tables["items"], tables.get("rejects"), tables.get("repeats"), ds.get("scale"))
-    main = without_empty_columns(main)  # a means dataset has no SD, n or interval per item
+    main = _gold_table(kind, tables["items"], tables["gold"])
+    main, left_out = _scored_only(main, tables["items"], tables.get("rejects"), tables.get("repeats"), ds.get("scale"))
+    main = _without_empty_columns(main)  # a means dataset has no SD, n or interval per item
     if len(left_out):
         out.warnings.append(f"{name}: {len(left_out)} item(s) without a score left out of the release (the card "
                             f"says why): {', '.join(left_out['word1'] + '/' + left_out['word2'])}")  # fmt: skip
     # the card counts and describes what is released: the items with a score
     tables = {**tables, "gold": tables["gold"][tables["gold"]["item_id"].isin(main["item_id"])],
               "left_out": left_out}  # fmt: skip
-    out.files[f"{name}.parquet"] = parquet_bytes(main, "release", provenance)
+    out.files[f"{name}.parquet"] = _parquet_bytes(main, "release", provenance)
     out.files[f"{name}.tsv"] = tsv_bytes(main)
     what = {"contexts": "one row per pair and context", "rankings": "one row per target and candidate"}
     shape = what.get(kind, "one row per pair")
@@ -389,12 +399,12 @@ def _gensim_file(out: Release, parts: _Parts, name: str, ds: dict, main: pd.Data
         f"version {ds['release']['version']}; licence {ds['release'].get('license') or 'none given'}",
         f"word1<TAB>word2<TAB>score (the mean rating{_scale_text(ds)}); made with {made_with}",
     ]
-    text, left_out, swapped = gensim_text(main, header)
+    text, left_out, swapped = _gensim_text(main, header)
     out.files[f"{name}.txt"] = text
     what = "word1, word2, score for gensim's evaluate_word_pairs"
     if sum(left_out.values()):
-        what += f" (left out: {left_out_text(left_out)})"
-        out.warnings.append(f"{name}.txt: left out {left_out_text(left_out)}")
+        what += f" (left out: {_left_out_text(left_out)})"
+        out.warnings.append(f"{name}.txt: left out {_left_out_text(left_out)}")
     if swapped:
         parts.file_notes.append(f"In `{name}.txt`, {_swapped_text(swapped)}.")
     parts.listed.append((f"{name}.txt", what, len(main) - sum(left_out.values())))
@@ -406,9 +416,9 @@ def _comparison_files(
 ) -> None:  # fmt: skip
     """The A&G comparisons' files (``stem``: their name without the suffix); ``alone``: they are the
     dataset's only table (its default config)."""
-    comparisons = comparisons_table(given if given is not None else pd.DataFrame(columns=list(COMPARISON_COLUMNS)))
-    comparisons = without_empty_columns(comparisons, keep=("target", "w1", "w2", "r"))
-    out.files[f"{stem}.parquet"] = parquet_bytes(comparisons, "release_comparisons", provenance)
+    comparisons = _comparisons_table(given if given is not None else pd.DataFrame(columns=list(COMPARISON_COLUMNS)))
+    comparisons = _without_empty_columns(comparisons, keep=("target", "w1", "w2", "r"))
+    out.files[f"{stem}.parquet"] = _parquet_bytes(comparisons, "release_comparisons", provenance)
     out.files[f"{stem}.tsv"] = tsv_bytes(comparisons)
     parts.listed += [(f"{stem}.parquet", "the A&G comparisons with their weights (typed)", len(comparisons)),
                      (f"{stem}.tsv", "the same table as UTF-8 text", len(comparisons))]  # fmt: skip
@@ -464,7 +474,16 @@ def _scale_text(ds: dict) -> str:
 
 
 def model_text(model: dict) -> str:
-    """What a model is, in a table: its config's description, else its package or file."""
+    """What a model is, in a table: its config's description, else its package or file.
+
+    Parameters
+    ----------
+    model : dict
+
+    Returns
+    -------
+    str
+    """
     return model.get("description") or model.get("package") or model.get("path", "")
 
 

@@ -11,6 +11,8 @@ from pathlib import PurePosixPath
 from simgold.io.paths import result
 from simgold.io.tables import package_version, sha256_bytes
 
+__all__ = ["ro_crate", "NO_LICENCE"]
+
 
 def _input_entity(r: dict) -> dict:
     ident = r["archive_path"] if r["redistribute"] else f"#input-{sha256_bytes(r['path'].encode())[:12]}"
@@ -37,7 +39,7 @@ NO_LICENCE = (
 )
 
 
-def licence_entity(expression: str, url: str | None = None) -> dict:
+def _licence_entity(expression: str, url: str | None = None) -> dict:
     """An RO-Crate entity for an SPDX expression: the spdx.org page of a single listed licence; the
     URL the user gave for a ``LicenseRef-`` (no page exists for it elsewhere); else a local one."""
     if url:
@@ -49,7 +51,19 @@ def licence_entity(expression: str, url: str | None = None) -> dict:
 
 def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str]) -> str:
     """RO-Crate 1.1 metadata: the crate, the workflow, the run (inputs -> outputs), and each release
-    with its own licence."""
+    with its own licence.
+
+    Parameters
+    ----------
+    config : dict
+    records : list[dict]
+    files : dict
+    outputs : list[str]
+
+    Returns
+    -------
+    str
+    """
     arch = config["archive"]
     root = {
         "@id": "./",
@@ -71,7 +85,7 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
     ]
     licences = {}
     if arch.get("license"):
-        entity = licence_entity(arch["license"], arch.get("license_url"))
+        entity = _licence_entity(arch["license"], arch.get("license_url"))
         root["license"] = {"@id": entity["@id"]}
         licences[entity["@id"]] = entity
     else:
@@ -113,7 +127,7 @@ def _releases(config: dict, files: dict, licences: dict) -> list[dict]:
         release["hasPart"] = [{"@id": rel} for rel in parts]
         licence = ds.get("release", {}).get("license")
         if licence:
-            entity = licence_entity(licence, ds.get("release", {}).get("license_url"))
+            entity = _licence_entity(licence, ds.get("release", {}).get("license_url"))
             release["license"] = {"@id": entity["@id"]}
             licences[entity["@id"]] = entity
         releases.append(release)

@@ -18,6 +18,8 @@ from pathlib import Path, PurePosixPath
 from simgold.io.tables import sha256_file
 from simgold.report.archive import EXTERNAL_HEADER, SCRATCH, WITHHELD_HEADER, safe_member
 
+__all__ = ["verify", "read_manifest", "read_external", "read_withheld", "archive_path_of"]
+
 
 def _tree(directory: Path) -> tuple[dict[str, int], list[str], list[str]]:
     """({regular file: size}, links, other non-regular files: FIFOs, devices, sockets) under
@@ -68,7 +70,16 @@ def _unsafe(rel: str) -> str:
 
 
 def read_manifest(directory: Path) -> tuple[dict[str, tuple[str, int]], list[str]]:
-    """({path: (sha256, size)}, problems) of ``directory/MANIFEST``."""
+    """({path: (sha256, size)}, problems) of ``directory/MANIFEST``.
+
+    Parameters
+    ----------
+    directory : Path
+
+    Returns
+    -------
+    tuple[dict[str, tuple[str, int]], list[str]]
+    """
     path = directory / "MANIFEST"
     if not _small_regular_file(path):
         return {}, [
@@ -95,7 +106,16 @@ def read_manifest(directory: Path) -> tuple[dict[str, tuple[str, int]], list[str
 
 
 def read_external(directory: Path) -> tuple[list[dict], list[str]]:
-    """(rows, problems) of ``inputs/EXTERNAL.tsv``."""
+    """(rows, problems) of ``inputs/EXTERNAL.tsv``.
+
+    Parameters
+    ----------
+    directory : Path
+
+    Returns
+    -------
+    tuple[list[dict], list[str]]
+    """
     name = "inputs/EXTERNAL.tsv"
     path = directory / name
     if not _small_regular_file(path):
@@ -147,7 +167,16 @@ def _external_row_problem(row: dict) -> str:
 
 def archive_path_of(path: str) -> str | None:
     """The archive path a configured input's path maps to (``archive_path``), from the path alone;
-    None for a path rebuild never writes (``pkg:`` files and absolute paths are read in place)."""
+    None for a path rebuild never writes (``pkg:`` files and absolute paths are read in place).
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    str | None
+    """
     if path.startswith("pkg:") or PurePosixPath(path).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", path):
         return None
     norm = PurePosixPath(posixpath.normpath(path))
@@ -156,7 +185,16 @@ def archive_path_of(path: str) -> str | None:
 
 
 def verify(directory: Path) -> list[str]:
-    """Problems found (empty: the archive is intact and every left-out input is in place)."""
+    """Problems found (empty: the archive is intact and every left-out input is in place).
+
+    Parameters
+    ----------
+    directory : Path
+
+    Returns
+    -------
+    list[str]
+    """
     directory = Path(directory)
     entries, problems = read_manifest(directory)
     if not entries:
@@ -199,7 +237,16 @@ def _check_supplied(directory: Path, row: dict, found: dict[str, int]) -> list[s
 
 
 def read_withheld(directory: Path) -> dict[str, tuple[str, int]]:
-    """``{path: (sha256, size)}`` of the result files WITHHELD.tsv records (none in an older archive)."""
+    """``{path: (sha256, size)}`` of the result files WITHHELD.tsv records (none in an older archive).
+
+    Parameters
+    ----------
+    directory : Path
+
+    Returns
+    -------
+    dict[str, tuple[str, int]]
+    """
     path = directory / "WITHHELD.tsv"
     if not _small_regular_file(path):
         return {}

@@ -24,10 +24,10 @@ from simgold.workflow.routing import (
     withheld_warning,
 )
 
-__all__ = ["rejection_report", "last_lines"]
+__all__ = ["last_lines"]
 
 
-def rejection_report(cleaned: list[str]) -> str:
+def _rejection_report(cleaned: list[str]) -> str:
     """For the end of a run: one line per cleaned dataset whose cleaning rejected values (from its
     cleaning summary; simgold.io.ledger.rejection_line), and where the ledger is; empty when
     none was rejected or no summary was made."""
@@ -55,17 +55,31 @@ def last_lines(
     archive_license: str | None,
 ) -> str:
     """What a finished run says last (the Snakefile's ``onsuccess``): the values cleaning rejected
-    (``rejection_report``), the release warnings (``release_report``), no licence for the archive
+    (``_rejection_report``), the release warnings (``release_report``), no licence for the archive
     (a whole run only: ``archive_licence_warning``), then where the results are or, for a targeted
     run, what it made (``finished_message``). Rejections and release warnings are said for the
     datasets whose cleaning and release jobs are in the run's ``jobs`` (each job's rule name and
     wildcards: run or already done); for every dataset where the jobs are not known (None).
     ``targets``: as named on the command line; ``rule_outputs``: rule -> its output files;
-    ``archive``: the archive's path (``results/archive/{name}.tar.gz``)."""
+    ``archive``: the archive's path (``results/archive/{name}.tar.gz``).
+
+    Parameters
+    ----------
+    routing : Stages
+    targets : list[str]
+    rule_outputs : dict[str, list[str]]
+    jobs : list[tuple[str, dict]] | None
+    archive : str
+    archive_license : str | None
+
+    Returns
+    -------
+    str
+    """
     made = asked_for(targets, rule_outputs)
     cleaned = routing.cleaned if jobs is None else datasets_of(jobs, "clean_dataset")
     released = routing.released if jobs is None else datasets_of(jobs, *RELEASE_RULES)
-    text = rejection_report(cleaned) + release_report(released)
+    text = _rejection_report(cleaned) + release_report(released)
     if made is None:
         text += withheld_warning(routing) + archive_licence_warning(archive_license)
     return text + finished_message(routing, archive if "archive" in targets else None, made)
