@@ -14,9 +14,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from simgold.report import archive
+from simgold.report import archive, rebuild as rebuild_module, verify as verify_module
 from simgold.io.tables import write_parquet
-from simgold.report.archive import archive_path, build, input_records, rebuild, verify
+from simgold.report.archive import archive_path, build, input_records
+from simgold.report.rebuild import rebuild
+from simgold.report.verify import verify
 
 
 def test_translation_files_follow_their_dataset(tmp_path):
@@ -135,7 +137,7 @@ def test_a_directory_output_is_archived_as_its_files(tmp_path):
     (figures / "distribution.png").write_bytes(b"png 2")
     (figures / ".snakemake_timestamp").write_text("")
     outputs = ["results/scores/summary.parquet", "results/report/open/figures"]
-    assert archive.result_files(project, outputs) == [
+    assert archive._result_files(project, outputs) == [
         "results/scores/summary.parquet",
         "results/report/open/figures/distribution.png",
         "results/report/open/figures/scores.png",
@@ -253,7 +255,7 @@ def test_rebuild_says_what_it_runs_and_refuses_an_archive_that_does_not_verify(t
     problems = rebuild(root, say=said.append)
     assert said == [
         f"rebuild runs the workflow code archived in {root} (its Snakefile, workflow/ and src/) with "
-        f"{archive.sys.executable}: run it only on an archive whose code you trust"
+        f"{rebuild_module.sys.executable}: run it only on an archive whose code you trust"
     ]
     assert problems[-1] == "rebuild: refused: the archive does not verify (problems above); nothing was run"
     assert problems[0].startswith("inputs/external/up/shared/closed.tsv: not in the archive")
@@ -377,9 +379,9 @@ def test_scratch_copies_of_an_archive_reached_through_dotdot_stay_inside(tmp_pat
     supplied.parent.mkdir(parents=True)
     supplied.write_text("sly\tstrange\t1\n")
     via = Path(f"{root.parent}/../{root.parent.name}/{root.name}").absolute()
-    entries, _ = archive.read_manifest(via)
-    rows, _ = archive.read_external(via)
-    project = archive.prepare_scratch(via, entries, rows)
+    entries, _ = verify_module.read_manifest(via)
+    rows, _ = verify_module.read_external(via)
+    project = rebuild_module._prepare_scratch(via, entries, rows)
     assert (project / "raw" / "open.tsv").read_text() == "cat\tdog\t5\n"
     assert Path(posixpath.normpath(project / ".." / "shared" / "closed.tsv")).read_text() == "sly\tstrange\t1\n"
 
@@ -393,29 +395,29 @@ def _table(path: Path, table: str, frame: pd.DataFrame, inputs: dict | None = No
 
 
 def test_a_rebuilt_table_is_judged_by_its_bytes_then_by_value_within_the_bound_of_its_kind(tmp_path):
-    from simgold.report.compare import compare_parquet
+    from simgold.report.compare import _compare_parquet
 
     alpha = pd.DataFrame({"dataset": ["d", "d"], "stage": ["raw", "filtered"], "alpha": [0.61, 0.72], "n": [3, 4]})
     a = _table(tmp_path / "a.parquet", "alpha_table", alpha)
-    assert compare_parquet("t", a, _table(tmp_path / "b.parquet", "alpha_table", alpha.copy()), {}).kind == "identical"
+    assert _compare_parquet("t", a, _table(tmp_path / "b.parquet", "alpha_table", alpha.copy()), {}).kind == "identical"
     # rounding alone: 1e-14 relative in a float64 statistic of the ratings
     b = _table(tmp_path / "b.parquet", "alpha_table", alpha.assign(alpha=[0.61, 0.72 * (1 + 1e-14)]))
-    verdict = compare_parquet("t", a, b, {})
+    verdict = _compare_parquet("t", a, b, {})
     assert verdict.kind == "within" and verdict.detail.startswith("largest relative difference 1e-14 in alpha")
     # a planted change of 1e-6 relative: different, naming the column, its size and the bound
     b = _table(tmp_path / "b.parquet", "alpha_table", alpha.assign(alpha=[0.61, 0.72 * (1 + 1e-6)]))
-    verdict = compare_parquet("t", a, b, {})
+    verdict = _compare_parquet("t", a, b, {})
     assert (
         verdict.kind == "different"
         and "alpha: largest relative difference 1e-06 (bound 1e-12, float64)" in verdict.detail
     )
     # counts exact
     b = _table(tmp_path / "b.parquet", "alpha_table", alpha.assign(n=[3, 5]))
-    assert "values that must be exact differ in n" in compare_parquet("t", a, b, {}).detail
+    assert "values that must be exact differ in n" in _compare_parquet("t", a, b, {}).detail
 
 
 def test_model_outputs_carry_the_float32_bound_and_reordered_ties_are_reported(tmp_path):
-    from simgold.report.compare import BOUNDS, compare_parquet
+    from simgold.report.compare import BOUNDS, _compare_parquet
 
     ulp = 2.0**-24  # a float32 ulp at 0.5 to 1
     pred = pd.DataFrame(
@@ -424,26 +426,26 @@ def test_model_outputs_carry_the_float32_bound_and_reordered_ties_are_reported(t
     )
     a = _table(tmp_path / "a.parquet", "predictions", pred)
     swapped = pred.assign(sim=[0.5 + 2 * ulp, 0.5 + ulp, 0.9 * (1 + 2 * ulp)])  # items 1 and 2 change order
-    verdict = compare_parquet("p", a, _table(tmp_path / "b.parquet", "predictions", swapped), {})
+    verdict = _compare_parquet("p", a, _table(tmp_path / "b.parquet", "predictions", swapped), {})
     assert verdict.kind == "within" and len(verdict.ties) == 1 and verdict.ties[0].startswith("1 / 2 (")
     assert "1 pairs of items tied within the bound change order" in verdict.detail
     far = pred.assign(sim=[0.5, 0.5 + ulp, 0.9 * (1 + 2 * BOUNDS["float32"][0])])  # beyond 4 ulps
-    assert compare_parquet("p", a, _table(tmp_path / "b.parquet", "predictions", far), {}).kind == "different"
+    assert _compare_parquet("p", a, _table(tmp_path / "b.parquet", "predictions", far), {}).kind == "different"
 
 
 def test_provenance_may_differ_only_in_the_digest_of_an_input_judged_within_the_bound(tmp_path):
-    from simgold.report.compare import Verdict, compare_parquet
+    from simgold.report.compare import Verdict, _compare_parquet
 
     frame = pd.DataFrame({"dataset": ["d"], "value": [0.5]})
     a = _table(tmp_path / "a.parquet", "t", frame, {"results/x.parquet": "1" * 64})
     b = _table(tmp_path / "b.parquet", "t", frame, {"results/x.parquet": "2" * 64})
-    assert compare_parquet("t", a, b, {}).kind == "different"
+    assert _compare_parquet("t", a, b, {}).kind == "different"
     within = {"results/x.parquet": Verdict("results/x.parquet", "within")}
-    assert compare_parquet("t", a, b, within).kind == "within"
+    assert _compare_parquet("t", a, b, within).kind == "within"
 
 
 def test_a_dataset_kept_out_by_its_licence_leaves_its_item_tables_out_with_their_checksums(tmp_path):
-    from simgold.report.archive import licence_section, withheld_results
+    from simgold.report.archive import _licence_section, _withheld_results
 
     config = {"datasets": {"open": {"redistribute": True, "release": {"license": "CC0-1.0"}},
                            "closed": {"redistribute": False, "release": {}}},
@@ -454,21 +456,21 @@ def test_a_dataset_kept_out_by_its_licence_leaves_its_item_tables_out_with_their
         "results/report/closed/index.html", "results/report/closed/figures/scores.png",
         "results/agreement/closed/alpha.parquet", "results/clean/open/items.parquet", "results/gold/open/gold.parquet",
     ]  # fmt: skip
-    assert sorted(withheld_results(config, files)) == [
+    assert sorted(_withheld_results(config, files)) == [
         "results/clean/closed/items.parquet", "results/gold/closed/gold.parquet", "results/report/closed/figures/scores.png",
         "results/report/closed/index.html", "results/scores/closed/m/predictions.parquet",
     ]  # fmt: skip
-    text = licence_section(config, withheld_results(config, files))
+    text = _licence_section(config, _withheld_results(config, files))
     assert "No licence was chosen for this archive" in text and "- open: its release is under `CC0-1.0`" in text
     assert "- closed: may not be redistributed: no release is built, and its raw files and the 5 files" in text
     config["archive"]["license"] = "CC-BY-4.0"
-    assert "This archive is released under `CC-BY-4.0` (SPDX)." in licence_section(config, {})
+    assert "This archive is released under `CC-BY-4.0` (SPDX)." in _licence_section(config, {})
 
 
 def test_recompute_reports_each_models_largest_vector_difference_and_score_change(tmp_path):
     import pyarrow as pa
 
-    from simgold.report.archive import recompute_report
+    from simgold.report.rebuild import _recompute_report
 
     vectors = pd.DataFrame({"word": ["cat", "dog"], "source": "file", "line": [1, 2]})
     vectors["vector"] = [[0.5, 0.25], [1.0, -1.0]]
@@ -485,7 +487,7 @@ def test_recompute_reports_each_models_largest_vector_difference_and_score_chang
         write_parquet(table, root / "results/embeddings/m.parquet", table="embeddings", types=types)
         write_parquet(summary.assign(value=moved), root / "results/scores/summary.parquet")
     entries = {"results/embeddings/m.parquet": None, "results/scores/summary.parquet": None}
-    lines = recompute_report(tmp_path / "archived", tmp_path / "again", entries)
+    lines = _recompute_report(tmp_path / "archived", tmp_path / "again", entries)
     assert lines == [
         "recompute: results/embeddings/m.parquet: largest vector component difference 0.000977 over 2 vectors",
         "recompute: m pearson: largest change 0 (a, 0.55 archived, 0.55 recomputed)",

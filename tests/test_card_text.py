@@ -26,8 +26,10 @@ from simgold.io.cardtext import CARD_PROSE, MAX_CARD_BYTES
 from simgold.io.config import check_config, check_dataset
 from simgold.io.schema import load_schema
 from simgold.report.markup import md_prose
-from simgold.report.pages import html_table, release_html
-from simgold.report.release import markdown_table, release, study_readme
+from simgold.report.pages import _html_table, _release_html
+from simgold.report.archive import _study_readme
+from simgold.report.card import markdown_table
+from simgold.report.release import release
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_ratings, score_distribution
 
@@ -475,7 +477,7 @@ def test_table_cells_are_data_in_the_card_and_the_report():
     problems, _ = html_problems(render(markdown_table(cells)))
     assert problems == []
     assert len(re.findall(r"^\|", markdown_table(cells), re.M)) == len(HOSTILE) + 2  # no cell broke its row
-    problems, _ = html_problems(html_table(cells, caption=HOSTILE[0]))
+    problems, _ = html_problems(_html_table(cells, caption=HOSTILE[0]))
     assert problems == []
 
 
@@ -484,11 +486,11 @@ def test_archive_readme_and_release_link_are_data():
                           "name": "a"},
               "datasets": {"toy": {"language": "en", "kind": "ratings", "release": {"license": "MIT"}}},
               "models": {"m": {"description": HOSTILE[0], "language": "en"}, "p": {"path": HOSTILE[6], "language": "en"}}}  # fmt: skip
-    readme = study_readme(config, {}, "simgold test")
+    readme = _study_readme(config, {}, "simgold test")
     problems, h2 = html_problems(render(readme))
     assert problems == [] and readme.startswith("# line1 \\#\\# Heading \\# Title ===\n") and "## Heading" not in h2
     meta = {"license": HOSTILE[1], "version": HOSTILE[0]}
-    problems, _ = html_problems(release_html("toy", ["toy.tsv"], meta, "../release"))
+    problems, _ = html_problems(_release_html("toy", ["toy.tsv"], meta, "../release"))
     assert problems == []
 
 

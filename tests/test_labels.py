@@ -111,7 +111,7 @@ def test_a_run_at_ninety_percent_says_ninety_percent_everywhere(tmp_path, monkey
     # and the figure's axis
     labels = []
     monkeypatch.setattr("matplotlib.axes.Axes.set_ylabel", lambda self, text, *a, **k: labels.append(text))
-    figures_module.scores_figure(table, tmp_path / "scores.png", "toy: model scores")
+    figures_module._scores_figure(table, tmp_path / "scores.png", "toy: model scores")
     assert labels == ["Spearman's rho (90% bootstrap CI)"]
 
 

@@ -1,4 +1,4 @@
-"""What a finished run says last (the Snakefile's onsuccess: simgold.workflow.routing.last_lines):
+"""What a finished run says last (the Snakefile's onsuccess: simgold.workflow.lastlines.last_lines):
 every warning the release jobs logged, repeated from their logs; that the archive has no licence;
 and, after a targeted run, only what it made, with the warnings of its own datasets."""
 
@@ -6,16 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from simgold.workflow.routing import (
-    RELEASE_LOG,
-    Stages,
-    asked_for,
-    datasets_of,
-    last_lines,
-    logged_warnings,
-    release_report,
-    withheld_warning,
-)
+from simgold.workflow.lastlines import last_lines
+from simgold.workflow.logs import logged_warnings
+from simgold.workflow.routing import RELEASE_LOG, Stages, asked_for, datasets_of, release_report, withheld_warning
 
 # "m": shipped means (not licensed, not to be redistributed, a pair left out); "r": rated, no warning;
 # the stages these lines do not read are empty

@@ -93,10 +93,10 @@ def test_a_wrong_scale_stops_the_run_loudly(tmp_path):
 
 
 def test_the_dataset_page_shows_rejected_values_by_reason_and_counts_the_rest_apart(tmp_path):
-    from simgold.report.pages import ledger_section
+    from simgold.report.pages import _ledger_section
 
     tables = _clean(tmp_path)
-    html = ledger_section(tables["summary"].iloc[0], tables["rejects"])
+    html = _ledger_section(tables["summary"].iloc[0], tables["rejects"])
     assert "Rejected values: d: 3 of 12 value cells rejected (25.0%)" in html
     assert "<td>7?</td>" in html and "<td>８</td>" in html and "<td>12</td>" in html
     # SHEET's blanks and missing marker (3), cat/dog's superseded answers (2), the header (5)
@@ -132,7 +132,7 @@ def test_the_scores_figure_draws_the_human_ceiling_on_the_spearman_panel_only(mo
         "value": [0.27, 0.634, 0.616], "ci_low": [0.2, 0.6, float("nan")], "ci_high": [0.34, 0.67, float("nan")],
         "n_used": [958, 5628, 958],
     })  # fmt: skip
-    figures_module.scores_figure(scores, tmp_path / "s.png", "ja: model scores")
+    figures_module._scores_figure(scores, tmp_path / "s.png", "ja: model scores")
     spearman, ag = drawn[0].axes
     assert "Spearman" in spearman.get_ylabel() and "A&G" in ag.get_ylabel()
     assert [line.get_label() for line in spearman.get_lines() if line.get_linestyle() == "--"] == [
@@ -144,7 +144,7 @@ def test_the_scores_figure_draws_the_human_ceiling_on_the_spearman_panel_only(mo
 def test_the_dataset_page_counts_the_words_the_normalisation_changed(tmp_path):
     """SHEET with a no-break space in sun and a tab in moon: 2 word cells changed (counted from the
     sheet written here), in the summary and on the page."""
-    from simgold.report.pages import ledger_section
+    from simgold.report.pages import _ledger_section
 
     (tmp_path / "d.csv").write_text(SHEET.replace("sun,moon", 'sun\u00a0,"mo\ton"'), encoding="utf-8")
     spec = {"language": "en", "kind": "ratings", "scale": [0, 6], "duplicates": "last"}
@@ -153,5 +153,5 @@ def test_the_dataset_page_counts_the_words_the_normalisation_changed(tmp_path):
     summary = tables["summary"].iloc[0]
     assert summary["n_words_normalised"] == 2 and "sun" in tables["items"]["word1"].tolist()
     assert "mo on" in tables["items"]["word2"].tolist()
-    html = ledger_section(summary, tables["rejects"])
+    html = _ledger_section(summary, tables["rejects"])
     assert " 2 word cell(s) normalised (Unicode form, invisible characters removed" in html

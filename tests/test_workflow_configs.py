@@ -79,7 +79,7 @@ def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path
     assert yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8")) == MODULE_CONFIG
     assert (root / "results" / "scores" / "ws353" / "glove-6b-50d" / "scores.parquet").is_file()
     assert not (root / "raw").exists()  # the study's raw files (none), not the module's demo data
-    from simgold.report.archive import verify
+    from simgold.report.verify import verify
 
     assert verify(root) == []
 

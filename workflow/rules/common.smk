@@ -15,7 +15,6 @@ from simgold.io.paths import CLEAN_TABLES, RESULTS, release_files, result
 from simgold.workflow.routing import (
     RELEASE_LOG,
     all_targets,
-    last_lines,
     release_outputs,
     release_rule,
     released_and_scored,

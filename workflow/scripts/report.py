@@ -15,17 +15,8 @@ from simgold.io.tables import package_version, read_parquet
 from simgold.report.figures import draw_dataset_figures
 from simgold.report.leaderboard import leaderboard
 from simgold.report.mteb import dataset_revision, embedding_dim, mteb_model_meta, mteb_result
-from simgold.report.pages import (
-    agreement_overview,
-    dataset_page,
-    flag_scores,
-    headline,
-    index_page,
-    run_footer,
-    wide_table,
-    write,
-    write_json,
-)
+from simgold.report.headline import agreement_overview, flag_scores, headline, wide_table
+from simgold.report.pages import dataset_page, index_page, run_footer, write, write_json
 from simgold.workflow.job import run
 
 #: the tables of docs/methods.md section 11 a page shows, where the dataset has them

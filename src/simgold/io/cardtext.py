@@ -19,6 +19,8 @@ from simgold.errors import ConfigError, InputError
 from simgold.io.readers import resolve_path
 from simgold.io.sniff import path_problem
 
+__all__ = ["check_release", "check_url", "CARD_PROSE", "MAX_CARD_BYTES"]
+
 #: the card's prose an author writes: key -> the card's heading (a card file's ``## `` headings)
 CARD_PROSE = {
     "summary": "Summary",
@@ -60,6 +62,16 @@ def check_url(where: str, url: str) -> str:
     """An http(s) URL, parsed and written encoded: characters a URL may not hold as they are
     (brackets outside the host, quotes, ``<``, ``>``, non-ASCII) percent-encoded, a non-ASCII host
     in IDNA; a ``ConfigError`` naming ``where`` for anything that is not an http(s) URL.
+
+
+    Parameters
+    ----------
+    where : str
+    url : str
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -117,7 +129,7 @@ def check_url(where: str, url: str) -> str:
     )
 
 
-def check_line(where: str, text: str, what: str = "a name") -> str:
+def _check_line(where: str, text: str, what: str = "a name") -> str:
     """One line of text (a name, an affiliation, a pretty name, a tag), stripped: no line break,
     control or format character, at most :data:`MAX_LINE` characters."""
     bad = next((c for c in text if _hidden(c) or c in "\n\r\t\x0b\x0c\x85\u2028\u2029"), None)
@@ -130,7 +142,7 @@ def check_line(where: str, text: str, what: str = "a name") -> str:
     return text.strip()
 
 
-def check_prose(where: str, text: str) -> str:
+def _check_prose(where: str, text: str) -> str:
     """An author's Markdown prose: line ends made ``\\n``, no control or format character, at most
     :data:`MAX_CARD_BYTES` in UTF-8; stripped."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -182,15 +194,15 @@ def _bibtex_shape(text: str) -> tuple[list[tuple[str, int]], int | None]:
     return fields, None
 
 
-def check_citation(where: str, text: str) -> str:
+def _check_citation(where: str, text: str) -> str:
     """A BibTeX citation: exactly one entry, parsed by pybtex (BibTeX's own grammar), nothing but
     blank space after it; an error names the field it is in. Returned stripped, as written.
 
     Examples
     --------
-    >>> check_citation("c", "@misc{k, title = {A {B} C}, year = 2026}")
+    >>> _check_citation("c", "@misc{k, title = {A {B} C}, year = 2026}")
     '@misc{k, title = {A {B} C}, year = 2026}'
-    >>> check_citation("c", "@misc{k,\\n  title = {A,\\n  year = 2026\\n}")
+    >>> _check_citation("c", "@misc{k,\\n  title = {A,\\n  year = 2026\\n}")
     Traceback (most recent call last):
     ...
     simgold.errors.ConfigError: config c: not a BibTeX entry: syntax error in line 4: premature end of file (in the field 'title', from line 2)
@@ -198,7 +210,7 @@ def check_citation(where: str, text: str) -> str:
     from pybtex.database import parse_string  # heavy: only for a config with a citation
     from pybtex.exceptions import PybtexError  # with pybtex, above
 
-    text = check_prose(where, text)
+    text = _check_prose(where, text)
     fields, end = _bibtex_shape(text)
     try:
         entries = parse_string(text, "bibtex").entries
@@ -228,7 +240,7 @@ def _card_key(title: str) -> str | None:
     return None
 
 
-def read_card_file(where: str, path: str, base_dir: str | Path = ".") -> dict[str, str]:
+def _read_card_file(where: str, path: str, base_dir: str | Path = ".") -> dict[str, str]:
     """The prose of a card file: a Markdown file whose ``## `` headings are the card's headings
     (:data:`CARD_PROSE`; text before the first heading is the summary). The file must be a
     regular file (not a link), UTF-8, at most :data:`MAX_CARD_BYTES`, without front matter of
@@ -239,6 +251,25 @@ def read_card_file(where: str, path: str, base_dir: str | Path = ".") -> dict[st
     dict
         Prose key -> its text (sections without text left out).
     """
+    text = _card_file_text(where, path, base_dir)
+    from markdown_it import MarkdownIt  # heavy: only for a config with a card file
+
+    lines = text.split("\n")
+    headings = _card_headings(where, path, lines, MarkdownIt("commonmark").parse(text))
+    # text before the first heading is the summary
+    parts = [("summary", 0, headings[0][1] if headings else len(lines), 1)]
+    for n, (key, start, end) in enumerate(headings):
+        parts.append((key, end, headings[n + 1][1] if n + 1 < len(headings) else len(lines), start + 1))
+    out = {}
+    for key, first, last, line in parts:
+        if body := "\n".join(lines[first:last]).strip():
+            out[key] = _check_prose(f"{where} ({path}, line {line})", body)
+    return out
+
+
+def _card_file_text(where: str, path: str, base_dir: str | Path) -> str:
+    """A card file's text, checked: a regular UTF-8 file of at most MAX_CARD_BYTES, without front
+    matter or hidden characters; line ends made ``\\n``."""
     try:
         real = resolve_path(path, base_dir)
     except InputError as err:
@@ -268,10 +299,12 @@ def read_card_file(where: str, path: str, base_dir: str | Path = ".") -> dict[st
     for number, line in enumerate(text.split("\n"), 1):
         if bad := next((c for c in line if _hidden(c)), None):
             raise ConfigError(where, f"{path!r}, line {number} holds {_char(bad)}; a card file holds text only")
-    from markdown_it import MarkdownIt  # heavy: only for a config with a card file
+    return text
 
-    lines = text.split("\n")
-    tokens = MarkdownIt("commonmark").parse(text)
+
+def _card_headings(where: str, path: str, lines: list[str], tokens: list) -> list[tuple[str, int, int]]:
+    """The card's headings of a card file (``tokens``: markdown-it's), each checked: no title, no
+    heading the card does not have, no section twice."""
     headings: list[tuple[str, int, int]] = []  # key, the heading's first and last+1 line (0-based)
     for i, tok in enumerate(tokens):
         if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2"):
@@ -294,15 +327,7 @@ def read_card_file(where: str, path: str, base_dir: str | Path = ".") -> dict[st
         if key in [k for k, _, _ in headings] or (key == "summary" and before):
             raise ConfigError(where, f"{path!r}, line {line}: the section {title!r} is given twice")
         headings.append((key, tok.map[0], tok.map[1]))
-    # text before the first heading is the summary
-    parts = [("summary", 0, headings[0][1] if headings else len(lines), 1)]
-    for n, (key, start, end) in enumerate(headings):
-        parts.append((key, end, headings[n + 1][1] if n + 1 < len(headings) else len(lines), start + 1))
-    out = {}
-    for key, first, last, line in parts:
-        if body := "\n".join(lines[first:last]).strip():
-            out[key] = check_prose(f"{where} ({path}, line {line})", body)
-    return out
+    return headings
 
 
 # -------------------------------------------------------------------------------- the release block
@@ -318,38 +343,24 @@ def check_release(where: str, release: dict, base_dir: str | Path = ".") -> dict
     dict
         A new release block: the URLs as they will be written, ``card`` holding the prose of both
         places (a key given in both is an error).
+
+    Parameters
+    ----------
+    where : str
+    release : dict
+    base_dir : str | Path, optional
     """
     out = dict(release)
     for key in ("homepage", "license_url"):
         if key in out:
             out[key] = check_url(f"{where}.{key}", out[key])
-    creators = []
-    for i, creator in enumerate(out.get("creators", [])):
-        at = f"{where}.creators[{i}]"
-        if isinstance(creator, str):
-            creators.append(check_line(at, creator))
-            continue
-        creator = {**creator, "name": check_line(f"{at}.name", creator["name"])}
-        if "affiliation" in creator:
-            creator["affiliation"] = check_line(f"{at}.affiliation", creator["affiliation"], "an affiliation")
-        if "url" in creator:
-            creator["url"] = check_url(f"{at}.url", creator["url"])
-        creators.append(creator)
     if "creators" in out:
-        out["creators"] = creators
+        out["creators"] = [_check_creator(f"{where}.creators[{i}]", c) for i, c in enumerate(out["creators"])]
     if "citation" in out:
-        out["citation"] = check_citation(f"{where}.citation", out["citation"])
-    card = dict(out.get("card", {}))
-    for key in CARD_PROSE:
-        if key in card:
-            card[key] = check_prose(f"{where}.card.{key}", card[key])
-    if "pretty_name" in card:
-        card["pretty_name"] = check_line(f"{where}.card.pretty_name", card["pretty_name"], "a pretty name")
-    for key in ("tags", "task_categories"):
-        if key in card:
-            card[key] = [check_line(f"{where}.card.{key}[{i}]", t, "a tag") for i, t in enumerate(card[key])]
+        out["citation"] = _check_citation(f"{where}.citation", out["citation"])
+    card = _check_card(where, out.get("card", {}))
     if "card_file" in out:
-        for key, text in read_card_file(f"{where}.card_file", out["card_file"], base_dir).items():
+        for key, text in _read_card_file(f"{where}.card_file", out["card_file"], base_dir).items():
             if key in card and card[key] != text:  # the same text: a resolved block checked again
                 raise ConfigError(
                     f"{where}.card.{key}",
@@ -359,3 +370,29 @@ def check_release(where: str, release: dict, base_dir: str | Path = ".") -> dict
     if card:
         out["card"] = card
     return out
+
+
+def _check_creator(at: str, creator: str | dict) -> str | dict:
+    """A creator: a name, or its name, affiliation and URL, each checked."""
+    if isinstance(creator, str):
+        return _check_line(at, creator)
+    creator = {**creator, "name": _check_line(f"{at}.name", creator["name"])}
+    if "affiliation" in creator:
+        creator["affiliation"] = _check_line(f"{at}.affiliation", creator["affiliation"], "an affiliation")
+    if "url" in creator:
+        creator["url"] = check_url(f"{at}.url", creator["url"])
+    return creator
+
+
+def _check_card(where: str, given: dict) -> dict:
+    """The ``card`` of a release block: its prose, pretty name, tags and task categories checked."""
+    card = dict(given)
+    for key in CARD_PROSE:
+        if key in card:
+            card[key] = _check_prose(f"{where}.card.{key}", card[key])
+    if "pretty_name" in card:
+        card["pretty_name"] = _check_line(f"{where}.card.pretty_name", card["pretty_name"], "a pretty name")
+    for key in ("tags", "task_categories"):
+        if key in card:
+            card[key] = [_check_line(f"{where}.card.{key}[{i}]", t, "a tag") for i, t in enumerate(card[key])]
+    return card

@@ -18,7 +18,7 @@ bound (reported as explained by those ties).
 
 >>> import numpy as np
 >>> alpha = np.array([[0.5], [0.25]])
->>> judge(alpha, alpha * [[1], [1 + 1e-6]], "float64")[0], judge(alpha, alpha * [[1], [1 + 1e-14]], "float64")[0]
+>>> _judge(alpha, alpha * [[1], [1 + 1e-6]], "float64")[0], _judge(alpha, alpha * [[1], [1 + 1e-14]], "float64")[0]
 ('different', 'within')
 """
 
@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+__all__ = ["Verdict", "compare_tables", "largest_vector_difference", "BOUNDS"]
 
 #: bounds by kind of column: (relative, absolute) -- |a - b| <= rel * max(|a|, |b|) + abs
 BOUNDS = {
@@ -72,7 +74,17 @@ VERDICT_WORDS = {
 
 @dataclass
 class Verdict:
-    """How one rebuilt file compares with the archived one (``kind``: a key of :data:`VERDICT_WORDS`)."""
+    """How one rebuilt file compares with the archived one (``kind``: a key of :data:`VERDICT_WORDS`).
+
+    Attributes
+    ----------
+    path : str
+    kind : str
+    detail : str
+    table : str
+    ties : list[str]
+    structural : bool
+    """
 
     path: str
     kind: str
@@ -85,7 +97,7 @@ class Verdict:
         return f"{self.path}: {VERDICT_WORDS[self.kind]}{': ' + self.detail if self.detail else ''}"
 
 
-def bound_kind(table: str, dtype) -> str:
+def _bound_kind(table: str, dtype) -> str:
     if pa.types.is_float32(dtype) or table in MODEL_TABLES:
         return "float32"
     return "float64"
@@ -106,9 +118,20 @@ def _matrix(column: pa.ChunkedArray) -> np.ndarray:
     return np.array([r if r is not None else [np.nan] * width for r in rows], dtype=np.float64).reshape(len(rows), -1)
 
 
-def judge(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[str, float]:
+def _judge(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[str, float]:
     """(identical, within or different; the largest relative difference) of two float arrays of the
-    same shape, by the bound of their ``kind`` (a key of :data:`BOUNDS`; NaN must match NaN)."""
+    same shape, by the bound of their ``kind`` (a key of :data:`BOUNDS`; NaN must match NaN).
+
+    Parameters
+    ----------
+    a : np.ndarray
+    b : np.ndarray
+    kind : str
+
+    Returns
+    -------
+    tuple[str, float]
+    """
     if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)):
         return "different", float("inf")
     ok = ~np.isnan(a)
@@ -145,37 +168,19 @@ def _reordered_ties(table: pa.Table, a: np.ndarray, b: np.ndarray, kind: str) ->
     return pairs, within
 
 
-def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, Verdict]) -> Verdict:
+def _compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, Verdict]) -> Verdict:
     """One Parquet table: structure exact, floats within their bound, provenance structurally."""
     if archived.read_bytes() == rebuilt.read_bytes():
         return Verdict(rel, "identical")
     ta, tb = pq.read_table(archived), pq.read_table(rebuilt)
-    prov_a, prov_b = provenance(ta.schema), provenance(tb.schema)
+    prov_a, prov_b = _provenance(ta.schema), _provenance(tb.schema)
     table = prov_a.get("table") or ""
     if ta.schema.remove_metadata() != tb.schema.remove_metadata():
         detail = f"columns or types differ: {ta.schema.names} vs {tb.schema.names}"
         return Verdict(rel, "different", detail, table, structural=True)
     if ta.num_rows != tb.num_rows:
         return Verdict(rel, "different", f"{ta.num_rows} rows archived, {tb.num_rows} rebuilt", table, structural=True)
-    exact, problems, largest, ties = [], [], (0.0, ""), []
-    for name in ta.column_names:
-        ca, cb = ta.column(name), tb.column(name)
-        if not _floats(ca.type):
-            if not ca.equals(cb):
-                exact.append(name)
-            continue
-        kind = bound_kind(table, ca.type)
-        a, b = _matrix(ca), _matrix(cb)
-        verdict, size = judge(a, b, kind)
-        if name == RANKED_COLUMNS.get(table) and verdict != "identical":
-            found, within = _reordered_ties(ta, a, b, kind)
-            ties += found
-            if not within:
-                problems.append(f"{name}: items change order beyond the bound ({'; '.join(found[:3])})")
-        if verdict == "different":
-            problems.append(f"{name}: largest relative difference {size:.3g} (bound {BOUNDS[kind][0]:.3g}, {kind})")
-        elif size > largest[0]:
-            largest = (size, name)
+    exact, problems, largest, ties = _compare_columns(ta, tb, table)
     if exact:
         problems.insert(0, f"values that must be exact differ in {', '.join(exact)}")
     problems += _provenance_problems(prov_a, prov_b, judged)
@@ -191,8 +196,46 @@ def compare_parquet(rel: str, archived: Path, rebuilt: Path, judged: dict[str, V
     return Verdict(rel, "within", detail, table, ties)
 
 
-def provenance(schema: pa.Schema) -> dict:
-    """A table's provenance, from its Parquet schema's metadata (simgold.io.tables.write_parquet)."""
+def _compare_columns(
+    ta: pa.Table, tb: pa.Table, table: str
+) -> tuple[list[str], list[str], tuple[float, str], list[str]]:
+    """Two tables of the same schema, column by column: the exact columns that differ, the float
+    columns beyond their bound (and ranked items reordered beyond it), the largest relative
+    difference within the bound and its column, and the pairs of items tied within the bound that
+    change order."""
+    exact, problems, largest, ties = [], [], (0.0, ""), []
+    for name in ta.column_names:
+        ca, cb = ta.column(name), tb.column(name)
+        if not _floats(ca.type):
+            if not ca.equals(cb):
+                exact.append(name)
+            continue
+        kind = _bound_kind(table, ca.type)
+        a, b = _matrix(ca), _matrix(cb)
+        verdict, size = _judge(a, b, kind)
+        if name == RANKED_COLUMNS.get(table) and verdict != "identical":
+            found, within = _reordered_ties(ta, a, b, kind)
+            ties += found
+            if not within:
+                problems.append(f"{name}: items change order beyond the bound ({'; '.join(found[:3])})")
+        if verdict == "different":
+            problems.append(f"{name}: largest relative difference {size:.3g} (bound {BOUNDS[kind][0]:.3g}, {kind})")
+        elif size > largest[0]:
+            largest = (size, name)
+    return exact, problems, largest, ties
+
+
+def _provenance(schema: pa.Schema) -> dict:
+    """A table's provenance, from its Parquet schema's metadata (simgold.io.tables.write_parquet).
+
+    Parameters
+    ----------
+    schema : pa.Schema
+
+    Returns
+    -------
+    dict
+    """
     return json.loads((schema.metadata or {}).get(b"simgold", b"{}"))
 
 
@@ -220,13 +263,21 @@ def compare_tables(directory: Path, project: Path, rels: list[str], judged: dict
     ``judged``, each once, inputs before the tables made from them (the order their provenance
     gives), so that a table's provenance is judged against its inputs' verdicts. A table of model
     statistics that differs beyond the bound, but only in floats and only downstream of items tied
-    within the bound that changed order, is reported as explained by those ties."""
+    within the bound that changed order, is reported as explained by those ties.
+
+    Parameters
+    ----------
+    directory : Path
+    project : Path
+    rels : list[str]
+    judged : dict[str, Verdict]
+    """
     inputs = {
-        rel: [i for i in provenance(pq.read_schema(directory / rel)).get("inputs", {}) if i in rels] for rel in rels
+        rel: [i for i in _provenance(pq.read_schema(directory / rel)).get("inputs", {}) if i in rels] for rel in rels
     }
     tied: dict[str, list[str]] = {}  # each table -> the tables upstream of it (itself included) with reordered ties
     for rel in TopologicalSorter(inputs).static_order():
-        verdict = compare_parquet(rel, directory / rel, project / rel, judged)
+        verdict = _compare_parquet(rel, directory / rel, project / rel, judged)
         tied[rel] = sorted({t for i in inputs[rel] for t in tied[i]} | ({rel} if verdict.ties else set()))
         upstream = [t for t in tied[rel] if t != rel]
         if verdict.kind == "different" and not verdict.structural and upstream and verdict.table in MODEL_TABLES:
@@ -236,5 +287,14 @@ def compare_tables(directory: Path, project: Path, rels: list[str], judged: dict
 
 
 def largest_vector_difference(pairs) -> float:
-    """The largest absolute difference of a component over pairs of vectors (archived, recomputed)."""
+    """The largest absolute difference of a component over pairs of vectors (archived, recomputed).
+
+    Parameters
+    ----------
+    pairs : object
+
+    Returns
+    -------
+    float
+    """
     return max((float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float)))) for a, b in pairs), default=0.0)

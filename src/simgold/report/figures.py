@@ -26,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.labels import confidence_labels
-from simgold.report.pages import MAIN_METRICS, flag_scores
+from simgold.report.headline import MAIN_METRICS, flag_scores
 from simgold.stages.agreement import OutlierCut, outlier_cut
+
+__all__ = ["Figure", "Figures", "FIGURES", "draw_dataset_figures", "figures_rst", "main"]
 
 _SAVE = {"dpi": 110, "metadata": {"Software": None}}
 
@@ -48,7 +50,7 @@ def _save(fig, path) -> None:
     _pyplot().close(fig)
 
 
-def exclusion_threshold(stage: pd.DataFrame, outliers: dict | None) -> OutlierCut | None:
+def _exclusion_threshold(stage: pd.DataFrame, outliers: dict | None) -> OutlierCut | None:
     """The cutoff of the outlier rule the raters were filtered by (``outlier_cut``, the filter's
     own), from the raters table's stage rows and the dataset's ``outliers`` config; None without
     outlier filtering."""
@@ -71,7 +73,7 @@ def _legend_outside(ax, **kwargs) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
 
 
-def rater_agreement_figure(
+def _rater_agreement_figure(
     raters: pd.DataFrame, agreement: pd.DataFrame, path, title: str, outliers: dict | None = None
 ) -> None:
     """Bars per rater: average pairwise Spearman and Spearman with the item means (calibrated
@@ -84,7 +86,7 @@ def rater_agreement_figure(
         note = (shown if len(shown) else agreement)["note"].iloc[0] if len(agreement) else ""
         _message(ax, f"No rater has a value.\n{note}" if note else "no per-rater figures")
     else:
-        _rater_bars(ax, stage, agreement, exclusion_threshold(stage, outliers))
+        _rater_bars(ax, stage, agreement, _exclusion_threshold(stage, outliers))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
@@ -129,7 +131,7 @@ def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> 
     _legend_outside(ax, handles=handles + ax.get_legend_handles_labels()[0])
 
 
-def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, title: str) -> None:
+def _distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, title: str) -> None:
     """Left: items per bin of the scale. Right, where the dataset has SDs: mean SD and RSD of the
     items in each bin against the bin's average score (no empty panel where it has none)."""
     has_sd = distribution["mean_sd"].notna().any()
@@ -154,7 +156,7 @@ def distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, ti
     _save(fig, path)
 
 
-def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: str) -> None:
+def _reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: str) -> None:
     """Expected reliability of the item means against the raters per item (Spearman-Brown from the
     split-half single-rater reliability), its band from the splits' 2.5-97.5 percentiles, the 0.8
     and 0.9 lines with the raters each needs, and the dataset's own raters per item."""
@@ -196,7 +198,7 @@ def reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: 
 METRIC_AXES = {"spearman": ("Spearman's rho", None), "ag_score": ("A&G score (share of comparisons kept)", (0.0, 1.0))}
 
 
-def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
+def _scores_figure(scores: pd.DataFrame, path, title: str) -> None:
     """The main metric of every model with its CI, one panel per metric (Spearman's rho and the A&G
     score are on different scales), and the human ceiling (leave-one-out Spearman of the raters)
     as a dashed line on the Spearman panel only: it is a Spearman."""
@@ -231,7 +233,7 @@ def scores_figure(scores: pd.DataFrame, path, title: str) -> None:
     _save(fig, path)
 
 
-def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
+def _noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
     """Mean Spearman against the noise level, with the 2.5-97.5 percentile band, per model."""
     fig, ax = _pyplot().subplots(figsize=(9, 3.6))
     curves = [t for t in tables if t["mean"].notna().any()]
@@ -251,7 +253,7 @@ def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
         label = f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
         ax.plot(t["level"], t["mean"], "o-", ms=3, label=label)
         ax.fill_between(t["level"], t["p2_5"], t["p97_5"], alpha=0.2)
-    ax.set_xlabel(noise_axis_label(curves))
+    ax.set_xlabel(_noise_axis_label(curves))
     ax.set_ylabel("Spearman")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     ax.set_title(title, fontsize=10)
@@ -259,7 +261,7 @@ def noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
     _save(fig, path)
 
 
-def noise_axis_label(tables: list[pd.DataFrame]) -> str:
+def _noise_axis_label(tables: list[pd.DataFrame]) -> str:
     """The noise figure's x label: absolute levels, or (``noise.relative``) levels in units of each
     model's element SD, read from the tables (their ``noise`` column is the level times that SD)."""
     relative = any(not np.allclose(t["noise"], t["level"]) for t in tables)
@@ -268,7 +270,7 @@ def noise_axis_label(tables: list[pd.DataFrame]) -> str:
     return "noise level n (U(-n, n) added to every vector element)"
 
 
-def context_figure(tests: pd.DataFrame, path, title: str) -> None:
+def _context_figure(tests: pd.DataFrame, path, title: str) -> None:
     """Each pair's mean rating in context 1 and context 2 (filled where q < 0.05)."""
     t = tests.assign(diff=tests["mean2"] - tests["mean1"]).sort_values("diff", kind="stable").reset_index(drop=True)
     fig, ax = _pyplot().subplots(figsize=(7, max(3.0, 0.18 * len(t) + 1)))
@@ -335,6 +337,10 @@ class Figures(dict):
     follow it. The tables ``draw`` gets are the report job's inputs (``report_inputs`` in
     workflow/rules/common.smk): a figure that needs another table adds it there.
 
+
+    Attributes
+    ----------
+
     Examples
     --------
     To show the gold scores of every cleaned dataset as a histogram, after the distribution figure,
@@ -379,7 +385,7 @@ class Figures(dict):
 FIGURES: dict[str, Figure] = Figures(
     {
         "scores": Figure(
-            draw=lambda name, t, path: scores_figure(t["scores"], path, f"{name}: model scores"),
+            draw=lambda name, t, path: _scores_figure(t["scores"], path, f"{name}: model scores"),
             caption="Model scores with {level} bootstrap CIs{ceiling}",
             report_caption=(
                 "Model scores on {dataset}: Spearman's rho and, on a panel of its own, the Avraham & Goldberg score "
@@ -390,7 +396,7 @@ FIGURES: dict[str, Figure] = Figures(
             shown_if=lambda routing, d: d in routing.scored_by,
         ),
         "noise": Figure(
-            draw=lambda name, t, path: noise_figure(t["noise"], path, f"{name}: noise sanity check"),
+            draw=lambda name, t, path: _noise_figure(t["noise"], path, f"{name}: noise sanity check"),
             caption="Noise sanity check: mean Spearman as noise is added (2.5-97.5 percentile band)",
             report_caption=(
                 "Noise sanity check on {dataset} (Batchkarov et al. 2016, critiqued by Le 2017): mean Spearman as "
@@ -401,7 +407,7 @@ FIGURES: dict[str, Figure] = Figures(
             shown_if=lambda routing, d: any(noised == d for noised, _ in routing.noised),
         ),
         "context": Figure(
-            draw=lambda name, t, path: context_figure(t["context"], path, f"{name}: context effects"),
+            draw=lambda name, t, path: _context_figure(t["context"], path, f"{name}: context effects"),
             caption="Mean similarity of each pair in its two contexts",
             report_caption=(
                 "Context effects in {dataset}: each pair's mean similarity in its two contexts; a filled marker where "
@@ -410,7 +416,7 @@ FIGURES: dict[str, Figure] = Figures(
             shown_if=lambda routing, d: d in routing.context,
         ),
         "raters": Figure(
-            draw=lambda name, t, path: rater_agreement_figure(
+            draw=lambda name, t, path: _rater_agreement_figure(
                 t["raters"], t["agreement"], path, _raters_title(name, t), t.get("outliers")
             ),
             caption="Agreement of each rater (pairwise and with the item means)",
@@ -424,7 +430,7 @@ FIGURES: dict[str, Figure] = Figures(
             shown_if=lambda routing, d: d in routing.rated or d in routing.ranked,
         ),
         "reliability": Figure(
-            draw=lambda name, t, path: reliability_figure(
+            draw=lambda name, t, path: _reliability_figure(
                 t["reliability"], t["curve"], path, f"{name}: reliability against the raters per item"
             ),
             caption=(
@@ -444,7 +450,7 @@ FIGURES: dict[str, Figure] = Figures(
             shown_if=lambda routing, d: d in routing.rated,
         ),
         "distribution": Figure(
-            draw=lambda name, t, path: distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
+            draw=lambda name, t, path: _distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),
             caption="Gold scores: items per bin, SD and RSD by score",
             report_caption=(
                 "Gold scores of {dataset}: items per unit bin of the scale (as Table 1 of the SemEval-2012 Chinese "
@@ -531,7 +537,12 @@ def figures_rst(figures: Mapping[str, Figure] | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m simgold.report.figures [PATH]``: write ``figures_rst()`` to PATH (default:
-    workflow/report/figures.rst, from the project's root)."""
+    workflow/report/figures.rst, from the project's root).
+
+    Parameters
+    ----------
+    argv : list[str] | None, optional
+    """
     argv = sys.argv[1:] if argv is None else argv
     path = Path(argv[0] if argv else "workflow/report/figures.rst")
     path.write_text(figures_rst(), encoding="utf-8")

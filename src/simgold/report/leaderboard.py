@@ -31,7 +31,9 @@ import textwrap
 import pandas as pd
 
 from simgold.io.labels import confidence_labels
-from simgold.report.pages import headline
+from simgold.report.headline import headline
+
+__all__ = ["leaderboard"]
 
 _MEASURES = {"spearman": "Spearman", "ag_score": "A&G score"}
 _MSD_LABEL = "MSD (p < 0.05)"

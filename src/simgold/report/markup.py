@@ -19,6 +19,19 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "Markdown",
+    "md_text",
+    "md_cell",
+    "md_link",
+    "md_url",
+    "md_code",
+    "code_fence",
+    "md_prose",
+    "formula_cells",
+    "FORMULA_START",
+]
+
 #: characters a spreadsheet takes for the start of a formula (OWASP's CSV injection list)
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: link schemes an author's prose may link to (besides a plain relative path)
@@ -35,7 +48,11 @@ _RELATIVE = re.compile(r"[A-Za-z0-9._~/#-][A-Za-z0-9._~/#%-]*")
 
 class Markdown(str):
     """Text that is Markdown already (made by simgold, not taken from the config or the data):
-    ``markdown_table`` writes it as it is."""
+    ``markdown_table`` writes it as it is.
+
+    Attributes
+    ----------
+    """
 
 
 def _one_line(text) -> str:
@@ -49,6 +66,16 @@ def _entities(text: str) -> str:
 
 def md_text(text, line_start: bool = True) -> str:
     """One line of text that shows as written in Markdown and HTML.
+
+
+    Parameters
+    ----------
+    text : object
+    line_start : bool, optional
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -71,6 +98,15 @@ def md_cell(value) -> str:
     """A table cell's text: inert like :func:`md_text`, but ``[``, ``]``, ``*`` and ``_`` kept where
     they cannot make a link (an interval ``[0.40, 0.80]``, a name ``pairwise_sd``).
 
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> md_cell("[0.400, 0.800]"), md_cell("a|b <b>"), md_cell("[x](javascript:y)")
@@ -86,18 +122,47 @@ def _destination(url: str) -> str:
 
 
 def md_link(text, url: str) -> str:
-    """A link to a URL checked by ``simgold.io.cardtext.check_url``; ``text`` shows as written."""
+    """A link to a URL checked by ``simgold.io.cardtext.check_url``; ``text`` shows as written.
+
+    Parameters
+    ----------
+    text : object
+    url : str
+
+    Returns
+    -------
+    str
+    """
     return f"[{md_text(text, line_start=False)}]({_destination(url)})"
 
 
 def md_url(url: str) -> str:
-    """A checked URL as a link that shows the URL."""
+    """A checked URL as a link that shows the URL.
+
+    Parameters
+    ----------
+    url : str
+
+    Returns
+    -------
+    str
+    """
     return md_link(url, url)
 
 
 def code_fence(text: str, info: str = "") -> str:
     """``text`` in a backtick fence longer than any run of backticks in it (at least three), so
     that nothing in it can close the fence.
+
+
+    Parameters
+    ----------
+    text : str
+    info : str, optional
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -121,7 +186,16 @@ def _code_span(text: str, in_table: bool) -> str:
 
 
 def md_code(text) -> str:
-    """Text as an inline code span, shown exactly as written (a tab or a leading ``=`` included)."""
+    """Text as an inline code span, shown exactly as written (a tab or a leading ``=`` included).
+
+    Parameters
+    ----------
+    text : object
+
+    Returns
+    -------
+    str
+    """
     return _code_span(str(text), in_table=False)
 
 
@@ -288,6 +362,15 @@ def md_prose(text: str) -> str:
     """An author's Markdown prose written again from its parse, inert (see the module's doc):
     fences closed, raw HTML shown as text, links only to safe destinations, headings ``###``.
 
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> print(md_prose("# Pairs\\n\\nWe chose *99* pairs <script>alert(1)</script> [x](javascript:y).\\n\\n```\\nopen"))
@@ -310,6 +393,16 @@ def md_prose(text: str) -> str:
 def formula_cells(table, columns) -> dict[str, int]:
     """How many cells of each text column start with a character a spreadsheet would run as a
     formula (:data:`FORMULA_START`), for the columns that have any.
+
+
+    Parameters
+    ----------
+    table : object
+    columns : object
+
+    Returns
+    -------
+    dict[str, int]
 
     Examples
     --------

@@ -20,7 +20,9 @@ import pyarrow.parquet as pq
 from simgold.io.languages import language_script, model_languages
 from simgold.io.models import PACKAGES
 from simgold.io.tables import SUMMARY_EXTRAS, sha256_file
-from simgold.report.pages import FEW_COMPARISONS, MAIN_METRICS, MIN_COMPARISONS, headline
+from simgold.report.headline import FEW_COMPARISONS, MAIN_METRICS, MIN_COMPARISONS, headline
+
+__all__ = ["mteb_result", "mteb_model_meta", "dataset_revision", "embedding_dim", "model_folder"]
 
 #: the mteb release whose result layout the files follow (the newest 1.x)
 MTEB_VERSION = "1.39.7"
@@ -66,6 +68,15 @@ def model_folder(model: str) -> str:
     (mteb's ``ModelMeta.model_name_as_path`` of ``simgold/{model}``, then its revision);
     ``simgold.io.paths.RESULTS`` spells the same layout.
 
+
+    Parameters
+    ----------
+    model : str
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> model_folder("e5-small")
@@ -76,14 +87,32 @@ def model_folder(model: str) -> str:
 
 def embedding_dim(embeddings_file) -> int | None:
     """The dimension of a model's vectors, from the schema of its embeddings table
-    (``results/embeddings/{model}.parquet``: fixed-size float32 lists); None when it has no vector."""
+    (``results/embeddings/{model}.parquet``: fixed-size float32 lists); None when it has no vector.
+
+    Parameters
+    ----------
+    embeddings_file : object
+
+    Returns
+    -------
+    int | None
+    """
     vector = pq.read_schema(embeddings_file).field("vector").type
     return int(vector.list_size) if getattr(vector, "list_size", -1) > 0 else None
 
 
 def dataset_revision(gold_standard_file) -> str:
     """The revision of a dataset as a result file names it: the first ``REVISION_DIGITS`` hex
-    digits of the SHA-256 of the table the scores were computed against (its bytes)."""
+    digits of the SHA-256 of the table the scores were computed against (its bytes).
+
+    Parameters
+    ----------
+    gold_standard_file : object
+
+    Returns
+    -------
+    str
+    """
     return sha256_file(gold_standard_file)[:REVISION_DIGITS]
 
 
@@ -177,6 +206,17 @@ def mteb_model_meta(model: str, spec: dict, embed_dim: int | None = None) -> dic
 
     ``name`` is ``simgold/`` and the config's name: MTEB wants ``organisation/model``, and this
     says the name is the simgold config's, not a Hugging Face id.
+
+
+    Parameters
+    ----------
+    model : str
+    spec : dict
+    embed_dim : int | None, optional
+
+    Returns
+    -------
+    dict
 
     Examples
     --------

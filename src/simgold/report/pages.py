@@ -21,12 +21,22 @@ from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.io.tables import sha256_bytes
 from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
+from simgold.report.headline import MAIN_METRICS, flag_scores, headline
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
 
-MAIN_METRICS = ("spearman", "ag_score")
-#: an A&G score over fewer comparisons than this is flagged and never the headline number
-MIN_COMPARISONS = 10
-FEW_COMPARISONS = f"fewer than {MIN_COMPARISONS} comparisons"
+__all__ = [
+    "dataset_page",
+    "index_page",
+    "run_footer",
+    "interval_text",
+    "with_intervals",
+    "reliability_view",
+    "write",
+    "write_json",
+    "AUDIT_CHECK_TEXT",
+    "CONTEXT_COLUMNS",
+]
+
 
 
 def _fmt(value, whole: bool = False) -> str:
@@ -37,7 +47,7 @@ def _fmt(value, whole: bool = False) -> str:
     return html.escape(str(value))
 
 
-def whole_columns(frame: pd.DataFrame) -> list[bool]:
+def _whole_columns(frame: pd.DataFrame) -> list[bool]:
     """Per column: whether it is shown as whole numbers, a float column whose values are all whole
     (a row number that missing values made float: 9, not 9.000), unless they all lie in [-1, 1]
     (a correlation or a share that happens to be 0 or 1 keeps its decimals)."""
@@ -49,11 +59,11 @@ def whole_columns(frame: pd.DataFrame) -> list[bool]:
     return out
 
 
-def html_table(frame: pd.DataFrame, caption: str = "") -> str:
+def _html_table(frame: pd.DataFrame, caption: str = "") -> str:
     """A plain HTML table (numbers to 3 decimals, whole-number columns as integers, empty for
     undefined values); the caption above it, as wide as the page (not squeezed to the table)."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    whole = whole_columns(frame)
+    whole = _whole_columns(frame)
     body = "".join(
         "<tr>" + "".join(f"<td>{_fmt(v, w)}</td>" for v, w in zip(row, whole)) + "</tr>"
         for row in frame.itertuples(index=False)
@@ -72,7 +82,7 @@ STYLE = (
 )
 
 
-def page(title: str, body: str, lang: str = "en", footer: str = "") -> str:
+def _page(title: str, body: str, lang: str = "en", footer: str = "") -> str:
     """A whole HTML page; ``lang``: the language of its words (a dataset's, so that a browser and a
     screen reader treat its words as that language), ``footer``: what made it (``run_footer``)."""
     foot = f"<footer><p>{html.escape(footer)}</p></footer>" if footer else ""
@@ -86,6 +96,16 @@ def run_footer(config: dict, version: str) -> str:
     """What made a page: the run's date (``archive.date``: a page never carries the wall clock, so
     that it rebuilds byte for byte), the simgold version and the digest of the resolved config.
 
+
+    Parameters
+    ----------
+    config : dict
+    version : str
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> run_footer({"archive": {"name": "demo", "date": "2026-11-21"}}, "0.1.0")
@@ -96,7 +116,7 @@ def run_footer(config: dict, version: str) -> str:
     return f"simgold {version}, run {arch['name']} of {arch['date']}, config sha256 {digest}"
 
 
-def figure_html(path, caption: str) -> str:
+def _figure_html(path, caption: str) -> str:
     """A figure embedded in the page as a data URI: the page shows it wherever it is opened (as a
     file, inside ``snakemake --report``, in the archive), with no path to resolve."""
     data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
@@ -121,7 +141,7 @@ CLEAN_COLUMNS = (
 CONTEXT_COLUMNS = ["word1", "word2", "n1", "n2", "mean1", "mean2", "sd1", "sd2", "statistic", "p", "q", "test"]
 
 
-def agreement_section_columns() -> list[str]:
+def _agreement_section_columns() -> list[str]:
     """The columns of the agreement table that a dataset page shows: stage and subset, the
     statistics of the registry marked ``report``, the note."""
     return ["stage", "subset", *(name for name, s in AGREEMENT_STATISTICS.items() if s.report), "note"]
@@ -143,7 +163,25 @@ def dataset_page(
     """A dataset's page. ``statistics``: the tables of docs/methods.md section 11 the dataset has
     (``agreement_ci``, ``alpha``, ``reliability``, ``differences``, ``msd``, ``audit``);
     ``release``: its release's ``files`` and ``meta`` (the config's release block), linked at the top;
-    ``rejects``: its ledger (the rejected values by reason, with examples)."""
+    ``rejects``: its ledger (the rejected values by reason, with examples).
+
+    Parameters
+    ----------
+    name : str
+    clean : pd.DataFrame | None
+    agreement : pd.DataFrame | None
+    scores : pd.DataFrame | None
+    context : pd.DataFrame | None
+    figures : list[tuple[str, str]]
+    statistics : dict | None, optional
+    release : dict | None, optional
+    rejects : pd.DataFrame | None, optional
+    footer : str, optional
+
+    Returns
+    -------
+    str
+    """
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
         from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, ~0.1 s; pages with an MSD
@@ -151,64 +189,72 @@ def dataset_page(
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
     if release is not None:
-        parts.append(release_html(name, release["files"], release["meta"], "../../release"))
+        parts.append(_release_html(name, release["files"], release["meta"], "../../release"))
     for src, caption in figures:
-        parts.append(figure_html(src, caption))
+        parts.append(_figure_html(src, caption))
     if clean is not None and len(clean):
         cols = [c for c in CLEAN_COLUMNS if c in clean]
-        parts.append(html_table(clean[cols], "Cleaning: what was read and what went to the rejects ledger"))
+        parts.append(_html_table(clean[cols], "Cleaning: what was read and what went to the rejects ledger"))
     if rejects is not None and clean is not None and len(clean):
-        parts.append(ledger_section(clean.iloc[0], rejects))
+        parts.append(_ledger_section(clean.iloc[0], rejects))
     if agreement is not None and len(agreement):
-        caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
-        shown = [c for c in agreement_section_columns() if c in agreement]  # a table of an older run may lack one
-        view = agreement[shown]
-        ci = statistics.get("agreement_ci")
-        if ci is not None and len(ci):
-            view = with_intervals(view, ci)
-            caption += (
-                f", each with its {confidence_labels(ci['confidence'])} bootstrap interval resampling items and raters "
-                "together (the widest; both one-way intervals are in the table below)"
-            )
-        parts.append(html_table(view, caption))
-    parts += agreement_sections(statistics)
+        parts.append(_agreement_table(agreement, statistics.get("agreement_ci")))
+    parts += _agreement_sections(statistics)
     if "gold" in statistics and len(statistics["gold"]):
-        parts.append(gold_precision_section(statistics["gold"]))
+        parts.append(_gold_precision_section(statistics["gold"]))
     if scores is not None and len(scores):
-        cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag", "note"]
-        parts.append(
-            html_table(
-                flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
-                f"Model scores with {confidence_labels(scores.get('confidence', []))} bootstrap CIs; OOV shares as "
-                "fractions; the human ceiling; msd: the smallest "
-                "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
-                "(Williams' test; see the table below): a smaller gap is no evidence that one model is better; "
-                "note: why a value is missing",
-            )
-        )
-    parts += model_sections(statistics)
+        parts.append(_scores_table(scores))
+    parts += _model_sections(statistics)
     if context is not None and len(context):
         caption = "Context effects: pairs whose similarity differs between the two contexts"
-        parts.append(html_table(context[CONTEXT_COLUMNS], caption))
+        parts.append(_html_table(context[CONTEXT_COLUMNS], caption))
     if "audit" in statistics:
-        parts += audit_sections(statistics["audit"])
+        parts += _audit_sections(statistics["audit"])
     lang = str(clean["language"].iloc[0]) if clean is not None and len(clean) and "language" in clean else "en"
-    return page(f"simgold: {name}", "".join(parts), lang=lang, footer=footer)
+    return _page(f"simgold: {name}", "".join(parts), lang=lang, footer=footer)
 
 
-def ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
+def _agreement_table(agreement: pd.DataFrame, ci: pd.DataFrame | None) -> str:
+    """A dataset page's agreement table, by stage and subset, with the bootstrap intervals where
+    the run has them (``ci``)."""
+    caption = "Inter-rater agreement by stage and subset (Spearman; Krippendorff's alpha, interval)"
+    shown = [c for c in _agreement_section_columns() if c in agreement]  # a table of an older run may lack one
+    view = agreement[shown]
+    if ci is not None and len(ci):
+        view = with_intervals(view, ci)
+        caption += (
+            f", each with its {confidence_labels(ci['confidence'])} bootstrap interval resampling items and raters "
+            "together (the widest; both one-way intervals are in the table below)"
+        )
+    return _html_table(view, caption)
+
+
+def _scores_table(scores: pd.DataFrame) -> str:
+    """A dataset page's table of model scores, flagged, with their CIs and the MSD."""
+    cols = ["model", "metric", "subset", "value", "ci_low", "ci_high", "n_used", "n_total", "msd", "flag", "note"]
+    return _html_table(
+        flag_scores(scores)[[c for c in cols if c in scores or c == "flag"]],
+        f"Model scores with {confidence_labels(scores.get('confidence', []))} bootstrap CIs; OOV shares as "
+        "fractions; the human ceiling; msd: the smallest "
+        "difference between two models' Spearman on this dataset that is significant at p < 0.05 "
+        "(Williams' test; see the table below): a smaller gap is no evidence that one model is better; "
+        "note: why a value is missing",
+    )
+
+
+def _ledger_section(summary: pd.Series, rejects: pd.DataFrame) -> str:
     """The rejected values of a dataset by reason, up to 5 examples each (file, row, column, value),
     and the cells set aside that are not rejected values, counted apart."""
     line = rejection_line(summary)
     apart = counted_apart_text(rejects["reason"].value_counts(), summary.get("n_words_normalised", 0))
     if not line:
         return f"<p>No value was rejected (results/clean/{html.escape(str(summary['dataset']))}/rejects.parquet).{apart}</p>"
-    return html_table(rejected_examples(rejects), (
+    return _html_table(rejected_examples(rejects), (
         f"Rejected values: {line}. Up to 5 examples per reason; every one, with its detail, is in "
         f"results/clean/{summary['dataset']}/rejects.parquet and `simgold rejects {summary['dataset']}`.{apart}"))  # fmt: skip
 
 
-def release_html(name: str, files: list[str], meta: dict, base: str) -> str:
+def _release_html(name: str, files: list[str], meta: dict, base: str) -> str:
     """A paragraph that links a dataset's release (``base``: the release directory as seen from the
     page) and says its licence and version: the card's first facts."""
     where = f"{base}/{name}"
@@ -225,6 +271,16 @@ def release_html(name: str, files: list[str], meta: dict, base: str) -> str:
 def with_intervals(agreement: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
     """The agreement table with a CI column after each statistic that has one: the two-way
     (``both``) interval, else the items-resampled one (a run before the two-way scheme).
+
+
+    Parameters
+    ----------
+    agreement : pd.DataFrame
+    ci : pd.DataFrame
+
+    Returns
+    -------
+    pd.DataFrame
 
     Examples
     --------
@@ -251,10 +307,22 @@ def with_intervals(agreement: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
 
 
 def interval_text(low, high) -> str:
+    """An interval as the tables say it, ``[low, high]`` to 3 decimals; empty where an end is missing.
+
+    Parameters
+    ----------
+    low, high : float
+        The interval's ends (NaN or None: no interval).
+
+    Returns
+    -------
+    str
+        The interval's text.
+    """
     return "" if pd.isna(low) or pd.isna(high) else f"[{low:.3f}, {high:.3f}]"
 
 
-def agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
+def _agreement_ci_view(ci: pd.DataFrame) -> pd.DataFrame:
     """One row per stage, subset and statistic: the value and its CI with items, and with raters,
     resampled (the resamples used), and the notes."""
     rows = []
@@ -292,13 +360,13 @@ def _schemes_note(group: pd.DataFrame) -> str:
     return f"{first} ({rest})" if rest else first
 
 
-def agreement_sections(statistics: dict) -> list[str]:
+def _agreement_sections(statistics: dict) -> list[str]:
     """The CIs on agreement, alpha at every level and the split-half reliability of a dataset."""
     parts = []
     if "agreement_ci" in statistics and len(statistics["agreement_ci"]):
         ci = statistics["agreement_ci"]
         level = confidence_labels(ci["confidence"])
-        parts.append(html_table(agreement_ci_view(ci), (
+        parts.append(_html_table(_agreement_ci_view(ci), (
             f"Uncertainty of the agreement: {level} percentile bootstrap intervals, resampling the items (every "
             "rater kept), separately the raters (every item kept), and both together (both: other "
             "pairs and other raters at once, the widest). Items resampled: would other word pairs give "
@@ -309,14 +377,14 @@ def agreement_sections(statistics: dict) -> list[str]:
         view = icc.assign(
             interval=[interval_text(a, b) for a, b in zip(icc["ci_low"], icc["ci_high"])]
         )[["stage", "subset", "form", "value", "interval", "n_items", "n_raters", "note"]]
-        parts.append(html_table(view, (
+        parts.append(_html_table(view, (
             f"Intraclass correlations (Shrout & Fleiss 1979) with their {confidence_labels(icc['confidence'])} F-based "
             "intervals: ICC(2,1), the absolute agreement of one rater, and ICC(2,k), of the mean of the k raters (the "
             "gold standard is such a mean), two-way random effects on the raters who rated every item; for rating "
             "slots, the one-way ICC(1,1) and ICC(1,k)")))  # fmt: skip
     if "retest" in statistics and len(statistics["retest"]) and statistics["retest"]["n_pairs"].iloc[0] > 0:
-        view, shown = retest_view(statistics["retest"])
-        parts.append(html_table(view, (
+        view, shown = _retest_view(statistics["retest"])
+        parts.append(_html_table(view, (
             "Test-retest (intra-rater) reliability: the raters' repeated answers to the same pair, before the "
             "duplicates rule keeps one. Each later answer is paired with the one before; mean |difference| on the "
             "dataset's scale, the share answered the same, Spearman and Pearson between the two answers and ICC(2,1) "
@@ -328,20 +396,20 @@ def agreement_sections(statistics: dict) -> list[str]:
         wide = wide.reindex(columns=[c for c in ("nominal", "ordinal", "interval", "ratio") if c in wide]).reset_index()
         notes = alpha[alpha["note"] != ""].groupby(["stage", "subset"], sort=False)["note"].first()
         wide["note"] = [notes.get((a, b), "") for a, b in zip(wide["stage"], wide["subset"])]
-        parts.append(html_table(wide.rename_axis(columns=None), (
+        parts.append(_html_table(wide.rename_axis(columns=None), (
             "Krippendorff's alpha at each level of measurement: nominal (any two different scores disagree equally), "
             "ordinal (by how many ratings lie between them), interval (by their squared difference, the agreement "
             "table's alpha), ratio (by their relative difference). 1 is perfect agreement, 0 what chance gives; "
             "nominal and ordinal say little about calibrated, continuous scores")))  # fmt: skip
     if "reliability" in statistics and len(statistics["reliability"]):
-        parts.append(html_table(reliability_view(statistics["reliability"]), (
+        parts.append(_html_table(reliability_view(statistics["reliability"]), (
             "How many raters are enough (split halves of the raters, Spearman-Brown): r_half, the Spearman between "
             "two random halves' item means; R_full, the reliability of the whole panel's means; r1, of one rater; "
             "raters per item needed for a reliability of 0.8 and 0.9 (range: from r1's 95% band over the splits)")))  # fmt: skip
     return parts
 
 
-def retest_view(retest: pd.DataFrame, max_raters: int = 30) -> tuple[pd.DataFrame, str]:
+def _retest_view(retest: pd.DataFrame, max_raters: int = 30) -> tuple[pd.DataFrame, str]:
     """The test-retest table as shown (all raters, then each rater; beyond ``max_raters`` raters
     only those whose answers moved most) and what the rows after the first are."""
     pooled, raters = retest.iloc[:1], retest.iloc[1:]
@@ -363,7 +431,16 @@ def _needed(row, target: str) -> str:
 
 
 def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
-    """The split-half summary as a reader wants it: values with their 95% ranges over the splits."""
+    """The split-half summary as a reader wants it: values with their 95% ranges over the splits.
+
+    Parameters
+    ----------
+    summary : pd.DataFrame
+
+    Returns
+    -------
+    pd.DataFrame
+    """
     return pd.DataFrame(
         {
             "dataset": summary["dataset"],
@@ -382,7 +459,7 @@ def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def model_sections(statistics: dict) -> list[str]:
+def _model_sections(statistics: dict) -> list[str]:
     """Every two models compared (paired bootstrap and Williams' test) and the minimum significant
     differences of the dataset."""
     parts = []
@@ -391,7 +468,7 @@ def model_sections(statistics: dict) -> list[str]:
         cols = ["model_a", "model_b", "metric", "n_used", "value_a", "value_b", "difference", "ci_low", "ci_high"]
         cols += ["p", "p_holm", "r_ab", "williams_t", "williams_p", "williams_p_holm", "zou_low", "zou_high", "note"]
         level = confidence_labels(diffs.get("confidence", []))
-        parts.append(html_table(diffs[[c for c in cols if c in diffs]], (
+        parts.append(_html_table(diffs[[c for c in cols if c in diffs]], (
             f"Two models on the same gold, by Spearman and by Pearson: each model's correlation, their difference "
             f"with its {level} paired-bootstrap CI and p, Williams' test of the two dependent correlations (r_ab: the "
             f"correlation between the models' predictions) and Zou's (2007) {level} CI of the difference; p_holm "
@@ -400,7 +477,7 @@ def model_sections(statistics: dict) -> list[str]:
             "tests usually agree; where they do not, the difference is near the edge")))  # fmt: skip
     msd = statistics.get("msd")
     if msd is not None and len(msd):
-        parts.append(html_table(msd.drop(columns=["dataset"]), (
+        parts.append(_html_table(msd.drop(columns=["dataset"]), (
             "Minimum significant difference (after Rastogi et al. 2015): for the best Spearman r_best among the "
             "models that score nearly all items (model, on n of the dataset's n_items; scoring.msd_min_coverage), "
             "the smallest drop d below r_best that Williams' test finds significant (p < alpha), for two models "
@@ -415,7 +492,7 @@ def model_sections(statistics: dict) -> list[str]:
 AUDIT_SHOWN = 20  # findings shown per check on a page (the table has them all)
 
 
-def gold_precision_section(gold: pd.DataFrame) -> str:
+def _gold_precision_section(gold: pd.DataFrame) -> str:
     """How precisely the ratings fix the gold: the items' t intervals and the share of item pairs
     whose order Welch's test resolves (docs/methods.md section 5)."""
     with_ci = gold["ci_low"].notna() if "ci_low" in gold else pd.Series(False, index=gold.index)
@@ -430,7 +507,7 @@ def gold_precision_section(gold: pd.DataFrame) -> str:
             "pairs resolved": [float(gold["resolved_share"].mean()) if "resolved_share" in gold else np.nan],
         }
     )
-    return html_table(view, (
+    return _html_table(view, (
         f"How precise the gold standard is: each item's mean has a {level} Student's t interval from its ratings "
         "(half-widths on the dataset's scale; an item needs two ratings), and of every two items, the share whose "
         f"order Welch's test resolves at that level. Models are ranked on the order of the items: where most pairs "
@@ -454,7 +531,7 @@ AUDIT_CHECK_TEXT = {
 }
 
 
-def audit_sections(audit: pd.DataFrame) -> list[str]:
+def _audit_sections(audit: pd.DataFrame) -> list[str]:
     """The dataset audit: findings per check (named as a reader would, with what each means), then
     the first findings of each check, one row per item (a pair listed twice is one finding however
     many raters' cells show it; ``cells`` counts them)."""
@@ -468,7 +545,7 @@ def audit_sections(audit: pd.DataFrame) -> list[str]:
             "findings": [int(counts.get(c, 0)) for c in CHECKS],
         }
     )
-    parts = [html_table(overview, (
+    parts = [_html_table(overview, (
         "Dataset audit: what the data say against what was released with them. A finding is something to check in "
         "the source, not necessarily an error"))]  # fmt: skip
     if len(audit):
@@ -481,142 +558,21 @@ def audit_sections(audit: pd.DataFrame) -> list[str]:
         more = f" (the first {AUDIT_SHOWN} items of each check; every finding in results/audit/)"
         shown = shown.assign(check=[AUDIT_CHECK_TEXT[c][0] for c in shown["check"]])
         cols = ["check", "item_id", "cells", "rater", "source_file", "source_row", "column", "raw_value", "detail"]
-        parts.append(html_table(shown[cols], f"Dataset audit: the findings, one row per item{more}"))
+        parts.append(_html_table(shown[cols], f"Dataset audit: the findings, one row per item{more}"))
     return parts
 
 
-def flag_scores(summary: pd.DataFrame) -> pd.DataFrame:
-    """The score summary with a ``flag`` column: an A&G row over fewer than MIN_COMPARISONS
-    comparisons says so (its CI is wide and its value moves with a single comparison)."""
-    few = (summary["metric"] == "ag_score") & (summary["n_used"] < MIN_COMPARISONS)
-    return summary.assign(flag=np.where(few, FEW_COMPARISONS, ""))
-
-
-def headline(summary: pd.DataFrame) -> pd.DataFrame:
-    """One row per dataset x model: the number to quote. Spearman where the dataset has a gold
-    standard; else the A&G score when it rests on at least MIN_COMPARISONS comparisons; else no
-    value and a note. A score without a value (a constant gold standard) keeps its note."""
-    main = summary[(summary["subset"] == "all") & summary["metric"].isin(MAIN_METRICS)]
-    rows = []
-    for (dataset, model), group in main.groupby(["dataset", "model"], sort=True):
-        by_metric = group.set_index("metric")
-        metric = "spearman" if "spearman" in by_metric.index else "ag_score"
-        row = by_metric.loc[metric]
-        usable = metric == "spearman" or row["n_used"] >= MIN_COMPARISONS
-        rows.append(
-            {
-                "dataset": dataset,
-                "model": model,
-                "metric": metric,
-                "value": row["value"] if usable else np.nan,
-                "ci_low": row["ci_low"] if usable else np.nan,
-                "ci_high": row["ci_high"] if usable else np.nan,
-                "confidence": row["confidence"] if "confidence" in row else np.nan,
-                "n_used": int(row["n_used"]),
-                "n_total": int(row["n_total"]),
-                "oov_pairs": row["oov_pairs"],
-                "oov_words": row["oov_words"],
-                "msd": row["msd"] if "msd" in row else np.nan,
-                "note": _headline_note(row, usable),
-            }
-        )
-    columns = [
-        "dataset",
-        "model",
-        "metric",
-        "value",
-        "ci_low",
-        "ci_high",
-        "confidence",
-        "n_used",
-        "n_total",
-        "oov_pairs",
-        "oov_words",
-        "msd",
-    ]
-    return pd.DataFrame(rows, columns=columns + ["note"])
-
-
-def _headline_note(row: pd.Series, usable: bool) -> str:
-    """Why a headline cell has no value: an A&G score on too few comparisons, or the score's own
-    note (a constant gold standard, too few items)."""
-    if not usable:
-        return f"A&G score on {FEW_COMPARISONS} ({int(row['n_used'])})"
-    note = row["note"] if "note" in row and isinstance(row["note"], str) else ""  # a run before the column: none
-    return note if pd.isna(row["value"]) else ""
-
-
-def wide_table(head: pd.DataFrame) -> pd.DataFrame:
-    """Datasets as rows, models as columns, the headline value in each cell (empty: not scored);
-    ``msd``: the dataset's minimum significant Spearman difference (p < 0.05) beside them."""
-    if head.empty:
-        return pd.DataFrame(columns=["dataset", "metric", "msd"])
-    values = head.pivot(index="dataset", columns="model", values="value")
-    per_dataset = head.groupby("dataset")
-    return (
-        pd.concat([per_dataset["metric"].first(), per_dataset["msd"].first(), values], axis=1)
-        .reset_index()
-        .rename_axis(columns=None)
-    )
-
-
 def write_json(path, data: dict) -> None:
+    """Write ``data`` as sorted, indented JSON (no NaN), its directory made where missing.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    data : dict
+        What it holds.
+    """
     write(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
-
-
-def overview_statistics() -> dict[str, str]:
-    """The statistics of the agreement overview: column of the agreement table -> its name in the
-    overview (the registry's entries with an ``overview`` name, in its order)."""
-    return {name: s.overview for name, s in AGREEMENT_STATISTICS.items() if s.overview}
-
-
-def agreement_overview(
-    agreements: list[pd.DataFrame],
-    raters: list[pd.DataFrame],
-    icc: list[pd.DataFrame] | None = None,
-    retest: list[pd.DataFrame] | None = None,
-) -> pd.DataFrame:
-    """One row per dataset: raters (before filtering), excluded, items, and the statistics of
-    ``overview_statistics()`` (pairwise, vs_rest, alpha) of the raters kept (filtered stage, all
-    items); NaN for a statistic a table (of an older run) lacks. With ``icc`` (the datasets' ICC
-    tables), also the ICC of the mean of the raters (ICC(2,k), or ICC(1,k) for rating slots); with
-    ``retest`` (the test-retest tables), the pooled test-retest ICC(2,1) (NaN: no repeated answer).
-    Where an agreement table's note says why a statistic is missing, a ``note`` column carries it."""
-    shown = overview_statistics()
-    retest_of = {t["dataset"].iloc[0]: float(t["icc"].iloc[0]) for t in retest or [] if len(t)}
-    icc_of = {}
-    for table in icc or []:
-        mean_of_raters = table[(table["stage"] == "filtered") & (table["subset"] == "all")
-                               & table["form"].isin(["ICC(2,k)", "ICC(1,k)"])]  # fmt: skip
-        if len(mean_of_raters):
-            icc_of[mean_of_raters["dataset"].iloc[0]] = float(mean_of_raters["value"].iloc[0])
-    excluded = {}
-    for table in raters:
-        calibrated = table[table["stage"] == "calibrated"]
-        if len(calibrated):
-            excluded[calibrated["dataset"].iloc[0]] = int(calibrated["excluded"].sum())
-    rows = []
-    for table in agreements:
-        whole = table[table["subset"] == "all"].set_index("stage")
-        if "filtered" not in whole.index:
-            continue
-        kept, raw = whole.loc["filtered"], whole.loc["raw"] if "raw" in whole.index else whole.loc["filtered"]
-        rows.append(
-            {
-                "dataset": kept["dataset"],
-                "raters": int(raw["n_raters"]),
-                "excluded": excluded.get(kept["dataset"], 0),
-                "items": int(kept["n_items"]),
-                **{label: kept.get(name, np.nan) for name, label in shown.items()},
-                **({"ICC(k)": icc_of.get(kept["dataset"], np.nan)} if icc is not None else {}),
-                **({"retest ICC": retest_of.get(kept["dataset"], np.nan)} if retest is not None else {}),
-                "note": kept["note"] if isinstance(kept.get("note"), str) else "",
-            }
-        )
-    optional = [name for name, given in (("ICC(k)", icc), ("retest ICC", retest)) if given is not None]
-    optional += ["note"] if any(row["note"] for row in rows) else []  # why a cell is empty, where one is
-    columns = ["dataset", "raters", "excluded", "items", *shown.values(), *optional]
-    return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
 
 
 def _cell(row) -> str:
@@ -627,7 +583,7 @@ def _cell(row) -> str:
     return f"<td><b>{_fmt(row['value'])}</b><br><small>{ci}</small>{oov}</td>"
 
 
-def headline_matrix(head: pd.DataFrame) -> str:
+def _headline_matrix(head: pd.DataFrame) -> str:
     """Datasets x models: the headline value, its CI and the share of pairs with an OOV word."""
     models = sorted(head["model"].unique())
     cells = {(r["dataset"], r["model"]): _cell(r) for _, r in head.iterrows()}
@@ -650,7 +606,7 @@ def headline_matrix(head: pd.DataFrame) -> str:
     return f'<p class="caption">{caption}</p><table class="data matrix"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def leaderboard_links() -> str:
+def _leaderboard_links() -> str:
     """Where the leaderboard files are, linked from the front page (relative: the links hold in the
     archive and wherever the results directory is copied)."""
     here = posixpath.dirname(RESULTS["report_index"])
@@ -679,18 +635,36 @@ def index_page(
     """The front page: the answer first (models x datasets, agreement across datasets), then the
     dataset pages and every table; ``reliability`` (the split-half summaries) and ``audit`` (every
     dataset's findings) give a table across datasets each; ``releases`` (dataset -> its release's
-    ``files`` and ``meta``) a list of the releases."""
+    ``files`` and ``meta``) a list of the releases.
+
+    Parameters
+    ----------
+    datasets : list[str]
+    summary : pd.DataFrame
+    clean : pd.DataFrame
+    crosslingual : pd.DataFrame | None
+    agreement : pd.DataFrame | None, optional
+    reliability : pd.DataFrame | None, optional
+    audit : dict[str, pd.DataFrame] | None, optional
+    differences : pd.DataFrame | None, optional
+    releases : dict[str, dict] | None, optional
+    footer : str, optional
+
+    Returns
+    -------
+    str
+    """
     parts = []
     if len(summary):
-        parts.append(headline_matrix(headline(summary)))
-        parts.append(leaderboard_links())
+        parts.append(_headline_matrix(headline(summary)))
+        parts.append(_leaderboard_links())
     # the dataset pages right under the answer, not below every table
     parts.append("<p>Per dataset: figures and tables.</p><ul>")
     parts += [f'<li><a href="{html.escape(d)}/index.html">{html.escape(d)}</a></li>' for d in datasets]
     parts.append("</ul>")
     if agreement is not None and len(agreement):
         parts.append(
-            html_table(
+            _html_table(
                 agreement,
                 "Agreement of the raters of each dataset: raters before filtering, excluded as outliers, items; "
                 "mean pairwise Spearman, Spearman with the other raters' means (vs_rest) and Krippendorff's alpha "
@@ -701,63 +675,84 @@ def index_page(
             )
         )
     if reliability is not None and len(reliability):
-        parts.append(html_table(reliability_view(reliability), (
+        parts.append(_html_table(reliability_view(reliability), (
             "How many raters are enough, per dataset (split halves of the raters, Spearman-Brown): the reliability "
             "of the item means with the raters each item has (R_full) and of one rater (r1), and the raters per "
             "item a new dataset like it would need for 0.8 and 0.9")))  # fmt: skip
     if audit:
-        parts.append(html_table(audit_overview(audit), (
+        parts.append(_html_table(_audit_overview(audit), (
             "Dataset audit: findings per dataset and check (the dataset pages list them; "
             f"{RESULTS['audit']} has every one)")))  # fmt: skip
     if releases:
-        parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
-        parts += [
-            f"<li><strong>{html.escape(d)}</strong>{release_html(d, r['files'], r['meta'], '../release')}</li>"
-            for d, r in releases.items()
-        ]
-        parts.append("</ul>")
+        parts += _releases_list(releases)
     if len(summary):
-        main = flag_scores(summary)
-        main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
-        cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
-        cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag", "note"]
-        level = confidence_labels(main.get("confidence", []))
-        parts.append(
-            html_table(main[[c for c in cols if c in main]], (
-                f"Every dataset and model: scores with {level} CIs, OOV shares, the human ceiling (the raters' mean "
-                "leave-one-out Spearman) and raters_below: the share of the raters kept whose leave-one-out Spearman "
-                "is below the model's Spearman (where the model would rank among them)")))  # fmt: skip
+        parts.append(_every_score_table(summary))
     if len(clean):
-        cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
-        view = clean[cols]
-        if "n_values_rejected" in clean:  # a run before the count: no column
-            share = clean["n_values_rejected"] / clean["n_values_held"].where(clean["n_values_held"] > 0)
-            view = view.assign(values_rejected=clean["n_values_rejected"], share_rejected=share)
-        parts.append(html_table(view, (
-            "Datasets after cleaning: n_rejects counts every ledger row (headers and blanks too); values_rejected, "
-            "the cells that held a value and were rejected, and their share of such cells (the dataset pages "
-            "show them by reason, with examples)")))  # fmt: skip
+        parts.append(_cleaning_table(clean))
     if differences is not None and len(differences):
-        spearman = differences[differences["metric"] == "spearman"]
-        cols = ["dataset", "model_a", "model_b", "n_used", "difference", "williams_p", "williams_p_holm",
-                "williams_q_bh", "note"]  # fmt: skip
-        parts.append(html_table(spearman[[c for c in cols if c in spearman]], (
-            "Every two models on every dataset (Spearman; the dataset pages have Pearson, the bootstrap and Zou's "
-            "interval): Williams' p, Holm-adjusted over the dataset's model pairs, and williams_q_bh, the "
-            "Benjamini-Hochberg q value over every dataset: report a difference as found where q is below the "
-            "false discovery rate you accept")))  # fmt: skip
+        parts.append(_differences_table(differences))
     if crosslingual is not None and len(crosslingual):
         parts.append(
-            html_table(
+            _html_table(
                 crosslingual,
                 "Translations: Spearman between the gold standards of two languages over shared items, with its "
                 f"{confidence_labels(crosslingual.get('confidence', []))} bootstrap CI over those items",
             )
         )
-    return page("simgold report", "".join(parts), footer=footer)
+    return _page("simgold report", "".join(parts), footer=footer)
 
 
-def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def _releases_list(releases: dict[str, dict]) -> list[str]:
+    """The front page's list of the releases, each with its files."""
+    parts = []
+    parts.append("<p>The releases: each gold standard with its dataset card, for publishing beside a paper.</p><ul>")
+    parts += [
+        f"<li><strong>{html.escape(d)}</strong>{_release_html(d, r['files'], r['meta'], '../release')}</li>"
+        for d, r in releases.items()
+    ]
+    parts.append("</ul>")
+    return parts
+
+
+def _every_score_table(summary: pd.DataFrame) -> str:
+    """The front page's table of every dataset and model: the main metrics with their CIs."""
+    main = flag_scores(summary)
+    main = main[(main["subset"] == "all") & main["metric"].isin(MAIN_METRICS + ("pearson", "kendall"))]
+    cols = ["dataset", "model", "metric", "value", "ci_low", "ci_high", "n_used", "n_total"]
+    cols += ["oov_pairs", "oov_words", "human_ceiling", "raters_below", "flag", "note"]
+    level = confidence_labels(main.get("confidence", []))
+    return _html_table(main[[c for c in cols if c in main]], (
+        f"Every dataset and model: scores with {level} CIs, OOV shares, the human ceiling (the raters' mean "
+        "leave-one-out Spearman) and raters_below: the share of the raters kept whose leave-one-out Spearman "
+        "is below the model's Spearman (where the model would rank among them)"))  # fmt: skip
+
+
+def _cleaning_table(clean: pd.DataFrame) -> str:
+    """The front page's table of the datasets after cleaning, with the share of values rejected."""
+    cols = ["dataset", "language", "kind", "n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]
+    view = clean[cols]
+    if "n_values_rejected" in clean:  # a run before the count: no column
+        share = clean["n_values_rejected"] / clean["n_values_held"].where(clean["n_values_held"] > 0)
+        view = view.assign(values_rejected=clean["n_values_rejected"], share_rejected=share)
+    return _html_table(view, (
+        "Datasets after cleaning: n_rejects counts every ledger row (headers and blanks too); values_rejected, "
+        "the cells that held a value and were rejected, and their share of such cells (the dataset pages "
+        "show them by reason, with examples)"))  # fmt: skip
+
+
+def _differences_table(differences: pd.DataFrame) -> str:
+    """The front page's table of every two models on every dataset (Spearman), with Williams' test."""
+    spearman = differences[differences["metric"] == "spearman"]
+    cols = ["dataset", "model_a", "model_b", "n_used", "difference", "williams_p", "williams_p_holm",
+            "williams_q_bh", "note"]  # fmt: skip
+    return _html_table(spearman[[c for c in cols if c in spearman]], (
+        "Every two models on every dataset (Spearman; the dataset pages have Pearson, the bootstrap and Zou's "
+        "interval): Williams' p, Holm-adjusted over the dataset's model pairs, and williams_q_bh, the "
+        "Benjamini-Hochberg q value over every dataset: report a difference as found where q is below the "
+        "false discovery rate you accept"))  # fmt: skip
+
+
+def _audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Datasets x checks (as a reader names them): the number of findings of each audited dataset
     (also where none)."""
     names = [AUDIT_CHECK_TEXT[c][0] for c in CHECKS]
@@ -769,5 +764,14 @@ def audit_overview(audits: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 def write(path, text: str) -> None:
+    """Write ``text`` as UTF-8, the file's directory made where missing.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    text : str
+        What it holds.
+    """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(text, encoding="utf-8")

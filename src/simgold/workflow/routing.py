@@ -17,9 +17,48 @@ from simgold.io.models import scored_in_context
 from simgold.io.paths import CLEAN_TABLES, RELEASE_DATA, release_files, result
 from simgold.workflow.logs import logged_warnings
 
+__all__ = [
+    "Stages",
+    "stages",
+    "all_targets",
+    "release_outputs",
+    "released_and_scored",
+    "scored_models",
+    "gold_standard_file",
+    "figures_directory",
+    "report_figures",
+    "unscored_warning",
+    "release_report",
+    "withheld_warning",
+    "archive_licence_warning",
+    "asked_for",
+    "datasets_of",
+    "release_rule",
+    "finished_message",
+    "RELEASE_LOG",
+    "RELEASE_RULES",
+]
+
 
 @dataclass(frozen=True)
 class Stages:
+    """Which datasets (and dataset x model pairs) go through which stage; each attribute's comment
+    says what it holds.
+
+    Attributes
+    ----------
+    datasets, models, cleaned, compared, rated, ranked, context, translated, released : list of str
+        Datasets (or models) sorted.
+    groups, model_datasets, scored_by : dict of str to list of str
+        Translation groups; each model's datasets; each dataset's models.
+    scored, cosimlex, noised, in_context : list of (str, str)
+        (dataset, model) pairs.
+    gold_scored : set of str
+        Datasets whose gold standard the similarities are correlated with.
+    kinds : dict of str to str
+        Each dataset's kind.
+    """
+
     datasets: list[str]  # every dataset, sorted
     models: list[str]  # every model, sorted
     cleaned: list[str]  # read from raw files (ag-evaluation files go straight to comparisons)
@@ -41,7 +80,16 @@ class Stages:
 
 
 def stages(config: dict) -> Stages:
-    """The stages of every dataset of a resolved config."""
+    """The stages of every dataset of a resolved config.
+
+    Parameters
+    ----------
+    config : dict
+
+    Returns
+    -------
+    Stages
+    """
     datasets = config["datasets"]
     names = sorted(datasets)
     models = sorted(config["models"])
@@ -107,7 +155,16 @@ def _noised(
 
 def all_targets(routing: Stages) -> list[str]:
     """Every file the workflow makes (rule ``all``; the archive takes them all): the intermediate
-    tables too, since every table is a result."""
+    tables too, since every table is a result.
+
+    Parameters
+    ----------
+    routing : Stages
+
+    Returns
+    -------
+    list[str]
+    """
     return _clean_and_agreement_targets(routing) + _score_targets(routing) + _report_targets(routing)
 
 
@@ -156,25 +213,63 @@ def _report_targets(routing: Stages) -> list[str]:
 
 def release_outputs(routing: Stages, dataset: str) -> list[str]:
     """Every file of a released dataset's folder: its data, card and metadata (its kind's), and the
-    run's model scores beside them where models score it."""
+    run's model scores beside them where models score it.
+
+    Parameters
+    ----------
+    routing : Stages
+    dataset : str
+
+    Returns
+    -------
+    list[str]
+    """
     scores = [result("release_scores", dataset=dataset)] if dataset in routing.scored_by else []
     return release_files(dataset, routing.kinds[dataset]) + scores
 
 
 def released_and_scored(routing: Stages) -> list[str]:
-    """The released datasets that models score: each has a scores file beside its card."""
+    """The released datasets that models score: each has a scores file beside its card.
+
+    Parameters
+    ----------
+    routing : Stages
+
+    Returns
+    -------
+    list[str]
+    """
     return [d for d in routing.released if d in routing.scored_by]
 
 
 def scored_models(routing: Stages) -> list[str]:
-    """The models that score at least one dataset (each has a folder of result files), sorted."""
+    """The models that score at least one dataset (each has a folder of result files), sorted.
+
+    Parameters
+    ----------
+    routing : Stages
+
+    Returns
+    -------
+    list[str]
+    """
     return sorted({m for _, m in routing.scored})
 
 
 def gold_standard_file(routing: Stages, dataset: str) -> str:
     """The table a dataset's headline score is computed against: its gold standard, or for a
     dataset without one (rankings, A&G files) its comparisons. Its hash is the dataset's revision
-    in the MTEB result files."""
+    in the MTEB result files.
+
+    Parameters
+    ----------
+    routing : Stages
+    dataset : str
+
+    Returns
+    -------
+    str
+    """
     return result("gold" if dataset in routing.gold_scored else "comparisons", dataset=dataset)
 
 
@@ -190,7 +285,16 @@ def _per_pair(names: tuple[str, ...], pairs: list[tuple[str, str]]) -> list[str]
 
 def figures_directory(dataset: str) -> str:
     """Where a dataset's report job writes the figures its page shows (one job draws them all:
-    matplotlib is loaded once per dataset, not once per figure or per stage)."""
+    matplotlib is loaded once per dataset, not once per figure or per stage).
+
+    Parameters
+    ----------
+    dataset : str
+
+    Returns
+    -------
+    str
+    """
     return result("report_figures", dataset=dataset)
 
 
@@ -200,7 +304,18 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
     holds; each file is named for its figure (``scores.png``, ``raters.png``, ...). ``level``: the
     CIs' level as captions say it (``simgold.io.config.confidence_label`` of scoring.confidence),
     in place of a caption's ``{level}``; ``{ceiling}`` names the human ceiling where there is one
-    (a dataset with per-rater ratings)."""
+    (a dataset with per-rater ratings).
+
+    Parameters
+    ----------
+    routing : Stages
+    dataset : str
+    level : str
+
+    Returns
+    -------
+    list[tuple[str, str]]
+    """
     # here, not at the top: the Snakefile imports this module at every parse (a cluster job parses it
     # again), and the figures' module loads pandas and the pages; only a report job's params read it
     from simgold.report.figures import FIGURES  # heavy: pandas, numpy and the pages; only the report jobs
@@ -216,7 +331,7 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
     ]
 
 
-def unscored_datasets(routing: Stages) -> list[str]:
+def _unscored_datasets(routing: Stages) -> list[str]:
     """The datasets no configured model scores."""
     return [d for d in routing.datasets if d not in routing.scored_by]
 
@@ -224,11 +339,21 @@ def unscored_datasets(routing: Stages) -> list[str]:
 def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
     """A line per dataset that no configured model scores (no model covers its language; a
     comparisons or two-context dataset's model may also be missing), "" when every dataset is
-    scored. ``languages``: dataset -> its language."""
+    scored. ``languages``: dataset -> its language.
+
+    Parameters
+    ----------
+    routing : Stages
+    languages : dict[str, str]
+
+    Returns
+    -------
+    str
+    """
     return "".join(
         f"simgold: {d} is not scored: no configured model covers its language ({languages[d]!r});"
         " add one under models (with that language) to score it\n"
-        for d in unscored_datasets(routing)
+        for d in _unscored_datasets(routing)
     )
 
 
@@ -238,32 +363,20 @@ RELEASE_LOG = "logs/release/{dataset}.log"
 _MAX_NAMED = 20
 
 
-def rejection_report(cleaned: list[str]) -> str:
-    """For the end of a run: one line per cleaned dataset whose cleaning rejected values (from its
-    cleaning summary; simgold.io.ledger.rejection_line), and where the ledger is; empty when
-    none was rejected or no summary was made."""
-    from simgold.io.tables import read_parquet  # heavy: pyarrow and pandas, once, at the end of a run
-    from simgold.io.ledger import rejection_line  # heavy: pandas, as above
-
-    lines = []
-    for d in cleaned:
-        path = Path(result("clean", dataset=d, table="summary"))
-        line = rejection_line(read_parquet(path).iloc[0]) if path.is_file() else None
-        if line:
-            lines.append(f"  {line}")
-    if not lines:
-        return ""
-    where = result("clean", dataset="{dataset}", table="rejects")
-    return "\n".join(
-        ["", f"simgold: values rejected by cleaning (every one, with file, row and column: {where}):", *lines]
-    )
-
-
 def release_report(released: list[str]) -> str:
     """For the end of a run: every warning the release jobs of ``released`` logged (no licence,
     raw files that may not be redistributed, pairs left out of a file, ...), read from their logs
     (``RELEASE_LOG``): they scroll past mid-run, and each needs a decision before the release is
-    published. Empty when none warned or no log was written."""
+    published. Empty when none warned or no log was written.
+
+    Parameters
+    ----------
+    released : list[str]
+
+    Returns
+    -------
+    str
+    """
     lines = []
     for d in released:
         path = Path(RELEASE_LOG.format(dataset=d))
@@ -276,7 +389,16 @@ def release_report(released: list[str]) -> str:
 
 def withheld_warning(routing: Stages) -> str:
     """For the end of a whole run: the datasets whose licence keeps them out of a release
-    (``redistribute: false``): none is built, and the archive leaves out their items."""
+    (``redistribute: false``): none is built, and the archive leaves out their items.
+
+    Parameters
+    ----------
+    routing : Stages
+
+    Returns
+    -------
+    str
+    """
     kept = [d for d in routing.datasets if d not in routing.released]
     if not kept:
         return ""
@@ -288,7 +410,16 @@ def withheld_warning(routing: Stages) -> str:
 
 def archive_licence_warning(license: str | None) -> str:
     """For the end of a whole run: that no licence is chosen for the archive (``archive.license``),
-    or "" when one is."""
+    or "" when one is.
+
+    Parameters
+    ----------
+    license : str | None
+
+    Returns
+    -------
+    str
+    """
     if license:
         return ""
     return (
@@ -301,7 +432,17 @@ def archive_licence_warning(license: str | None) -> str:
 def asked_for(targets: list[str], rule_outputs: dict[str, list[str]]) -> list[str] | None:
     """The files a run was asked to make: None for the whole workflow (no target, ``all`` or
     ``archive``); else each target named on the command line, a rule's name standing for its output
-    files (``rule_outputs``: rule -> files), a path as given (normalised), in order, once each."""
+    files (``rule_outputs``: rule -> files), a path as given (normalised), in order, once each.
+
+    Parameters
+    ----------
+    targets : list[str]
+    rule_outputs : dict[str, list[str]]
+
+    Returns
+    -------
+    list[str] | None
+    """
     if not targets or {"all", "archive"} & set(targets):
         return None
     files = [f for t in targets for f in (rule_outputs.get(t) or [os.path.normpath(t)])]
@@ -310,12 +451,31 @@ def asked_for(targets: list[str], rule_outputs: dict[str, list[str]]) -> list[st
 
 def datasets_of(jobs: list[tuple[str, dict]], *rules: str) -> list[str]:
     """The datasets of a run's jobs of ``rules`` (``jobs``: each job's rule name and wildcards,
-    those that ran and those whose files were already there), sorted."""
+    those that ran and those whose files were already there), sorted.
+
+    Parameters
+    ----------
+    jobs : list[tuple[str, dict]]
+    *rules : str
+
+    Returns
+    -------
+    list[str]
+    """
     return sorted({wildcards["dataset"] for name, wildcards in jobs if name in rules and "dataset" in wildcards})
 
 
 def release_rule(kind: str) -> str:
-    """The name of the rule that releases a dataset of ``kind`` (workflow/rules/release.smk)."""
+    """The name of the rule that releases a dataset of ``kind`` (workflow/rules/release.smk).
+
+    Parameters
+    ----------
+    kind : str
+
+    Returns
+    -------
+    str
+    """
     return f"release_{kind}"
 
 
@@ -327,7 +487,18 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
     """The last lines of a run: where the answer is; ``archive``: the archive this run made (the
     ``archive`` target), then how to check it instead of how to make it. ``made``: the files a
     targeted run was asked for (``asked_for``), named instead, and nothing else: the report and
-    scores it may not have remade are not pointed at."""
+    scores it may not have remade are not pointed at.
+
+    Parameters
+    ----------
+    routing : Stages
+    archive : str | None, optional
+    made : list[str] | None, optional
+
+    Returns
+    -------
+    str
+    """
     if made is not None:
         named = [f"  {path}" for path in made[:_MAX_NAMED]]
         more = [f"  and {len(made) - _MAX_NAMED} more"] if len(made) > _MAX_NAMED else []
@@ -345,7 +516,7 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
         lines.append(
             "  release  results/release/{dataset}/ (each gold standard with its card, to publish beside a paper)"
         )
-    unscored = unscored_datasets(routing)
+    unscored = _unscored_datasets(routing)
     if routing.models and unscored:
         lines.append(f"  not scored (no model covers their language): {', '.join(unscored)}")
     if archive:
@@ -356,29 +527,3 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
             "  in the terminal: simgold scores, simgold agreement, simgold rejects; for a paper: snakemake --cores 8 archive"
         )
     return "\n".join(lines)
-
-
-def last_lines(
-    routing: Stages,
-    targets: list[str],
-    rule_outputs: dict[str, list[str]],
-    jobs: list[tuple[str, dict]] | None,
-    *,
-    archive: str,
-    archive_license: str | None,
-) -> str:
-    """What a finished run says last (the Snakefile's ``onsuccess``): the values cleaning rejected
-    (``rejection_report``), the release warnings (``release_report``), no licence for the archive
-    (a whole run only: ``archive_licence_warning``), then where the results are or, for a targeted
-    run, what it made (``finished_message``). Rejections and release warnings are said for the
-    datasets whose cleaning and release jobs are in the run's ``jobs`` (each job's rule name and
-    wildcards: run or already done); for every dataset where the jobs are not known (None).
-    ``targets``: as named on the command line; ``rule_outputs``: rule -> its output files;
-    ``archive``: the archive's path (``results/archive/{name}.tar.gz``)."""
-    made = asked_for(targets, rule_outputs)
-    cleaned = routing.cleaned if jobs is None else datasets_of(jobs, "clean_dataset")
-    released = routing.released if jobs is None else datasets_of(jobs, *RELEASE_RULES)
-    text = rejection_report(cleaned) + release_report(released)
-    if made is None:
-        text += withheld_warning(routing) + archive_licence_warning(archive_license)
-    return text + finished_message(routing, archive if "archive" in targets else None, made)
