@@ -598,4 +598,3 @@ def generate(out_dir: str | Path) -> dict[str, bytes]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     return files
-
