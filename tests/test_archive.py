@@ -80,8 +80,7 @@ def _project(tmp_path: Path) -> tuple[Path, dict]:
     # a real (empty) table: the archive's README reads the results it holds
     (project / "results" / "scores").mkdir(parents=True)
     pd.DataFrame({"dataset": pd.Series([], dtype=object)}).to_parquet(project / "results/scores/summary.parquet")
-    (project / "workflow" / "scripts").mkdir()
-    (project / "workflow" / "scripts" / "simgold").symlink_to("../../src/simgold")
+    (project / "config" / "current.yaml").symlink_to("config.yaml")  # a user's link among the code
     outside = tmp_path / "work" / "shared" / "closed.tsv"
     outside.parent.mkdir(parents=True)
     outside.write_text("sly\tstrange\t1\n")
@@ -111,8 +110,10 @@ def test_archive_holds_no_link_no_absolute_path_and_no_dotdot(tmp_path):
         members = tar.getmembers()
     assert all(m.isfile() or m.isdir() for m in members)
     assert all(m.name.startswith("arch/") and ".." not in m.name.split("/") for m in members)
-    assert summary["links"] == ["workflow/scripts/simgold"]  # left out and said so
-    assert not (root / "workflow" / "scripts" / "simgold").exists()
+    assert summary["links"] == ["config/current.yaml"]  # left out and said so
+    assert not (root / "config" / "current.yaml").exists()
+    # the library itself, found by the archived workflow/Snakefile beside it (no link to it)
+    assert (root / "src" / "simgold" / "__init__.py").is_file()
     assert summary["withheld"] == ["inputs/external/up/shared/closed.tsv"]
     assert not (root / "inputs" / "external").exists()
     # the config that ran is the archive's config

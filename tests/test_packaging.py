@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import re
 import subprocess
 import sys
 import tomllib
 from importlib import metadata
+from pathlib import Path
 
+import pytest
 import yaml
 
 from .conftest import ROOT
+from .userpath import fresh_copy, seed_environment
 
 
 def _requirement(spec: str) -> tuple[str, str]:
@@ -154,11 +158,58 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():
     assert "SIMGOLD_REQUIRE_SHARED=1" in ci
 
 
-def test_results_are_not_committed_and_scripts_link_to_the_library():
+def test_results_are_not_committed_and_scripts_need_no_link_to_the_library():
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert "results/" in ignored and "logs/" in ignored
-    link = ROOT / "workflow" / "scripts" / "simgold"
-    assert link.is_symlink() and link.resolve() == (ROOT / "src" / "simgold").resolve()
+    # the jobs find src/ through the Snakefile (test_jobs_import_the_workflows_own_library), not a link
+    assert not (ROOT / "workflow" / "scripts" / "simgold").exists()
+    assert not (ROOT / "workflow" / "scripts" / "simgold").is_symlink()
+
+
+#: appended to the copy's simgold/__init__.py: each process that imports it says which file it read
+IMPORT_LOG = """
+import os as _os
+if _os.environ.get("SIMGOLD_IMPORT_LOG"):
+    with open(_os.environ["SIMGOLD_IMPORT_LOG"], "a", encoding="utf-8") as _log:
+        _log.write(f"{_os.getpid()} {__file__}\\n")
+"""
+
+
+@pytest.mark.workflow
+def test_jobs_import_the_workflows_own_library(tmp_path):
+    """Snakemake runs a rule's script in an interpreter of its own: in a copy of the checkout, with no
+    PYTHONPATH and this environment's simgold installed elsewhere (an editable install of another
+    checkout, say), Snakemake and the job both import the copy's src/. Then the job's script again,
+    as a --sdm conda job runs it: no PYTHONPATH (Snakemake drops it there), an interpreter without
+    simgold; the preamble's search path brings the copy's src/."""
+    project = fresh_copy(tmp_path / "project")
+    with (project / "src" / "simgold" / "__init__.py").open("a", encoding="utf-8") as init:
+        init.write(IMPORT_LOG)
+    log = tmp_path / "imports.log"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["SIMGOLD_IMPORT_LOG"] = str(log)
+    summary = project / "results" / "clean" / "demo-hr" / "summary.parquet"
+    target = summary.relative_to(project).as_posix()
+    command = [sys.executable, "-m", "snakemake", "--cores", "1", "--skip-script-cleanup", target]
+    proc = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    imports = [line.split(" ", 1) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert len({pid for pid, _ in imports}) == 2  # Snakemake's process and the job's
+    assert {Path(path) for _, path in imports} == {project / "src" / "simgold" / "__init__.py"}
+
+    venv = tmp_path / "bare"  # an interpreter with the job's packages but no simgold, as a rule's conda environment
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    seed_environment(venv)
+    python = str(venv / "bin" / "python")
+    assert subprocess.run([python, "-c", "import simgold"], cwd=tmp_path, env=env, capture_output=True).returncode
+    (script,) = (project / ".snakemake" / "scripts").glob("*.clean.py")
+    log.unlink()
+    summary.unlink()
+    proc = subprocess.run([python, str(script)], cwd=project, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert summary.is_file()
+    ((pid, path),) = [line.split(" ", 1) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert Path(path) == project / "src" / "simgold" / "__init__.py"
 
 
 def test_every_rule_declares_log_threads_resources_and_conda():

@@ -15,8 +15,8 @@ import openpyxl
 import pytest
 
 from simgold.errors import InputError
+from simgold.io.demo import ods_bytes, xlsx_bytes
 from simgold.io.readers import ABSENT, read_source_table
-from tools.demo import ods_bytes, xlsx_bytes
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

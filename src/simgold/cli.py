@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 from simgold.errors import SimgoldError
 from simgold.io.config import check_config_files
+from simgold.io.demo import generate as generate_demo
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
 from simgold.io.tables import package_version, read_parquet
@@ -193,16 +193,8 @@ def _archive(command: str, directory: Path, cores: int, recompute: bool = False)
 
 
 def _demo(directory: Path) -> int:
-    """The demo sheets, from the generator kept beside the package (tools/demo.py of the checkout)."""
-
-    tool = Path(__file__).resolve().parents[2] / "tools" / "demo.py"
-    if not tool.is_file():
-        print(f"simgold demo: {tool} not found; the demo generator comes with a checkout of the repository")
-        return 1
-    spec = importlib.util.spec_from_file_location("simgold_demo_tool", tool)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    for rel, data in module.generate(directory).items():
+    """The demo sheets (simgold.io.demo, part of the installed package)."""
+    for rel, data in generate_demo(directory).items():
         print(f"{directory / rel}\t{len(data)} bytes")
     return 0
 

@@ -1,8 +1,9 @@
 """Generator of the demo data shipped in ``raw/demo`` (simulated annotators, not real people).
 
-    python tools/demo.py raw/demo        (or: simgold demo raw/demo, from a checkout)
+    simgold demo raw/demo
 
-A developer's tool, not part of the installed package: the pipeline never runs it.
+Part of the installed package (``simgold demo`` works from a wheel), standard library only; the
+pipeline never runs it.
 
 Five sheets in five languages, each in a format that real datasets use, with planted cases the
 pipeline must find. The word pairs are real words; every rating is simulated from a latent
@@ -34,10 +35,11 @@ from __future__ import annotations
 import io
 import math
 import random
-import sys
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
+
+__all__ = ["generate", "ods_bytes", "xlsx_bytes"]
 
 SEED = 20261121
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)
@@ -278,7 +280,7 @@ HEBREW_GROUPS = [  # target, 4 positives with latent similarity, distractor, ran
 # simulation helpers (stdlib only, so the stream never changes with a library upgrade)
 
 
-class Sim:
+class _Sim:
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
 
@@ -302,7 +304,7 @@ def _fmt(x: float) -> str:
 # the five sheets
 
 
-def danish_sheet(sim: Sim):
+def _danish_sheet(sim: _Sim):
     raters = [f"Deltager {k:02d}" for k in range(1, 23)]
     biased, random_raters = {"Deltager 05", "Deltager 11"}, {"Deltager 08", "Deltager 14"}
     planted = biased | random_raters
@@ -337,7 +339,7 @@ def danish_sheet(sim: Sim):
     return [title, ["Ord 1", "Ord 2", "Ordklasse"] + raters] + rows
 
 
-def croatian_sheet(sim: Sim) -> str:
+def _croatian_sheet(sim: _Sim) -> str:
     raters = [f"ocjena_{k:02d}" for k in range(1, 13)]
     leniency = {r: sim.normal(0.3) for r in raters}
     pairs = [(w1, w2, DANISH[k][0], DANISH[k][1], DANISH[k][2]) for w1, w2, k in CROATIAN]
@@ -361,7 +363,7 @@ def croatian_sheet(sim: Sim) -> str:
     return "\n".join(lines) + "\n"
 
 
-def german_sheet(sim: Sim) -> bytes:
+def _german_sheet(sim: _Sim) -> bytes:
     raters = [f"T{k:02d}" for k in range(1, 11)]
     leniency = {r: sim.normal(0.5) for r in raters}
     lines = ["Teilnehmer;Wort 1;Wort 2;Bewertung"]
@@ -376,7 +378,7 @@ def german_sheet(sim: Sim) -> bytes:
     return ("\r\n".join(lines) + "\r\n").encode("cp1252")
 
 
-def english_context_sheet(sim: Sim):
+def _english_context_sheet(sim: _Sim):
     raters1 = [f"c1_a{k:02d}" for k in range(1, 9)]
     raters2 = [f"c2_b{k:02d}" for k in range(1, 9)]
     header = ["word1", "word2", "context1", "context2"] + raters1 + raters2
@@ -389,7 +391,7 @@ def english_context_sheet(sim: Sim):
     return rows
 
 
-def hebrew_sheet(sim: Sim) -> bytes:
+def _hebrew_sheet(sim: _Sim) -> bytes:
     raters = [f"rater_{k:02d}" for k in range(1, 13)]
     lines = ["target,candidate,category," + ",".join(raters)]
     table = []
@@ -438,7 +440,26 @@ def _col_letter(j: int) -> str:
 
 
 def xlsx_bytes(rows: list[list], sheet_name: str) -> bytes:
-    """A minimal, valid XLSX workbook (inline strings), written without timestamps."""
+    """A minimal, valid XLSX workbook (inline strings), written without timestamps.
+
+    Parameters
+    ----------
+    rows : list of list
+        The sheet's rows from the first; a cell is a string, a number, or None (left empty).
+    sheet_name : str
+        The name of the workbook's one sheet.
+
+    Returns
+    -------
+    bytes
+        The ``.xlsx`` file: the same rows always give the same bytes.
+
+    Examples
+    --------
+    >>> data = xlsx_bytes([["word1", "word2", "score"], ["cat", "dog", 2.5]], "Sheet1")
+    >>> data[:2], data == xlsx_bytes([["word1", "word2", "score"], ["cat", "dog", 2.5]], "Sheet1")
+    (b'PK', True)
+    """
     xml_rows = []
     for i, row in enumerate(rows, start=1):
         cells = []
@@ -489,7 +510,26 @@ def xlsx_bytes(rows: list[list], sheet_name: str) -> bytes:
 
 
 def ods_bytes(rows: list[list], sheet_name: str) -> bytes:
-    """A minimal, valid ODS spreadsheet, written without timestamps."""
+    """A minimal, valid ODS spreadsheet, written without timestamps.
+
+    Parameters
+    ----------
+    rows : list of list
+        The sheet's rows from the first; a cell is a string, a number, or None (an empty cell).
+    sheet_name : str
+        The name of the spreadsheet's one table.
+
+    Returns
+    -------
+    bytes
+        The ``.ods`` file (its ``mimetype`` member first and stored, as the format asks); the same
+        rows always give the same bytes.
+
+    Examples
+    --------
+    >>> ods_bytes([["word1", "word2"], ["cat", "dog"]], "ratings")[30:76]
+    b'mimetypeapplication/vnd.oasis.opendocument.spr'
+    """
     office = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
     table_ns = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
     text_ns = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -531,23 +571,30 @@ def ods_bytes(rows: list[list], sheet_name: str) -> bytes:
 
 
 def generate(out_dir: str | Path) -> dict[str, bytes]:
-    """Write the demo files under ``out_dir``; return {relative path: bytes}."""
-    sim = Sim(SEED)
+    """Write the demo files under ``out_dir``; return {relative path: bytes}.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Where the five sheets go (``raw/demo`` in the repository); made if missing, and files of the
+        same names in it are overwritten.
+
+    Returns
+    -------
+    dict of str to bytes
+        Each file's path relative to ``out_dir`` (``da/sporgeskema.xlsx``, ...) and its bytes,
+        byte-identical to the committed ``raw/demo`` (``tests/test_demo.py``).
+    """
+    sim = _Sim(SEED)
     files = {
-        "da/sporgeskema.xlsx": xlsx_bytes(danish_sheet(sim), "Svar"),
-        "hr/ocjene.tsv": croatian_sheet(sim).encode("utf-8"),
-        "de/bewertungen.csv": german_sheet(sim),
-        "en/contexts.ods": ods_bytes(english_context_sheet(sim), "ratings"),
-        "he/rankings.csv": hebrew_sheet(sim),
+        "da/sporgeskema.xlsx": xlsx_bytes(_danish_sheet(sim), "Svar"),
+        "hr/ocjene.tsv": _croatian_sheet(sim).encode("utf-8"),
+        "de/bewertungen.csv": _german_sheet(sim),
+        "en/contexts.ods": ods_bytes(_english_context_sheet(sim), "ratings"),
+        "he/rankings.csv": _hebrew_sheet(sim),
     }
     for rel, data in files.items():
         path = Path(out_dir) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     return files
-
-
-if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else "raw/demo"
-    for rel, data in generate(target).items():
-        print(f"{target}/{rel}\t{len(data)} bytes")
