@@ -32,6 +32,7 @@ LAZY = (
     "markdown_it",
     "scipy.stats",
     "scipy.sparse",
+    "scipy.special",  # the GELU of MiniLM's encoder, only when MiniLM encodes
     "matplotlib",
     "numba",
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)

@@ -28,6 +28,7 @@ from simgold.io.readers import detect_format, resolve_path, source_paths, text_h
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
 from simgold.io.sniff import path_problem
+from simgold.io.vectorformats import detect_format as embedding_format
 
 #: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
 #: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
@@ -583,8 +584,6 @@ def _check_model(name: str, model: dict, base_dir) -> None:
     fmt = model["format"] if "path" in model else "a package"
     if model["oov"] == "subword":
         if fmt == "auto":
-            from simgold.io.embeddings import detect_format as embedding_format  # heavy: numpy, only for this check
-
             fmt = embedding_format(resolve_path(model["path"], base_dir))
         if fmt not in FORMATS or not FORMATS[fmt].subword:
             raise ConfigError(f"{where}.oov", f"subword vectors need a fastText .bin file, not {fmt}")

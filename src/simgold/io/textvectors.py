@@ -37,7 +37,6 @@ import os
 import re
 import threading
 import time
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -51,11 +50,11 @@ from simgold.errors import InputError
 from simgold.io.cells import NUMBER_PATTERN
 from simgold.io.lineindex import Stale, line_store
 from simgold.io.progress import Progress
+from simgold.io.vectorformats import BOM, Damaged, GzipStream
 
 CHUNK = 1 << 21  # bytes per chunk (whole lines, about 2 MB): small enough to stay in the CPU cache
 HEAD = 1 << 20  # bytes searched for the first line
 KEY = 8  # bytes of a line's first field compared as one number
-BOM = b"\xef\xbb\xbf"
 PARSE_BATCH = 4096  # kept lines parsed at once
 
 
@@ -128,7 +127,7 @@ class _Mapped:
             pass
 
 
-class _Gzipped:
+class _Gzipped(GzipStream):
     """A gzip file, decompressed in blocks and cut into the same chunks as the plain file.
 
     A stream that ends before its end marker (a download cut short) or that cannot be
@@ -136,51 +135,7 @@ class _Gzipped:
     """
 
     def __init__(self, path: Path):
-        self.fh = open(path, "rb")
-        self.size = Path(path).stat().st_size
-        self.inflate = zlib.decompressobj(wbits=31)
-        self.buffer = b""
-        self.done = 0
-        self.broken: Damaged | None = None  # found while reading the head; raised when more is needed
-
-    def _more(self) -> bytes:
-        """The next decompressed block; b"" at the end of a complete stream."""
-        if self.broken is not None:
-            raise self.broken
-        while True:
-            raw = self.fh.read(CHUNK)
-            try:
-                out = self.inflate.decompress(raw)
-                if self.inflate.eof and self.inflate.unused_data:  # another gzip member follows
-                    out += self._next_member(self.inflate.unused_data)
-            except zlib.error as err:
-                raise Damaged(str(err)) from None
-            if out:
-                return out
-            if not raw:
-                if not self.inflate.eof:
-                    raise Damaged("the compressed data ends before its end marker")
-                return b""
-
-    def _next_member(self, data: bytes) -> bytes:
-        if not data.strip(b"\0"):  # zero padding after the last member
-            return b""
-        self.inflate = zlib.decompressobj(wbits=31)
-        return self.inflate.decompress(data)
-
-    def head(self) -> bytes:
-        """The first decompressed bytes (those there are, if the stream breaks early)."""
-        try:
-            while len(self.buffer) < HEAD:
-                block = self._more()
-                if not block:
-                    break
-                self.buffer += block
-        except Damaged as err:
-            if not self.buffer:
-                raise
-            self.broken = err
-        return self.buffer[:HEAD]
+        super().__init__(path, block=CHUNK, head_size=HEAD)
 
     def chunks(self, start: int):
         """(compressed bytes read, chunk) of each chunk of whole lines from ``start``."""
@@ -192,7 +147,7 @@ class _Gzipped:
                 pos = end + 1
                 continue
             try:
-                block = self._more()
+                block = self.more()
             except Damaged:  # the whole lines before the break first: the error names where the data stops
                 last = buf.rfind(b"\n", pos) + 1
                 if last > pos:
@@ -206,22 +161,6 @@ class _Gzipped:
 
     def scanned(self, upto: int) -> None:
         self.done = upto  # compressed bytes read (for progress lines)
-
-    def close(self) -> None:
-        self.fh.close()
-
-
-class Damaged(Exception):
-    """The gzip stream cannot be decompressed further."""
-
-
-def gzip_head(path: Path) -> bytes:
-    """The first decompressed bytes of a gzip file (raises ``Damaged``)."""
-    source = _Gzipped(path)
-    try:
-        return source.head()
-    finally:
-        source.close()
 
 
 def open_source(path: Path):
