@@ -9,6 +9,7 @@ from simgold.errors import ConfigError
 from simgold.io import config as config_module
 from simgold.io.config import resolve_dataset
 from simgold.io.layouts import COLUMN_KEYS, KINDS, LAYOUT_NAMES, LAYOUTS
+from simgold.io.rawformats import RAW_FORMATS, table_formats
 from simgold.io.schema import SCHEMA_PATH, load_schema
 
 
@@ -52,6 +53,16 @@ def test_the_schema_takes_kinds_and_layouts_from_the_registry():
     assert list(LAYOUT_NAMES) == defs["source"]["properties"]["layout"]["enum"]
     # every column key a layout reads is a key the schema knows
     assert COLUMN_KEYS <= set(defs["source"]["properties"])
+
+
+def test_the_schema_takes_raw_file_formats_from_the_registry():
+    raw = yaml.safe_load(open(SCHEMA_PATH, encoding="utf-8"))["$defs"]
+    assert "enum" not in raw["source"]["properties"]["format"] and "enum" not in raw["reader"]["properties"]["format"]
+    defs = load_schema()["$defs"]
+    assert defs["source"]["properties"]["format"]["enum"] == ["auto", *RAW_FORMATS] == ["auto", "text", "xlsx", "ods", "ag"]
+    # a translation table or a frequency list is a table: not the ag files a comparisons dataset reads whole
+    assert defs["reader"]["properties"]["format"]["enum"] == ["auto", *table_formats()] == ["auto", "text", "xlsx", "ods"]
+    assert [name for name, entry in RAW_FORMATS.items() if entry.reader is None] == ["ag"]
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ from simgold.io.languages import ISO_639_1, model_languages
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawtable import close_names, did_you_mean
-from simgold.io.readers import detect_format, resolve_path, source_paths, text_header
+from simgold.io.rawformats import detect_format
+from simgold.io.readers import resolve_path, source_paths, text_header
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
 from simgold.io.sniff import path_problem

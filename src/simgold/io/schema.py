@@ -13,6 +13,7 @@ import yaml
 
 from simgold.io.layouts import KINDS, LAYOUT_NAMES
 from simgold.io.models import FORMATS, PACKAGES
+from simgold.io.rawformats import RAW_FORMATS, table_formats
 
 SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
 
@@ -25,6 +26,8 @@ def load_schema() -> dict:
     defs = schema["$defs"]
     defs["dataset"]["properties"]["kind"]["enum"] = list(KINDS)
     defs["source"]["properties"]["layout"]["enum"] = list(LAYOUT_NAMES)
+    defs["source"]["properties"]["format"]["enum"] = ["auto", *RAW_FORMATS]
+    defs["reader"]["properties"]["format"]["enum"] = ["auto", *table_formats()]
     defs["model"]["properties"]["format"]["enum"] = ["auto", *FORMATS]
     defs["model"]["properties"]["package"]["enum"] = list(PACKAGES)
     return schema
