@@ -73,26 +73,9 @@ def parse_value(
         if math.isnan(value):
             return None, "missing", "an empty (NaN) numeric cell"
     elif isinstance(raw, str):
-        text = raw.strip()
-        if text in missing:
-            return None, "missing", f"missing marker {text!r}"
-        if decimal == ",":
-            if "." in text:
-                return None, "non_numeric", "a point where the decimal separator is a comma"
-            text = text.replace(",", ".", 1)
-        elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
-            return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
-        if not _NUMBER.fullmatch(text):
-            other = [ch for ch in text if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9"]
-            if other:
-                name = unicodedata.name(other[0], "a digit of another script")
-                return None, "non_numeric", f"the digit {other[0]!r} ({name}): only the digits 0-9 are read as numbers"
-            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
-                return None, "non_finite", f"{text!r} is not a finite number"
-            if DATE_LIKE.fullmatch(text):
-                return None, "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
-            return None, "non_numeric", "not a number"
-        value = float(text)
+        value, reason, detail = _parse_text(raw.strip(), missing, decimal)
+        if reason is not None:
+            return None, reason, detail
     else:
         return None, "non_numeric", f"a {type(raw).__name__} cell (a spreadsheet date?), not a number"
     if not math.isfinite(value):
@@ -100,6 +83,34 @@ def parse_value(
     if not low <= value <= high:
         return None, "out_of_scale", f"outside the scale [{number_text(low)}, {number_text(high)}]"
     return value, None, ""
+
+
+def _parse_text(text: str, missing: frozenset[str], decimal: str) -> tuple:
+    """(the number, None, "") of a stripped text cell, or (None, reason, detail)."""
+    if text in missing:
+        return None, "missing", f"missing marker {text!r}"
+    if decimal == ",":
+        if "." in text:
+            return None, "non_numeric", "a point where the decimal separator is a comma"
+        text = text.replace(",", ".", 1)
+    elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
+        return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
+    if not _NUMBER.fullmatch(text):
+        return None, *_not_a_number(text)
+    return float(text), None, ""
+
+
+def _not_a_number(text: str) -> tuple[str, str]:
+    """(reason, detail) of a text that is not a plain decimal number."""
+    other = [ch for ch in text if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9"]
+    if other:
+        name = unicodedata.name(other[0], "a digit of another script")
+        return "non_numeric", f"the digit {other[0]!r} ({name}): only the digits 0-9 are read as numbers"
+    if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return "non_finite", f"{text!r} is not a finite number"
+    if DATE_LIKE.fullmatch(text):
+        return "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
+    return "non_numeric", "not a number"
 
 
 def _char_name(char: str) -> str:

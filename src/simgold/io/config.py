@@ -276,28 +276,10 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         raise ConfigError(f"{where}.language", _language_problem(ds["language"]))
     kind = ds["kind"]
     if kind == "comparisons":
-        for i, src in enumerate(ds["sources"]):
-            extra = sorted(k for k in src if k in COLUMN_KEYS)
-            if src["format"] != "ag" or extra:
-                raise ConfigError(
-                    f"{where}.sources[{i}]",
-                    "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
-                )
-            for p in source_paths(src):
-                if problem := path_problem(resolve_path(p, base_dir)):
-                    raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
+        _check_ag_sources(where, ds, base_dir)
         _check_release(where, ds, base_dir)
         return ds
-    if kind in ("ratings", "contexts", "means"):
-        if "scale" not in ds:
-            raise ConfigError(f"{where}.scale", f"is required for kind {kind!r} (e.g. scale: [0, 6])")
-        lo, hi = ds["scale"]
-        if not lo < hi:
-            raise ConfigError(f"{where}.scale", f"[{lo}, {hi}] is not a scale: the minimum must be below the maximum")
-    if "scale" in ds and (ds["scale"][1] - ds["scale"][0]) / ds["gold"]["bin_width"] > MAX_BINS:
-        raise ConfigError(
-            f"{where}.gold.bin_width", f"{ds['gold']['bin_width']:g} makes more than {MAX_BINS:,} bins over the scale"
-        )
+    _check_scale(where, kind, ds)
     if "min_answered" in ds:
         m = ds["min_answered"]
         if m >= 1 and m != int(m):
@@ -309,6 +291,34 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
     return ds
 
 
+def _check_ag_sources(where: str, ds: dict, base_dir) -> None:
+    """A comparisons dataset's sources: ag-evaluation files, given by path and format only."""
+    for i, src in enumerate(ds["sources"]):
+        extra = sorted(k for k in src if k in COLUMN_KEYS)
+        if src["format"] != "ag" or extra:
+            raise ConfigError(
+                f"{where}.sources[{i}]",
+                "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
+            )
+        for p in source_paths(src):
+            if problem := path_problem(resolve_path(p, base_dir)):
+                raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
+
+
+def _check_scale(where: str, kind: str, ds: dict) -> None:
+    """The scale: required for values on one, a minimum below the maximum, not too many bins."""
+    if kind in ("ratings", "contexts", "means"):
+        if "scale" not in ds:
+            raise ConfigError(f"{where}.scale", f"is required for kind {kind!r} (e.g. scale: [0, 6])")
+        lo, hi = ds["scale"]
+        if not lo < hi:
+            raise ConfigError(f"{where}.scale", f"[{lo}, {hi}] is not a scale: the minimum must be below the maximum")
+    if "scale" in ds and (ds["scale"][1] - ds["scale"][0]) / ds["gold"]["bin_width"] > MAX_BINS:
+        raise ConfigError(
+            f"{where}.gold.bin_width", f"{ds['gold']['bin_width']:g} makes more than {MAX_BINS:,} bins over the scale"
+        )
+
+
 def _check_release(where: str, ds: dict, base_dir) -> None:
     """The release block: the licence against the SPDX list, every other value as data (cardtext)."""
     if "license" in ds["release"]:
@@ -318,8 +328,8 @@ def _check_release(where: str, ds: dict, base_dir) -> None:
 
 @functools.cache
 def _spdx_licensing():
-    """The SPDX licence list, parsed once (about 35 ms; the config check of every dataset with a
-    licence, at every Snakefile parse, would otherwise parse it again)."""
+    """The SPDX licence list, parsed once (heavy: the config check of every dataset with a licence,
+    at every Snakefile parse, would otherwise parse it again)."""
     from license_expression import get_spdx_licensing  # heavy: the SPDX list, only for a release licence
 
     return get_spdx_licensing()
@@ -371,6 +381,15 @@ def _check_stages(where: str, ds: dict) -> None:
 
 
 def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
+    _check_layout(where, kind, src)
+    _check_columns(where, src)
+    _check_files(where, src, base_dir)
+    if "word_forms" in src:
+        _check_word_forms(where, src["word_forms"], base_dir)
+
+
+def _check_layout(where: str, kind: str, src: dict) -> None:
+    """The layout fits the kind, and the source gives the column keys the layout takes."""
     layout = src["layout"]
     if (kind, layout) not in LAYOUTS:
         allowed = sorted(lay for k, lay in LAYOUTS if k == kind)
@@ -386,6 +405,10 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
         raise ConfigError(f"{where}.{min(extra)}", f"is not used for kind {kind!r} with layout {layout!r}")
     if layout == "ragged" and not isinstance(src["raters"], dict):
         raise ConfigError(f"{where}.raters", "a ragged layout takes its ratings from a position on: raters: {from: N}")
+
+
+def _check_columns(where: str, src: dict) -> None:
+    """Rater patterns, contexts, one role per column, positions without a header."""
     if isinstance(src.get("raters"), str):
         _check_regex(f"{where}.raters", src["raters"])
     for j, ctx in enumerate(src.get("contexts", [])):
@@ -405,6 +428,10 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
                     f"{where}.{key}", f"{ref!r} is a column name, but header: false; use a 1-based position"
                 )
 
+
+def _check_files(where: str, src: dict, base_dir) -> None:
+    """The encoding, and each file: its format, that it is there, and (text) its column names."""
+    layout = src["layout"]
     try:
         codecs.lookup(src["encoding"])
     except LookupError:
@@ -426,19 +453,21 @@ def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
             raise ConfigError(f"{where}.extra_fields", "join is for delimited text files in a wide or long layout")
         if fmt == "text" and len(source_paths(src)) == 1:  # several files: their columns are joined
             _check_column_names(where, src, text_header(real, src))
-    if "word_forms" in src:
-        forms = src["word_forms"]
-        for k, p in enumerate(source_paths(forms)):
-            key = f"{where}.word_forms.path" + (f"[{k}]" if isinstance(forms["path"], list) else "")
-            if problem := path_problem(_resolved(p, base_dir, key)):
-                raise ConfigError(key, f"{p!r} {problem}")
-        if "strip" in forms:
-            try:
-                re.compile(forms["strip"])
-            except re.error as err:
-                raise ConfigError(
-                    f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}"
-                ) from None
+
+
+def _check_word_forms(where: str, forms: dict, base_dir) -> None:
+    """A source's word_forms table: its files are there, its strip pattern compiles."""
+    for k, p in enumerate(source_paths(forms)):
+        key = f"{where}.word_forms.path" + (f"[{k}]" if isinstance(forms["path"], list) else "")
+        if problem := path_problem(_resolved(p, base_dir, key)):
+            raise ConfigError(key, f"{p!r} {problem}")
+    if "strip" in forms:
+        try:
+            re.compile(forms["strip"])
+        except re.error as err:
+            raise ConfigError(
+                f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}"
+            ) from None
 
 
 def _named_columns(src: dict) -> list[tuple[str, str | int]]:
@@ -497,6 +526,11 @@ def _column_refs(src: dict):
     for key in ONE_COLUMN_KEYS:
         if key in src:
             yield key, src[key]
+    yield from _attribute_refs(src)
+
+
+def _attribute_refs(src: dict):
+    """(key, column) of the attributes, an extra_fields join column and the contexts' columns."""
     for name, att in src.get("attributes", {}).items():
         if not (isinstance(att, dict) and "value" in att):  # a constant names no column
             yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
@@ -528,34 +562,46 @@ def _check_translations(datasets: dict, base_dir) -> None:
             raise ConfigError(f"{where}.{missing}", "translation_of and translation go together")
         if "translation_of" not in ds:
             continue
-        source = ds["translation_of"]
-        if source not in datasets:
-            raise ConfigError(f"{where}.translation_of", f"{source!r} is not a dataset of this config")
-        seen, cur = {name}, source
-        while cur in datasets and "translation_of" in datasets[cur]:
-            if cur in seen:
-                raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
-            seen.add(cur)
-            cur = datasets[cur]["translation_of"]
+        _check_translation_chain(datasets, name)
+        _check_translation(name, ds, base_dir)
+
+
+def _check_translation_chain(datasets: dict, name: str) -> None:
+    """The dataset a translation is of is configured, and the chain of translations ends."""
+    where = f"datasets.{name}"
+    source = datasets[name]["translation_of"]
+    if source not in datasets:
+        raise ConfigError(f"{where}.translation_of", f"{source!r} is not a dataset of this config")
+    seen, cur = {name}, source
+    while cur in datasets and "translation_of" in datasets[cur]:
         if cur in seen:
             raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
-        spec = ds["translation"]
-        need = {"columns": "source_words", "table": "table", "dictionary": "dictionary", "translators": "translators"}
-        if spec["by"] in need and need[spec["by"]] not in spec:
-            raise ConfigError(f"{where}.translation.{need[spec['by']]}", f"is required for by: {spec['by']}")
-        if spec["by"] == "columns":
-            known = item_columns(ds)
-            for col in spec["source_words"]:
-                if col not in known:
-                    raise ConfigError(
-                        f"{where}.translation.source_words",
-                        f"{col!r} is not an item attribute of {name} (declare it under attributes)",
-                    )
-        for path in translation_files(ds):
-            if problem := path_problem(_resolved(path, base_dir, f"{where}.translation")):
-                raise ConfigError(f"{where}.translation", f"{path!r} {problem}")
-        if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
-            raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
+        seen.add(cur)
+        cur = datasets[cur]["translation_of"]
+    if cur in seen:
+        raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
+
+
+def _check_translation(name: str, ds: dict, base_dir) -> None:
+    """A translation's mapping: what its method needs, its source words, its files, its rules."""
+    where = f"datasets.{name}"
+    spec = ds["translation"]
+    need = {"columns": "source_words", "table": "table", "dictionary": "dictionary", "translators": "translators"}
+    if spec["by"] in need and need[spec["by"]] not in spec:
+        raise ConfigError(f"{where}.translation.{need[spec['by']]}", f"is required for by: {spec['by']}")
+    if spec["by"] == "columns":
+        known = item_columns(ds)
+        for col in spec["source_words"]:
+            if col not in known:
+                raise ConfigError(
+                    f"{where}.translation.source_words",
+                    f"{col!r} is not an item attribute of {name} (declare it under attributes)",
+                )
+    for path in translation_files(ds):
+        if problem := path_problem(_resolved(path, base_dir, f"{where}.translation")):
+            raise ConfigError(f"{where}.translation", f"{path!r} {problem}")
+    if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
+        raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
 
 
 def translation_root(datasets: dict, name: str) -> str:

@@ -176,20 +176,25 @@ class _SheetReader:
                         reading = self._start_sheet(element)
             elif tag in _CELLS:
                 cell_depth -= 1
-            elif cell_depth:
-                continue
-            elif tag == _ROW:
-                if reading:
-                    self._add_row(element)
-                if containers:  # (a row outside a sheet is not read)
-                    del containers[-1][:]  # this row, and what ended before it (the rows read, columns)
-            elif tag in _ROW_CONTAINERS:
-                containers.pop()
-                element.clear()
-                if tag == _SHEET:
-                    reading = False
-            elif tag == _STYLE_ELEMENT:
-                self._note_style(element)
+            elif not cell_depth:
+                reading = self._end(tag, element, reading, containers)
+
+    def _end(self, tag: str, element, reading: bool, containers: list) -> bool:
+        """A row (read, then dropped), a sheet or row group (dropped) or a style (noted) has ended;
+        whether the sheet picked is still being read."""
+        if tag == _ROW:
+            if reading:
+                self._add_row(element)
+            if containers:  # (a row outside a sheet is not read)
+                del containers[-1][:]  # this row, and what ended before it (the rows read, columns)
+        elif tag in _ROW_CONTAINERS:
+            containers.pop()
+            element.clear()
+            if tag == _SHEET:
+                reading = False
+        elif tag == _STYLE_ELEMENT:
+            self._note_style(element)
+        return reading
 
     def _note_style(self, style) -> None:
         """A table style with table:display="false" hides the sheets that have it."""
