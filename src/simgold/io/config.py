@@ -125,7 +125,7 @@ def _check_keys(node: yaml.MappingNode, where: str, path: str) -> None:
 
 def validate_schema(config: dict) -> None:
     """Validate against the JSON schema; raise :class:`ConfigError` naming the key path."""
-    import jsonschema  # heavy: about 0.15 s, only when a config is checked
+    import jsonschema  # heavy (docs/benchmarks.md), only when a config is checked
 
     validator = jsonschema.Draft202012Validator(load_schema())
     errors = sorted(

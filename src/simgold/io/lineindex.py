@@ -6,7 +6,7 @@ error they are written here, sorted by that number, with what else the read repo
 count, the dimension, where the first vector line starts, and the sum of every vector when the
 scan computed it for ``oov: mean``). A later read of the same file finds the lines of the needed
 words by binary search and reads only those lines (one positioned read each): a job rerun because
-a dataset was added reads a 4 GB file in a fraction of a second.
+a dataset was added reads a 4 GiB file in a fraction of a second.
 
 Where: ``line-index/`` in the vector store's directory (``$SIMGOLD_CACHE``, see
 ``simgold.io.vectorcache``; none when it is unset or ``off``), one file per embedding file and

@@ -85,7 +85,7 @@ def _collector_paused():
 
 #: the most a zip member may inflate to: a sheet's XML, streamed, 4 GiB (MAX_CELLS cells at 200
 #: bytes each; LibreOffice writes about 110 for a number, Excel 40); any other part, read whole
-#: (openpyxl's shared strings), 1 GiB (a million rows of words and sentences take about 200 MB)
+#: (openpyxl's shared strings), 1 GiB (a million rows of words and sentences take a fraction of that)
 MAX_SHEET_BYTES, MAX_PART_BYTES = 4 << 30, 1 << 30
 #: above 64 MiB, a member may inflate at most 500 times: spreadsheet XML deflates about 10 times
 #: (XLSX) to 60 times (ODS), 330 times at most (an empty ODS sheet written cell by cell, as pandas
@@ -145,7 +145,7 @@ _UNCACHED = re.compile(
 
 
 def _xlsx_rows(real: Path, display: str, sheet: str | int):
-    import openpyxl  # heavy: about 0.2 s, only for an XLSX file
+    import openpyxl  # heavy (docs/benchmarks.md), only for an XLSX file
 
     members = _xlsx_sheet_members(real, display)
     wb = openpyxl.load_workbook(real, read_only=True, data_only=True)

@@ -605,7 +605,7 @@ DIGESTS = "digests"  # ... in this directory of it
 def input_sha256(path: str | Path) -> str:
     """The SHA-256 of an input, remembered in the vector store (``$SIMGOLD_CACHE``, which workflow jobs
     have) for files of ``BIG_INPUT`` bytes or more, under the file's identity (path, size, mtime, inode,
-    status-change time): a rerun of the embeddings job on an unchanged 4 GB file does not read it all
+    status-change time): a rerun of the embeddings job on an unchanged 4 GiB file does not read it all
     again for its provenance. Without a store, or for a changed file, it is computed (and noted)."""
 
     root, st = cache_root(), os.stat(path)
@@ -632,7 +632,7 @@ _digests: dict[str, Future] = {}  # path -> its SHA-256 being computed (hash_in_
 
 def hash_in_background(paths) -> None:
     """Start computing the SHA-256 of ``paths`` on one thread while the job works: hashlib releases
-    the GIL, so an input read by the job (a 4 GB embedding file scanned for its needed words) is
+    the GIL, so an input read by the job (a 4 GiB embedding file scanned for its needed words) is
     hashed for its provenance at the same time rather than read a second time afterwards.
     ``provenance`` takes the digests from here; the files are inputs and do not change meanwhile."""
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
