@@ -22,7 +22,8 @@ from simgold.errors import SimgoldError
 from simgold.io.config import check_config_files
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
-from simgold.io.tables import package_version, read_parquet
+from simgold.io.digests import package_version
+from simgold.io.tables import read_parquet
 from simgold.report.archive import rebuild, verify
 from simgold.report.pages import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text

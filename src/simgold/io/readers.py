@@ -26,9 +26,22 @@ from simgold.io.schema import resolve_reader
 from simgold.io.sniff import file_kind, path_problem
 from simgold.io.textfiles import TEXT_INSTEAD, decode_text, text_records
 
+__all__ = ["source_paths", "read_source_table", "read_columns", "resolve_path", "text_header"]
+
 
 def source_paths(src: dict) -> list[str]:
-    """The configured path(s) of one source: one file, or several joined side by side."""
+    """The configured path(s) of one source: one file, or several joined side by side.
+
+    Parameters
+    ----------
+    src : dict
+        A source's config.
+
+    Returns
+    -------
+    list of str
+        Its paths.
+    """
     return list(src["path"]) if isinstance(src["path"], list) else [src["path"]]
 
 
@@ -38,6 +51,20 @@ def read_source_table(src: dict, base_dir: str | Path = ".", language: str | Non
     Rows rejected whole (extra fields, a repeated header) are moved out of ``rows`` into ``notes``.
     Reader options not given take the schema's defaults. ``language``: the dataset's, for the hint
     on a file in the wrong encoding.
+
+    Parameters
+    ----------
+    src : dict
+        The source's config (reader options).
+    base_dir : str or pathlib.Path
+        What its paths are relative to.
+    language : str, optional
+        The dataset's language.
+
+    Returns
+    -------
+    RawTable
+        The table.
     """
 
     src = resolve_reader(src)
@@ -52,7 +79,22 @@ def read_source_table(src: dict, base_dir: str | Path = ".", language: str | Non
 def read_columns(spec: dict, refs: list, base_dir: str | Path = ".") -> tuple[list[list], str]:
     """Read a table file (reader options as for sources) and pick columns by name or position:
     (one row per data row: the referenced cells as stripped text, then the row's line number in the
-    file; the file's name)."""
+    file; the file's name).
+
+    Parameters
+    ----------
+    spec : dict
+        The table file's reader options.
+    refs : list
+        Column names or 1-based positions.
+    base_dir : str or pathlib.Path
+        What its path is relative to.
+
+    Returns
+    -------
+    tuple of (list of list, str)
+        The rows and the file's name.
+    """
     table = read_source_table(spec, base_dir)
     idx = [table.column(ref, f"table column {ref!r}") for ref in refs]
     rows = []
@@ -66,6 +108,18 @@ def resolve_path(path: str, base_dir: str | Path = ".") -> Path:
     """A configured path: relative to ``base_dir``, or ``pkg:<package>/<file>`` inside an installed package.
 
     A ``pkg:`` path must stay inside its package (no ``..`` that climbs out, no absolute part).
+
+    Parameters
+    ----------
+    path : str
+        A configured path.
+    base_dir : str or pathlib.Path
+        What a relative path is relative to.
+
+    Returns
+    -------
+    pathlib.Path
+        The file's path.
     """
     if path.startswith("pkg:"):
         package, _, inner = path[4:].partition("/")
@@ -109,7 +163,20 @@ def text_header(real: Path, src: dict) -> list[str] | None:
     """The column names of a delimited text source, from the first 64 KiB of the file only, read
     as ``read_text`` reads them (encoding, skipped rows, comments, the separator): the config
     check's early look, before any job runs. None where that start cannot say (no header, a zip
-    container, no complete line, an encoding or quoting problem the clean job will report)."""
+    container, no complete line, an encoding or quoting problem the clean job will report).
+
+    Parameters
+    ----------
+    real : pathlib.Path
+        The file.
+    src : dict
+        The source's config.
+
+    Returns
+    -------
+    list of str or None
+        The names.
+    """
     src = resolve_reader(src)
     if not src["header"]:
         return None

@@ -23,6 +23,8 @@ from simgold.io.rawrecords import finish_table
 from simgold.io.rawtable import Note, RawTable, SheetError, blank, count_cells
 from simgold.io.sniff import KINDS, file_kind, read_head
 
+__all__ = ["MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "read_sheet"]
+
 #: the largest sheet XLSX and ODS can hold, and the most cells a sheet may expand to (repeated rows
 #: and columns counted): a tiny file that declares more is refused instead of filling the memory
 MAX_ROWS, MAX_COLUMNS, MAX_CELLS = 1_048_576, 16_384, 20_000_000
@@ -31,6 +33,28 @@ MAX_ROWS, MAX_COLUMNS, MAX_CELLS = 1_048_576, 16_384, 20_000_000
 def read_sheet(
     real: Path, display: str, *, fmt: str, sheet: str | int = 0, skip_rows: int = 0, header: bool = True
 ) -> RawTable:
+    """Read one sheet of an XLSX or ODS file (its cells as they are; the hidden sheets said).
+
+    Parameters
+    ----------
+    real : pathlib.Path
+        The file.
+    display : str
+        Its name in messages.
+    fmt : str
+        ``xlsx`` or ``ods``.
+    sheet : str or int
+        The sheet's name, or its position among the visible sheets.
+    skip_rows : int
+        Title rows before the header.
+    header : bool
+        Whether the first row read is the header.
+
+    Returns
+    -------
+    RawTable
+        The table.
+    """
     if not zipfile.is_zipfile(real):
         kind = file_kind(read_head(real))
         if kind == "zip":

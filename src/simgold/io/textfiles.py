@@ -21,6 +21,8 @@ from simgold.io.rawrecords import finish_table, used_width
 from simgold.io.rawtable import Note, RawTable, count_cells
 from simgold.io.sniff import BOMS, KINDS, file_kind
 
+__all__ = ["LINE", "WHITESPACE", "CODE_PAGES", "TEXT_INSTEAD", "decode_text", "read_text", "text_records"]
+
 #: the column label of a ledger entry that stands for a whole text line (a comment, a title row)
 LINE = "(line)"
 
@@ -56,15 +58,15 @@ CODE_PAGES = {
 }
 
 
-def encoding_hint(data: bytes, language: str | None) -> str:
+def _encoding_hint(data: bytes, language: str | None) -> str:
     """What to set for a file that is not UTF-8: the code pages of the dataset's language (Western
     European ones otherwise), those that decode the whole file first.
 
     Examples
     --------
-    >>> encoding_hint("犬,猫,5".encode("cp932"), "ja")
+    >>> _encoding_hint("犬,猫,5".encode("cp932"), "ja")
     "; the dataset's language is ja: try encoding: cp932 (the file decodes in it; Windows' code page for ja)"
-    >>> encoding_hint("Straße".encode("cp1252"), None)
+    >>> _encoding_hint("Straße".encode("cp1252"), None)
     '; a file saved by Excel on Windows needs its code page, e.g. encoding: cp1252 (Western Europe) or cp1250 (Central Europe)'
     """
     pages = CODE_PAGES.get(language or "", ())
@@ -89,10 +91,26 @@ def _decodes(data: bytes, codec: str) -> bool:
 
 def decode_text(data: bytes, display: str, encoding: str, language: str | None = None) -> str:
     """Decode strictly; a UTF-8 BOM is dropped; a decoding error names the line and the byte, and
-    for UTF-8 the code page to try (``encoding_hint``, from the dataset's ``language``).
+    for UTF-8 the code page to try (``_encoding_hint``, from the dataset's ``language``).
 
     A file declared in an 8-bit code page (cp1252, latin-1, ...) that is valid UTF-8 with non-ASCII
     text is refused: read in the code page its accents would turn into mojibake (``Ã©`` for ``é``).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes.
+    display : str
+        Its name in messages.
+    encoding : str
+        The configured encoding.
+    language : str, optional
+        The dataset's language (for the hint).
+
+    Returns
+    -------
+    str
+        The text.
     """
     try:
         codec = codecs.lookup(encoding).name
@@ -107,7 +125,7 @@ def decode_text(data: bytes, display: str, encoding: str, language: str | None =
         return data.decode(codec)
     except UnicodeDecodeError as err:
         bad = data[err.start : err.start + 1]
-        hint = encoding_hint(data, language) if codec == "utf-8-sig" else ""
+        hint = _encoding_hint(data, language) if codec == "utf-8-sig" else ""
         raise InputError(
             display,
             f"byte 0x{bad.hex()} at byte offset {err.start} is not valid {encoding}",
@@ -141,7 +159,7 @@ def _refuse_kind(data: bytes, display: str, codec: str) -> None:
     )
 
 
-def split_lines(text: str) -> list[str]:
+def _split_lines(text: str) -> list[str]:
     """The lines of a text file, split by the file's own line ending: LF (CRLF too; lines of
     both kinds mix in files pasted together) where the file has an LF, else CR (an old Mac file).
 
@@ -150,16 +168,16 @@ def split_lines(text: str) -> list[str]:
 
     Examples
     --------
-    >>> split_lines("w1,w2\\r\\nca\\rt,dog\\n")
+    >>> _split_lines("w1,w2\\r\\nca\\rt,dog\\n")
     ['w1,w2', 'ca\\rt,dog', '']
-    >>> split_lines("w1,w2\\rcat,dog\\r")
+    >>> _split_lines("w1,w2\\rcat,dog\\r")
     ['w1,w2', 'cat,dog', '']
     """
     return _LF_LINE_END.split(text) if "\n" in text else text.split("\r")
 
 
 def _line_of(data: bytes, offset: int) -> int:
-    """The line (1-based) of byte ``offset``, counted as :func:`split_lines` splits."""
+    """The line (1-based) of byte ``offset``, counted as :func:`_split_lines` splits."""
     return data.count(b"\n" if b"\n" in data else b"\r", 0, offset) + 1
 
 
@@ -195,6 +213,28 @@ def read_text(
     join: str | int | None = None,
     language: str | None = None,
 ) -> RawTable:
+    """Read a delimited text file: decoded strictly, split at its own line ends and at the separator (sniffed when not given).
+
+    Parameters
+    ----------
+    real : pathlib.Path
+        The file.
+    display : str
+        Its name in messages.
+    encoding, sep, quoting, comment, skip_rows, header
+        The source's reader options.
+    ragged : bool
+        A ragged layout (rows of any length: none has extra fields).
+    join : str or int, optional
+        The column surplus fields belong to (``extra_fields: join``).
+    language : str, optional
+        The dataset's language (for an encoding hint).
+
+    Returns
+    -------
+    RawTable
+        The table.
+    """
     text = decode_text(real.read_bytes(), display, encoding, language)
     records, spanning, notes, separator = text_records(text, display, real, sep, quoting, comment, skip_rows)
     # a ragged layout has rows of every width by design; elsewhere a long row is flagged
@@ -212,8 +252,31 @@ def read_text(
 
 def text_records(text: str, display: str, real: Path, sep, quoting: str, comment, skip_rows: int):
     """(records, rows of records spanning lines, notes of title and comment lines, separator) of a
-    decoded text file: what ``read_text`` and ``text_header`` read alike."""
-    lines = split_lines(text)
+    decoded text file: what ``read_text`` and ``text_header`` read alike.
+
+    Parameters
+    ----------
+    text : str
+        The decoded text.
+    display : str
+        The file's name in messages.
+    real : pathlib.Path
+        The file.
+    sep : str or None
+        The configured separator.
+    quoting : str
+        ``minimal`` or ``none``.
+    comment : str or None
+        The comment prefix.
+    skip_rows : int
+        Title rows before the header.
+
+    Returns
+    -------
+    tuple
+        ``(records, long records, notes, separator)``.
+    """
+    lines = _split_lines(text)
     if lines and lines[-1] == "":
         lines.pop()  # the final line break ends the last line; it does not start a new one
     fed, notes = _non_data_lines(lines, skip_rows, comment)
@@ -295,7 +358,7 @@ def _split_records(fed: list[tuple[int, str]], sep: str, quoting: str, display: 
             display, f"separator {sep!r} is not a single character", expected="one character or 'whitespace'"
         )
     mode = {"minimal": csv.QUOTE_MINIMAL, "none": csv.QUOTE_NONE}[quoting]
-    # the csv module ends a record at any CR; a CR inside a line (split_lines) rides through it
+    # the csv module ends a record at any CR; a CR inside a line (_split_lines) rides through it
     # as a character the file does not hold, and is put back in the fields
     stand_in = _absent_character(fed) if any("\r" in line for _, line in fed) else None
     source = (line + "\n" for _, line in fed)

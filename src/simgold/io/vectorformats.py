@@ -14,7 +14,7 @@ from pathlib import Path
 
 from simgold.errors import InputError
 
-__all__ = ["BOM", "FASTTEXT_MAGIC", "Damaged", "GzipStream", "detect_format", "gzip_head"]
+__all__ = ["BOM", "FASTTEXT_MAGIC", "Damaged", "GzipStream", "detect_format", "_gzip_head"]
 
 #: the UTF-8 byte-order mark
 BOM = b"\xef\xbb\xbf"
@@ -26,7 +26,13 @@ _GZIP_BLOCK = 1 << 21  # compressed bytes read at a time
 
 
 class Damaged(Exception):
-    """The gzip stream cannot be decompressed further."""
+    """The gzip stream cannot be decompressed further.
+
+    Parameters
+    ----------
+    *args : str
+        What broke.
+    """
 
 
 class GzipStream:
@@ -116,7 +122,7 @@ class GzipStream:
         self.fh.close()
 
 
-def gzip_head(path: Path) -> bytes:
+def _gzip_head(path: Path) -> bytes:
     """The first decompressed bytes of a gzip file (raises ``Damaged``).
 
     Parameters
@@ -185,7 +191,7 @@ def _first_bytes(path: Path, display: str) -> bytes:
     if head[:2] != b"\x1f\x8b":
         return head
     try:
-        return gzip_head(path)[:_SNIFF]
+        return _gzip_head(path)[:_SNIFF]
     except Damaged as err:
         raise InputError(display, f"not a readable gzip file ({err})", row=1, expected="a complete gzip file") from None
 

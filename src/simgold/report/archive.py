@@ -54,7 +54,7 @@ from simgold.io.config import kept_out, translation_files
 from simgold.io.machine import describe, machine_record
 from simgold.io.paths import CLEAN_TABLES, RESULTS, RESULTS_DIR, result
 from simgold.io.readers import resolve_path, source_paths
-from simgold.io.tables import package_version, sha256_bytes, sha256_file
+from simgold.io.digests import package_version, sha256_bytes, sha256_file
 
 #: files and directories of the workflow's own directory that make up its code
 CODE_FILES = (

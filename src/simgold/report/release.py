@@ -47,7 +47,8 @@ from simgold.io.labels import confidence_label
 from simgold.io.languages import model_languages
 from simgold.io.paths import result
 from simgold.io.ledger import normalised_text, set_aside
-from simgold.io.tables import sha256_bytes, to_arrow, tsv_bytes, tsv_text
+from simgold.io.digests import sha256_bytes
+from simgold.io.tables import to_arrow, tsv_bytes, tsv_text
 from simgold.report.markup import FORMULA_START, Markdown, code_fence, formula_cells, md_cell, md_code, md_link
 from simgold.report.markup import md_prose, md_text, md_url
 from simgold.stats.rank_correlation import spearman

@@ -60,6 +60,17 @@ from simgold.io.readers import read_source_table
 from simgold.io.tables import TABLES, sort_canonical
 from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
 
+__all__ = [
+    "ITEM_COLUMNS",
+    "TABLE_COLUMNS",
+    "Cells",
+    "clean_dataset",
+    "check_rejected",
+    "accounted_cells",
+    "summarise",
+    "require_accepted",
+]
+
 _CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
 _LOG = logging.getLogger(__name__)
 
@@ -74,6 +85,22 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
     Returns ``items``, ``ratings``, ``means``, ``rankings``, ``rejects`` and ``summary`` (one row:
     counts per output and per reject reason, ``raw_cells`` counted from the files, ``label_cells``
     and whether the ledger balances). ``log`` (default: this module's logger) hears what was read.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    spec : dict
+        Its config entry.
+    base_dir : str
+        What its paths are relative to.
+    log : logging.Logger, optional
+        Where counts and warnings go.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        The tables by name.
     """
     log = log or _LOG
     ds = check_dataset(name, spec, base_dir)
@@ -111,7 +138,17 @@ def _log_counts(log: logging.Logger, ext: Extracted) -> None:
 
 @dataclass
 class Cells:
-    """Every value cell of a dataset as arrays, one source column after another."""
+    """Every value cell of a dataset as arrays, one source column after another.
+
+    Attributes
+    ----------
+    item, role, rater, raw, src, row, j, block : numpy.ndarray
+        Each cell's item row, role code, rater code, raw value, source, file row, column and source column.
+    raters, files, labels : numpy.ndarray
+        The rater ids, file names and column labels the codes point to.
+    value, reason, detail, text : numpy.ndarray
+        What cleaning made of each cell: its value, ledger reason code, detail and raw text.
+    """
 
     item: np.ndarray  # index into the item rows
     role: np.ndarray  # index into ROLES
@@ -179,7 +216,7 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
     tables["repeats"] = sort_canonical(repeats, "repeats")
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
-    held, rejected = rejected_values(cells)
+    held, rejected = _rejected_values(cells)
     tables["summary"] = tables["summary"].assign(
         n_values_held=held,
         n_values_rejected=sum(rejected.values()),
@@ -189,7 +226,7 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
+def _rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
     """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
     rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
     duplicates rule kept, averaged or superseded as configured is not a rejection."""
@@ -202,7 +239,17 @@ def rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
 def check_rejected(summary: pd.Series, max_rejected: float, ledger_path: str) -> None:
     """Stop when more than ``max_rejected`` of a dataset's values were rejected: a wrong scale or
     column must not end in a run that says "finished". ``ledger_path``: where the job wrote the
-    ledger (a failed job's outputs are deleted)."""
+    ledger (a failed job's outputs are deleted).
+
+    Parameters
+    ----------
+    summary : pandas.Series
+        The dataset's cleaning summary.
+    max_rejected : float
+        The largest share of values the ledger may reject.
+    ledger_path : str
+        Where the ledger was written.
+    """
     held, rejected = int(summary["n_values_held"]), int(summary["n_values_rejected"])
     if held and rejected / held > max_rejected:
         raise DataError(
@@ -531,7 +578,20 @@ def _rejects_table(name, cells: Cells, notes: list) -> pd.DataFrame:
 
 def accounted_cells(tables: dict, label_cells: int) -> int:
     """The non-blank source cells the tables account for: accepted values, ledger rows whose raw
-    value is not blank, and the label cells kept on items."""
+    value is not blank, and the label cells kept on items.
+
+    Parameters
+    ----------
+    tables : dict of str to pandas.DataFrame
+        The cleaned tables.
+    label_cells : int
+        The label cells kept on items.
+
+    Returns
+    -------
+    int
+        The count.
+    """
     means = tables["means"]
     accepted = len(tables["ratings"]) + len(tables["rankings"]) + int(means[["mean", "sd", "n"]].notna().sum().sum())
     raw = tables["rejects"]["raw_value"].to_numpy(dtype=object)
@@ -541,7 +601,26 @@ def accounted_cells(tables: dict, label_cells: int) -> int:
 
 def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: int) -> pd.DataFrame:
     """Counts per output and per ledger reason; ``ledger_balanced``: every non-blank cell of the
-    file(s) is accounted for exactly once."""
+    file(s) is accounted for exactly once.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    ds : dict
+        Its resolved config.
+    tables : dict of str to pandas.DataFrame
+        The cleaned tables.
+    raw_cells : int
+        The non-blank cells read.
+    label_cells : int
+        The label cells kept on items.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row.
+    """
     means = tables["means"]
     row = {
         "dataset": name,
@@ -564,7 +643,17 @@ def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: in
 
 def require_accepted(name: str, tables: dict, ledger_path: str | None = None) -> None:
     """Stop when cleaning accepted no value at all: no later stage has anything to work on.
-    ``ledger_path``: where the job wrote the ledger (a failed job's outputs are deleted)."""
+    ``ledger_path``: where the job wrote the ledger (a failed job's outputs are deleted).
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    tables : dict of str to pandas.DataFrame
+        The cleaned tables.
+    ledger_path : str, optional
+        Where the ledger was written.
+    """
     means = tables["means"]
     if len(tables["ratings"]) or len(tables["rankings"]) or means[["mean", "sd", "n"]].notna().any().any():
         return

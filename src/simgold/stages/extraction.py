@@ -24,6 +24,8 @@ from simgold.io.layouts import Plan
 from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.readers import read_columns
 
+__all__ = ["ROLES", "ROLE_CODES", "CATEGORIES", "WordForms", "Items", "Extracted", "extract_source"]
+
 #: the roles of a value cell, in the order of their codes
 ROLES = ("rating", "rank", "mean", "sd", "n")
 #: a role's code (its index in ROLES)
@@ -38,7 +40,17 @@ CATEGORIES = ("positive", "distractor", "random")
 
 @dataclass
 class WordForms:
-    """A source's ``word_forms``: its pairs -> the dataset's pairs (both normalised as items are)."""
+    """A source's ``word_forms``: its pairs -> the dataset's pairs (both normalised as items are).
+
+    Attributes
+    ----------
+    pairs : dict
+        (word1, word2) in the source's form -> in the dataset's form.
+    file : str
+        The table's file.
+    symmetric : bool
+        Whether (b, a) is (a, b).
+    """
 
     pairs: dict  # (word1, word2) in the source's form -> (word1, word2) in the dataset's form
     file: str
@@ -114,7 +126,19 @@ def _attr_values(table: RawTable, i: int, cols) -> dict:
 
 @dataclass
 class Items:
-    """Item rows, one list per field (an item row is one appearance of an item in a source row)."""
+    """Item rows, one list per field (an item row is one appearance of an item in a source row).
+
+    Attributes
+    ----------
+    word1, word2, context, context_text, attrs : list
+        Each item row's words, context number and paragraph, attributes.
+    file, row : list
+        Where it was read.
+    rater, per_rater : list
+        Long layouts: the row's rater, and whether repetitions count per rater.
+    problem : list
+        Why the row's item is bad ("" when it is not).
+    """
 
     word1: list = field(default_factory=list)
     word2: list = field(default_factory=list)
@@ -137,6 +161,26 @@ class Items:
 
 @dataclass
 class Extracted:
+    """What the sources of one dataset hold: item rows, value cells, ledger notes and counts.
+
+    Attributes
+    ----------
+    items : Items
+        The item rows.
+    blocks : list
+        Value cells: one dict of arrays per source column.
+    columns : list
+        (file, column label) of each block.
+    raters : dict
+        Rater id -> code.
+    notes : list
+        Other ledger rows.
+    label_cells, raw_cells : int
+        The label cells kept on items, the non-blank cells read.
+    normalised : list
+        (file, row, raw word) of each word the normalisation changed.
+    """
+
     items: Items = field(default_factory=Items)
     blocks: list = field(default_factory=list)  # value cells: one dict of arrays per source column
     columns: list = field(default_factory=list)  # (file, column label) of each block
@@ -165,7 +209,28 @@ def extract_source(
 ) -> dict[str, int]:
     """Append the items, value cells and ledger notes of one source table to ``out``; return the
     columns the config does not name that hold values (label -> count), for the log. ``forms``: the
-    source's word_forms table, read (its pairs are mapped to the dataset's form)."""
+    source's word_forms table, read (its pairs are mapped to the dataset's form).
+
+    Parameters
+    ----------
+    table : RawTable
+        The source's raw table.
+    src : dict
+        The source's config.
+    ds : dict
+        The dataset's resolved config.
+    s_idx : int
+        The source's index.
+    out : Extracted
+        What the dataset's sources hold so far (appended to).
+    forms : WordForms, optional
+        The source's word_forms table.
+
+    Returns
+    -------
+    dict of str to int
+        Label -> cells of the unnamed value columns.
+    """
     plan = layouts.source_plan(table, src, ds["kind"])
     columns = list(zip_longest(*table.rows, fillvalue=ABSENT))  # the table transposed, once
     n, base, slots = len(table.rows), len(out.items), len(plan.slots)
