@@ -17,7 +17,7 @@ process that imported them all), the fast sides alternately and `--runs` times (
 * ours with the vector store (``$SIMGOLD_CACHE``, as workflow jobs have it): the first read, which
   scans and writes the file's line index, and a later read through that index (only the needed
   lines are read; simgold.io.lineindex), alone and as the job's path, whose digest the store
-  remembers under the file's identity (simgold.io.tables.input_sha256);
+  remembers under the file's identity (simgold.io.digests.input_sha256);
 * gensim KeyedVectors.load(mmap="r") of the prepared KV, then the needed words looked up: the
   fastest fair alternative (it reads no vectors until asked, but needs the prepared copy);
 * gensim load_word2vec_format of the binary copy, and of the text file (once: it takes a minute);
@@ -99,10 +99,10 @@ def use_store(store: str | None) -> None:
 def ours_load(path: str, threads: int, digest: str | None = None, store: str | None = None) -> dict:
     """The needed words read and written; with ``digest``, also the file's SHA-256 for the table's
     provenance, as the workflow's job does: "after" the read (a second pass), or "meanwhile" (on a
-    thread of its own while the file is scanned, simgold.io.tables.hash_in_background: the job's way);
+    thread of its own while the file is scanned, simgold.io.digests.hash_in_background: the job's way);
     with ``store``, the vector store (and the file's line index) there."""
     from simgold.io.embeddings import load_model, needed_words, write_embeddings
-    from simgold.io.tables import hash_in_background, provenance
+    from simgold.io.digests import hash_in_background, provenance
 
     use_store(store)
     words = needed()

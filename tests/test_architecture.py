@@ -32,10 +32,10 @@ LAZY = (
     "markdown_it",
     "scipy.stats",
     "scipy.sparse",
+    "scipy.special",  # the GELU of MiniLM's encoder, only when MiniLM encodes
     "matplotlib",
     "numba",
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)
-    "simgold.io.embeddings",  # numpy and the readers, for a config check of an embedding file
     "simgold.io.minilm",  # scipy.special (its GELU), only MiniLM's jobs
     "simgold.stats.dependent_correlations",  # scipy.special, only the jobs that test or show the MSD
     "simgold.stats.noise_kernel",  # numba

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from simgold.errors import ConfigError, DataError, InputError
-from simgold.stages import clean
+from simgold.stages import clean, extraction
 from simgold.stages.clean import accounted_cells, clean_dataset, parse_value, require_accepted, summarise
 
 MISSING = frozenset(["", "nan", "NA", "-"])
@@ -513,7 +513,7 @@ def test_a_cell_the_cleaner_loses_unbalances_the_ledger(tmp_path, monkeypatch):
     f = write(tmp_path, "w.csv", "w1,w2,r1,note\ncat,dog,3,see\n")
     spec = ds([{"path": f, "words": ["w1", "w2"], "raters": ["r1"]}])
     assert run(tmp_path, spec)["summary"]["ledger_balanced"].iloc[0]
-    monkeypatch.setattr(clean, "_ignored_columns", lambda *args: {})  # a cleaner that forgets unnamed columns
+    monkeypatch.setattr(extraction, "_ignored_columns", lambda *args: {})  # a cleaner that forgets unnamed columns
     assert not run(tmp_path, spec)["summary"]["ledger_balanced"].iloc[0]
 
 

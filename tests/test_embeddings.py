@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simgold.errors import InputError
-from simgold.io.embeddings import coverage_warning, detect_format, load_model, needed_words
+from simgold.io.embeddings import coverage_warning, load_model, needed_words
+from simgold.io.vectorformats import detect_format
 
 from .conftest import E5_STATIC
 

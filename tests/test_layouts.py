@@ -6,10 +6,11 @@ import pytest
 import yaml
 
 from simgold.errors import ConfigError
-from simgold.io import config as config_module
 from simgold.io.config import resolve_dataset
 from simgold.io.layouts import COLUMN_KEYS, KINDS, LAYOUT_NAMES, LAYOUTS
+from simgold.io.rawformats import RAW_FORMATS, table_formats
 from simgold.io.schema import SCHEMA_PATH, load_schema
+from simgold.io.sourcechecks import check_source
 
 
 def _source(kind: str, layout: str, keys) -> dict:
@@ -24,7 +25,7 @@ def test_every_required_key_is_checked(kind, layout):
     for key in sorted(entry.required):
         src = _source(kind, layout, entry.required - {key})
         with pytest.raises(ConfigError, match=f"s\\.{key}: is required for kind '{kind}' with layout '{layout}'"):
-            config_module._check_source("s", kind, src, ".")
+            check_source("s", kind, src, ".")
 
 
 @pytest.mark.parametrize(("kind", "layout"), list(LAYOUTS))
@@ -33,13 +34,13 @@ def test_keys_of_other_layouts_are_refused(kind, layout):
     for key in sorted(COLUMN_KEYS - entry.allowed):
         src = _source(kind, layout, entry.required | {key})
         with pytest.raises(ConfigError, match=f"s\\.{key}: is not used for kind '{kind}' with layout '{layout}'"):
-            config_module._check_source("s", kind, src, ".")
+            check_source("s", kind, src, ".")
 
 
 def test_a_layout_a_kind_does_not_have():
     src = _source("means", "long", ["words", "mean"])
     with pytest.raises(ConfigError, match="layout 'long' is not possible for kind 'means' \\(use wide\\)"):
-        config_module._check_source("s", "means", src, ".")
+        check_source("s", "means", src, ".")
 
 
 def test_the_schema_takes_kinds_and_layouts_from_the_registry():
@@ -52,6 +53,16 @@ def test_the_schema_takes_kinds_and_layouts_from_the_registry():
     assert list(LAYOUT_NAMES) == defs["source"]["properties"]["layout"]["enum"]
     # every column key a layout reads is a key the schema knows
     assert COLUMN_KEYS <= set(defs["source"]["properties"])
+
+
+def test_the_schema_takes_raw_file_formats_from_the_registry():
+    raw = yaml.safe_load(open(SCHEMA_PATH, encoding="utf-8"))["$defs"]
+    assert "enum" not in raw["source"]["properties"]["format"] and "enum" not in raw["reader"]["properties"]["format"]
+    defs = load_schema()["$defs"]
+    assert defs["source"]["properties"]["format"]["enum"] == ["auto", *RAW_FORMATS] == ["auto", "text", "xlsx", "ods", "ag"]
+    # a translation table or a frequency list is a table: not the ag files a comparisons dataset reads whole
+    assert defs["reader"]["properties"]["format"]["enum"] == ["auto", *table_formats()] == ["auto", "text", "xlsx", "ods"]
+    assert [name for name, entry in RAW_FORMATS.items() if entry.reader is None] == ["ag"]
 
 
 @pytest.mark.parametrize(

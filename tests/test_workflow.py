@@ -267,7 +267,7 @@ def check_rebuilt_values(root: Path, verdicts: pd.DataFrame) -> None:
     re-rendered file has the archived bytes, a table judged equal within the bound is, by its own
     numbers, and a withheld file has the checksum WITHHELD.tsv records; a planted change of 1e-6
     (relative) in one float64 statistic of the archive is reported as different."""
-    from simgold.io.tables import sha256_file
+    from simgold.io.digests import sha256_file
     from simgold.report.compare import BOUNDS, _compare_parquet
 
     rebuilt = root / "rebuild" / "project"

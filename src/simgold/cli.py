@@ -22,7 +22,8 @@ from simgold.io.config import check_config_files
 from simgold.io.demo import generate as generate_demo
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
-from simgold.io.tables import package_version, read_parquet
+from simgold.io.digests import package_version
+from simgold.io.tables import read_parquet
 from simgold.report.rebuild import rebuild
 from simgold.report.verify import verify
 from simgold.report.headline import agreement_overview, headline, overview_statistics

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from simgold.io.tables import package_version, read_parquet
+from simgold.io.digests import package_version
+from simgold.io.tables import read_parquet
 from simgold.report.figures import draw_dataset_figures
 from simgold.report.leaderboard import leaderboard
 from simgold.report.mteb import dataset_revision, embedding_dim, mteb_model_meta, mteb_result

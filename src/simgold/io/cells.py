@@ -26,6 +26,19 @@ import unicodedata
 
 from simgold.io.rawtable import ABSENT, SheetError
 
+__all__ = [
+    "NUMBER_PATTERN",
+    "DATE_LIKE",
+    "raw_text",
+    "parse_value",
+    "number_text",
+    "normalise_word",
+    "cell_problem",
+    "word_problem",
+    "cell_text",
+    "decomposed_forms",
+]
+
 # ASCII digits only: Python's \d and float() also take full-width, Arabic-Indic, ... digits
 NUMBER_PATTERN = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _NUMBER = re.compile(NUMBER_PATTERN)
@@ -43,7 +56,18 @@ _CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")  # the other
 
 
 def raw_text(raw: object) -> str:
-    """The raw cell as it is stored in the ledger."""
+    """The raw cell as it is stored in the ledger.
+
+    Parameters
+    ----------
+    raw : object
+        A cell as the reader gave it.
+
+    Returns
+    -------
+    str
+        Its text as the ledger keeps it (empty for an absent cell).
+    """
     if raw is ABSENT:
         return ""
     if isinstance(raw, str):
@@ -61,6 +85,22 @@ def parse_value(
     Accepted text is a plain decimal number (sign, the digits 0-9, point, exponent); anything else
     is rejected, never guessed: ``"1_000"``, ``"0x10"``, ``"inf"``, dates and digits of other
     scripts (full-width ``"８"``, Arabic-Indic ``"٣"``) are not ratings.
+
+    Parameters
+    ----------
+    raw : object
+        A value cell as the reader gave it.
+    missing : frozenset of str
+        The dataset's missing markers.
+    decimal : str
+        The decimal separator of text cells (``.`` or ``,``).
+    low, high : float
+        The scale's bounds.
+
+    Returns
+    -------
+    tuple
+        ``(value, None, "")`` or ``(None, reason, detail)``: the ledger's reason and what it says.
     """
     if raw is ABSENT:
         return None, "short_row", "the row ends before this column"
@@ -73,26 +113,9 @@ def parse_value(
         if math.isnan(value):
             return None, "missing", "an empty (NaN) numeric cell"
     elif isinstance(raw, str):
-        text = raw.strip()
-        if text in missing:
-            return None, "missing", f"missing marker {text!r}"
-        if decimal == ",":
-            if "." in text:
-                return None, "non_numeric", "a point where the decimal separator is a comma"
-            text = text.replace(",", ".", 1)
-        elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
-            return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
-        if not _NUMBER.fullmatch(text):
-            other = [ch for ch in text if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9"]
-            if other:
-                name = unicodedata.name(other[0], "a digit of another script")
-                return None, "non_numeric", f"the digit {other[0]!r} ({name}): only the digits 0-9 are read as numbers"
-            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
-                return None, "non_finite", f"{text!r} is not a finite number"
-            if DATE_LIKE.fullmatch(text):
-                return None, "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
-            return None, "non_numeric", "not a number"
-        value = float(text)
+        value, reason, detail = _parse_text(raw.strip(), missing, decimal)
+        if reason is not None:
+            return None, reason, detail
     else:
         return None, "non_numeric", f"a {type(raw).__name__} cell (a spreadsheet date?), not a number"
     if not math.isfinite(value):
@@ -100,6 +123,34 @@ def parse_value(
     if not low <= value <= high:
         return None, "out_of_scale", f"outside the scale [{number_text(low)}, {number_text(high)}]"
     return value, None, ""
+
+
+def _parse_text(text: str, missing: frozenset[str], decimal: str) -> tuple:
+    """(the number, None, "") of a stripped text cell, or (None, reason, detail)."""
+    if text in missing:
+        return None, "missing", f"missing marker {text!r}"
+    if decimal == ",":
+        if "." in text:
+            return None, "non_numeric", "a point where the decimal separator is a comma"
+        text = text.replace(",", ".", 1)
+    elif "," in text and _NUMBER.fullmatch(text.replace(",", ".", 1)):
+        return None, "non_numeric", 'a decimal comma where the separator is a point (set decimal: ",")'
+    if not _NUMBER.fullmatch(text):
+        return None, *_not_a_number(text)
+    return float(text), None, ""
+
+
+def _not_a_number(text: str) -> tuple[str, str]:
+    """(reason, detail) of a text that is not a plain decimal number."""
+    other = [ch for ch in text if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9"]
+    if other:
+        name = unicodedata.name(other[0], "a digit of another script")
+        return "non_numeric", f"the digit {other[0]!r} ({name}): only the digits 0-9 are read as numbers"
+    if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        return "non_finite", f"{text!r} is not a finite number"
+    if DATE_LIKE.fullmatch(text):
+        return "non_numeric", "not a number; looks like a number a spreadsheet turned into a date"
+    return "non_numeric", "not a number"
 
 
 def _char_name(char: str) -> str:
@@ -122,7 +173,18 @@ _CONTROL_NAMES = {
 
 
 def number_text(x: float) -> str:
-    """A bound as a message writes it: 10, not 10.0."""
+    """A bound as a message writes it: 10, not 10.0.
+
+    Parameters
+    ----------
+    x : float
+        A bound.
+
+    Returns
+    -------
+    str
+        Its text in a message.
+    """
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
@@ -133,6 +195,20 @@ def normalise_word(raw: object, form: str, casefold: bool) -> str:
 
     Line breaks and control characters are kept: :func:`word_problem` refuses such a word (a NUL
     or a line separator that went unseen would make a twin of a word that prints the same).
+
+    Parameters
+    ----------
+    raw : object
+        A word cell.
+    form : str
+        The dataset's ``unicode`` form (NFC, NFKC or none).
+    casefold : bool
+        Whether the dataset casefolds its words.
+
+    Returns
+    -------
+    str
+        The word as items keep it.
 
     Examples
     --------
@@ -150,7 +226,18 @@ def normalise_word(raw: object, form: str, casefold: bool) -> str:
 
 def cell_problem(raw: object) -> str:
     """Why a spreadsheet cell cannot be a word whatever it holds ("" when it can): an error value,
-    a date (often a word the spreadsheet turned into one, e.g. "MARCH1" or "1-2"), a boolean."""
+    a date (often a word the spreadsheet turned into one, e.g. "MARCH1" or "1-2"), a boolean.
+
+    Parameters
+    ----------
+    raw : object
+        A word cell.
+
+    Returns
+    -------
+    str
+        The problem, or "".
+    """
     if isinstance(raw, SheetError):
         return f"the cell holds the spreadsheet error value {raw}, not a word"
     if hasattr(raw, "isoformat"):
@@ -161,7 +248,20 @@ def cell_problem(raw: object) -> str:
 
 
 def word_problem(word: str, form: str) -> str:
-    """Why a normalised word cannot name an item ("" when it can)."""
+    """Why a normalised word cannot name an item ("" when it can).
+
+    Parameters
+    ----------
+    word : str
+        A normalised word.
+    form : str
+        The dataset's ``unicode`` form.
+
+    Returns
+    -------
+    str
+        The problem, or "".
+    """
     if not word:
         return "a word is empty"
     if "\n" in word:
@@ -186,7 +286,18 @@ def word_problem(word: str, form: str) -> str:
 
 
 def cell_text(raw: object) -> str:
-    """A spreadsheet cell as text: a whole float without its ".0" (a word typed as 7 is "7")."""
+    """A spreadsheet cell as text: a whole float without its ".0" (a word typed as 7 is "7").
+
+    Parameters
+    ----------
+    raw : object
+        A cell as the reader gave it.
+
+    Returns
+    -------
+    str
+        Its text.
+    """
     if isinstance(raw, float) and raw.is_integer():
         return str(int(raw))
     return raw_text(raw)
@@ -198,6 +309,16 @@ def decomposed_forms(words) -> dict[str, str]:
 
     >>> decomposed_forms(["café", "cat"])
     {'cafe\u0301': 'café'}
+
+    Parameters
+    ----------
+    words : iterable of str
+        The needed words.
+
+    Returns
+    -------
+    dict of str to str
+        Decomposed spelling -> the word.
     """
     words = set(words)
     forms = {unicodedata.normalize("NFD", w): w for w in sorted(words) if not w.isascii()}

@@ -6,28 +6,47 @@ Every error names the dataset (or model) and the key, e.g. ``datasets.dsd-da.sou
 
 from __future__ import annotations
 
-import codecs
 import copy
 import difflib
 import functools
 import importlib.util
 import math
-import re
 from importlib import metadata
 from pathlib import Path
 
 import yaml
 
-from simgold.errors import ConfigError, InputError
+from simgold.errors import ConfigError
 from simgold.io.cardtext import check_release, check_url
 from simgold.io.languages import ISO_639_1, model_languages
-from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
+from simgold.io.layouts import COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
-from simgold.io.rawtable import close_names, did_you_mean
-from simgold.io.readers import detect_format, resolve_path, source_paths, text_header
+from simgold.io.rawtable import did_you_mean
+from simgold.io.readers import resolve_path, source_paths
 from simgold.io.schema import defaults as _defaults
 from simgold.io.schema import load_schema, resolve_model
 from simgold.io.sniff import path_problem
+from simgold.io.sourcechecks import check_source, resolved_path
+from simgold.io.vectorformats import detect_format as embedding_format
+
+__all__ = [
+    "MAX_YAML_NODES",
+    "load_config",
+    "check_config_files",
+    "validate_schema",
+    "resolve_dataset",
+    "has_comparisons",
+    "has_ratings",
+    "kept_out",
+    "check_config",
+    "check_dataset",
+    "spdx_license",
+    "translation_root",
+    "translation_files",
+    "dataset_input_files",
+    "card_input_files",
+    "embedding_mem_mb",
+]
 
 #: the most nodes a config may expand to through YAML aliases (a real one has a few thousand); a
 #: few lines of nested aliases (a "billion laughs") would otherwise expand to billions
@@ -38,7 +57,18 @@ _MERGE = "tag:yaml.org,2002:merge"
 def load_config(path: str | Path) -> dict:
     """Load a YAML config safely: a key given twice in one mapping (a dataset block pasted twice,
     of which YAML would silently keep the last) and aliases that expand the config beyond
-    :data:`MAX_YAML_NODES` are refused before anything is built."""
+    :data:`MAX_YAML_NODES` are refused before anything is built.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The YAML config file.
+
+    Returns
+    -------
+    dict
+        The config as YAML gives it (not yet checked).
+    """
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8")
@@ -65,7 +95,13 @@ def load_config(path: str | Path) -> dict:
 
 def check_config_files(paths) -> None:
     """Check config files (the Snakefile's and those given with --configfile) before Snakemake's
-    own YAML parse, which keeps the last of two equal keys and expands aliases."""
+    own YAML parse, which keeps the last of two equal keys and expands aliases.
+
+    Parameters
+    ----------
+    paths : iterable of str
+        The config files.
+    """
     for path in paths:
         if Path(path).is_file():
             load_config(path)
@@ -122,8 +158,14 @@ def _check_keys(node: yaml.MappingNode, where: str, path: str) -> None:
 
 
 def validate_schema(config: dict) -> None:
-    """Validate against the JSON schema; raise :class:`ConfigError` naming the key path."""
-    import jsonschema  # heavy: about 0.15 s, only when a config is checked
+    """Validate against the JSON schema; raise :class:`ConfigError` naming the key path.
+
+    Parameters
+    ----------
+    config : dict
+        A config as loaded.
+    """
+    import jsonschema  # heavy (docs/benchmarks.md), only when a config is checked
 
     validator = jsonschema.Draft202012Validator(load_schema())
     errors = sorted(
@@ -166,7 +208,18 @@ def _path_text(parts) -> str:
 
 
 def resolve_dataset(spec: dict) -> dict:
-    """A dataset spec with every default filled in (a new dict; the input is not changed)."""
+    """A dataset spec with every default filled in (a new dict; the input is not changed).
+
+    Parameters
+    ----------
+    spec : dict
+        A dataset's config entry.
+
+    Returns
+    -------
+    dict
+        The entry with the schema's defaults.
+    """
     defs = load_schema()["$defs"]
     out = {**_defaults(defs["dataset"]), **copy.deepcopy(spec)}
     for key, node in defs["dataset"]["properties"].items():
@@ -180,12 +233,34 @@ def resolve_dataset(spec: dict) -> dict:
 
 def has_comparisons(ds: dict) -> bool:
     """Whether comparisons (A&G) can be made: read from ag files, from rankings, or from the ratings
-    of persistent raters."""
+    of persistent raters.
+
+    Parameters
+    ----------
+    ds : dict
+        A resolved dataset.
+
+    Returns
+    -------
+    bool
+        Whether its comparisons can be made.
+    """
     return ds["kind"] in ("comparisons", "rankings") or (ds["kind"] == "ratings" and ds["persistent_raters"])
 
 
 def has_ratings(ds: dict) -> bool:
-    """Whether a dataset carries per-rater scores (and so goes through calibration and agreement)."""
+    """Whether a dataset carries per-rater scores (and so goes through calibration and agreement).
+
+    Parameters
+    ----------
+    ds : dict
+        A resolved dataset.
+
+    Returns
+    -------
+    bool
+        Whether it has per-rater scores.
+    """
     if ds["kind"] == "ratings":
         return True
     if ds["kind"] == "contexts":
@@ -195,7 +270,7 @@ def has_ratings(ds: dict) -> bool:
     return False
 
 
-def item_columns(ds: dict) -> set[str]:
+def _item_columns(ds: dict) -> set[str]:
     """Columns of the dataset's items table that can define agreement subsets."""
     cols = {"pos", "relation", "context"}
     for src in ds["sources"]:
@@ -212,7 +287,18 @@ MAX_NOISE_LEVELS = 1_000  # noise levels of the sanity check
 
 
 def kept_out(config: dict) -> set[str]:
-    """The datasets whose licence keeps them out of a release and an archive (``redistribute: false``)."""
+    """The datasets whose licence keeps them out of a release and an archive (``redistribute: false``).
+
+    Parameters
+    ----------
+    config : dict
+        A checked config.
+
+    Returns
+    -------
+    set of str
+        The names of those datasets.
+    """
     return {d for d, ds in config["datasets"].items() if not ds.get("redistribute", True)}
 
 
@@ -220,6 +306,18 @@ def check_config(config: dict, base_dir: str | Path = ".") -> dict:
     """Validate a whole config; return it with every dataset resolved (defaults applied).
 
     Raises :class:`ConfigError` naming the dataset and key on the first problem found.
+
+    Parameters
+    ----------
+    config : dict
+        A config as loaded.
+    base_dir : str or pathlib.Path
+        What the config's relative paths are relative to.
+
+    Returns
+    -------
+    dict
+        The config with every dataset and model resolved.
     """
     validate_schema(config)
     defs = load_schema()
@@ -268,24 +366,59 @@ def _language_problem(code: str) -> str:
 
 
 def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
+    """Check one dataset's config entry beyond the schema: its sources, stages and release block.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    spec : dict
+        Its config entry.
+    base_dir : str or pathlib.Path
+        What its relative paths are relative to.
+
+    Returns
+    -------
+    dict
+        The dataset resolved (defaults applied, the release block checked).
+    """
     where = f"datasets.{name}"
     ds = resolve_dataset(spec)
     if ds["language"] not in ISO_639_1:
         raise ConfigError(f"{where}.language", _language_problem(ds["language"]))
     kind = ds["kind"]
     if kind == "comparisons":
-        for i, src in enumerate(ds["sources"]):
-            extra = sorted(k for k in src if k in COLUMN_KEYS)
-            if src["format"] != "ag" or extra:
-                raise ConfigError(
-                    f"{where}.sources[{i}]",
-                    "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
-                )
-            for p in source_paths(src):
-                if problem := path_problem(resolve_path(p, base_dir)):
-                    raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
+        _check_ag_sources(where, ds, base_dir)
         _check_release(where, ds, base_dir)
         return ds
+    _check_scale(where, kind, ds)
+    if "min_answered" in ds:
+        m = ds["min_answered"]
+        if m >= 1 and m != int(m):
+            raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
+    for i, src in enumerate(ds["sources"]):
+        check_source(f"{where}.sources[{i}]", kind, src, base_dir)
+    _check_stages(where, ds)
+    _check_release(where, ds, base_dir)
+    return ds
+
+
+def _check_ag_sources(where: str, ds: dict, base_dir) -> None:
+    """A comparisons dataset's sources: ag-evaluation files, given by path and format only."""
+    for i, src in enumerate(ds["sources"]):
+        extra = sorted(k for k in src if k in COLUMN_KEYS)
+        if src["format"] != "ag" or extra:
+            raise ConfigError(
+                f"{where}.sources[{i}]",
+                "a comparisons dataset reads ag-evaluation files: give path and format: ag only",
+            )
+        for p in source_paths(src):
+            if problem := path_problem(resolve_path(p, base_dir)):
+                raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
+
+
+def _check_scale(where: str, kind: str, ds: dict) -> None:
+    """The scale: required for values on one, a minimum below the maximum, not too many bins."""
     if kind in ("ratings", "contexts", "means"):
         if "scale" not in ds:
             raise ConfigError(f"{where}.scale", f"is required for kind {kind!r} (e.g. scale: [0, 6])")
@@ -296,15 +429,6 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         raise ConfigError(
             f"{where}.gold.bin_width", f"{ds['gold']['bin_width']:g} makes more than {MAX_BINS:,} bins over the scale"
         )
-    if "min_answered" in ds:
-        m = ds["min_answered"]
-        if m >= 1 and m != int(m):
-            raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
-    for i, src in enumerate(ds["sources"]):
-        _check_source(f"{where}.sources[{i}]", kind, src, base_dir)
-    _check_stages(where, ds)
-    _check_release(where, ds, base_dir)
-    return ds
 
 
 def _check_release(where: str, ds: dict, base_dir) -> None:
@@ -316,8 +440,8 @@ def _check_release(where: str, ds: dict, base_dir) -> None:
 
 @functools.cache
 def _spdx_licensing():
-    """The SPDX licence list, parsed once (about 35 ms; the config check of every dataset with a
-    licence, at every Snakefile parse, would otherwise parse it again)."""
+    """The SPDX licence list, parsed once (heavy: the config check of every dataset with a licence,
+    at every Snakefile parse, would otherwise parse it again)."""
     from license_expression import get_spdx_licensing  # heavy: the SPDX list, only for a release licence
 
     return get_spdx_licensing()
@@ -326,7 +450,20 @@ def _spdx_licensing():
 def spdx_license(where: str, expression: str) -> str:
     """An SPDX licence expression in its canonical spelling (``cc-by-4.0`` -> ``CC-BY-4.0``), or a
     ConfigError saying what is not on the SPDX list and what is close. ``LicenseRef-...`` ids (a
-    licence of one's own, as SPDX allows) pass."""
+    licence of one's own, as SPDX allows) pass.
+
+    Parameters
+    ----------
+    where : str
+        The key an error names.
+    expression : str
+        The configured licence.
+
+    Returns
+    -------
+    str
+        The canonical expression.
+    """
     licensing = _spdx_licensing()
     try:
         checked = licensing.validate(expression)
@@ -362,159 +499,10 @@ def _check_stages(where: str, ds: dict) -> None:
         raise ConfigError(f"{where}.outliers.threshold", "is required for method 'vs_rest_min' (e.g. threshold: 0.3)")
     if outliers == "pairwise_sd" and "threshold" in ds["outliers"]:
         raise ConfigError(f"{where}.outliers.threshold", "is for method 'vs_rest_min'; pairwise_sd takes k")
-    known = item_columns(ds)
+    known = _item_columns(ds)
     for name in ds["agreement"]["subsets"]:
         if name not in known:
             raise ConfigError(f"{where}.agreement.subsets", f"{name!r} is not an item column (one of {sorted(known)})")
-
-
-def _check_source(where: str, kind: str, src: dict, base_dir) -> None:
-    layout = src["layout"]
-    if (kind, layout) not in LAYOUTS:
-        allowed = sorted(lay for k, lay in LAYOUTS if k == kind)
-        raise ConfigError(
-            f"{where}.layout", f"layout {layout!r} is not possible for kind {kind!r} (use {' or '.join(allowed)})"
-        )
-    given = {k for k in src if k in COLUMN_KEYS}
-    missing = LAYOUTS[(kind, layout)].required - given
-    if missing:
-        raise ConfigError(f"{where}.{min(missing)}", f"is required for kind {kind!r} with layout {layout!r}")
-    extra = given - LAYOUTS[(kind, layout)].allowed
-    if extra:
-        raise ConfigError(f"{where}.{min(extra)}", f"is not used for kind {kind!r} with layout {layout!r}")
-    if layout == "ragged" and not isinstance(src["raters"], dict):
-        raise ConfigError(f"{where}.raters", "a ragged layout takes its ratings from a position on: raters: {from: N}")
-    if isinstance(src.get("raters"), str):
-        _check_regex(f"{where}.raters", src["raters"])
-    for j, ctx in enumerate(src.get("contexts", [])):
-        if ("raters" in ctx) == ("mean" in ctx):
-            raise ConfigError(
-                f"{where}.contexts[{j}]", "needs either raters (per-rater ratings) or mean (aggregated), not both"
-            )
-        if isinstance(ctx.get("raters"), str):
-            _check_regex(f"{where}.contexts[{j}].raters", ctx["raters"])
-    if len({c["context"] for c in src.get("contexts", [])}) != len(src.get("contexts", [])):
-        raise ConfigError(f"{where}.contexts", "each context number may appear once")
-    _check_one_role(where, src)
-    if not src["header"]:
-        for key, ref in _column_refs(src):
-            if isinstance(ref, str):
-                raise ConfigError(
-                    f"{where}.{key}", f"{ref!r} is a column name, but header: false; use a 1-based position"
-                )
-
-    try:
-        codecs.lookup(src["encoding"])
-    except LookupError:
-        raise ConfigError(
-            f"{where}.encoding", f"{src['encoding']!r} is not an encoding Python knows (e.g. utf-8, cp1252)"
-        ) from None
-    for k, p in enumerate(source_paths(src)):
-        key = f"{where}.path" + (f"[{k}]" if isinstance(src["path"], list) else "")
-        real = _resolved(p, base_dir, key)
-        try:
-            fmt = detect_format(p, src["format"])
-        except InputError as err:  # an .xls file
-            raise ConfigError(key, str(err)) from None
-        if problem := path_problem(real):
-            raise ConfigError(key, f"{p!r} {problem}")
-        if fmt == "text" and "sheet" in src and src["sheet"] != 0:
-            raise ConfigError(f"{where}.sheet", "is only for xlsx/ods files")
-        if isinstance(src["extra_fields"], dict) and (fmt != "text" or layout == "ragged"):
-            raise ConfigError(f"{where}.extra_fields", "join is for delimited text files in a wide or long layout")
-        if fmt == "text" and len(source_paths(src)) == 1:  # several files: their columns are joined
-            _check_column_names(where, src, text_header(real, src))
-    if "word_forms" in src:
-        forms = src["word_forms"]
-        for k, p in enumerate(source_paths(forms)):
-            key = f"{where}.word_forms.path" + (f"[{k}]" if isinstance(forms["path"], list) else "")
-            if problem := path_problem(_resolved(p, base_dir, key)):
-                raise ConfigError(key, f"{p!r} {problem}")
-        if "strip" in forms:
-            try:
-                re.compile(forms["strip"])
-            except re.error as err:
-                raise ConfigError(
-                    f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}"
-                ) from None
-
-
-def _named_columns(src: dict) -> list[tuple[str, str | int]]:
-    """(key, column) of each column the source names exactly (a rater pattern names none)."""
-    pattern = isinstance(src.get("raters"), str)
-    return [(key, ref) for key, ref in _column_refs(src) if not (key == "raters" and pattern)]
-
-
-def _check_one_role(where: str, src: dict) -> None:
-    """Each column the source names has one role (words, a rater list, score, rater, mean,
-    attributes, contexts). The clean job checks the same on the file (``layouts``), by position
-    and for spreadsheets too."""
-    seen: dict = {}
-    for key, ref in _named_columns(src):
-        if key == "extra_fields.join":  # it points at a word or attribute column, by design
-            continue
-        if ref in seen and (seen[ref] != key or key == "words"):  # words: [w1, w1] would make items cat/cat
-            raise ConfigError(f"{where}.{key}", f"column {ref!r} is already {seen[ref]}: a column has one role")
-        seen.setdefault(ref, key)
-
-
-def _check_column_names(where: str, src: dict, names: list[str] | None) -> None:
-    """Every column the source names is in its file's header (read cheaply: ``text_header``), and a
-    rater pattern matches none of them, so that a misspelt name or a pattern that takes a word
-    column stops the run before any job, with the names that are close."""
-    if names is None:
-        return
-    named = [(key, ref) for key, ref in _named_columns(src) if isinstance(ref, str)]
-    pattern = src.get("raters") if isinstance(src.get("raters"), str) else None
-    header = [n for n in names if n]
-    for key, ref in named:
-        if ref not in names:
-            close = close_names(ref, header)
-            hint = did_you_mean(close)
-            raise ConfigError(f"{where}.{key}", f"no column named {ref!r} in the file's header{hint} (it has {header})")
-        if pattern and key != "extra_fields.join" and re.search(pattern, ref):
-            raise ConfigError(f"{where}.raters", f"the pattern {pattern!r} also matches {key} column {ref!r}")
-
-
-def _resolved(path: str, base_dir, where: str) -> Path:
-    """A configured path resolved, or a ConfigError (an uninstalled package, a pkg: path that climbs out)."""
-    try:
-        return resolve_path(path, base_dir)
-    except InputError as err:
-        raise ConfigError(where, str(err)) from None
-
-
-def _column_refs(src: dict):
-    for key in ("words", "raters"):
-        val = src.get(key)
-        if isinstance(val, list):
-            for v in val:
-                yield key, v
-        elif isinstance(val, str) and key == "raters":
-            yield key, val
-    for key in ONE_COLUMN_KEYS:
-        if key in src:
-            yield key, src[key]
-    for name, att in src.get("attributes", {}).items():
-        if not (isinstance(att, dict) and "value" in att):  # a constant names no column
-            yield f"attributes.{name}", att["column"] if isinstance(att, dict) else att
-    if isinstance(src.get("extra_fields"), dict):
-        yield "extra_fields.join", src["extra_fields"]["join"]
-    for j, ctx in enumerate(src.get("contexts", [])):
-        for key in ("text", "mean", "sd", "n"):
-            if key in ctx:
-                yield f"contexts[{j}].{key}", ctx[key]
-
-
-def _check_regex(where: str, pattern: str) -> None:
-    try:
-        compiled = re.compile(pattern)
-    except re.error as err:
-        raise ConfigError(where, f"{pattern!r} is not a valid regular expression: {err}") from None
-    if compiled.groups > 1:
-        raise ConfigError(
-            where, f"{pattern!r} has {compiled.groups} capture groups; at most one (the rater id) is allowed"
-        )
 
 
 def _check_translations(datasets: dict, base_dir) -> None:
@@ -526,44 +514,81 @@ def _check_translations(datasets: dict, base_dir) -> None:
             raise ConfigError(f"{where}.{missing}", "translation_of and translation go together")
         if "translation_of" not in ds:
             continue
-        source = ds["translation_of"]
-        if source not in datasets:
-            raise ConfigError(f"{where}.translation_of", f"{source!r} is not a dataset of this config")
-        seen, cur = {name}, source
-        while cur in datasets and "translation_of" in datasets[cur]:
-            if cur in seen:
-                raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
-            seen.add(cur)
-            cur = datasets[cur]["translation_of"]
+        _check_translation_chain(datasets, name)
+        _check_translation(name, ds, base_dir)
+
+
+def _check_translation_chain(datasets: dict, name: str) -> None:
+    """The dataset a translation is of is configured, and the chain of translations ends."""
+    where = f"datasets.{name}"
+    source = datasets[name]["translation_of"]
+    if source not in datasets:
+        raise ConfigError(f"{where}.translation_of", f"{source!r} is not a dataset of this config")
+    seen, cur = {name}, source
+    while cur in datasets and "translation_of" in datasets[cur]:
         if cur in seen:
             raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
-        spec = ds["translation"]
-        need = {"columns": "source_words", "table": "table", "dictionary": "dictionary", "translators": "translators"}
-        if spec["by"] in need and need[spec["by"]] not in spec:
-            raise ConfigError(f"{where}.translation.{need[spec['by']]}", f"is required for by: {spec['by']}")
-        if spec["by"] == "columns":
-            known = item_columns(ds)
-            for col in spec["source_words"]:
-                if col not in known:
-                    raise ConfigError(
-                        f"{where}.translation.source_words",
-                        f"{col!r} is not an item attribute of {name} (declare it under attributes)",
-                    )
-        for path in translation_files(ds):
-            if problem := path_problem(_resolved(path, base_dir, f"{where}.translation")):
-                raise ConfigError(f"{where}.translation", f"{path!r} {problem}")
-        if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
-            raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
+        seen.add(cur)
+        cur = datasets[cur]["translation_of"]
+    if cur in seen:
+        raise ConfigError(f"{where}.translation_of", f"translations form a cycle through {cur!r}")
+
+
+def _check_translation(name: str, ds: dict, base_dir) -> None:
+    """A translation's mapping: what its method needs, its source words, its files, its rules."""
+    where = f"datasets.{name}"
+    spec = ds["translation"]
+    need = {"columns": "source_words", "table": "table", "dictionary": "dictionary", "translators": "translators"}
+    if spec["by"] in need and need[spec["by"]] not in spec:
+        raise ConfigError(f"{where}.translation.{need[spec['by']]}", f"is required for by: {spec['by']}")
+    if spec["by"] == "columns":
+        known = _item_columns(ds)
+        for col in spec["source_words"]:
+            if col not in known:
+                raise ConfigError(
+                    f"{where}.translation.source_words",
+                    f"{col!r} is not an item attribute of {name} (declare it under attributes)",
+                )
+    for path in translation_files(ds):
+        if problem := path_problem(resolved_path(path, base_dir, f"{where}.translation")):
+            raise ConfigError(f"{where}.translation", f"{path!r} {problem}")
+    if "more_common" in spec.get("rules", []) and "frequencies" not in spec:
+        raise ConfigError(f"{where}.translation.frequencies", "the rule more_common needs a frequency list")
 
 
 def translation_root(datasets: dict, name: str) -> str:
-    """The dataset at the end of a chain of translations (itself when it is not a translation)."""
+    """The dataset at the end of a chain of translations (itself when it is not a translation).
+
+    Parameters
+    ----------
+    datasets : dict
+        The config's datasets.
+    name : str
+        A dataset's name.
+
+    Returns
+    -------
+    str
+        The root dataset's name.
+    """
     while "translation_of" in datasets[name]:
         name = datasets[name]["translation_of"]
     return name
 
 
 def translation_files(ds: dict) -> list[str]:
+    """The files a dataset's translation reads (none when it is not a translation).
+
+    Parameters
+    ----------
+    ds : dict
+        A resolved dataset.
+
+    Returns
+    -------
+    list of str
+        The configured paths of its translation's tables, dictionary and frequency list.
+    """
     spec = ds.get("translation", {})
     files = [spec.get(k) for k in ("table", "dictionary", "adjudication", "frequencies")] + spec.get("translators", [])
     return [path for f in files if f for path in source_paths(f)]
@@ -576,15 +601,13 @@ def _check_model(name: str, model: dict, base_dir) -> None:
             raise ConfigError(f"{where}.language", _language_problem(lang))
     if ("package" in model) == ("path" in model):
         raise ConfigError(where, "give exactly one of package (an installed embedding package) or path (a file)")
-    if "path" in model and (problem := path_problem(_resolved(model["path"], base_dir, f"{where}.path"))):
+    if "path" in model and (problem := path_problem(resolved_path(model["path"], base_dir, f"{where}.path"))):
         raise ConfigError(f"{where}.path", f"{model['path']!r} {problem}")
     if "package" in model:
         _check_package(where, model)
     fmt = model["format"] if "path" in model else "a package"
     if model["oov"] == "subword":
         if fmt == "auto":
-            from simgold.io.embeddings import detect_format as embedding_format  # heavy: numpy, only for this check
-
             fmt = embedding_format(resolve_path(model["path"], base_dir))
         if fmt not in FORMATS or not FORMATS[fmt].subword:
             raise ConfigError(f"{where}.oov", f"subword vectors need a fastText .bin file, not {fmt}")
@@ -602,7 +625,20 @@ def _check_package(where: str, model: dict) -> None:
 
 
 def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
-    """Every raw file a dataset reads, as paths Snakemake can track (packaged files resolved)."""
+    """Every raw file a dataset reads, as paths Snakemake can track (packaged files resolved).
+
+    Parameters
+    ----------
+    ds : dict
+        A resolved dataset.
+    base_dir : str or pathlib.Path
+        What its relative paths are relative to.
+
+    Returns
+    -------
+    list of str
+        The paths.
+    """
     files = []
     for src in ds["sources"]:
         for part in [src] + ([src["word_forms"]] if "word_forms" in src else []):
@@ -612,7 +648,20 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
 
 
 def card_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
-    """The dataset's card file (``release.card_file``), if any, as a path Snakemake can track."""
+    """The dataset's card file (``release.card_file``), if any, as a path Snakemake can track.
+
+    Parameters
+    ----------
+    ds : dict
+        A resolved dataset.
+    base_dir : str or pathlib.Path
+        What its relative paths are relative to.
+
+    Returns
+    -------
+    list of str
+        The card file's path, or none.
+    """
     path = ds.get("release", {}).get("card_file")
     if not path:
         return []
@@ -623,7 +672,7 @@ def card_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
 # cluster resources
 
 
-def model_file_mb(model: dict, base_dir: str | Path = ".") -> float:
+def _model_file_mb(model: dict, base_dir: str | Path = ".") -> float:
     """The size of a model's embedding file, or of its installed package, in MiB (cheap: no reading)."""
     if "path" in model:
         path = resolve_path(model["path"], base_dir)
@@ -642,9 +691,21 @@ def embedding_mem_mb(model: dict, base_dir: str | Path = ".") -> int:
     Streamed files need little more than the kept vectors and a few read buffers; files that
     gensim loads whole (and the packages, whose matrices or weights are loaded) need about twice
     their size.
+
+    Parameters
+    ----------
+    model : dict
+        A model's config entry.
+    base_dir : str or pathlib.Path
+        What its path is relative to.
+
+    Returns
+    -------
+    int
+        Megabytes.
     """
     model = resolve_model(model)
-    size = model_file_mb(model, base_dir)
+    size = _model_file_mb(model, base_dir)
     fmt = model["format"]
     whole = "package" in model or (fmt in FORMATS and FORMATS[fmt].whole)
     if fmt == "auto" and "path" in model:

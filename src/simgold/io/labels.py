@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+__all__ = ["confidence_label", "confidence_labels"]
+
 
 def confidence_label(confidence: float) -> str:
     """A CI level as readers see it in captions, axis labels and the terminal.
@@ -41,6 +43,16 @@ def confidence_label(confidence: float) -> str:
 
 def confidence_labels(levels) -> str:
     """The CI levels a table's ``confidence`` column holds, as one label (``confidence_label``).
+
+    Parameters
+    ----------
+    levels : iterable of float
+        The levels of a ``confidence`` column.
+
+    Returns
+    -------
+    str
+        One label for them.
 
     Examples
     --------

@@ -17,6 +17,8 @@ from types import MappingProxyType
 
 from simgold.errors import ConfigError
 
+__all__ = ["ISO_639_1", "LANGUAGE_SCRIPTS", "language_script", "model_languages"]
+
 #: ISO 639-1 code -> ISO 639-3 code and ISO 15924 script, as MTEB writes a language ("eng-Latn")
 LANGUAGE_SCRIPTS = MappingProxyType({
     "aa": "aar-Latn", "ab": "abk-Cyrl", "ae": "ave-Avst", "af": "afr-Latn", "ak": "aka-Latn", "am": "amh-Ethi",
@@ -91,5 +93,16 @@ def language_script(code: str, where: str) -> str:
 
 
 def model_languages(model: dict) -> list[str]:
-    """A model's languages as a list (the config gives one code or a list)."""
+    """A model's languages as a list (the config gives one code or a list).
+
+    Parameters
+    ----------
+    model : dict
+        A model's config entry.
+
+    Returns
+    -------
+    list of str
+        Its language codes.
+    """
     return model["language"] if isinstance(model["language"], list) else [model["language"]]

@@ -32,9 +32,11 @@ from dataclasses import dataclass, field
 from simgold.errors import InputError
 from simgold.io.rawtable import RawTable
 
+__all__ = ["KINDS", "LAYOUTS", "LAYOUT_NAMES", "COLUMN_KEYS", "ONE_COLUMN_KEYS", "Layout", "Plan", "source_plan"]
+
 
 @dataclass
-class Slot:
+class _Slot:
     """What one item of a row takes from the sheet (a wide two-context sheet makes two per row)."""
 
     context: int | None = None
@@ -45,11 +47,29 @@ class Slot:
 
 @dataclass
 class Plan:
-    """The columns of one source: words and labels of the items, and the value columns."""
+    """The columns of one source: words and labels of the items, and the value columns.
+
+    Attributes
+    ----------
+    words : tuple of int
+        The columns of word1 and word2.
+    attrs : list
+        (name, column, type) of each attribute column.
+    slots : list
+        The rater slots of a layout whose rating columns are slots.
+    values : list
+        (column, role, rater id or None, slot) of each value column.
+    rater, context, text, category : int or None
+        The columns of a long layout's rater id, context number and paragraph, a rankings' category.
+    ragged : int or None
+        Ragged layouts: ratings in every field from this column on.
+    constants : dict
+        Attributes with one value for the whole source.
+    """
 
     words: tuple[int, int]
     attrs: list  # (name, column, type)
-    slots: list[Slot]
+    slots: list[_Slot]
     values: list = field(default_factory=list)  # (column, role, rater id or None: the row's rater, slot)
     rater: int | None = None  # long layouts: the rater id column
     context: int | None = None  # long two-context sheets: the context number
@@ -70,10 +90,10 @@ class Plan:
         return cols - self.value_columns(width)
 
 
-def _context_slot(table: RawTable, k: int, ctx: dict, plan: Plan) -> Slot:
-    slot = Slot(ctx["context"], table.column(ctx["text"], f"contexts[{k}].text"))
+def _context_slot(table: RawTable, k: int, ctx: dict, plan: Plan) -> _Slot:
+    slot = _Slot(ctx["context"], table.column(ctx["text"], f"contexts[{k}].text"))
     slot.attrs = _attr_columns(table, ctx.get("attributes", {}))
-    slot.constants = attribute_constants(ctx.get("attributes", {}))
+    slot.constants = _attribute_constants(ctx.get("attributes", {}))
     if "raters" in ctx:
         plan.values += [(j, "rating", r, k) for j, r in _rater_columns(table, ctx["raters"], f"contexts[{k}].raters")]
     plan.values += _stats_columns(table, ctx, k)
@@ -200,18 +220,18 @@ def _attr_columns(table: RawTable, attrs: dict) -> list[tuple[str, int, str]]:
     out = []
     for name, spec in attrs.items():
         if isinstance(spec, dict) and "value" in spec:
-            continue  # a constant: attribute_constants
+            continue  # a constant: _attribute_constants
         ref, typ = (spec["column"], spec.get("type", "string")) if isinstance(spec, dict) else (spec, "string")
         out.append((name, table.column(ref, f"attributes.{name}"), typ))
     return out
 
 
-def attribute_constants(attrs: dict) -> dict:
+def _attribute_constants(attrs: dict) -> dict:
     """The attributes a source gives one value for every item (``{pos: {value: noun}}``), typed.
 
     Examples
     --------
-    >>> attribute_constants({"pos": {"value": "noun"}, "freq": {"value": 3, "type": "float"}, "rel": "Relation"})
+    >>> _attribute_constants({"pos": {"value": "noun"}, "freq": {"value": 3, "type": "float"}, "rel": "Relation"})
     {'pos': 'noun', 'freq': 3.0}
     """
     casts = {"string": str, "float": float, "int": int}
@@ -256,7 +276,17 @@ def _two_context_columns(table: RawTable, src: dict, plan: Plan, role: str) -> N
 @dataclass(frozen=True)
 class Layout:
     """One layout of one kind: the column keys it needs, those it may also take, and the function
-    that adds its value columns to a :class:`Plan` (``role``: ``rating`` or ``rank``)."""
+    that adds its value columns to a :class:`Plan` (``role``: ``rating`` or ``rank``).
+
+    Attributes
+    ----------
+    required : frozenset of str
+        The column keys it needs.
+    optional : frozenset of str
+        Those it may also take.
+    columns : callable
+        ``columns(table, src, plan, role)`` adds the value columns to the plan.
+    """
 
     required: frozenset[str]
     optional: frozenset[str]
@@ -293,14 +323,29 @@ ONE_COLUMN_KEYS = tuple(sorted(COLUMN_KEYS - {"words", "raters", "attributes", "
 
 
 def source_plan(table: RawTable, src: dict, kind: str) -> Plan:
-    """The columns of one source: its words and labels, and its value columns by its layout."""
+    """The columns of one source: its words and labels, and its value columns by its layout.
+
+    Parameters
+    ----------
+    table : RawTable
+        The source's raw table.
+    src : dict
+        The source's resolved config.
+    kind : str
+        The dataset's kind.
+
+    Returns
+    -------
+    Plan
+        Its columns.
+    """
     role = "rank" if kind == "rankings" else "rating"
     attrs = _attr_columns(table, src.get("attributes", {}))
     keys = ("target", "candidate") if kind == "rankings" else None
     words = (
         tuple(table.column(src[k], k) for k in keys) if keys else tuple(table.column(r, "words") for r in src["words"])
     )
-    out = Plan(words, attrs, [Slot()], constants=attribute_constants(src.get("attributes", {})))
+    out = Plan(words, attrs, [_Slot()], constants=_attribute_constants(src.get("attributes", {})))
     if "category" in src:
         out.category = table.column(src["category"], "category")
     LAYOUTS[(kind, src["layout"])].columns(table, src, out, role)

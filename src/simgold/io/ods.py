@@ -24,6 +24,8 @@ from xml.etree.ElementTree import ParseError, iterparse
 from simgold.errors import InputError
 from simgold.io.cells import NUMBER_PATTERN
 
+__all__ = ["MAX_SPACES", "ods_rows"]
+
 _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -55,7 +57,7 @@ _WHOLE = re.compile(r"[0-9]+")
 MAX_SPACES = 40_000_000
 
 
-class OdsSheet(NamedTuple):
+class _OdsSheet(NamedTuple):
     """What :func:`ods_rows` read: the sheet's rows and what the log should say about them."""
 
     rows: list[tuple[int, list]]  # (1-based row number, the row's cells up to its last value)
@@ -67,7 +69,7 @@ class OdsSheet(NamedTuple):
 
 def ods_rows(
     real: Path | BinaryIO, display: str, sheet: str | int, check_size: Callable[[str, int, int, int], None]
-) -> OdsSheet:
+) -> _OdsSheet:
     """Stream the rows of one sheet of an ODS file.
 
     Parameters
@@ -85,7 +87,7 @@ def ods_rows(
 
     Returns
     -------
-    OdsSheet
+    _OdsSheet
         The sheet's rows, numbered as a spreadsheet program shows them (empty rows left out, each
         row cut after its last value; a repeated row is there once per repetition), and the
         sheets of the file. ``name`` is None when ``sheet`` matched no sheet (the caller says
@@ -124,7 +126,7 @@ def ods_rows(
                 f"content.xml is not well-formed XML at line {line}, column {column + 1}",
                 expected="an ODS file as a spreadsheet program saves it",
             ) from None
-    return OdsSheet(reader.rows, reader.picked, reader.names, reader.visible, reader.blank_formulas)
+    return _OdsSheet(reader.rows, reader.picked, reader.names, reader.visible, reader.blank_formulas)
 
 
 def _refuse_encrypted(archive: zipfile.ZipFile, display: str) -> None:
@@ -176,20 +178,25 @@ class _SheetReader:
                         reading = self._start_sheet(element)
             elif tag in _CELLS:
                 cell_depth -= 1
-            elif cell_depth:
-                continue
-            elif tag == _ROW:
-                if reading:
-                    self._add_row(element)
-                if containers:  # (a row outside a sheet is not read)
-                    del containers[-1][:]  # this row, and what ended before it (the rows read, columns)
-            elif tag in _ROW_CONTAINERS:
-                containers.pop()
-                element.clear()
-                if tag == _SHEET:
-                    reading = False
-            elif tag == _STYLE_ELEMENT:
-                self._note_style(element)
+            elif not cell_depth:
+                reading = self._end(tag, element, reading, containers)
+
+    def _end(self, tag: str, element, reading: bool, containers: list) -> bool:
+        """A row (read, then dropped), a sheet or row group (dropped) or a style (noted) has ended;
+        whether the sheet picked is still being read."""
+        if tag == _ROW:
+            if reading:
+                self._add_row(element)
+            if containers:  # (a row outside a sheet is not read)
+                del containers[-1][:]  # this row, and what ended before it (the rows read, columns)
+        elif tag in _ROW_CONTAINERS:
+            containers.pop()
+            element.clear()
+            if tag == _SHEET:
+                reading = False
+        elif tag == _STYLE_ELEMENT:
+            self._note_style(element)
+        return reading
 
     def _note_style(self, style) -> None:
         """A table style with table:display="false" hides the sheets that have it."""

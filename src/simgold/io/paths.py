@@ -29,6 +29,8 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from types import MappingProxyType
 
+__all__ = ["RESULTS_DIR", "CLEAN_TABLES", "RESULTS", "RELEASE_DATA", "result", "within_results", "release_files"]
+
 #: the directory every result file is under (relative to the working directory of a run)
 RESULTS_DIR = "results"
 
@@ -135,6 +137,18 @@ RELEASE_DATA = MappingProxyType(
 def release_files(dataset: str, kind: str) -> list[str]:
     """The files of a dataset's release, as its release job writes them (the data files of
     ``RELEASE_DATA``, then the card and the Croissant metadata); ``dataset`` may be a wildcard.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    kind : str
+        Its kind.
+
+    Returns
+    -------
+    list of str
+        The paths.
 
     Examples
     --------

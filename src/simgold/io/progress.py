@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+__all__ = ["INTERVAL", "Progress", "counter"]
+
 INTERVAL = 10.0  # seconds between two progress lines
 
 
@@ -11,6 +13,13 @@ class Progress:
     """Calls ``log(message())`` when ``interval`` seconds have passed since the last line.
 
     ``message`` is a function, so the text is only built when a line is written.
+
+    Parameters
+    ----------
+    log : callable or None
+        Where lines go.
+    interval : float, optional
+        Seconds between lines (default ``INTERVAL``).
     """
 
     def __init__(self, log, interval: float | None = None):
@@ -28,7 +37,24 @@ class Progress:
 
 
 def counter(name: str, todo: int, log, unit: str = "words"):
-    """A function to call with the size of each batch done: logs how many of ``todo`` are done."""
+    """A function to call with the size of each batch done: logs how many of ``todo`` are done.
+
+    Parameters
+    ----------
+    name : str
+        What is counted (the line's start).
+    todo : int
+        How many there are.
+    log : callable or None
+        Where messages go (None: silent).
+    unit : str
+        What one of them is called.
+
+    Returns
+    -------
+    callable
+        ``done(size)``.
+    """
     progress, done = Progress(log), [0]
 
     def count(n: int) -> None:

@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 from simgold.errors import InputError
 
+__all__ = ["ABSENT", "SheetError", "Note", "RawTable", "blank", "count_cells", "close_names", "did_you_mean"]
+
 #: A field that the row does not have at all (short row), as opposed to an empty field "".
 ABSENT = None
 
@@ -23,6 +25,11 @@ class SheetError(str):
 
     >>> SheetError("#REF!"), isinstance(SheetError("#REF!"), str)
     ('#REF!', True)
+
+    Parameters
+    ----------
+    value : str
+        The error value as the sheet shows it.
     """
 
     __slots__ = ()
@@ -33,7 +40,25 @@ class SheetError(str):
 
 class Note(NamedTuple):
     """A ledger entry for a cell that is not read as data (a header cell, a title row, a comment
-    line, a row rejected whole)."""
+    line, a row rejected whole).
+
+    Attributes
+    ----------
+    file : int
+        The file's index in the table's files.
+    row : int
+        The 1-based row (line).
+    col : int
+        The 0-based column (-1 for a whole line).
+    label : str
+        The column's label.
+    raw : object
+        The cell as read.
+    reason : str
+        The ledger's reason.
+    detail : str
+        What the entry says.
+    """
 
     file: int  # index into RawTable.files
     row: int  # 1-based row (line) in that file
@@ -52,6 +77,31 @@ class RawTable:
     spreadsheets; :data:`ABSENT` where row ``i`` is shorter than column ``j``). Column ``j`` came
     from file ``files[origin[j][0]]`` at 1-based position ``origin[j][1]``; row ``i`` is at 1-based
     row ``lines[f][i]`` of file ``f`` (the same for every file: joined files are line-aligned).
+
+    Attributes
+    ----------
+    files : list of str
+        The files' names, in the order they are joined.
+    header : list of str or None
+        The column names.
+    rows : list of list
+        The data rows, cells as read.
+    lines : list of list of int
+        Each file's line (row) of each data row.
+    origin : list of tuple of int
+        (file, 1-based column in it) of each column.
+    separator : str or None
+        A delimited text's separator.
+    raw_cells : int
+        The non-blank cells read.
+    joined : int
+        Non-blank fields joined into another's value (``extra_fields: join``).
+    notes : list of Note
+        The ledger's notes of what is not data.
+    messages : list of str
+        Lines for the job's log.
+    flagged : dict
+        Rows rejected whole: index -> (reason, detail).
     """
 
     files: list[str]
@@ -124,12 +174,34 @@ class RawTable:
 
 
 def blank(value: object) -> bool:
-    """An empty cell: absent, or text that is empty or only whitespace. Every other cell counts."""
+    """An empty cell: absent, or text that is empty or only whitespace. Every other cell counts.
+
+    Parameters
+    ----------
+    value : object
+        A cell.
+
+    Returns
+    -------
+    bool
+        Whether it is blank.
+    """
     return value is None or (isinstance(value, str) and not value.strip())
 
 
 def count_cells(values) -> int:
-    """The number of non-blank cells among ``values`` (the unit of the ledger's accounting)."""
+    """The number of non-blank cells among ``values`` (the unit of the ledger's accounting).
+
+    Parameters
+    ----------
+    values : iterable
+        Cells.
+
+    Returns
+    -------
+    int
+        The count.
+    """
     return sum(1 for v in values if not blank(v))
 
 
@@ -142,6 +214,18 @@ def _folded(name: str) -> str:
 def close_names(ref: str, names: list[str]) -> list[str]:
     """The header names a misspelt column reference may mean: those equal but for case and
     spacing, else difflib's closest (at most three).
+
+    Parameters
+    ----------
+    ref : str
+        The reference.
+    names : list of str
+        The header's names.
+
+    Returns
+    -------
+    list of str
+        The close names.
 
     Examples
     --------
@@ -159,5 +243,15 @@ def did_you_mean(close: list[str]) -> str:
 
     >>> did_you_mean(["Mean", "mean_sd"]), did_you_mean([])
     ("; did you mean 'Mean' or 'mean_sd'?", '')
+
+    Parameters
+    ----------
+    close : list of str
+        The close names.
+
+    Returns
+    -------
+    str
+        The hint.
     """
     return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""

@@ -20,6 +20,8 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
+__all__ = ["KINDS", "BOMS", "file_kind", "read_head", "path_problem"]
+
 #: what each kind is, as an error message says it
 KINDS = {
     "directory": "a directory, not a file",
@@ -49,6 +51,16 @@ def file_kind(head: bytes) -> str | None:
     UTF-16 and UTF-32 without a byte order mark are recognised by their NUL bytes: ASCII text
     (digits, separators, Latin words) in them has a NUL in every other (UTF-16) or in three of
     every four (UTF-32) byte positions, which 8-bit and UTF-8 text never has.
+
+    Parameters
+    ----------
+    head : bytes
+        The file's first bytes.
+
+    Returns
+    -------
+    str or None
+        The kind.
     """
     for kind, magic in _MAGIC.items():
         if head.startswith(magic):
@@ -74,14 +86,36 @@ def file_kind(head: bytes) -> str | None:
 
 
 def read_head(path: Path) -> bytes:
-    """The first bytes of a file, enough for :func:`file_kind`."""
+    """The first bytes of a file, enough for :func:`file_kind`.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    bytes
+        Its first bytes.
+    """
     with path.open("rb") as handle:
         return handle.read(SNIFF_BYTES)
 
 
 def path_problem(path: Path) -> str | None:
     """Why ``path`` cannot be read as a data file: it does not exist, it is a directory, or it is
-    not a regular file (a FIFO or a device would block or never end); None when it can."""
+    not a regular file (a FIFO or a device would block or never end); None when it can.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A configured file.
+
+    Returns
+    -------
+    str or None
+        The problem, or None.
+    """
     if path.is_dir():
         return f"is {KINDS['directory']}"
     if not path.exists():

@@ -8,13 +8,10 @@ leaves a half-written table behind.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
@@ -23,10 +20,24 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simgold.io.vectorcache import cache_root, file_identity, identity, write_atomically
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
 
-SCHEMA_VERSION = "1"
+__all__ = [
+    "SCORE_COLUMNS",
+    "SCORE_KEY",
+    "SUMMARY_EXTRAS",
+    "AUDIT_CHECKS",
+    "TABLES",
+    "TableSpec",
+    "sort_canonical",
+    "to_arrow",
+    "write_parquet",
+    "read_parquet",
+    "read_provenance",
+    "tsv_bytes",
+    "tsv_text",
+]
+
 
 S, F, I, B = pa.string(), pa.float64(), pa.int64(), pa.bool_()  # noqa: E741 (short column-type aliases)
 
@@ -56,7 +67,15 @@ AUDIT_CHECKS = (
 
 class TableSpec(NamedTuple):
     """A canonical table: its columns (name -> Arrow type, in column order) and its sort key
-    (None: rows keep the order they are given in)."""
+    (None: rows keep the order they are given in).
+
+    Attributes
+    ----------
+    columns : dict of str to pyarrow.DataType
+        Name -> type, in column order.
+    key : list of str or None
+        The sort key.
+    """
 
     columns: dict[str, pa.DataType]
     key: list[str] | None
@@ -484,7 +503,7 @@ class _Tables(Mapping):
 TABLES: Mapping[str, TableSpec] = _Tables()
 
 
-def arrow_type_for(values: pd.Series) -> pa.DataType:
+def _arrow_type_for(values: pd.Series) -> pa.DataType:
     """Type of an extra (attribute) column: string unless every non-null value is numeric or boolean."""
     present = [v for v in values.tolist() if not _is_null(v)]
     if present and all(isinstance(v, bool) for v in present):
@@ -497,14 +516,42 @@ def arrow_type_for(values: pd.Series) -> pa.DataType:
 
 
 def sort_canonical(df: pd.DataFrame, table: str) -> pd.DataFrame:
-    """Rows in the documented order of ``table`` (a fresh 0..n-1 index)."""
+    """Rows in the documented order of ``table`` (a fresh 0..n-1 index).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table's rows.
+    table : str
+        Its name in ``TABLES``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows sorted.
+    """
     key = TABLES[table].key if table in TABLES else None
     return (df.sort_values(key, kind="stable") if key else df).reset_index(drop=True)
 
 
 def to_arrow(df: pd.DataFrame, table: str | None = None, types: dict | None = None) -> pa.Table:
     """Sort and cast a DataFrame to its canonical schema (extra columns typed by ``types`` or by
-    their values)."""
+    their values).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The rows.
+    table : str, optional
+        Its name in ``TABLES`` (None: typed by its values).
+    types : dict, optional
+        Arrow types of extra columns.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table.
+    """
     fixed = TABLES[table].columns if table in TABLES else {}
     missing = [c for c in fixed if c not in df.columns]
     if missing:
@@ -512,7 +559,7 @@ def to_arrow(df: pd.DataFrame, table: str | None = None, types: dict | None = No
     df = sort_canonical(df, table)
     arrays, fields = [], []
     for col in df.columns:
-        typ = fixed.get(col) or (types or {}).get(col) or arrow_type_for(df[col])
+        typ = fixed.get(col) or (types or {}).get(col) or _arrow_type_for(df[col])
         values = [None if _is_null(v) else v for v in df[col].tolist()]
         arrays.append(pa.array(values, type=typ))
         fields.append(pa.field(col, typ))
@@ -532,6 +579,21 @@ def write_parquet(
     provenance: dict | None = None,
     types: dict | None = None,
 ) -> None:
+    """Write a table as deterministic Parquet: canonical order and types, its provenance in the metadata, no timestamps.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The rows.
+    path : str or pathlib.Path
+        The Parquet file.
+    table : str, optional
+        Its name in ``TABLES``.
+    provenance : dict, optional
+        Written into the file's metadata.
+    types : dict, optional
+        Arrow types of extra columns.
+    """
     arrow = to_arrow(df, table, types)
     meta = {"simgold": json.dumps({"table": table, **(provenance or {})}, sort_keys=True, ensure_ascii=False)}
     arrow = arrow.replace_schema_metadata(meta)
@@ -543,10 +605,34 @@ def write_parquet(
 
 
 def read_parquet(path: str | Path) -> pd.DataFrame:
+    """A Parquet table as a DataFrame.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its rows.
+    """
     return pq.read_table(path).to_pandas()
 
 
 def read_provenance(path: str | Path) -> dict:
+    """The provenance a Parquet file's metadata holds.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The Parquet file.
+
+    Returns
+    -------
+    dict
+        The provenance ({} without one).
+    """
     meta = pq.read_schema(path).metadata or {}
     return json.loads(meta.get(b"simgold", b"{}"))
 
@@ -556,6 +642,16 @@ def tsv_bytes(frame: pd.DataFrame) -> bytes:
     back the same float), missing values empty, fields quoted only where they must be: where they
     hold a tab, a quote or a line break, a CR included (the csv module leaves a CR bare when lines
     end in LF, and a reader then cuts the row there).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+
+    Returns
+    -------
+    bytes
+        The TSV.
 
     Examples
     --------
@@ -575,7 +671,18 @@ def _tsv_field(text: str) -> str:
 
 
 def tsv_text(value) -> str:
-    """A cell as TSV and text tables write it: empty for a missing value, true/false, a float's shortest exact text."""
+    """A cell as TSV and text tables write it: empty for a missing value, true/false, a float's shortest exact text.
+
+    Parameters
+    ----------
+    value : object
+        A cell.
+
+    Returns
+    -------
+    str
+        Its text.
+    """
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, (bool, np.bool_)):
@@ -583,100 +690,3 @@ def tsv_text(value) -> str:
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
     return str(value)
-
-
-def sha256_bytes(data: bytes) -> str:
-    """The SHA-256 of bytes in memory, as hex (``sha256_file`` for a file)."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-BIG_INPUT = 16 << 20  # inputs from this size have their SHA-256 remembered in the vector store
-DIGESTS = "digests"  # ... in this directory of it
-
-
-def input_sha256(path: str | Path) -> str:
-    """The SHA-256 of an input, remembered in the vector store (``$SIMGOLD_CACHE``, which workflow jobs
-    have) for files of ``BIG_INPUT`` bytes or more, under the file's identity (path, size, mtime, inode,
-    status-change time): a rerun of the embeddings job on an unchanged 4 GB file does not read it all
-    again for its provenance. Without a store, or for a changed file, it is computed (and noted)."""
-
-    root, st = cache_root(), os.stat(path)
-    if root is None or st.st_size < BIG_INPUT:
-        return sha256_file(path)
-    seen = file_identity(path, st)
-    note = Path(root) / DIGESTS / (identity(seen["path"]) + ".json")
-    try:
-        kept = json.loads(note.read_text(encoding="utf-8"))
-        if kept["file"] == seen and len(kept["sha256"]) == 64:
-            return kept["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # none yet, or not as written: computed below
-    digest = sha256_file(path)
-    try:
-        write_atomically(note, json.dumps({"file": seen, "sha256": digest}).encode())
-    except OSError:
-        pass  # a read-only store: the digest is right, the next run computes it again
-    return digest
-
-
-_digests: dict[str, Future] = {}  # path -> its SHA-256 being computed (hash_in_background)
-
-
-def hash_in_background(paths) -> None:
-    """Start computing the SHA-256 of ``paths`` on one thread while the job works: hashlib releases
-    the GIL, so an input read by the job (a 4 GB embedding file scanned for its needed words) is
-    hashed for its provenance at the same time rather than read a second time afterwards.
-    ``provenance`` takes the digests from here; the files are inputs and do not change meanwhile."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
-    for path in sorted({str(p) for p in paths}, key=lambda p: -os.path.getsize(p) if os.path.isfile(p) else 0):
-        if path not in _digests:
-            _digests[path] = pool.submit(input_sha256, path)
-    pool.shutdown(wait=False)
-
-
-def finish_digests() -> None:
-    """Wait for the background digests (a process that ends at once would cut them short)."""
-    for future in list(_digests.values()):
-        future.exception()
-
-
-def input_digest(path: str | Path) -> str:
-    """The SHA-256 of an input: from the background hashing when it was started, else computed now."""
-    future = _digests.get(str(path))
-    return future.result() if future is not None else input_sha256(path)
-
-
-LIBRARIES = ("simgold", "pandas", "pyarrow", "numpy", "scipy")
-
-
-def provenance(rule: str, wildcards: dict, params: dict, inputs: dict[str, str] | list[str]) -> dict:
-    """Provenance for Parquet metadata (docs/methods.md section 10): no timestamps, no host names.
-
-    ``inputs`` maps a label (the path as configured, never an absolute host path) to the file to hash.
-    """
-    if not isinstance(inputs, dict):
-        inputs = {str(p): str(p) for p in inputs}
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "rule": rule,
-        "wildcards": dict(sorted(wildcards.items())),
-        "params": params,
-        "inputs": {label: input_digest(inputs[label]) for label in sorted(inputs)},
-        "versions": {lib: package_version(lib) for lib in LIBRARIES},
-    }
-
-
-def package_version(lib: str) -> str:
-    """The installed version of a distribution ("unknown" when it is not installed)."""
-    try:
-        return metadata.version(lib)
-    except metadata.PackageNotFoundError:
-        return "unknown"

@@ -1,7 +1,7 @@
 """word2vec and GloVe text files read at the disk's pace (docs/methods.md section 7).
 
 A plain file is memory-mapped and read once, in place; a ``.gz`` file is decompressed in blocks.
-The bytes are cut into chunks of whole lines (about 2 MB, where a line ends, so the cut depends
+The bytes are cut into chunks of whole lines (2 MiB, where a line ends, so the cut depends
 on the content only) and each chunk is scanned by a few vectorised passes, in worker threads:
 
 * one comparison marks the line ends and one the whitespace bytes; both are packed 64 to a
@@ -26,8 +26,8 @@ and parses only their lines, each checked to be where it was indexed; the result
 scan's, to the bit. A gzip file is always scanned.
 
 Why not gensim's ``KeyedVectors.load_word2vec_format``: it parses every line of the file into
-memory, where a dataset needs a few thousand words. On a text file of 50,000 words x 300 it took
-19.6 s against 0.21 s here (94 times as long; docs/benchmarks.md, section embeddings).
+memory, where a dataset needs a few thousand words; on a text file of 50,000 words x 300 it takes
+many times as long as the scan here (docs/benchmarks.md, section embeddings).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ import os
 import re
 import threading
 import time
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -51,17 +50,41 @@ from simgold.errors import InputError
 from simgold.io.cells import NUMBER_PATTERN
 from simgold.io.lineindex import Stale, line_store
 from simgold.io.progress import Progress
+from simgold.io.vectorformats import BOM, Damaged, GzipStream
 
-CHUNK = 1 << 21  # bytes per chunk (whole lines, about 2 MB): small enough to stay in the CPU cache
+__all__ = ["CHUNK", "HEAD", "LoadReport", "read_text_vectors"]
+
+CHUNK = 1 << 21  # bytes per chunk (whole lines, 2 MiB): small enough to stay in the CPU cache
 HEAD = 1 << 20  # bytes searched for the first line
 KEY = 8  # bytes of a line's first field compared as one number
-BOM = b"\xef\xbb\xbf"
 PARSE_BATCH = 4096  # kept lines parsed at once
 
 
 @dataclass
 class LoadReport:
-    """What a reader found (shared by every format)."""
+    """What a reader found (shared by every format).
+
+    Attributes
+    ----------
+    file : str
+        The file's name.
+    format : str
+        Its format.
+    dim : int
+        The dimension.
+    lines : int
+        Vector lines read.
+    kept : int
+        Needed words kept.
+    duplicates : list of tuple
+        (word, first line, repeated line) of each word seen twice.
+    mean : numpy.ndarray or None
+        The mean of every vector (``oov: mean``).
+    notes : list of str
+        What the report says besides.
+    timings : dict of str to float
+        Seconds: scan (all threads), parse.
+    """
 
     file: str
     format: str
@@ -128,7 +151,7 @@ class _Mapped:
             pass
 
 
-class _Gzipped:
+class _Gzipped(GzipStream):
     """A gzip file, decompressed in blocks and cut into the same chunks as the plain file.
 
     A stream that ends before its end marker (a download cut short) or that cannot be
@@ -136,51 +159,7 @@ class _Gzipped:
     """
 
     def __init__(self, path: Path):
-        self.fh = open(path, "rb")
-        self.size = Path(path).stat().st_size
-        self.inflate = zlib.decompressobj(wbits=31)
-        self.buffer = b""
-        self.done = 0
-        self.broken: Damaged | None = None  # found while reading the head; raised when more is needed
-
-    def _more(self) -> bytes:
-        """The next decompressed block; b"" at the end of a complete stream."""
-        if self.broken is not None:
-            raise self.broken
-        while True:
-            raw = self.fh.read(CHUNK)
-            try:
-                out = self.inflate.decompress(raw)
-                if self.inflate.eof and self.inflate.unused_data:  # another gzip member follows
-                    out += self._next_member(self.inflate.unused_data)
-            except zlib.error as err:
-                raise Damaged(str(err)) from None
-            if out:
-                return out
-            if not raw:
-                if not self.inflate.eof:
-                    raise Damaged("the compressed data ends before its end marker")
-                return b""
-
-    def _next_member(self, data: bytes) -> bytes:
-        if not data.strip(b"\0"):  # zero padding after the last member
-            return b""
-        self.inflate = zlib.decompressobj(wbits=31)
-        return self.inflate.decompress(data)
-
-    def head(self) -> bytes:
-        """The first decompressed bytes (those there are, if the stream breaks early)."""
-        try:
-            while len(self.buffer) < HEAD:
-                block = self._more()
-                if not block:
-                    break
-                self.buffer += block
-        except Damaged as err:
-            if not self.buffer:
-                raise
-            self.broken = err
-        return self.buffer[:HEAD]
+        super().__init__(path, block=CHUNK, head_size=HEAD)
 
     def chunks(self, start: int):
         """(compressed bytes read, chunk) of each chunk of whole lines from ``start``."""
@@ -192,7 +171,7 @@ class _Gzipped:
                 pos = end + 1
                 continue
             try:
-                block = self._more()
+                block = self.more()
             except Damaged:  # the whole lines before the break first: the error names where the data stops
                 last = buf.rfind(b"\n", pos) + 1
                 if last > pos:
@@ -207,24 +186,8 @@ class _Gzipped:
     def scanned(self, upto: int) -> None:
         self.done = upto  # compressed bytes read (for progress lines)
 
-    def close(self) -> None:
-        self.fh.close()
 
-
-class Damaged(Exception):
-    """The gzip stream cannot be decompressed further."""
-
-
-def gzip_head(path: Path) -> bytes:
-    """The first decompressed bytes of a gzip file (raises ``Damaged``)."""
-    source = _Gzipped(path)
-    try:
-        return source.head()
-    finally:
-        source.close()
-
-
-def open_source(path: Path):
+def _open_source(path: Path):
     with open(path, "rb") as fh:
         gz = fh.read(2) == b"\x1f\x8b"
     return _Gzipped(path) if gz else _Mapped(path)
@@ -235,14 +198,14 @@ def open_source(path: Path):
 
 
 @dataclass
-class Header:
+class _Header:
     dim: int
     count: int | None  # the number of words a word2vec header announces
     lines_before: int  # lines before the first vector line
     offset: int  # byte offset of the first vector line
 
 
-def read_header(head: bytes, display: str, word2vec: bool, notes: list[str]) -> Header:
+def _read_header(head: bytes, display: str, word2vec: bool, notes: list[str]) -> _Header:
     """The dimension (and word count) from the first line; refuses what cannot be a vector file."""
     skip = 0
     if head.startswith(BOM):
@@ -259,10 +222,10 @@ def read_header(head: bytes, display: str, word2vec: bool, notes: list[str]) -> 
     if word2vec:
         return _word2vec_header(first, fields, is_header, display, end + 1)
     _check_glove_first_line(first, fields, is_header, display)
-    return Header(dim=len(fields) - 1, count=None, lines_before=0, offset=skip)
+    return _Header(dim=len(fields) - 1, count=None, lines_before=0, offset=skip)
 
 
-def _word2vec_header(first: bytes, fields: list[bytes], is_header: bool, display: str, offset: int) -> Header:
+def _word2vec_header(first: bytes, fields: list[bytes], is_header: bool, display: str, offset: int) -> _Header:
     if not is_header:
         raise InputError(
             display,
@@ -278,7 +241,7 @@ def _word2vec_header(first: bytes, fields: list[bytes], is_header: bool, display
             row=1,
             expected="a header 'count dim' with both numbers above 0",
         )
-    return Header(dim=dim, count=count, lines_before=1, offset=offset)
+    return _Header(dim=dim, count=count, lines_before=1, offset=offset)
 
 
 def _check_glove_first_line(first: bytes, fields: list[bytes], is_header: bool, display: str) -> None:
@@ -314,7 +277,7 @@ def _is_float(token: bytes) -> bool:
 # scanning one chunk (runs in a worker thread; numpy releases the GIL in every pass)
 
 
-class Targets:
+class _Targets:
     """The needed words as bytes, and the sorted 64-bit keys of their first 8 bytes."""
 
     def __init__(self, needed):
@@ -324,7 +287,7 @@ class Targets:
 
 
 @dataclass
-class ChunkScan:
+class _ChunkScan:
     n_lines: int
     hits: list[tuple[int, bytes, bytes]]  # (line index in the chunk, word, whole line) of needed words
     error: _LineError | None = None
@@ -364,13 +327,13 @@ def _set_bits(words: np.ndarray) -> np.ndarray:
     return np.sort(np.concatenate(found)) if len(found) > 1 else (found[0] if found else hit)
 
 
-def line_ends(a: np.ndarray) -> np.ndarray:
+def _line_ends(a: np.ndarray) -> np.ndarray:
     """Offsets of the line ends (and of the end of the chunk when its last line has none)."""
     ends = _set_bits(_packed(a, np.equal, 10, False))
     return np.append(ends, len(a)) if len(a) and a[-1] != 10 else ends
 
 
-def fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def _fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Fields (runs of bytes above the space) in each line, counted with bit operations."""
     blank = _packed(a, np.less_equal, 32, True)
     carry = np.empty_like(blank)
@@ -383,7 +346,7 @@ def fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.diff(upto, prepend=0)
 
 
-def line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """The first 8 bytes of each line's first field as one little-endian number (zero-padded);
     0 for a line that begins with a blank."""
     window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
@@ -393,22 +356,22 @@ def line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return window.view("<u8").ravel()
 
 
-def key_matches(keys_of_lines: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def _key_matches(keys_of_lines: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Lines whose first field begins like a needed word, or that begin with a blank (key 0)."""
     at = np.minimum(np.searchsorted(keys, keys_of_lines), len(keys) - 1)
     return np.flatnonzero((keys[at] == keys_of_lines) | (keys_of_lines == 0))
 
 
-def scan_chunk(a: np.ndarray, targets: Targets, dim: int, want_mean: bool, index: bool = False) -> ChunkScan:
+def _scan_chunk(a: np.ndarray, targets: _Targets, dim: int, want_mean: bool, index: bool = False) -> _ChunkScan:
     """The lines of needed words in a chunk of whole lines, after checking every line's field count
     (with ``index``, also every line's key and start, for the line index)."""
     t0 = time.perf_counter()
-    ends = line_ends(a)
+    ends = _line_ends(a)
     starts = np.r_[0, ends[:-1] + 1]
-    odd = np.flatnonzero(fields_per_line(a, ends) != dim + 1)
-    keys = line_keys(a, starts) if len(targets.keys) or index else None
-    look = np.union1d(odd, key_matches(keys, targets.keys)) if len(targets.keys) else odd
-    scan, odd = ChunkScan(len(ends), [], size=len(a)), set(odd.tolist())
+    odd = np.flatnonzero(_fields_per_line(a, ends) != dim + 1)
+    keys = _line_keys(a, starts) if len(targets.keys) or index else None
+    look = np.union1d(odd, _key_matches(keys, targets.keys)) if len(targets.keys) else odd
+    scan, odd = _ChunkScan(len(ends), [], size=len(a)), set(odd.tolist())
     if index:
         scan.keys, scan.starts = keys, starts
     for i in look.tolist():
@@ -421,7 +384,7 @@ def scan_chunk(a: np.ndarray, targets: Targets, dim: int, want_mean: bool, index
             scan.hits.append((i, fields[0], line))
     if want_mean and scan.error is None:
         try:
-            scan.sums = parse_lines(_lines_of(a), dim).sum(axis=0)
+            scan.sums = _parse_lines(_lines_of(a), dim).sum(axis=0)
         except _LineError as err:
             scan.error = err
     scan.seconds = time.perf_counter() - t0
@@ -454,7 +417,7 @@ def _csv_options(dim: int):
     )
 
 
-def parse_lines(lines: list[bytes], dim: int) -> np.ndarray:
+def _parse_lines(lines: list[bytes], dim: int) -> np.ndarray:
     """The vectors (float64, one row per line) of whole lines ``word v1 ... vdim``.
 
     Arrow's CSV reader parses them at once (once more after making the blanks single spaces, if
@@ -524,7 +487,7 @@ def _check_finite(out: np.ndarray, lines: list[bytes]) -> None:
 class _Kept:
     """The lines of needed words in file order, parsed in batches; the first of a duplicated word is kept."""
 
-    def __init__(self, targets: Targets, dim: int, display: str):
+    def __init__(self, targets: _Targets, dim: int, display: str):
         self.targets, self.dim, self.display = targets, dim, display
         self.pending: list[tuple[int, bytes, bytes]] = []  # (line in the file, word, line)
         self.vectors: dict[str, tuple[np.ndarray, int]] = {}
@@ -543,7 +506,7 @@ class _Kept:
         rows, words, lines = zip(*self.pending)
         self.pending = []
         try:
-            vectors = parse_lines(list(lines), self.dim)
+            vectors = _parse_lines(list(lines), self.dim)
         except _LineError as err:
             raise InputError(self.display, err.message, row=rows[err.index], expected=err.expected) from None
         for row, word_b, vec in zip(rows, words, vectors):
@@ -576,13 +539,36 @@ def read_text_vectors(
 ) -> tuple[dict[str, tuple[np.ndarray, int]], LoadReport]:
     """Stream a word2vec (``header``) or GloVe text file, plain or gzip; return
     ({word: (float32 vector, line)}, report) for the needed words found. A plain file with a
-    line index in the vector store (``simgold.io.lineindex``) has only its needed lines read."""
-    source = open_source(Path(path))
+    line index in the vector store (``simgold.io.lineindex``) has only its needed lines read.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    display : str
+        Its name in messages.
+    needed : set of str
+        The words to keep.
+    header : bool
+        word2vec (a header line) rather than GloVe.
+    want_mean : bool
+        Sum every vector for ``oov: mean``.
+    threads : int
+        Scan threads.
+    log : callable or None
+        Where messages go (None: silent).
+
+    Returns
+    -------
+    tuple of (dict, LoadReport)
+        ``{word: (float32 vector, line)}`` and the report.
+    """
+    source = _open_source(Path(path))
     gzipped, fmt = isinstance(source, _Gzipped), "word2vec-text" if header else "glove-text"
     report = LoadReport(display, fmt + (" (gzip)" if gzipped else ""))
     try:
-        first = read_header(_head(source, display), display, header, report.notes)
-        report.dim, targets = first.dim, Targets(needed)
+        first = _read_header(_head(source, display), display, header, report.notes)
+        report.dim, targets = first.dim, _Targets(needed)
         store = line_store(source, path, display, fmt, gzipped, log)
         body = _through_index(source, first, targets, report, want_mean, store)
         scanned = body is None
@@ -609,7 +595,7 @@ def read_text_vectors(
     return kept.vectors, report
 
 
-def _through_index(source, first: Header, targets: Targets, report: LoadReport, want_mean: bool, store):
+def _through_index(source, first: _Header, targets: _Targets, report: LoadReport, want_mean: bool, store):
     """(kept, sum of every vector, word count) through the file's line index; None when there is
     no index that can serve this read (said in the log when there is one): then the file is scanned."""
     if store is None:
@@ -631,7 +617,7 @@ def _through_index(source, first: Header, targets: Targets, report: LoadReport, 
     return kept, index.total if want_mean else None, index.words
 
 
-def _indexed_lines(source: _Mapped, first: Header, targets: Targets, index, display: str) -> tuple[_Kept, int]:
+def _indexed_lines(source: _Mapped, first: _Header, targets: _Targets, index, display: str) -> tuple[_Kept, int]:
     """The needed lines at the places the index gives, each checked to be where it was indexed
     (raises ``Stale`` otherwise); and the number of lines looked at."""
     if index.bounds[-1] != source.size:
@@ -677,7 +663,7 @@ def _misplaced(pieces: list[bytes], rows, starts, ends, keys, offset: int, n_lin
     whole = lengths == ends - starts + 1
     begins = np.where(rows == 0, starts == offset, data[first - 1] == 10)
     closed = np.where(rows == n_lines - 1, ends == size, data[np.clip(first + lengths - 2, 0, len(data) - 1)] == 10)
-    same = line_keys(data, np.minimum(first, len(data) - 1)) == keys
+    same = _line_keys(data, np.minimum(first, len(data) - 1)) == keys
     return rows[~(whole & begins & closed & same)]
 
 
@@ -688,7 +674,7 @@ def _head(source, display: str) -> bytes:
         raise InputError(display, f"not a readable gzip file ({err})", row=1, expected="a complete gzip file") from None
 
 
-def _read_body(source, first: Header, targets: Targets, report: LoadReport, want_mean, threads, log, store=None):
+def _read_body(source, first: _Header, targets: _Targets, report: LoadReport, want_mean, threads, log, store=None):
     """Every chunk's scan taken in file order: kept lines, the sum of every vector, the line count
     (and, with a line ``store``, every line's key and start given to it)."""
     display, dim, index = report.file, first.dim, store is not None
@@ -696,7 +682,7 @@ def _read_body(source, first: Header, targets: Targets, report: LoadReport, want
     # "2 10000000000" would otherwise take 74.5 GiB before line 2 is read
     kept, total, line_no = _Kept(targets, dim, display), None, first.lines_before
     progress, report.timings["scan"] = Progress(log), 0.0
-    scans = _in_order(source, first.offset, lambda a: scan_chunk(a, targets, dim, want_mean, index), threads)
+    scans = _in_order(source, first.offset, lambda a: _scan_chunk(a, targets, dim, want_mean, index), threads)
     try:
         for end, scan in scans:
             kept.add(line_no, scan.hits)

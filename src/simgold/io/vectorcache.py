@@ -32,24 +32,60 @@ import numpy as np
 
 from simgold.io.machine import blas_record
 
+__all__ = [
+    "DEFAULT",
+    "SUFFIX",
+    "FILE_FIELDS",
+    "VectorStore",
+    "cache_root",
+    "identity",
+    "blas_identity",
+    "file_identity",
+    "write_atomically",
+    "computed_once",
+]
+
 DEFAULT = ".snakemake/simgold-cache"
 SUFFIX = ".vectors"
 FILE_FIELDS = ("path", "size", "mtime_ns", "ino", "ctime_ns")
 
 
 def cache_root() -> Path | None:
-    """The store's directory from ``$SIMGOLD_CACHE`` (None when it is unset or ``off``)."""
+    """The store's directory from ``$SIMGOLD_CACHE`` (None when it is unset or ``off``).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory.
+    """
     value = os.environ.get("SIMGOLD_CACHE", "")
     return None if value.strip().lower() in ("", "off", "none", "0") else Path(value)
 
 
 def identity(*parts) -> str:
-    """A model's identity: the hash of everything that decides its vectors (files, code, libraries)."""
+    """A model's identity: the hash of everything that decides its vectors (files, code, libraries).
+
+    Parameters
+    ----------
+    *parts : object
+        What decides the vectors (JSON-able).
+
+    Returns
+    -------
+    str
+        The hash.
+    """
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
 def blas_identity() -> list:
-    """The BLAS libraries that do the arithmetic (their kernels round differently on other CPUs)."""
+    """The BLAS libraries that do the arithmetic (their kernels round differently on other CPUs).
+
+    Returns
+    -------
+    list
+        (library, version, kernel) of each.
+    """
 
     keys = ("internal_api", "version", "architecture")
     return sorted(tuple(str(lib[k]) for k in keys) for lib in blas_record())
@@ -58,7 +94,20 @@ def blas_identity() -> list:
 def file_identity(path, st: os.stat_result | None = None) -> dict:
     """What says a file is the one read before: its resolved path, size, modification time (ns), inode
     and status-change time (Snakemake reruns on a new mtime; ``touch``/``os.utime`` cannot set the
-    status-change time back, so an edit that restores size and mtime still shows)."""
+    status-change time back, so an edit that restores size and mtime still shows).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file.
+    st : os.stat_result, optional
+        Its status, when already taken.
+
+    Returns
+    -------
+    dict
+        The fields of ``FILE_FIELDS``.
+    """
     st = st if st is not None else os.stat(path)
     values = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
     return dict(zip(FILE_FIELDS, values))
@@ -66,7 +115,15 @@ def file_identity(path, st: os.stat_result | None = None) -> dict:
 
 def write_atomically(final: Path, body: bytes) -> None:
     """``body`` to ``final`` through a temporary name and a rename: jobs at once, on one machine or on a
-    cluster's shared file system, never see half a file."""
+    cluster's shared file system, never see half a file.
+
+    Parameters
+    ----------
+    final : pathlib.Path
+        The file.
+    body : bytes
+        Its content.
+    """
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
     try:
@@ -77,7 +134,17 @@ def write_atomically(final: Path, body: bytes) -> None:
 
 
 class VectorStore:
-    """The vectors of one model identity: ``get`` what is there, ``put`` what was computed."""
+    """The vectors of one model identity: ``get`` what is there, ``put`` what was computed.
+
+    Parameters
+    ----------
+    root : pathlib.Path or None
+        The store's directory (None: nothing is kept).
+    model_identity : str
+        The model's identity.
+    log : callable or None
+        Where messages go (None: silent).
+    """
 
     def __init__(self, root: Path | None, model_identity: str, log=None):
         self.dir = None if root is None else Path(root) / model_identity
@@ -124,7 +191,24 @@ class VectorStore:
 
 def computed_once(store: VectorStore, texts: list[str], compute, log=None) -> dict[str, np.ndarray]:
     """Vectors of ``texts``: those in the store, and ``compute(missing)`` (a matrix) for the rest,
-    which are then stored."""
+    which are then stored.
+
+    Parameters
+    ----------
+    store : VectorStore
+        The model's store.
+    texts : list of str
+        What to embed.
+    compute : callable
+        ``compute(missing)`` -> a matrix, one row a text.
+    log : callable or None
+        Where messages go (None: silent).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Text -> vector.
+    """
     found = store.get(texts)
     missing = [t for t in dict.fromkeys(texts) if t not in found]
     if log and store.dir is not None:

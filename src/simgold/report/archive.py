@@ -41,7 +41,7 @@ from simgold.io.config import kept_out, translation_files
 from simgold.io.languages import model_languages
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
 from simgold.io.readers import resolve_path, source_paths
-from simgold.io.tables import package_version, sha256_bytes, sha256_file
+from simgold.io.digests import package_version, sha256_bytes, sha256_file
 from simgold.report.card import markdown_table
 from simgold.report.markup import Markdown, md_prose, md_text
 from simgold.report.release import model_text

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from simgold.io.cardtext import CARD_PROSE
-from simgold.io.tables import sha256_bytes
+from simgold.io.digests import sha256_bytes
 from simgold.report.card import KIND_TEXT, column_types, license_link, pretty_name
 from simgold.report.markup import md_prose
 

@@ -19,7 +19,8 @@ import pyarrow.parquet as pq
 
 from simgold.io.languages import language_script, model_languages
 from simgold.io.models import PACKAGES
-from simgold.io.tables import SUMMARY_EXTRAS, sha256_file
+from simgold.io.digests import sha256_file
+from simgold.io.tables import SUMMARY_EXTRAS
 from simgold.report.headline import FEW_COMPARISONS, MAIN_METRICS, MIN_COMPARISONS, headline
 
 __all__ = ["mteb_result", "mteb_model_meta", "dataset_revision", "embedding_dim", "model_folder"]

@@ -19,7 +19,7 @@ import pandas as pd
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
-from simgold.io.tables import sha256_bytes
+from simgold.io.digests import sha256_bytes
 from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
 from simgold.report.headline import MAIN_METRICS, flag_scores, headline
 from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES

@@ -23,7 +23,8 @@ from pathlib import Path, PurePosixPath
 from simgold.io.machine import describe, machine_record
 from simgold.io.paths import RESULTS, RESULTS_DIR, result
 from simgold.io.readers import resolve_path
-from simgold.io.tables import read_parquet, sha256_file
+from simgold.io.digests import sha256_file
+from simgold.io.tables import read_parquet
 from simgold.report.archive import SCRATCH, result_pattern, tsv_field
 from simgold.report.compare import Verdict, compare_tables, largest_vector_difference
 from simgold.report.verify import archive_path_of, read_external, read_manifest, read_withheld, verify

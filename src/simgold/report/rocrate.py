@@ -9,7 +9,7 @@ import re
 from pathlib import PurePosixPath
 
 from simgold.io.paths import result
-from simgold.io.tables import package_version, sha256_bytes
+from simgold.io.digests import package_version, sha256_bytes
 
 __all__ = ["ro_crate", "NO_LICENCE"]
 

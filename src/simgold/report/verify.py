@@ -15,7 +15,7 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from simgold.io.tables import sha256_file
+from simgold.io.digests import sha256_file
 from simgold.report.archive import EXTERNAL_HEADER, SCRATCH, WITHHELD_HEADER, safe_member
 
 __all__ = ["verify", "read_manifest", "read_external", "read_withheld", "archive_path_of"]

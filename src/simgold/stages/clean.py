@@ -43,292 +43,36 @@ from __future__ import annotations
 
 import logging
 import math
-import re
-import unicodedata
-from dataclasses import dataclass, field
-from itertools import zip_longest
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from simgold.io import layouts
-from simgold.io.config import check_dataset
-from simgold.errors import DataError, InputError
-from simgold.io.layouts import Plan
+from simgold.errors import DataError
 from simgold.io.cells import (
-    cell_problem,
-    cell_text,
-    normalise_word,
     number_text,
     parse_value,
     raw_text,
-    word_problem,
 )
-from simgold.io.rawtable import ABSENT, RawTable, blank
-from simgold.io.readers import read_columns, read_source_table
+from simgold.io.config import check_dataset
 from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, normalised_text, rejected_text, rejection_line
+from simgold.io.readers import read_source_table
 from simgold.io.tables import TABLES, sort_canonical
+from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
 
-ROLES = ("rating", "rank", "mean", "sd", "n")
-CATEGORIES = ("positive", "distractor", "random")
+__all__ = [
+    "ITEM_COLUMNS",
+    "TABLE_COLUMNS",
+    "Cells",
+    "clean_dataset",
+    "check_rejected",
+    "accounted_cells",
+    "summarise",
+    "require_accepted",
+]
+
 _CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
-_ROLE = {role: k for k, role in enumerate(ROLES)}
 _LOG = logging.getLogger(__name__)
-
-
-# --------------------------------------------------------------------------------------------
-# values
-
-
-@dataclass
-class WordForms:
-    """A source's ``word_forms``: its pairs -> the dataset's pairs (both normalised as items are)."""
-
-    pairs: dict  # (word1, word2) in the source's form -> (word1, word2) in the dataset's form
-    file: str
-    symmetric: bool
-
-    @classmethod
-    def read(cls, spec: dict, ds: dict, base_dir: str) -> "WordForms":
-        """The table of ``spec`` (a source's word_forms), with ``strip`` removed from its source words.
-
-        Raises
-        ------
-        InputError
-            For a row without all four words, or a source pair the table maps to two pairs.
-        """
-        refs = list(spec["source_words"]) + list(spec["target_words"])
-        rows, name = read_columns(spec, refs, base_dir)
-        strip = re.compile(spec["strip"]) if "strip" in spec else None
-        form, fold = ds["unicode"], ds["casefold"]
-        pairs, where = {}, {}
-        for *words, row in rows:
-            if not all(words):
-                raise InputError(name, "a word_forms row needs all four words", row=row, value=" | ".join(words))
-            source = tuple(normalise_word(strip.sub("", w) if strip else w, form, fold) for w in words[:2])
-            target = tuple(normalise_word(w, form, fold) for w in words[2:])
-            if source in pairs and pairs[source] != target:
-                raise InputError(
-                    name,
-                    f"the pair {source[0]} / {source[1]} is mapped to {' / '.join(pairs[source])} (row "
-                    f"{where[source]}) and to {' / '.join(target)}",
-                    row=row,
-                    expected="one form of the dataset per source pair",
-                )
-            pairs[source], where[source] = target, row
-        return cls(pairs, name, ds["symmetric"])
-
-    def map(self, w1: str, w2: str) -> tuple[str, str, str]:
-        """(word1, word2, problem): the pair in the dataset's form, or a problem naming the table."""
-        if (w1, w2) in self.pairs:
-            return (*self.pairs[w1, w2], "")
-        if self.symmetric and (w2, w1) in self.pairs:
-            t1, t2 = self.pairs[w2, w1]
-            return t2, t1, ""
-        return w1, w2, f"the pair {w1} / {w2} is not in the word_forms table {self.file}"
-
-
-def _text(raw: object) -> str | None:
-    """A context paragraph or attribute text: NFC, stripped, None when empty."""
-    text = "" if raw is ABSENT else (raw if isinstance(raw, str) else cell_text(raw))
-    return unicodedata.normalize("NFC", text).strip() or None
-
-
-def _attr_values(table: RawTable, i: int, cols) -> dict:
-    values = {}
-    for name, j, typ in cols:
-        raw = table.cell(i, j)
-        text = "" if raw is ABSENT else (raw.strip() if isinstance(raw, str) else cell_text(raw))
-        if text == "":
-            values[name] = None
-        elif typ == "string":
-            values[name] = unicodedata.normalize("NFC", text)
-        else:
-            try:
-                values[name] = int(text) if typ == "int" else float(text.replace(",", "."))
-            except ValueError:
-                file, row, col = table.where(i, j)
-                raise InputError(file, f"attribute {name!r} must be {typ}", row=row, column=col, value=text) from None
-    return values
-
-
-# --------------------------------------------------------------------------------------------
-# extraction: items as columns, value cells as arrays
-
-
-@dataclass
-class Items:
-    """Item rows, one list per field (an item row is one appearance of an item in a source row)."""
-
-    word1: list = field(default_factory=list)
-    word2: list = field(default_factory=list)
-    context: list = field(default_factory=list)
-    context_text: list = field(default_factory=list)
-    attrs: list = field(default_factory=list)
-    file: list = field(default_factory=list)
-    row: list = field(default_factory=list)
-    rater: list = field(default_factory=list)  # long layouts: the row's rater
-    per_rater: list = field(default_factory=list)  # long layouts: repetitions are counted per rater
-    problem: list = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.word1)
-
-    def add(self, **values) -> None:
-        for key, value in values.items():
-            getattr(self, key).append(value)
-
-
-@dataclass
-class Extracted:
-    items: Items = field(default_factory=Items)
-    blocks: list = field(default_factory=list)  # value cells: one dict of arrays per source column
-    columns: list = field(default_factory=list)  # (file, column label) of each block
-    raters: dict = field(default_factory=dict)  # rater id -> code
-    notes: list = field(default_factory=list)  # other ledger rows: (source, file, row, col, label, raw, reason, detail)
-    label_cells: int = 0
-    raw_cells: int = 0
-    normalised: list = field(default_factory=list)  # (file, row, raw word) changed by the normalisation
-
-    def rater_codes(self, raters) -> np.ndarray:
-        """Codes of rater ids (None: -1)."""
-        codes = [-1 if r is None else self.raters.setdefault(r, len(self.raters)) for r in raters]
-        return np.asarray(codes, dtype=np.int32)
-
-    def add_block(self, table: RawTable, s_idx: int, j: int, cells: dict, role: str, raters) -> None:
-        """The value cells of column ``j``: ``cells`` holds their ``item``, ``raw`` and ``row`` arrays."""
-        rater = self.rater_codes(raters) if isinstance(raters, list) else self.rater_codes([raters])[0]
-        self.blocks.append(
-            {**cells, "role": _ROLE[role], "rater": rater, "src": s_idx, "j": j, "block": len(self.columns)}
-        )
-        self.columns.append((table.files[table.origin[j][0]], table.label(j)))
-
-
-def extract_source(
-    table: RawTable, src: dict, ds: dict, s_idx: int, out: Extracted, forms: WordForms | None = None
-) -> dict[str, int]:
-    """Append the items, value cells and ledger notes of one source table to ``out``; return the
-    columns the config does not name that hold values (label -> count), for the log. ``forms``: the
-    source's word_forms table, read (its pairs are mapped to the dataset's form)."""
-    plan = layouts.source_plan(table, src, ds["kind"])
-    columns = list(zip_longest(*table.rows, fillvalue=ABSENT))  # the table transposed, once
-    n, base, slots = len(table.rows), len(out.items), len(plan.slots)
-    _add_items(table, plan, ds, out, forms)
-    i, lines = np.arange(n), np.asarray(table.lines[0], dtype=np.int64)
-    for j, role, rater, slot in plan.values:
-        raters = out.items.rater[base:] if plan.rater is not None else rater  # long layouts: the row's rater
-        cells = {"item": base + i * slots + slot, "raw": _column(columns, j, n), "row": lines}
-        out.add_block(table, s_idx, j, cells, role, raters)
-    if plan.ragged is not None:
-        lengths = np.fromiter((len(row) for row in table.rows), dtype=np.int64, count=n)
-        for j in range(plan.ragged, table.width):
-            k = np.flatnonzero(lengths > j)
-            cells = {"item": base + k, "raw": _column(columns, j, n)[k], "row": lines[k]}
-            out.add_block(table, s_idx, j, cells, "rating", f"r{j - plan.ragged + 1}")
-    _account_labels(table, plan, columns, s_idx, base, out)
-    out.notes += [(s_idx, table.files[m.file], m.row, m.col, m.label, m.raw, m.reason, m.detail) for m in table.notes]
-    out.raw_cells += table.raw_cells
-    out.label_cells += table.joined  # rejoined into a word or attribute: kept on the items with it
-    return _ignored_columns(table, plan, columns, s_idx, out)
-
-
-def _column(columns: list, j: int, n: int) -> np.ndarray:
-    values = np.empty(n, dtype=object)
-    values[:] = columns[j] if j < len(columns) else ABSENT
-    return values
-
-
-def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: WordForms | None = None) -> None:
-    form, fold = ds["unicode"], ds["casefold"]
-    for i in range(len(table.rows)):
-        file, row = table.row_where(i)
-        raw_words = [table.cell(i, j) for j in plan.words]
-        plain = [normalise_word(w, form, False) for w in raw_words]  # each word normalised once
-        words = [w.casefold() for w in plain] if fold else plain
-        problem = next(filter(None, map(cell_problem, raw_words)), "")
-        problem = problem or word_problem(words[0], form) or word_problem(words[1], form)
-        if forms is not None and not problem:
-            *words, problem = forms.map(*words)
-        if form != "none":
-            # changed beyond its surrounding spaces (a casefold is asked for, not a repair)
-            out.normalised += [(file, row, w) for w, p in zip(raw_words, plain) if isinstance(w, str) and p != w.strip(" ")]
-        attrs = {**plan.constants, **_attr_values(table, i, plan.attrs)}
-        rater, context, text = None, None, None
-        if plan.rater is not None:
-            rater = normalise_word(table.cell(i, plan.rater), "NFC", False)
-        if plan.category is not None:
-            attrs["category"] = normalise_word(table.cell(i, plan.category), "NFC", True)
-        elif ds["kind"] == "rankings":
-            attrs["category"] = "positive"
-        if ds["kind"] == "rankings" and attrs["category"] not in CATEGORIES:
-            problem = f"category {attrs['category']!r} is not one of {', '.join(CATEGORIES)}"
-        if plan.context is not None:
-            context, why = _context_number(table.cell(i, plan.context))
-            problem = why or problem
-        if plan.text is not None:
-            text = _text(table.cell(i, plan.text))
-        for slot in plan.slots:
-            out.items.add(
-                word1=words[0],
-                word2=words[1],
-                context=slot.context if slot.context is not None else context,
-                context_text=_text(table.cell(i, slot.text)) if slot.text is not None else text,
-                attrs={**attrs, **slot.constants, **_attr_values(table, i, slot.attrs)},
-                file=file,
-                row=row,
-                rater=rater,
-                per_rater=plan.rater is not None,
-                problem=problem,
-            )
-
-
-def _context_number(raw: object) -> tuple[int | None, str]:
-    text = normalise_word(raw, "NFC", False)
-    if text in ("1", "2", "1.0", "2.0"):
-        return int(float(text)), ""
-    return None, f"context {text!r} is not 1 or 2"
-
-
-def _nonblank(values) -> np.ndarray:
-    return np.fromiter((not blank(v) for v in values), dtype=bool, count=len(values))
-
-
-def _account_labels(table: RawTable, plan: Plan, columns: list, s_idx: int, base: int, out: Extracted) -> None:
-    """Word, attribute, context and rater-id cells: kept on the items (counted in ``label_cells``),
-    or, where every item of the row is unusable, in the ledger as ``bad_item``."""
-    n, slots = len(table.rows), len(plan.slots)
-    problems = out.items.problem[base:]
-    usable = np.array([any(not problems[i * slots + k] for k in range(slots)) for i in range(n)], dtype=bool)
-    for j in sorted(plan.label_columns(table.width)):
-        values = _column(columns, j, n)
-        present = _nonblank(values)
-        out.label_cells += int((present & usable).sum())
-        for i in np.flatnonzero(present & ~usable):
-            file, row, label = table.where(i, j)
-            out.notes.append((s_idx, file, row, j, label, values[i], "bad_item", problems[i * slots]))
-
-
-def _ignored_columns(table: RawTable, plan: Plan, columns: list, s_idx: int, out: Extracted) -> dict[str, int]:
-    """Every value in a column the config does not name goes to the ledger (it might be a rater
-    the ``raters`` pattern missed); return the named ones with their counts."""
-    used = plan.label_columns(table.width) | plan.value_columns(table.width)
-    ignored = {}
-    for j in range(table.width):
-        if j in used:
-            continue
-        values = _column(columns, j, len(table.rows))
-        present = np.flatnonzero(_nonblank(values))
-        unnamed = table.header is not None and table.header[j] == ""
-        if unnamed:
-            reason, detail = "unnamed_column", "a value in a column without a header name"
-        else:
-            reason, detail = "ignored_column", "a column the config does not name (words, raters, mean, sd, n, ...)"
-            if len(present):
-                ignored[table.label(j)] = len(present)
-        for i in present:
-            file, row, label = table.where(i, j)
-            out.notes.append((s_idx, file, row, j, label, values[i], reason, detail))
-    return ignored
 
 
 # --------------------------------------------------------------------------------------------
@@ -341,6 +85,22 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
     Returns ``items``, ``ratings``, ``means``, ``rankings``, ``rejects`` and ``summary`` (one row:
     counts per output and per reject reason, ``raw_cells`` counted from the files, ``label_cells``
     and whether the ledger balances). ``log`` (default: this module's logger) hears what was read.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    spec : dict
+        Its config entry.
+    base_dir : str
+        What its paths are relative to.
+    log : logging.Logger, optional
+        Where counts and warnings go.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        The tables by name.
     """
     log = log or _LOG
     ds = check_dataset(name, spec, base_dir)
@@ -378,7 +138,17 @@ def _log_counts(log: logging.Logger, ext: Extracted) -> None:
 
 @dataclass
 class Cells:
-    """Every value cell of a dataset as arrays, one source column after another."""
+    """Every value cell of a dataset as arrays, one source column after another.
+
+    Attributes
+    ----------
+    item, role, rater, raw, src, row, j, block : numpy.ndarray
+        Each cell's item row, role code, rater code, raw value, source, file row, column and source column.
+    raters, files, labels : numpy.ndarray
+        The rater ids, file names and column labels the codes point to.
+    value, reason, detail, text : numpy.ndarray
+        What cleaning made of each cell: its value, ledger reason code, detail and raw text.
+    """
 
     item: np.ndarray  # index into the item rows
     role: np.ndarray  # index into ROLES
@@ -446,7 +216,7 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
     tables["repeats"] = sort_canonical(repeats, "repeats")
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
-    held, rejected = rejected_values(cells)
+    held, rejected = _rejected_values(cells)
     tables["summary"] = tables["summary"].assign(
         n_values_held=held,
         n_values_rejected=sum(rejected.values()),
@@ -456,7 +226,7 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
+def _rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
     """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
     rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
     duplicates rule kept, averaged or superseded as configured is not a rejection."""
@@ -469,7 +239,17 @@ def rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
 def check_rejected(summary: pd.Series, max_rejected: float, ledger_path: str) -> None:
     """Stop when more than ``max_rejected`` of a dataset's values were rejected: a wrong scale or
     column must not end in a run that says "finished". ``ledger_path``: where the job wrote the
-    ledger (a failed job's outputs are deleted)."""
+    ledger (a failed job's outputs are deleted).
+
+    Parameters
+    ----------
+    summary : pandas.Series
+        The dataset's cleaning summary.
+    max_rejected : float
+        The largest share of values the ledger may reject.
+    ledger_path : str
+        Where the ledger was written.
+    """
     held, rejected = int(summary["n_values_held"]), int(summary["n_values_rejected"])
     if held and rejected / held > max_rejected:
         raise DataError(
@@ -485,7 +265,7 @@ def _classify(cells: Cells, ds: dict) -> None:
     bounds["n"] = (0, math.inf)
     for s, src in enumerate(ds["sources"]):
         missing = frozenset(src["missing"])
-        for role, code in _ROLE.items():
+        for role, code in ROLE_CODES.items():
             idx = np.flatnonzero((cells.src == s) & (cells.role == code))
             if not len(idx):
                 continue
@@ -520,7 +300,7 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
     form), not missing ratings: say so instead of as many ordinary gaps."""
     # in a ragged layout a position is not a person, so an empty one means nothing
     ragged = np.array([src["layout"] == "ragged" for src in ds["sources"]], dtype=bool)
-    idx = np.flatnonzero((cells.role == _ROLE["rating"]) & cells.named() & ~ragged[cells.src])
+    idx = np.flatnonzero((cells.role == ROLE_CODES["rating"]) & cells.named() & ~ragged[cells.src])
     if not len(idx):
         return
     frame = pd.DataFrame({"src": cells.src[idx], "rater": cells.rater[idx]})
@@ -575,7 +355,7 @@ def _bad_rows(cells: Cells, items: Items) -> None:
     open_ = cells.reason == 0
     for k in np.flatnonzero(open_ & problem):
         cells.reject(k, "bad_item", items.problem[cells.item[k]])
-    valued = np.isin(cells.role, [_ROLE["rating"], _ROLE["rank"]])
+    valued = np.isin(cells.role, [ROLE_CODES["rating"], ROLE_CODES["rank"]])
     cells.reject(open_ & ~problem & per_rater & ~cells.named() & valued, "bad_rater", "the rater id is empty")
 
 
@@ -589,7 +369,7 @@ def _repeated_answers(name: str, ds: dict, cells: Cells, same_pair: np.ndarray, 
     ragged = np.array([src["layout"] == "ragged" for src in ds["sources"]], dtype=bool)
     if not ds["persistent_raters"] or not len(cells.item):
         return pd.DataFrame([], columns=list(columns))
-    ok = (cells.reason == 0) & (cells.role == _ROLE["rating"]) & cells.named() & ~ragged[cells.src]
+    ok = (cells.reason == 0) & (cells.role == ROLE_CODES["rating"]) & cells.named() & ~ragged[cells.src]
     k = np.flatnonzero(ok)
     pair = same_pair[cells.item[k]]
     frame = pd.DataFrame({"pair": pair, "rater": cells.rater[k]})
@@ -643,7 +423,7 @@ def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
     targets = np.asarray(items.word1, dtype=object)
     candidates = pd.Series(ident[ident >= 0]).groupby(targets[ident >= 0]).nunique().to_dict()
     open_ = np.isin(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
-    idx = np.flatnonzero((cells.role == _ROLE["rank"]) & (ident[cells.item] >= 0) & open_)
+    idx = np.flatnonzero((cells.role == ROLE_CODES["rank"]) & (ident[cells.item] >= 0) & open_)
     frame = pd.DataFrame({"target": targets[cells.item[idx]], "rater": cells.rater[idx], "k": idx})
     for (target, code), group in frame.groupby(["target", "rater"], sort=False):
         ks = group["k"].to_numpy()
@@ -661,7 +441,7 @@ def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
 
 def _exclude_incomplete(threshold: float, n_items: int, cells: Cells, cid: np.ndarray) -> None:
     need = threshold * n_items if threshold < 1 else threshold
-    rated = (cells.reason == 0) & (cells.role == _ROLE["rating"])
+    rated = (cells.reason == 0) & (cells.role == ROLE_CODES["rating"])
     answered = pd.Series(cid[rated]).groupby(cells.rater[rated]).nunique()
     for code, count in answered[answered < need].items():
         rater = cells.raters[code]
@@ -679,12 +459,12 @@ TABLE_COLUMNS = {name: TABLES[name].names for name in ("ratings", "means", "rank
 
 def _tables(name, ds, items, cells, cid, occurrence, first, item_ids, notes) -> dict[str, pd.DataFrame]:
     accepted = cells.reason == 0
-    rated = np.flatnonzero(accepted & (cells.role == _ROLE["rating"]))
+    rated = np.flatnonzero(accepted & (cells.role == ROLE_CODES["rating"]))
     tables = {
         "items": _items_table(name, ds, items, occurrence, first, item_ids),
         "ratings": _ratings_table(name, cells, rated, cid, item_ids),
-        "means": _means_table(name, cells, np.flatnonzero(accepted & (cells.role >= _ROLE["mean"])), cid, item_ids),
-        "rankings": _rankings_table(name, cells, np.flatnonzero(accepted & (cells.role == _ROLE["rank"])), items),
+        "means": _means_table(name, cells, np.flatnonzero(accepted & (cells.role >= ROLE_CODES["mean"])), cid, item_ids),
+        "rankings": _rankings_table(name, cells, np.flatnonzero(accepted & (cells.role == ROLE_CODES["rank"])), items),
     }
     tables = {k: sort_canonical(v, k) for k, v in tables.items()}
     tables["rejects"] = _rejects_table(name, cells, notes)  # built in file order: no sort
@@ -766,7 +546,7 @@ def _means_table(name, cells: Cells, k, cid, item_ids) -> pd.DataFrame:
     frame["source_file"], frame["source_row"] = cells.files[cells.block[k]], cells.row[k]
     out = frame.drop_duplicates("item_id")[["item_id", "source_file", "source_row"]].assign(dataset=name)
     for role in ("mean", "sd", "n"):
-        values = frame[frame["role"] == _ROLE[role]].set_index("item_id")["value"]
+        values = frame[frame["role"] == ROLE_CODES[role]].set_index("item_id")["value"]
         out[role] = out["item_id"].map(values)
     return _frame(TABLE_COLUMNS["means"], {c: out[c].to_numpy() for c in TABLE_COLUMNS["means"]}, len(out))
 
@@ -798,7 +578,20 @@ def _rejects_table(name, cells: Cells, notes: list) -> pd.DataFrame:
 
 def accounted_cells(tables: dict, label_cells: int) -> int:
     """The non-blank source cells the tables account for: accepted values, ledger rows whose raw
-    value is not blank, and the label cells kept on items."""
+    value is not blank, and the label cells kept on items.
+
+    Parameters
+    ----------
+    tables : dict of str to pandas.DataFrame
+        The cleaned tables.
+    label_cells : int
+        The label cells kept on items.
+
+    Returns
+    -------
+    int
+        The count.
+    """
     means = tables["means"]
     accepted = len(tables["ratings"]) + len(tables["rankings"]) + int(means[["mean", "sd", "n"]].notna().sum().sum())
     raw = tables["rejects"]["raw_value"].to_numpy(dtype=object)
@@ -808,7 +601,26 @@ def accounted_cells(tables: dict, label_cells: int) -> int:
 
 def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: int) -> pd.DataFrame:
     """Counts per output and per ledger reason; ``ledger_balanced``: every non-blank cell of the
-    file(s) is accounted for exactly once."""
+    file(s) is accounted for exactly once.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    ds : dict
+        Its resolved config.
+    tables : dict of str to pandas.DataFrame
+        The cleaned tables.
+    raw_cells : int
+        The non-blank cells read.
+    label_cells : int
+        The label cells kept on items.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row.
+    """
     means = tables["means"]
     row = {
         "dataset": name,
@@ -831,7 +643,17 @@ def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: in
 
 def require_accepted(name: str, tables: dict, ledger_path: str | None = None) -> None:
     """Stop when cleaning accepted no value at all: no later stage has anything to work on.
-    ``ledger_path``: where the job wrote the ledger (a failed job's outputs are deleted)."""
+    ``ledger_path``: where the job wrote the ledger (a failed job's outputs are deleted).
+
+    Parameters
+    ----------
+    name : str
+        The dataset's name.
+    tables : dict of str to pandas.DataFrame
+        The cleaned tables.
+    ledger_path : str, optional
+        Where the ledger was written.
+    """
     means = tables["means"]
     if len(tables["ratings"]) or len(tables["rankings"]) or means[["mean", "sd", "n"]].notna().any().any():
         return

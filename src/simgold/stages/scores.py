@@ -32,7 +32,8 @@ import pyarrow as pa
 
 from simgold.errors import InputError
 from simgold.io.embeddings import cosine, read_embeddings
-from simgold.io.readers import decode_text, resolve_path
+from simgold.io.readers import resolve_path
+from simgold.io.textfiles import decode_text
 from simgold.io.schema import schema_defaults
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
 from simgold.stats.multiple import benjamini_hochberg, holm

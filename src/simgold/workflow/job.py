@@ -9,7 +9,7 @@ import sys
 from pathlib import Path, PurePath
 
 from simgold.errors import SimgoldError
-from simgold.io.tables import finish_digests, hash_in_background, provenance
+from simgold.io.digests import finish_digests, hash_in_background, provenance
 from simgold.workflow.logs import LOG_FORMAT
 from simgold.workflow.threads import limit_threads
 from simgold.io.vectorcache import DEFAULT as DEFAULT_STORE
