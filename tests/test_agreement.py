@@ -12,7 +12,7 @@ from scipy.stats import spearmanr
 
 from simgold.stages.agreement import agreement_report, ranking_agreement, ranking_report
 from simgold.stages.calibrate import calibrate
-from simgold.stats.agreement_ci import agreement_summary
+from simgold.stats.agreement_statistics import agreement_summary
 from simgold.stats.rank_correlation import (
     RatingMatrix,
     agreement,
@@ -27,7 +27,7 @@ from .conftest import loop_pairwise, ratings_frame
 def test_danish_reference_figures(cleaned, shared):
     t = cleaned("dsd-da")
     m = RatingMatrix.from_ratings(t["ratings"])
-    s = agreement_summary(agreement(m))
+    s = agreement_summary(agreement(m, min_overlap=5))
     got = {
         k: round(s[k], 3)
         for k in (
@@ -62,7 +62,7 @@ def test_danish_reference_figures(cleaned, shared):
 @pytest.mark.parametrize("name,pairwise", [("ws353-set1", 0.677), ("ws353-set2", 0.559), ("card660", None)])
 def test_other_per_rater_datasets(cleaned, name, pairwise):
     m = RatingMatrix.from_ratings(cleaned(name)["ratings"])
-    s = agreement_summary(agreement(m))
+    s = agreement_summary(agreement(m, min_overlap=5))
     if pairwise is not None:
         assert round(s["pairwise"], 3) == pairwise
     rho, _, _ = loop_pairwise(m.dense())
@@ -132,7 +132,7 @@ def test_demo_random_raters_and_only_they_are_excluded(demo):
     # the subset figure is the same computation on the subset's items
     adj = t["items"].loc[t["items"]["pos"] == "adj", "item_id"]
     sub = RatingMatrix.from_ratings(t["ratings"][t["ratings"]["item_id"].isin(adj)])
-    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement_summary(agreement(sub))["pairwise"], abs=1e-12)
+    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement_summary(agreement(sub, min_overlap=5))["pairwise"], abs=1e-12)
     rho = loop_pairwise(sub.dense())[0]  # and the obvious loop on the subset's items
     assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(
         np.nanmean(rho[np.triu_indices_from(rho, 1)]), abs=1e-12

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from simgold.stats import alpha as alpha_module
-from simgold.stats.alpha import LEVELS, alpha_from_matrix, alpha_table, krippendorff_alpha
+from simgold.stages.agreement import alpha_table
+from simgold.stats.alpha import LEVELS, alpha_from_matrix, krippendorff_alpha
 
 from .conftest import ROOT
 

@@ -32,6 +32,7 @@ LAZY = (
     "markdown_it",
     "scipy.stats",
     "scipy.sparse",
+    "scipy.special",
     "matplotlib",
     "numba",
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)
@@ -118,7 +119,7 @@ def test_the_layer_contracts_hold():
     lint = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
     proc = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert "2 kept, 0 broken" in proc.stdout
+    assert "3 kept, 0 broken" in proc.stdout
 
 
 def test_no_import_cycle_between_modules():

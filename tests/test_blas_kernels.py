@@ -72,9 +72,9 @@ for method, settings in (("shift", spec["calibration"]), ("zscore", {"threshold"
     wide = calibrated.pivot_table(index="item_id", columns="rater", values="score").dropna(axis=1)
     gold = wide.mean(axis=1).to_numpy()
     for test in ("spearman", "pearson"):  # two raters standing in for two models' predictions
-        row = compare_predictions(gold, wide.iloc[:, 0].to_numpy(), wide.iloc[:, 1].to_numpy(), test)
+        row = compare_predictions(gold, wide.iloc[:, 0].to_numpy(), wide.iloc[:, 1].to_numpy(), test, confidence=0.95)
         digest(f"{method}: compare_predictions {test}", [row])
-digest("zou intervals", [zou_interval(*t, 353) for t in triples.tolist()])
+digest("zou intervals", [zou_interval(*t, 353, 0.95) for t in triples.tolist()])
 vectors = np.random.default_rng(1).standard_normal((2, 50, 384))  # float64, as in-context vectors are
 digest("cosine", {"cosine": cosine(vectors[0], vectors[1])})
 print(json.dumps(digests))

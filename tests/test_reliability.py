@@ -14,6 +14,7 @@ from scipy.stats import spearmanr
 
 from simgold.stages.reliability import projection, reliability_projection
 from simgold.stats import reliability as rp
+from simgold.stats.resampling import random_halves
 from simgold.stats.reliability import (
     raters_needed,
     rating_splits,
@@ -66,11 +67,11 @@ def test_split_half_by_hand_with_missing_ratings():
     assert out["n_items"][1] == 6
 
 
-def test_rater_splits_against_a_plain_loop():
+def test_random_halves_against_a_plain_loop():
     rng = np.random.default_rng(5)
     X = rng.integers(0, 7, (40, 9)).astype(float)
     X[rng.random(X.shape) < 0.2] = np.nan
-    halves = rp.rater_splits(9, 30, np.random.default_rng(1))
+    halves = random_halves(9, 30, np.random.default_rng(1))
     assert (halves.sum(axis=1) == 4).all()
     out = split_half_correlations(X, halves)
     for s, first in enumerate(halves):

@@ -41,7 +41,7 @@ def test_hand_computed_example():
     # subjects (1,1) (2,3) (4,4) (5,4) (6,6): row means 1, 2.5, 4, 4.5, 6, grand mean 3.6;
     # SS rows = 2 x 14.7 = 29.4 (MSR 7.35), both occasions average 3.6 (MSC 0), SS total 30.4,
     # SS error 1.0 (MSE 0.25): ICC(2,1) = (7.35 - 0.25) / (7.35 + 0.25 - 2 x 0.25 / 5) = 7.1 / 7.5
-    r = retest_reliability(np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6]))
+    r = retest_reliability(np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6]), confidence=0.95)
     assert r.icc == pytest.approx(7.1 / 7.5, abs=1e-12)
     assert (r.n_pairs, r.mean_abs_diff, r.share_equal) == (5, pytest.approx(0.4), pytest.approx(0.6))
 
@@ -54,7 +54,7 @@ def test_figures_equal_scipy_and_an_anova_loop(seed):
     second = np.clip(first + rng.integers(-2, 3, n), 0, 6)
     if np.ptp(first) == 0 or np.ptp(second) == 0 or (first == second).all():
         pytest.skip("degenerate draw")
-    r = retest_reliability(first, second)
+    r = retest_reliability(first, second, confidence=0.95)
     assert r.spearman == pytest.approx(scipy_stats.spearmanr(first, second)[0], abs=1e-12)
     assert r.pearson == pytest.approx(scipy_stats.pearsonr(first, second)[0], abs=1e-12)
     assert r.icc == pytest.approx(icc_a1_loop(first, second), abs=1e-12)
@@ -64,13 +64,13 @@ def test_figures_equal_scipy_and_an_anova_loop(seed):
 
 
 def test_edges_say_why():
-    few = retest_reliability(np.array([1.0, 2]), np.array([1.0, 3]))
+    few = retest_reliability(np.array([1.0, 2]), np.array([1.0, 3]), confidence=0.95)
     assert few.n_pairs == 2 and few.mean_abs_diff == 0.5 and np.isnan(few.spearman) and "below 3" in few.note
-    flat = retest_reliability(np.array([2.0, 2, 2]), np.array([1.0, 2, 3]))
+    flat = retest_reliability(np.array([2.0, 2, 2]), np.array([1.0, 2, 3]), confidence=0.95)
     assert np.isnan(flat.icc) and "do not vary" in flat.note
-    same = retest_reliability(np.array([1.0, 2, 3]), np.array([1.0, 2, 3]))
+    same = retest_reliability(np.array([1.0, 2, 3]), np.array([1.0, 2, 3]), confidence=0.95)
     assert same.icc == 1.0 and np.isnan(same.ci_low) and "no interval" in same.note  # never a zero-width interval
-    none = retest_reliability(np.array([]), np.array([]))
+    none = retest_reliability(np.array([]), np.array([]), confidence=0.95)
     assert none.n_pairs == 0 and "no rater" in none.note
 
 

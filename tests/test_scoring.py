@@ -16,22 +16,17 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from simgold.errors import InputError
 from simgold.io.embeddings import load_model
+from simgold.stages.comparisons import ag_score, ag_score_parts, from_rankings, from_ratings, read_ag_file, write_ag_file
 from simgold.stages.scores import (
     ScoringSettings,
     Vectors,
-    ag_score,
-    ag_score_parts,
     correlation_scores,
-    from_rankings,
-    from_ratings,
-    kendall_resamples,
     paired_difference,
     predictions,
-    read_ag_file,
     score_dataset,
     seed_for,
-    write_ag_file,
 )
+from simgold.stats.resampling import kendall_resamples
 
 from .conftest import E5_STATIC, default_pairs
 

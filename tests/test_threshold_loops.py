@@ -20,7 +20,7 @@ from scipy.stats import spearmanr
 from simgold.stages.agreement import agreement_report
 from simgold.stages.calibrate import calibrate
 from simgold.stages.reliability import projection, reliability_projection
-from simgold.stats.reliability import rater_splits
+from simgold.stats.resampling import random_halves
 from simgold.stats.seeds import seed_for
 
 from .conftest import loop_pairwise, ratings_frame
@@ -54,11 +54,11 @@ def unbalanced_panel(seed: int = 0) -> pd.DataFrame:
 def test_split_half_summary_and_curve_against_a_loop_on_an_unbalanced_panel():
     """Every column of splits, summary and curve, from the project's split draws and plain loops."""
     ratings, splits = unbalanced_panel(), 200
-    out = reliability_projection("rel", ratings, splits=splits)
+    out = reliability_projection("rel", ratings, splits=splits, seed=0)
     raters = np.sort(ratings["rater"].unique())
     items = np.sort(ratings["item_id"].unique())
     X = ratings.pivot(index="item_id", columns="rater", values="score").reindex(index=items, columns=raters).to_numpy()
-    halves = rater_splits(len(raters), splits, np.random.default_rng(seed_for(0, "rel", "raw", "split_half")))
+    halves = random_halves(len(raters), splits, np.random.default_rng(seed_for(0, "rel", "raw", "split_half")))
     rows = []
     for first in halves:
         a, b, h = [], [], []

@@ -715,7 +715,8 @@ def test_reliability_projection_per_rated_dataset(default_run):
 
 
 def test_williams_test_and_minimum_significant_difference_beside_the_scores(default_run):
-    from simgold.stats.dependent_correlations import compare_predictions, dataset_msd, with_msd
+    from simgold.stages.msd import dataset_msd, with_msd
+    from simgold.stats.dependent_correlations import compare_predictions
 
     gold = _result(default_run, "gold", "ws353", "gold.parquet").set_index("item_id")["mean"]
     sims = {

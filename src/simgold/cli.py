@@ -26,7 +26,7 @@ from simgold.io.tables import package_version, read_parquet
 from simgold.report.archive import rebuild, verify
 from simgold.report.pages import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
 _PARALLELISM = (

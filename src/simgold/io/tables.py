@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simgold.io.vectorcache import cache_root, file_identity, identity, write_atomically
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
 
 SCHEMA_VERSION = "1"
 

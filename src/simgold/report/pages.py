@@ -21,7 +21,8 @@ from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.io.tables import sha256_bytes
 from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
+from simgold.stages.msd import with_msd
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES
 
 MAIN_METRICS = ("spearman", "ag_score")
 #: an A&G score over fewer comparisons than this is flagged and never the headline number
@@ -146,8 +147,6 @@ def dataset_page(
     ``rejects``: its ledger (the rejected values by reason, with examples)."""
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
-        from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, ~0.1 s; pages with an MSD
-
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
     if release is not None:

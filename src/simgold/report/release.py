@@ -50,6 +50,7 @@ from simgold.io.ledger import normalised_text, set_aside
 from simgold.io.tables import sha256_bytes, to_arrow, tsv_bytes, tsv_text
 from simgold.report.markup import FORMULA_START, Markdown, code_fence, formula_cells, md_cell, md_code, md_link
 from simgold.report.markup import md_prose, md_text, md_url
+from simgold.stages.msd import with_msd
 from simgold.stats.rank_correlation import spearman
 from simgold.report.pages import (
     AUDIT_CHECK_TEXT,
@@ -1258,8 +1259,6 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
     str
         The Markdown file.
     """
-    from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, for one figure
-
     scores = scores[scores["subset"].astype(str).str.len() > 0]
     level = confidence_label(float(scores["confidence"].dropna().iloc[0])) if scores["confidence"].notna().any() else ""
     extra = scores.pivot_table(index="model", columns="metric", values="value", aggfunc="first", dropna=False)

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from simgold.stats.alpha import alpha_table, krippendorff_alpha
+from simgold.stats.alpha import ALPHA_COLUMNS, alpha_rows, krippendorff_alpha
 from simgold.stats.icc import one_way, one_way_note, two_way, two_way_note
 from simgold.stats.retest import consecutive_answers, retest_reliability
 from simgold.stats.rank_correlation import (
@@ -36,17 +36,46 @@ from simgold.stats.rank_correlation import (
     vs_reference,
 )
 from simgold.stats.agreement_ci import TABLE_COLUMNS as CI_COLUMNS
-from simgold.stats.agreement_ci import (
-    agreement_cis,
+from simgold.stats.agreement_ci import AgreementCI, agreement_cis
+from simgold.stats.agreement_statistics import (
     agreement_summary,
     ci_statistics,
     slot_ci_statistics,
     slot_summary,
     undefined_reason,
 )
+from simgold.io.schema import default
 from simgold.io.tables import TABLES
 
+__all__ = [
+    "CI_DEFAULTS",
+    "RATER_COLUMNS",
+    "STAGES",
+    "OutlierCut",
+    "agreement_ci_report",
+    "agreement_report",
+    "alpha_levels",
+    "alpha_table",
+    "ci_table",
+    "icc_levels",
+    "optimistic_note",
+    "outlier_cut",
+    "ranking_agreement",
+    "ranking_report",
+    "retest_table",
+    "select_outliers",
+    "subsets",
+]
+
 STAGES = ("raw", "calibrated", "filtered")
+#: the settings of the CIs on agreement that a ``ci`` dict leaves out: the schema's defaults
+CI_DEFAULTS = {
+    "resamples": default("agreement.resamples"),
+    "seed": default("scoring.seed"),
+    "confidence": default("scoring.confidence"),
+    "max_work": default("agreement.ci_max_work"),
+    "min_defined": default("agreement.ci_min_resamples"),
+}
 RATER_COLUMNS = TABLES["raters"].names  # the canonical schema's columns, in order
 
 
@@ -138,7 +167,7 @@ def _note(stats: AgreementStats) -> str:
 
     Examples
     --------
-    >>> note = _note(agreement(RatingMatrix.from_dense(np.full((6, 3), 3.0))))  # every rater gives every item 3
+    >>> note = _note(agreement(RatingMatrix.from_dense(np.full((6, 3), 3.0)), 5))  # every rater gives every item 3
     >>> for part in note.split("; "):
     ...     print(part)
     pairwise, vs_mean, vs_rest: every rating is 3: constant scores have no ranks to correlate
@@ -178,7 +207,7 @@ def agreement_report(
     calibrated: pd.DataFrame,
     calibration: pd.DataFrame,
     *,
-    min_overlap: int = 5,
+    min_overlap: int = default("agreement.min_overlap"),
     subset_names: list[str] | None = None,
     outliers: dict | None = None,
     persistent_raters: bool = True,
@@ -188,6 +217,7 @@ def agreement_report(
     """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered
     ``ratings``; with ``ci``, also ``agreement_ci``."""
     outliers = outliers or {"method": "none"}
+    ci = None if ci is None else {**CI_DEFAULTS, **ci}
     item_ids = items["item_id"].to_numpy()
     masks = subsets(items, subset_names or [])
     if not persistent_raters:
@@ -195,25 +225,17 @@ def agreement_report(
 
     raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
     cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
-    rows, per_stage, cis = [], {}, []
-    excluded = reasons = None
-    for label, mask in masks:
-        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
-        raw_pairs = pairwise_spearman(raw_s, min_overlap)
-        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
-        stats = {
-            "raw": agreement(raw_s, min_overlap, raw_pairs),
-            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
-        }
-        if excluded is None:  # decided on the calibrated ratings of the whole dataset ("all" comes first)
-            excluded, reasons = select_outliers(
-                stats["calibrated"], outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
-            )
-            if log and excluded.any():
-                log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
-        keep = ~excluded
-        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
-        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
+    rows, per_stage, cis, decision = [], {}, [], {}
+
+    def decide(calibrated_stats: AgreementStats) -> np.ndarray:
+        excluded, decision["reasons"] = select_outliers(
+            calibrated_stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
+        )
+        if log and excluded.any():
+            log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
+        return excluded
+
+    for label, matrices, stats, excluded in _subset_stats(raw_m, cal_m, masks, min_overlap, decide):
         optimistic = optimistic_note(int(excluded.sum()), outliers["method"])
         for stage in STAGES:
             summary = agreement_summary(stats[stage])
@@ -222,19 +244,128 @@ def agreement_report(
                 note = "; ".join(part for part in (optimistic, note) if part)
             rows.append(_row(dataset, stage, label, summary, note))
             if ci is not None:
-                table = agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
-                                      min_overlap=min_overlap, **ci).table  # fmt: skip
-                if stage == "filtered" and optimistic:
-                    table["note"] = [optimistic + (f"; {n}" if n else "") for n in table["note"]]
-                cis.append(table)
+                cis.append(_stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic))
         if label == "all":
             per_stage = stats
 
-    raters = _rater_table(dataset, per_stage, calibration, excluded, reasons, cal_m.raters)
+    raters = _rater_table(dataset, per_stage, calibration, excluded, decision["reasons"], cal_m.raters)
     dropped = set(cal_m.raters[excluded])
     filtered = calibrated[~calibrated["rater"].isin(dropped)].reset_index(drop=True)
     out = {"agreement": _agreement_table(rows), "raters": raters, "ratings": filtered}
     return _with_cis(out, ci, cis)
+
+
+def _subset_stats(raw_m: RatingMatrix, cal_m: RatingMatrix, masks, min_overlap: int, decide):
+    """Per subset (``all`` first): its label, each stage's rating matrix and agreement, and the
+    raters excluded; ``decide(agreement of the calibrated ratings of all items) -> excluded mask``
+    is called once, on ``all`` (the filter is decided on the whole dataset)."""
+    excluded = None
+    for label, mask in masks:
+        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
+        raw_pairs = pairwise_spearman(raw_s, min_overlap)
+        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
+        stats = {
+            "raw": agreement(raw_s, min_overlap, raw_pairs),
+            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
+        }
+        if excluded is None:
+            excluded = decide(stats["calibrated"])
+        keep = ~excluded
+        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
+        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
+        yield label, matrices, stats, excluded
+
+
+def _stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic) -> pd.DataFrame:
+    """The agreement_ci rows of one stage and subset; the filtered stage's notes say first that
+    its raters were chosen on these ratings (``optimistic``)."""
+    table = ci_table(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage], min_overlap=min_overlap,
+                                   **ci))  # fmt: skip
+    if stage == "filtered" and optimistic:
+        table["note"] = [optimistic + (f"; {n}" if n else "") for n in table["note"]]
+    return table
+
+
+def agreement_ci_report(
+    dataset: str,
+    items: pd.DataFrame,
+    raw: pd.DataFrame,
+    calibrated: pd.DataFrame,
+    raters: pd.DataFrame,
+    *,
+    min_overlap: int = default("agreement.min_overlap"),
+    subset_names: list[str] | None = None,
+    outlier_method: str = "none",
+    persistent_raters: bool = True,
+    ci: dict | None = None,
+) -> pd.DataFrame:
+    """The agreement_ci table of a per-rater dataset whose agreement stage has run: the raters it
+    excluded are read from its ``raters`` table, not decided again.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items, raw, calibrated : pandas.DataFrame
+        The items and the raw and calibrated ratings, as ``agreement_report`` takes them.
+    raters : pandas.DataFrame
+        The agreement stage's per-rater table (``excluded`` on its ``calibrated`` rows).
+    min_overlap : int
+        Shared items a pair of raters needs (``agreement.min_overlap``).
+    subset_names : list of str, optional
+        The item columns whose values get their own rows (``agreement.subsets``).
+    outlier_method : str
+        The outlier rule that excluded the raters (for the filtered stage's note).
+    persistent_raters : bool
+        False: the rating columns are slots (alpha's CIs, items resampled).
+    ci : dict, optional
+        ``resamples``, ``seed``, ``confidence``, ``max_work``, ``min_defined``; the schema's
+        defaults (``CI_DEFAULTS``) for those left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The agreement_ci table, as ``agreement_report(..., ci=ci)["agreement_ci"]`` gives it.
+    """
+    ci = {**CI_DEFAULTS, **(ci or {})}
+    item_ids = items["item_id"].to_numpy()
+    masks = subsets(items, subset_names or [])
+    if not persistent_raters:
+        return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)["agreement_ci"]
+    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
+    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    calibrated_rows = raters[raters["stage"] == "calibrated"]
+    dropped = set(calibrated_rows.loc[calibrated_rows["excluded"].astype(bool), "rater"])
+    excluded = np.array([rater in dropped for rater in cal_m.raters], dtype=bool)
+    optimistic = optimistic_note(int(excluded.sum()), outlier_method)
+    cis = [
+        _stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic)
+        for label, matrices, stats, _ in _subset_stats(raw_m, cal_m, masks, min_overlap, lambda _: excluded)
+        for stage in STAGES
+    ]
+    return _with_cis({}, ci, cis)["agreement_ci"]
+
+
+def ci_table(ci: AgreementCI) -> pd.DataFrame:
+    """The agreement_ci table of one stage and subset: the rows of ``agreement_cis``, one per
+    statistic and scheme, in the canonical columns.
+
+    Parameters
+    ----------
+    ci : simgold.stats.agreement_ci.AgreementCI
+        The CIs of one rating matrix.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of ``simgold.stats.agreement_ci.AgreementCIRow``, in order.
+
+    Examples
+    --------
+    >>> ci_table(AgreementCI([], {})).columns.tolist()[:4]
+    ['dataset', 'stage', 'subset', 'statistic']
+    """
+    return pd.DataFrame(ci.rows, columns=CI_COLUMNS)
 
 
 def _with_cis(report: dict, ci: dict | None, tables: list[pd.DataFrame]) -> dict:
@@ -287,13 +418,40 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci
             if ci is not None:  # resampling items: slots are not raters to resample
                 for name in ("raw",) if stage == "raw" else ("calibrated", "filtered"):
                     for_slots = {"statistics": slot_ci_statistics(), "schemes": ("items",)}
-                    cis.append(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **for_slots, **ci).table)
+                    cis.append(ci_table(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **for_slots,
+                                                      **ci)))  # fmt: skip
     out = {
         "agreement": _agreement_table(rows),
         "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),
         "ratings": calibrated.reset_index(drop=True),
     }
     return _with_cis(out, ci, cis)
+
+
+def alpha_table(ratings: pd.DataFrame, levels=None) -> pd.DataFrame:
+    """Alpha at each level for a ratings table (``item_id``, ``score``); one row per level.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating: ``item_id`` (the unit) and ``score`` (NaN: no value).
+    levels : sequence of str, optional
+        Keys of ``simgold.stats.alpha.ALPHA_LEVELS``; default: every level of the registry, in its order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per level; columns: the fields of ``AlphaRow`` (``level``, ``alpha``, ``n_units``,
+        ``n_values``, ``n_distinct``, ``note``).
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "score": [1.0, 2.0, 4.0, 4.0]})
+    >>> alpha_table(r)[["level", "alpha"]].round(4).values.tolist()[2]
+    ['interval', 0.8889]
+    """
+    rows = alpha_rows(ratings["item_id"].to_numpy(), ratings["score"].to_numpy(float), levels)
+    return pd.DataFrame(rows, columns=ALPHA_COLUMNS)
 
 
 def alpha_levels(
@@ -325,7 +483,7 @@ def icc_levels(
     subset_names=None,
     *,
     persistent_raters: bool = True,
-    confidence: float = 0.95,
+    confidence: float = default("scoring.confidence"),
     notes: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Intraclass correlations (``simgold.stats.icc``) for each stage's ratings and each subset.
@@ -384,7 +542,9 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
     return [(icc, n_items, len(complete), note) for icc in iccs]
 
 
-def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def retest_table(
+    dataset: str, repeats: pd.DataFrame, confidence: float = default("scoring.confidence")
+) -> pd.DataFrame:
     """Test-retest reliability (``simgold.stats.retest``) from the cleaned ``repeats`` table: every
     rater pooled (``rater`` missing), then each rater who answered an item more than once.
 

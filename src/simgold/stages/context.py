@@ -21,6 +21,9 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
+from simgold.stats.multiple import benjamini_hochberg
+
+__all__ = ["TEST_COLUMNS", "ContextPair", "context_pairs", "context_summary", "significance"]
 
 TEST_COLUMNS = TABLES["context_tests"].names  # the canonical schema's columns, in order
 
@@ -52,18 +55,6 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
             used.add(partner)
             rows.append(ContextPair(r.item_id, r.word1, r.word2, item1=r.item_id, item2=partner))
     return pd.DataFrame(rows, columns=list(ContextPair._fields))
-
-
-def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
-    """BH q-values (step-up, ``scipy.stats.false_discovery_control``), NaN where p is NaN; m counts
-    the p-values that exist."""
-    from scipy.stats import false_discovery_control  # heavy: about 0.5 s of CPU, only in the job that tests
-
-    q = np.full(len(p), np.nan)
-    ok = ~np.isnan(p)
-    if ok.any():
-        q[ok] = false_discovery_control(p[ok], method="bh")
-    return q
 
 
 def significance(

@@ -26,16 +26,19 @@ import math
 import numpy as np
 import pandas as pd
 
+from simgold.io.schema import default
 from simgold.stats.reliability import (
     raters_needed,
-    rater_splits,
     rating_splits,
     single_rater,
     spearman_brown,
     split_half_correlations,
 )
 from simgold.stats.rank_correlation import MIN_CORRELATION_ITEMS
+from simgold.stats.resampling import random_halves
 from simgold.stats.seeds import seed_for
+
+__all__ = ["SPLIT_COLUMNS", "TARGETS", "projection", "reliability_projection", "split_half", "split_note"]
 
 TARGETS = (0.8, 0.9)
 SPLIT_COLUMNS = ["dataset", "split", "n_items", "h", "r_half", "r_full", "r1"]
@@ -52,7 +55,7 @@ def split_half(
     ratings: pd.DataFrame,
     *,
     splits: int = 200,
-    seed: int = 0,
+    seed: int = default("scoring.seed"),
     persistent_raters: bool = True,
     stage: str = "raw",
 ) -> pd.DataFrame:
@@ -68,9 +71,9 @@ def split_half(
         rater, raters = pd.factorize(ratings["rater"], sort=True)
         X = np.full((len(items), len(raters)), np.nan)
         X[item, rater] = score
-        table = split_half_correlations(X, rater_splits(len(raters), splits, rng))
+        table = pd.DataFrame(split_half_correlations(X, random_halves(len(raters), splits, rng)))
     else:
-        table = rating_splits(item, score, len(items), splits, rng)
+        table = pd.DataFrame(rating_splits(item, score, len(items), splits, rng))
     table.insert(0, "dataset", dataset)
     table["r_full"] = spearman_brown(table["r_half"].to_numpy(), 2.0)
     table["r1"] = single_rater(table["r_half"].to_numpy(), table["h"].to_numpy())
@@ -144,7 +147,7 @@ def reliability_projection(
     ratings: pd.DataFrame,
     *,
     splits: int = 200,
-    seed: int = 0,
+    seed: int = default("scoring.seed"),
     persistent_raters: bool = True,
     stage: str = "raw",
 ) -> dict[str, pd.DataFrame]:

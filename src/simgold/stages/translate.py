@@ -35,10 +35,22 @@ import pandas as pd
 from simgold.errors import InputError
 from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
+from simgold.io.schema import default
 from simgold.io.tables import TABLES
-from simgold.stats.agreement_ci import percentile_interval
-from simgold.stats.rank_correlation import spearman, spearman_rows
+from simgold.stats.rank_correlation import spearman
+from simgold.stats.resampling import draws, percentile_interval, spearman_resamples
 from simgold.stats.seeds import seed_for
+
+__all__ = [
+    "DROPPED_COLUMNS",
+    "DroppedRow",
+    "adjudicate",
+    "crosslingual",
+    "link",
+    "link_to_root",
+    "read_frequencies",
+    "translate_dataset",
+]
 
 DROPPED_COLUMNS = TABLES["dropped"].names  # the canonical schema's columns, in order
 
@@ -70,7 +82,7 @@ def _columns_frame(spec: dict, refs: list, base_dir: str) -> tuple[pd.DataFrame,
     return pd.DataFrame(rows, columns=[f"c{k}" for k in range(len(refs))] + ["row"]), name
 
 
-def read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
+def _read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
     """(source1, source2, target1, target2, file, row) from a pair-translation table."""
     frame, name = _columns_frame(spec, list(spec["source_words"]) + list(spec["target_words"]), base_dir)
     frame.columns = ["source1", "source2", "target1", "target2", "row"]
@@ -78,7 +90,7 @@ def read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
     return frame
 
 
-def read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
+def _read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
     """target word (casefolded) -> the source words it translates."""
     frame, name = _columns_frame(spec, [spec["source"], spec["target"]], base_dir)
     out: dict[str, set[str]] = defaultdict(set)
@@ -184,7 +196,7 @@ def _source_index(source_items: pd.DataFrame) -> dict[tuple, list[int]]:
     return index
 
 
-def candidates_for(
+def _candidates_for(
     target_items: pd.DataFrame,
     source_items: pd.DataFrame,
     spec: dict,
@@ -196,9 +208,9 @@ def candidates_for(
     index = _source_index(source_items)
     ordered = list(zip(source_items["word1"].map(_fold), source_items["word2"].map(_fold)))
     if by == "dictionary":
-        dictionary = read_dictionary(spec["dictionary"], base_dir)
+        dictionary = _read_dictionary(spec["dictionary"], base_dir)
     elif by in ("table", "translators"):
-        table = pair_table if pair_table is not None else read_pair_table(spec["table"], base_dir)
+        table = pair_table if pair_table is not None else _read_pair_table(spec["table"], base_dir)
         translations = defaultdict(list)
         for r in table.itertuples(index=False):
             translations[_key(r.target1, r.target2)].append((_fold(r.source1), _fold(r.source2)))
@@ -293,7 +305,7 @@ def link(target_items: pd.DataFrame, source_items: pd.DataFrame, targets: list[_
     return items, pd.DataFrame(dropped, columns=list(DROPPED_COLUMNS))
 
 
-def row_alignment(
+def _row_alignment(
     target_gold: pd.DataFrame, source_gold: pd.DataFrame, target_items, source_items
 ) -> tuple[float, int]:
     """Spearman between the two gold standards, row i against row i (a translation in the same
@@ -321,7 +333,7 @@ def translate_dataset(
     source's order before linking them.
     """
     if spec["by"] == "row" and gold is not None:
-        rho, n = row_alignment(gold[0], gold[1], target_items, source_items)
+        rho, n = _row_alignment(gold[0], gold[1], target_items, source_items)
         threshold = spec["min_row_correlation"]
         if not np.isnan(rho) and rho < threshold:
             reason = (
@@ -336,13 +348,13 @@ def translate_dataset(
     dropped_source = None
     pair_table = None
     if spec["by"] == "translators":
-        translators = [read_pair_table(t, base_dir) for t in spec["translators"]]
-        adjudication = read_pair_table(spec["adjudication"], base_dir) if "adjudication" in spec else None
+        translators = [_read_pair_table(t, base_dir) for t in spec["translators"]]
+        adjudication = _read_pair_table(spec["adjudication"], base_dir) if "adjudication" in spec else None
         frequencies = read_frequencies(spec["frequencies"], base_dir) if "frequencies" in spec else None
         pair_table, dropped_source = adjudicate(
             source_items, translators, adjudication, spec.get("rules", []), frequencies, dataset
         )
-    targets = candidates_for(target_items, source_items, spec, base_dir, pair_table)
+    targets = _candidates_for(target_items, source_items, spec, base_dir, pair_table)
     items, dropped = link(target_items, source_items, targets, dataset)
     if dropped_source is not None and len(dropped_source):
         dropped = pd.concat([dropped_source, dropped], ignore_index=True)
@@ -365,8 +377,8 @@ def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str
     return items
 
 
-def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resamples: int = 0, seed: int = 0,
-                 confidence: float = 0.95):  # fmt: skip
+def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resamples: int = 0,
+                 seed: int = default("scoring.seed"), confidence: float = default("scoring.confidence")):  # fmt: skip
     """``groups``: root dataset -> {"items": root items, "gold": {dataset: gold}, "links": {dataset:
     translated items (source_item_id = root item id)}}. Returns (wide table, correlations).
 
@@ -421,6 +433,5 @@ def _bootstrap_interval(x: np.ndarray, y: np.ndarray, resamples: int, confidence
     fewer than 3 pairs or no resamples; a resample with a constant side is left out)."""
     if resamples <= 0 or len(x) < 3:
         return float("nan"), float("nan")
-    idx = rng.integers(0, len(x), size=(resamples, len(x)))
-    low, high, _ = percentile_interval(spearman_rows(x[idx], y[idx]), confidence)
+    low, high, _ = percentile_interval(spearman_resamples(x, y, draws(len(x), resamples, rng)), confidence)
     return low, high

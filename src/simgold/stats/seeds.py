@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+__all__ = ["seed_for"]
+
 
 def seed_for(base: int, *names: str) -> int:
     """A 63-bit seed from a base seed and names: the first 8 bytes of the SHA-256 digest of the
