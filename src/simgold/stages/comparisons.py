@@ -52,7 +52,22 @@ def _row(dataset, target, a, b, kind, r, n, tie_to_first, set_name="", file="", 
 
 
 def read_ag_file(path: str, dataset: str, base_dir: str = ".") -> pd.DataFrame:
-    """One ag-evaluation file; malformed lines are errors naming the file and line."""
+    """One ag-evaluation file; malformed lines are errors naming the file and line.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    dataset : str
+        The dataset's name.
+    base_dir : str
+        The directory relative paths are resolved from.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     real = resolve_path(path, base_dir)
     if not real.is_file():
         raise InputError(path, "file not found")
@@ -92,7 +107,20 @@ def read_ag_file(path: str, dataset: str, base_dir: str = ".") -> pd.DataFrame:
 
 def from_rankings(dataset: str, rankings: pd.DataFrame) -> pd.DataFrame:
     """Every two positives of a target (``r`` from the raters who ranked both) and every positive
-    against every distractor and random word (``r = 1``); per target, positives first, each sorted."""
+    against every distractor and random word (``r = 1``); per target, positives first, each sorted.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    rankings : pd.DataFrame
+        The rankings (``target``, ``candidate``, ``rater``, ``rank``, ``category``).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     first = rankings.drop_duplicates(["target", "candidate"])  # a candidate's category: its first row
     first = first.assign(other=first["category"] != "positive")
     cands = first.sort_values(["target", "other", "candidate"], kind="stable").reset_index(drop=True)
@@ -115,7 +143,22 @@ def from_rankings(dataset: str, rankings: pd.DataFrame) -> pd.DataFrame:
 
 def from_ratings(dataset: str, items: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
     """Comparisons between items that share a word, from the raters who rated both (a tie counts
-    one half); per target word, its partners sorted by word, then item."""
+    one half); per target word, its partners sorted by word, then item.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    ratings : pd.DataFrame
+        The ratings (``item_id``, ``rater``, ``score``).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     rated = ratings[ratings["score"].notna()].drop_duplicates(["item_id", "rater"])  # the first score
     item_index = pd.Index(rated["item_id"].unique())
     items = items[(item_index.get_indexer(items["item_id"]) >= 0) & (items["word1"] != items["word2"])]
@@ -201,13 +244,47 @@ def _table(dataset, target, word, ia, ib, kind, r, n) -> pd.DataFrame:
 
 
 def ag_score_parts(sim1: np.ndarray, sim2: np.ndarray, r: np.ndarray, tie_to_w1: np.ndarray) -> np.ndarray:
-    """Per comparison ``s = delta (2r - 1)`` (NaN where a similarity is missing)."""
+    """Per comparison ``s = delta (2r - 1)`` (NaN where a similarity is missing).
+
+    Parameters
+    ----------
+    sim1 : np.ndarray
+        The similarity of each target and w1.
+    sim2 : np.ndarray
+        The similarity of each target and w2.
+    r : np.ndarray
+        The correlation.
+    tie_to_w1 : np.ndarray
+        Whether a tie counts for w1.
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     delta = np.where(sim1 > sim2, 1.0, np.where(sim1 < sim2, -1.0, np.where(tie_to_w1, 1.0, -1.0)))
     s = delta * (2.0 * r - 1.0)
     return np.where(np.isnan(sim1) | np.isnan(sim2), np.nan, s)
 
 
 def ag_score(s: np.ndarray) -> float:
+    """The A&G score: the positive parts' share of the absolute parts, over the comparisons scored.
+
+    Parameters
+    ----------
+    s : numpy.ndarray
+        The per-comparison parts ``delta (2r - 1)`` (``ag_score_parts``), NaN where not scored.
+
+    Returns
+    -------
+    float
+        The score; NaN without a part of any weight.
+
+    Examples
+    --------
+    >>> ag_score(np.array([1.0, -0.5, np.nan]))
+    0.6666666666666666
+    """
     s = s[~np.isnan(s)]
     weight = np.abs(s).sum()
     return float(np.maximum(s, 0).sum() / weight) if weight > 0 else float("nan")
@@ -219,6 +296,13 @@ def write_ag_file(comparisons: pd.DataFrame, path) -> None:
     Probabilities are printed with two decimals, as in the published files. A comparison whose tie
     goes to ``w1`` (read from a file that put the preferred word second) is written in that order
     again, so that the reference rule scores it as before.
+
+    Parameters
+    ----------
+    comparisons : pd.DataFrame
+        The comparisons (``target``, ``w1``, ``w2``, ``type``, ``r``, ``tie_to_w1``).
+    path : object
+        The file.
     """
     lines = []
     for target, group in comparisons.groupby("target", sort=True):

@@ -183,7 +183,20 @@ def _no_msd(dataset: str, n_items: int, alpha: float, note: str) -> pd.DataFrame
 def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:
     """The score summary with ``msd`` and ``msd_r_jk`` beside each dataset's Spearman (all items):
     the difference at the observed r_jk of the two best models, or at r_jk = 0.7 where one model
-    scores the dataset."""
+    scores the dataset.
+
+    Parameters
+    ----------
+    summary : pd.DataFrame
+        The score summary table.
+    msd : pd.DataFrame
+        The msd tables of the datasets.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     chosen = msd[(msd["r_jk_kind"] == "observed") | np.isclose(msd["r_jk"].astype(float), MSD_FALLBACK_R_JK)]
     chosen = chosen.assign(observed=chosen["r_jk_kind"] == "observed")
     chosen = chosen.sort_values(["dataset", "observed"], kind="stable").drop_duplicates("dataset", keep="last")

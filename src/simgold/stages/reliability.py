@@ -63,6 +63,26 @@ def split_half(
 
     Columns: ``dataset``, ``split``, ``n_items``, ``h``, ``r_half``, ``r_full`` (Spearman-Brown),
     ``r1`` (single rater).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    ratings : pd.DataFrame
+        The ratings (``item_id``, ``rater``, ``score``).
+    splits : int
+        How many random splits.
+    seed : int
+        The root of the seeds (``scoring.seed``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    stage : str
+        The stage (``raw``, ``calibrated``, ``filtered``).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
     """
     rng = np.random.default_rng(seed_for(seed, dataset, stage, "split_half"))
     item, items = pd.factorize(ratings["item_id"], sort=True)
@@ -89,6 +109,22 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
     ``m_{target}_low`` / ``_high`` (from r1's 97.5 / 2.5 percentiles), and a ``note`` on the splits
     without a value (``split_note``). The curve holds ``m``, ``reliability`` and its ``low`` /
     ``high`` band.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    per_split : pd.DataFrame
+        The per-split table of ``split_half``.
+    observed : float
+        The mean number of ratings per item.
+    targets : object
+        The target reliabilities.
+
+    Returns
+    -------
+    dict[str, pd.DataFrame]
+        As the summary says.
     """
     row = {"dataset": dataset, "n_splits": len(per_split), "observed_raters": float(observed)}
     valid = per_split.dropna(subset=["r_half"])
@@ -120,6 +156,16 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
 def split_note(per_split: pd.DataFrame) -> str:
     """Why splits have no ``r_half``: their halves share fewer than ``MIN_CORRELATION_ITEMS`` rated
     items, or a half's item means are all equal; "" when every split has one.
+
+    Parameters
+    ----------
+    per_split : pd.DataFrame
+        The per-split table of ``split_half``.
+
+    Returns
+    -------
+    str
+        As the summary says.
 
     Examples
     --------
@@ -155,6 +201,26 @@ def reliability_projection(
 
     Returns ``splits`` (one row per split), ``summary`` (one row) and ``curve`` (one row per m);
     the last two say which ``stage`` of the ratings they are of.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    ratings : pd.DataFrame
+        The ratings (``item_id``, ``rater``, ``score``).
+    splits : int
+        How many random splits.
+    seed : int
+        The root of the seeds (``scoring.seed``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    stage : str
+        The stage (``raw``, ``calibrated``, ``filtered``).
+
+    Returns
+    -------
+    dict[str, pd.DataFrame]
+        As the summary says.
 
     Examples
     --------

@@ -87,7 +87,35 @@ MIN_RATERS_RESAMPLED = 3  # raters a "raters" or "both" interval needs (two give
 
 
 class AgreementCIRow(NamedTuple):
-    """One row of the agreement_ci table, by name (its fields are the table's columns, in order)."""
+    """One row of the agreement_ci table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    dataset : str
+        The table's ``dataset`` column.
+    stage : str
+        The table's ``stage`` column.
+    subset : str
+        The table's ``subset`` column.
+    statistic : str
+        The table's ``statistic`` column.
+    scheme : str
+        The table's ``scheme`` column.
+    value : float
+        The table's ``value`` column.
+    ci_low : float
+        The table's ``ci_low`` column.
+    ci_high : float
+        The table's ``ci_high`` column.
+    confidence : float
+        The table's ``confidence`` column.
+    resamples : int
+        The table's ``resamples`` column.
+    n_undefined : int
+        The table's ``n_undefined`` column.
+    note : str
+        The table's ``note`` column.
+    """
 
     dataset: str
     stage: str
@@ -109,7 +137,16 @@ TABLE_COLUMNS = list(AgreementCIRow._fields)  # the canonical schema's columns (
 @dataclass
 class AgreementCI:
     """The CI table (one row per statistic and scheme) and the bootstrap replicates behind it
-    (``(statistic, scheme) -> array`` of the resamples used, NaN where undefined)."""
+    (``(statistic, scheme) -> array`` of the resamples used, NaN where undefined).
+
+    Attributes
+    ----------
+    rows : list
+        The ``AgreementCIRow`` of each statistic and scheme (``simgold.stages.agreement.ci_table``
+        makes them a table).
+    replicates : dict
+        ``(statistic, scheme) -> array``: the statistic on each resample used.
+    """
 
     rows: list
     replicates: dict
@@ -117,6 +154,16 @@ class AgreementCI:
 
 def min_resamples(confidence: float) -> int:
     """The fewest resamples with one beyond each end of a ``confidence`` interval (40 at 0.95).
+
+    Parameters
+    ----------
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    int
+        As the summary says.
 
     Examples
     --------
@@ -128,6 +175,16 @@ def min_resamples(confidence: float) -> int:
 
 def work_per_resample(m: RatingMatrix) -> dict:
     """(statistic, scheme) -> the work of one resample (see the module docstring).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+
+    Returns
+    -------
+    dict
+        As the summary says.
 
     Examples
     --------
@@ -152,7 +209,30 @@ def replicates(
     drawn together for the two-way scheme (default: ``weights`` and ``counts`` themselves), handed
     to its replicate functions side by side (resamples x (items + raters));
     ``wanted`` maps (statistic, scheme) to how many of the resamples to use (default: all, for every
-    statistic and scheme of ``AGREEMENT_STATISTICS`` with a replicate function)."""
+    statistic and scheme of ``AGREEMENT_STATISTICS`` with a replicate function).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    pairs : PairResult
+        The rater pairs and their Spearman values.
+    weights : object
+        resamples x items: how often each item is drawn.
+    counts : object
+        resamples x raters: how often each rater is drawn.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+    wanted : object
+        (statistic, scheme) -> how many of the resamples to use (default: all).
+    both : object
+        The items and raters drawn together for the two-way scheme: (weights, counts).
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     draws_of = {"items": weights, "raters": counts, "both": np.hstack(both or (weights, counts))}
     if wanted is None:
         wanted = {(name, scheme): len(draws_of[scheme]) for name, scheme in work_per_resample(m)}
@@ -201,6 +281,40 @@ def agreement_cis(
     Where the statistic itself has no value (``undefined_reason``: one rater, constant scores, no
     shared items) there is no interval either (resamples that duplicate items can reach
     ``min_overlap`` where the data do not), and the note starts with why.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    stage : str
+        The stage (``raw``, ``calibrated``, ``filtered``).
+    subset : str
+        The subset (``all`` or ``column=value``).
+    matrix : RatingMatrix
+        The ratings (items x raters, sparse).
+    stats : AgreementStats | None
+        The agreement of one rating matrix.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The root of the seeds (``scoring.seed``).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+    max_work : int
+        The work cap of one CI (``agreement.ci_max_work``).
+    statistics : object
+        Names of ``AGREEMENT_STATISTICS`` (default: those with CIs).
+    schemes : object
+        The resampling schemes (``items``, ``raters``, ``both``).
+    min_defined : int | None
+        The fewest resamples with a value an interval rests on (None: ``min_resamples``).
+
+    Returns
+    -------
+    AgreementCI
+        As the summary says.
 
     Examples
     --------
@@ -254,6 +368,22 @@ def agreement_cis(
 
 def resamples_within(resamples: int, work: int, max_work: int, confidence: float) -> int:
     """How many of the resamples fit the cap; none when fewer than an interval needs.
+
+    Parameters
+    ----------
+    resamples : int
+        Bootstrap resamples.
+    work : int
+        The work of one resample.
+    max_work : int
+        The work cap of one CI (``agreement.ci_max_work``).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    int
+        As the summary says.
 
     Examples
     --------

@@ -122,7 +122,21 @@ class WeightedSpearman:
     Each side's cells of equal (group, code) get their weights from one sparse product with the
     item weights, and their ranks from a cumulative sum; the cross products come from the joint
     cells of equal (group, code_a, code_b) (a rater pair's 95 shared items on a 7-point scale fill
-    about 25)."""
+    about 25).
+
+    Parameters
+    ----------
+    group : array_like
+        The group of each entry.
+    item : array_like
+        The item index of each entry.
+    code_a : array_like
+        Integer codes of the first variable, in its order.
+    code_b : array_like
+        Integer codes of the second variable, in its order.
+    n_items : int
+        The number of items.
+    """
 
     def __init__(self, group, item, code_a, code_b, n_items: int):
         self.side_a = _Cells.of(group, code_a, item, n_items)
@@ -213,7 +227,24 @@ def pairwise_items(
     ``counts`` (resamples x raters, the two-way scheme): the raters drawn in the same resamples. A
     pair's value on the resampled items does not depend on the other raters, so the mean over the
     pairs of drawn raters is that over the pairs of different raters weighted by ``c_a c_b`` (as
-    ``pairwise_raters``: a rater's pairs with its own copies left out)."""
+    ``pairwise_raters``: a rater's pairs with its own copies left out).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    weights : np.ndarray
+        resamples x items: how often each item is drawn.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+    counts : np.ndarray | None
+        resamples x raters: how often each rater is drawn.
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     total, count = _complete_pairs_items(m, weights, min_overlap, counts)
     # a pair sharing two items reaches min_overlap when they are drawn several times
     for block in shared_items(m, 2, items=True, max_triples=BLOCK_TRIPLES):
@@ -228,7 +259,24 @@ def pairwise_items(
 def reference_items(m: RatingMatrix, weights: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
     """vs_mean (or vs_rest) per resample of items: each rater's Spearman with the item means of all
     raters (of the others), as ``agreement.vs_reference`` has them, averaged over the raters (vs_mean
-    NaN in a resample without an item of two ratings, as there)."""
+    NaN in a resample without an item of two ratings, as there).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    weights : np.ndarray
+        resamples x items: how often each item is drawn.
+    leave_out : bool
+        True: vs_rest (the other raters' means); False: vs_mean.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     mean, rest, has_rest = reference_values(m)
     keep = has_rest if leave_out else np.ones(len(mean), dtype=bool)
     ref = rest if leave_out else mean
@@ -261,7 +309,20 @@ def _within(m, s1, s2) -> np.ndarray:
 
 
 def alpha_items(m: RatingMatrix, weights: np.ndarray) -> np.ndarray:
-    """Interval alpha per resample of items (weights: resamples x items)."""
+    """Interval alpha per resample of items (weights: resamples x items).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    weights : np.ndarray
+        resamples x items: how often each item is drawn.
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     n_items = m.shape[0]
     v = m.score - m.score.mean()  # centred: no cancellation in the sums of squares
     count = np.bincount(m.item, minlength=n_items).astype(float)
@@ -285,7 +346,22 @@ def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None
     of copies differs by 0), and the expected one pools the pairable values over
     ``n^2 - sum_u q_u`` such pairs. Every count 1 gives Krippendorff's formula; a unit rated by
     copies of one rater only is not pairable. ``weights`` (resamples x items, the two-way scheme):
-    the items drawn in the same resamples, each copy of an item a unit of its own."""
+    the items drawn in the same resamples, each copy of an item a unit of its own.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    counts : np.ndarray
+        resamples x raters: how often each rater is drawn.
+    weights : np.ndarray | None
+        resamples x items: how often each item is drawn.
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     v = m.score - m.score.mean()
     out = []
     for data, per_rater in ((np.ones(len(v)), counts), (v, counts), (v * v, counts), (np.ones(len(v)), counts * counts)):
@@ -311,7 +387,20 @@ def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None
 
 def pairwise_raters(pairs: PairResult, counts: np.ndarray) -> np.ndarray:
     """Mean pairwise value per resample of raters: sum c_a c_b rho_ab / sum c_a c_b over the
-    pairs of different raters with a value (a rater's pairs with its own copies left out)."""
+    pairs of different raters with a value (a rater's pairs with its own copies left out).
+
+    Parameters
+    ----------
+    pairs : PairResult
+        The rater pairs and their Spearman values.
+    counts : np.ndarray
+        resamples x raters: how often each rater is drawn.
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     ok = ~np.isnan(pairs.rho)
     a, b, shape = pairs.a[ok], pairs.b[ok], (pairs.n_raters, pairs.n_raters)
     C = np.ascontiguousarray(counts.T)  # raters x resamples
@@ -336,7 +425,26 @@ def reference_raters(
     ``weights`` (resamples x items, the two-way scheme): the items drawn in the same resamples. An
     item drawn w times is w items: its ratings weigh w in the ranks and the sums (as in
     ``reference_items``), and the items not drawn drop out; its mean is that of the drawn raters
-    (copies of an item have the same mean)."""
+    (copies of an item have the same mean).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    counts : np.ndarray
+        resamples x raters: how often each rater is drawn.
+    leave_out : bool
+        True: vs_rest (the other raters' means); False: vs_mean.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+    weights : np.ndarray | None
+        resamples x items: how often each item is drawn.
+
+    Returns
+    -------
+    np.ndarray
+        As the summary says.
+    """
     n_items, R = m.shape
     sums = [_csr((v, (m.item, m.rater)), shape=m.shape) for v in (m.score, np.ones(len(m.score)))]
     code = _codes(m.score)

@@ -50,7 +50,17 @@ SCHEMES = ("items", "raters", "both")  # both: items and raters resampled togeth
 
 class Resampling(NamedTuple):
     """What a replicate function resamples: the rating matrix (only the items and raters with a
-    rating), its rater pairs (``rank_correlation.pairwise_spearman``) and ``min_overlap``."""
+    rating), its rater pairs (``rank_correlation.pairwise_spearman``) and ``min_overlap``.
+
+    Attributes
+    ----------
+    matrix : RatingMatrix
+        The ``matrix`` field.
+    pairs : PairResult
+        The ``pairs`` field.
+    min_overlap : int
+        The ``min_overlap`` field.
+    """
 
     matrix: RatingMatrix
     pairs: PairResult
@@ -159,6 +169,11 @@ class AgreementStatistics(dict):
     the agreement table's value columns in column order (between ``subset`` and ``note``). The
     canonical table (``simgold.io.tables``), its CIs (the agreement_ci table), the dataset pages and
     the agreement overview (``simgold agreement``) all derive from it, when they are made.
+
+    Parameters
+    ----------
+    entries : dict
+        The registry's entries, by name.
 
     Examples
     --------
@@ -290,13 +305,35 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
 
 def agreement_summary(stats: AgreementStats) -> dict:
     """Every statistic of ``AGREEMENT_STATISTICS`` for one rating matrix (its agreement ``stats``),
-    by name, in column order."""
+    by name, in column order.
+
+    Parameters
+    ----------
+    stats : AgreementStats
+        The agreement of one rating matrix.
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     return {name: statistic.value(stats) for name, statistic in AGREEMENT_STATISTICS.items()}
 
 
 def slot_summary(m: RatingMatrix) -> dict:
     """The statistics of rating slots (no rater identity: ``AgreementStatistic.slots``), NaN where
-    they need persistent raters."""
+    they need persistent raters.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     return {name: s.slots(m) if s.slots else np.nan for name, s in AGREEMENT_STATISTICS.items()}
 
 
@@ -304,6 +341,18 @@ def undefined_reason(stats: AgreementStats, statistic: str) -> str:
     """Why ``statistic`` (a name of ``AGREEMENT_STATISTICS``) has no value on the ratings of
     ``stats``; "" when it has one (or, for the counts, always). The agreement table's note and the
     agreement_ci table's say it, so that a reader sees why a cell is empty.
+
+    Parameters
+    ----------
+    stats : AgreementStats
+        The agreement of one rating matrix.
+    statistic : str
+        A name of ``AGREEMENT_STATISTICS``.
+
+    Returns
+    -------
+    str
+        As the summary says.
 
     Examples
     --------
@@ -385,11 +434,23 @@ def _spread(rater: np.ndarray, score: np.ndarray, n_raters: int) -> tuple[np.nda
 
 
 def ci_statistics() -> tuple[str, ...]:
-    """The statistics with bootstrap CIs (those with replicates), in the registry's order."""
+    """The statistics with bootstrap CIs (those with replicates), in the registry's order.
+
+    Returns
+    -------
+    tuple[str, ...]
+        As the summary says.
+    """
     return tuple(name for name, s in AGREEMENT_STATISTICS.items() if s.replicates)
 
 
 def slot_ci_statistics() -> tuple[str, ...]:
     """The statistics with CIs for rating slots: defined for slots, with an items replicate (slots
-    are not raters to resample)."""
+    are not raters to resample).
+
+    Returns
+    -------
+    tuple[str, ...]
+        As the summary says.
+    """
     return tuple(n for n, s in AGREEMENT_STATISTICS.items() if s.slots is not None and "items" in s.replicates)

@@ -83,7 +83,23 @@ _SERIES_TERMS = 24
 
 class AlphaRow(NamedTuple):
     """Alpha at one level of measurement, by name: the alpha table's columns after ``dataset``,
-    ``stage`` and ``subset`` (``simgold.stages.agreement.alpha_levels`` adds those)."""
+    ``stage`` and ``subset`` (``simgold.stages.agreement.alpha_levels`` adds those).
+
+    Attributes
+    ----------
+    level : str
+        The table's ``level`` column.
+    alpha : float
+        The table's ``alpha`` column.
+    n_units : int
+        Units with two or more values.
+    n_values : int
+        Pairable values.
+    n_distinct : int
+        Distinct pairable values.
+    note : str
+        Why the value is missing.
+    """
 
     level: str
     alpha: float
@@ -153,6 +169,20 @@ def undefined_note(unit, value, level: str = "interval") -> str:
     """Why Krippendorff's alpha of these values has no value at ``level`` ("" when it has one), as
     the alpha table's note says it.
 
+    Parameters
+    ----------
+    unit : object
+        The unit (item) of each value.
+    value : object
+        The values (NaN: no value).
+    level : str
+        The level of measurement (a key of ``ALPHA_LEVELS``).
+
+    Returns
+    -------
+    str
+        As the summary says.
+
     Examples
     --------
     >>> undefined_note(["a", "a", "a"], [2.0, 3.0, 4.0])
@@ -170,6 +200,18 @@ def undefined_note(unit, value, level: str = "interval") -> str:
 
 def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
     """Alpha of an items x raters array with NaN for no rating (rows are the units).
+
+    Parameters
+    ----------
+    X : np.ndarray
+        Items x raters scores (NaN: no rating).
+    level : str
+        The level of measurement (a key of ``ALPHA_LEVELS``).
+
+    Returns
+    -------
+    float
+        As the summary says.
 
     Examples
     --------
@@ -413,6 +455,11 @@ class AlphaLevels(dict):
     in the order of the alpha table's rows. ``krippendorff_alpha``, ``alpha_rows`` and the alpha
     table of every dataset (``simgold.stages.agreement.alpha_levels``, canonical table ``alpha``)
     read it when they run.
+
+    Parameters
+    ----------
+    entries : dict
+        The registry's entries, by name.
 
     Examples
     --------

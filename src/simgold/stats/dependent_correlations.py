@@ -52,7 +52,17 @@ R_JK_LEVELS = (0.5, 0.7, 0.9)
 
 @dataclass(frozen=True)
 class WilliamsResult:
-    """Williams' t with its degrees of freedom and two-sided p (NaN where undefined)."""
+    """Williams' t with its degrees of freedom and two-sided p (NaN where undefined).
+
+    Attributes
+    ----------
+    t : float
+        The ``t`` field.
+    df : int
+        The ``df`` field.
+    p : float
+        The ``p`` field.
+    """
 
     t: float
     df: int
@@ -122,6 +132,24 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", *, confi
 
     Returns a dict: ``method``, ``n``, ``r_jg``, ``r_kg``, ``r_jk``, ``t``, ``df``, ``p``,
     ``zou_low``, ``zou_high`` (``zou_interval`` at ``confidence``).
+
+    Parameters
+    ----------
+    gold : object
+        The gold means.
+    pred_j : object
+        The first model's similarities.
+    pred_k : object
+        The second model's similarities.
+    method : str
+        The method (as named in the config).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    dict
+        As the summary says.
 
     Examples
     --------
@@ -218,7 +246,15 @@ def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float) -> tuple[float, fl
 
 
 class MsdSolution(NamedTuple):
-    """A minimum significant difference and, when it is NaN, why (``note``; empty otherwise)."""
+    """A minimum significant difference and, when it is NaN, why (``note``; empty otherwise).
+
+    Attributes
+    ----------
+    msd : float
+        The ``msd`` field.
+    note : str
+        The ``note`` field.
+    """
 
     msd: float
     note: str
@@ -238,6 +274,20 @@ MSD_NOTES = {
 def critical_t(n: int, alpha: float = 0.05, two_sided: bool = True) -> float:
     """The critical value of Williams' t (``n - 3`` degrees of freedom): ``p < alpha`` exactly when
     ``t`` exceeds it (``|t|`` for the two-sided p). NaN for ``n < 4``.
+
+    Parameters
+    ----------
+    n : int
+        The number of items.
+    alpha : float
+        The significance level.
+    two_sided : bool
+        Two-sided (True) or one-sided.
+
+    Returns
+    -------
+    float
+        As the summary says.
 
     Examples
     --------
@@ -340,6 +390,22 @@ def minimum_significant_difference(r_best: float, n: int, r_jk: float, alpha: fl
     correlation matrix (e.g. very few items, or r_jk so high that a much lower r_kg is impossible);
     ``msd_solution`` gives the reason.
 
+    Parameters
+    ----------
+    r_best : float
+        The best model's Spearman with the gold.
+    n : int
+        The number of items.
+    r_jk : float
+        The correlation between the two models' predictions.
+    alpha : float
+        The significance level.
+
+    Returns
+    -------
+    float
+        As the summary says.
+
     Examples
     --------
     >>> d = minimum_significant_difference(0.7, 353, 0.7)
@@ -413,7 +479,39 @@ def items_needed(r_best: float, difference: float, r_jk: float, alpha: float = 0
 
 
 class MsdRow(NamedTuple):
-    """One row of the msd table, by name (its fields are the table's columns, in order)."""
+    """One row of the msd table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    dataset : str
+        The table's ``dataset`` column.
+    model : str
+        The model whose Spearman is r_best ("" where no model can carry the MSD).
+    n : int
+        Items that model scores.
+    n_items : int
+        Items of the dataset (with a gold value).
+    r_best : float
+        The table's ``r_best`` column.
+    r_jk : float
+        The table's ``r_jk`` column.
+    r_jk_kind : str
+        Fixed / observed.
+    model_k : str
+        The model whose predictions give the observed r_jk ("" for a fixed r_jk).
+    alpha : float
+        The table's ``alpha`` column.
+    msd : float
+        The table's ``msd`` column.
+    items_d02 : float
+        Items needed to detect a Spearman difference of 0.02 below r_best (power 0.8).
+    items_d05 : float
+        ... of 0.05.
+    items_d10 : float
+        ... of 0.10.
+    note : str
+        Why msd is NaN (empty when it is a number).
+    """
 
     dataset: str
     model: str  # the model whose Spearman is r_best ("" where no model can carry the MSD)
@@ -497,6 +595,24 @@ def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = Tr
     tabulation): the largest, over baseline correlations ``r`` in [0, 1 - d), of the minimum
     significant difference above ``r`` (``r_jg = r + d``, ``r_kg = r``), on a grid of ``step``,
     up to the first ``r`` above which no difference is significant.
+
+    Parameters
+    ----------
+    n : int
+        The number of items.
+    r_jk : float
+        The correlation between the two models' predictions.
+    alpha : float
+        The significance level.
+    two_sided : bool
+        Two-sided (True) or one-sided.
+    step : float
+        The grid step.
+
+    Returns
+    -------
+    float
+        As the summary says.
 
     Examples
     --------

@@ -34,7 +34,19 @@ __all__ = ["Icc", "one_way", "one_way_note", "two_way", "two_way_note"]
 
 
 class Icc(NamedTuple):
-    """One intraclass correlation with its interval."""
+    """One intraclass correlation with its interval.
+
+    Attributes
+    ----------
+    form : str
+        ICC(1,1), ICC(1,k), ICC(2,1), ICC(2,k).
+    value : float
+        The ``value`` field.
+    ci_low : float
+        The ``ci_low`` field.
+    ci_high : float
+        The ``ci_high`` field.
+    """
 
     form: str  # ICC(1,1), ICC(1,k), ICC(2,1), ICC(2,k)
     value: float
@@ -147,6 +159,20 @@ def two_way_note(X: np.ndarray, confidence: float, *, single: Icc | None = None)
     """Why ``two_way(X)`` gives no value or no interval; "" when it gives both. ``single``: its
     ICC(2,1) where the caller has it already (not computed again).
 
+    Parameters
+    ----------
+    X : np.ndarray
+        Items x raters scores (NaN: no rating).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    single : Icc | None
+        The single-rater ICC, when computed already.
+
+    Returns
+    -------
+    str
+        As the summary says.
+
     Examples
     --------
     >>> two_way_note(np.full((4, 3), 3.0), 0.95)
@@ -175,6 +201,22 @@ def two_way_note(X: np.ndarray, confidence: float, *, single: Icc | None = None)
 def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float, *, single: Icc | None = None) -> str:
     """Why ``one_way(values, groups)`` gives no value or no interval; "" when it gives both.
     ``single``: its ICC(1,1) where the caller has it already (not computed again).
+
+    Parameters
+    ----------
+    values : np.ndarray
+        The values.
+    groups : np.ndarray
+        The group of each value.
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    single : Icc | None
+        The single-rater ICC, when computed already.
+
+    Returns
+    -------
+    str
+        As the summary says.
 
     Examples
     --------

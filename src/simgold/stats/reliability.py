@@ -24,6 +24,18 @@ __all__ = ["raters_needed", "rating_splits", "single_rater", "spearman_brown", "
 def spearman_brown(r, factor):
     """Reliability of a test ``factor`` times as long: ``k r / (1 + (k - 1) r)``.
 
+    Parameters
+    ----------
+    r : object
+        The correlation.
+    factor : object
+        How many times longer the test is.
+
+    Returns
+    -------
+    object
+        As the summary says.
+
     Examples
     --------
     >>> round(spearman_brown(0.6, 2), 6)
@@ -35,6 +47,18 @@ def spearman_brown(r, factor):
 
 def single_rater(r_half, h):
     """Reliability of one rater from the split-half correlation of halves of ``h`` raters.
+
+    Parameters
+    ----------
+    r_half : object
+        The split-half correlation.
+    h : object
+        Mean ratings per item in a half.
+
+    Returns
+    -------
+    object
+        As the summary says.
 
     Examples
     --------
@@ -48,6 +72,18 @@ def single_rater(r_half, h):
 def raters_needed(r1: float, target: float) -> float:
     """Raters per item for reliability ``target``: ``R (1 - r1) / (r1 (1 - R))``, rounded up; NaN
     when ``r1 <= 0`` (no number of raters reaches it) or ``r1`` is NaN.
+
+    Parameters
+    ----------
+    r1 : float
+        A single rater's reliability.
+    target : float
+        The target.
+
+    Returns
+    -------
+    float
+        As the summary says.
 
     Examples
     --------
@@ -131,7 +167,26 @@ def _columnwise_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def rating_splits(item: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> dict:
     """Split-half table when raters are slots: each item's ratings are split at random (floor(m/2)
-    to the first half)."""
+    to the first half).
+
+    Parameters
+    ----------
+    item : np.ndarray
+        The item index of each entry.
+    score : np.ndarray
+        The score of each entry.
+    n_items : int
+        The number of items.
+    splits : int
+        How many random splits.
+    rng : object
+        The random stream.
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     order = np.argsort(item, kind="stable")
     item, score = item[order], score[order]
     first = halves_within_groups(item, n_items, splits, rng)

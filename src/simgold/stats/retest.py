@@ -32,7 +32,29 @@ MIN_PAIRS = 3
 
 
 class Retest(NamedTuple):
-    """Test-retest figures of one set of answer pairs (one rater, or every rater pooled)."""
+    """Test-retest figures of one set of answer pairs (one rater, or every rater pooled).
+
+    Attributes
+    ----------
+    n_pairs : int
+        The ``n_pairs`` field.
+    mean_abs_diff : float
+        The ``mean_abs_diff`` field.
+    share_equal : float
+        The ``share_equal`` field.
+    spearman : float
+        The ``spearman`` field.
+    pearson : float
+        The ``pearson`` field.
+    icc : float
+        The ``icc`` field.
+    ci_low : float
+        The ``ci_low`` field.
+    ci_high : float
+        The ``ci_high`` field.
+    note : str
+        The ``note`` field.
+    """
 
     n_pairs: int
     mean_abs_diff: float
