@@ -21,15 +21,13 @@ from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.io.machine import machine_json, machine_record
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.comparisons import from_rankings, from_ratings, read_ag_file, write_ag_file
+from simgold.stages.in_context import context_predictions, context_vector_types, in_context_vectors
 from simgold.stages.msd import MSD_COLUMNS, dataset_msd, with_msd
 from simgold.stages.scores import (
     DIFFERENCE_METRICS,
     ScoringSettings,
     Vectors,
     across_datasets,
-    context_predictions,
-    context_vector_types,
-    in_context_vectors,
     paired_difference,
     score_dataset,
     summary,

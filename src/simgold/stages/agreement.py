@@ -11,8 +11,8 @@ agreement of two raters is the mean, over the target groups both ranked, of the 
 their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
 ranks; alpha treats each (target, candidate) as a unit.
 
-With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``, ``min_defined``), every stage and subset of a
-ratings dataset also gets bootstrap CIs on its agreement (``simgold.stats.agreement_ci``): the table
+With ``ci``, every stage and subset of a ratings dataset also gets bootstrap CIs on its agreement
+(``simgold.stats.agreement_ci``; ``agreement_ci_report`` when the agreement job has run): the table
 ``agreement_ci``. Rating slots (``persistent_raters: false``) get alpha's, resampling items.
 """
 
@@ -47,29 +47,12 @@ from simgold.stats.agreement_statistics import (
 from simgold.io.schema import default
 from simgold.io.tables import TABLES
 
-__all__ = [
-    "CI_DEFAULTS",
-    "RATER_COLUMNS",
-    "STAGES",
-    "OutlierCut",
-    "agreement_ci_report",
-    "agreement_report",
-    "alpha_levels",
-    "alpha_table",
-    "ci_table",
-    "icc_levels",
-    "optimistic_note",
-    "outlier_cut",
-    "ranking_agreement",
-    "ranking_report",
-    "retest_table",
-    "select_outliers",
-    "subsets",
-]
+__all__ = ["CI_DEFAULTS", "RATER_COLUMNS", "STAGES", "OutlierCut", "agreement_ci_report", "agreement_report",
+           "alpha_levels", "alpha_table", "ci_table", "icc_levels", "optimistic_note", "outlier_cut",
+           "ranking_agreement", "ranking_report", "retest_table", "select_outliers", "subsets"]  # fmt: skip
 
 STAGES = ("raw", "calibrated", "filtered")
-#: the settings of the CIs on agreement that a ``ci`` dict leaves out: the schema's defaults
-CI_DEFAULTS = {
+CI_DEFAULTS = {  # the settings of the CIs on agreement that a ``ci`` dict leaves out: the schema's defaults
     "resamples": default("agreement.resamples"),
     "seed": default("scoring.seed"),
     "confidence": default("scoring.confidence"),
@@ -80,7 +63,20 @@ RATER_COLUMNS = TABLES["raters"].names  # the canonical schema's columns, in ord
 
 
 def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:
-    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows."""
+    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows.
+
+    Parameters
+    ----------
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    names : list[str]
+        Names to derive the seed from.
+
+    Returns
+    -------
+    list[tuple[str, np.ndarray]]
+        As the summary says.
+    """
     out = [("all", np.ones(len(items), dtype=bool))]
     for name in names:
         if name not in items.columns:
@@ -97,7 +93,17 @@ def _label(value) -> str:
 
 class OutlierCut(NamedTuple):
     """The cutoff of an outlier rule: raters whose ``column`` is below ``cut`` are excluded;
-    ``rule`` spells the cut out for the exclusion reasons."""
+    ``rule`` spells the cut out for the exclusion reasons.
+
+    Attributes
+    ----------
+    column : str
+        The raters table's column the rule cuts: avg_pairwise or vs_rest.
+    cut : float
+        Its ``cut``.
+    rule : str
+        Its ``rule``.
+    """
 
     column: str  # the raters table's column the rule cuts: avg_pairwise or vs_rest
     cut: float
@@ -148,7 +154,24 @@ def outlier_cut(avg_pairwise, method: str, k: float = 1.0, threshold: float | No
 
 
 def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshold: float | None = None):
-    """(excluded mask over stats.raters, reasons); decided once, not iterated, by ``outlier_cut``."""
+    """(excluded mask over stats.raters, reasons); decided once, not iterated, by ``outlier_cut``.
+
+    Parameters
+    ----------
+    stats : AgreementStats
+        The agreement of one rating matrix.
+    method : str
+        The method (as named in the config).
+    k : float
+        SDs below the mean (``pairwise_sd``).
+    threshold : float | None
+        The minimum vs_rest (``vs_rest_min``).
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     R = len(stats.raters)
     excluded = np.zeros(R, dtype=bool)
     reasons = np.array([""] * R, dtype=object)
@@ -183,7 +206,20 @@ def _note(stats: AgreementStats) -> str:
 
 def optimistic_note(n_excluded: int, method: str) -> str:
     """The note of a filtered stage whose raters were removed for low agreement: the same ratings
-    chose who stays and then measure how well they agree, so the figure is biased upward."""
+    chose who stays and then measure how well they agree, so the figure is biased upward.
+
+    Parameters
+    ----------
+    n_excluded : int
+        Raters excluded for low agreement.
+    method : str
+        The method (as named in the config).
+
+    Returns
+    -------
+    str
+        As the summary says.
+    """
     if not n_excluded:
         return ""
     raters = f"{n_excluded} rater{'s' if n_excluded != 1 else ''}"
@@ -215,7 +251,36 @@ def agreement_report(
     log=None,
 ) -> dict[str, pd.DataFrame]:
     """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered
-    ``ratings``; with ``ci``, also ``agreement_ci``."""
+    ``ratings``; with ``ci``, also ``agreement_ci``.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    raw, calibrated : pd.DataFrame
+        The raw and the calibrated ratings (``item_id``, ``rater``, ``score``).
+    calibration : pd.DataFrame
+        The calibration stage's per-rater table.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+    subset_names : list[str] | None
+        The item columns whose values get their own rows (``agreement.subsets``).
+    outliers : dict | None
+        The outlier rule (``method``, ``k``, ``threshold``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    ci : dict | None
+        The settings of the CIs (``CI_DEFAULTS`` for those left out); None: no CIs.
+    log : object
+        Where progress lines go (None: nowhere).
+
+    Returns
+    -------
+    dict[str, pd.DataFrame]
+        As the summary says.
+    """
     outliers = outliers or {"method": "none"}
     ci = None if ci is None else {**CI_DEFAULTS, **ci}
     item_ids = items["item_id"].to_numpy()
@@ -465,6 +530,24 @@ def alpha_levels(
     categories to work with (raw scores on a scale) or none (calibrated, continuous scores).
     ``levels``: keys of ``simgold.stats.alpha.ALPHA_LEVELS``; default every level of the registry
     as it is when called (a level added there gets its rows with no other edit).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    stages : dict[str, pd.DataFrame]
+        Each stage's ratings, by stage name.
+    subset_names : object
+        The item columns whose values get their own rows (``agreement.subsets``).
+    levels : object
+        Keys of ``ALPHA_LEVELS``; default every level.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
     """
     rows = []
     ids = items["item_id"].to_numpy()
@@ -493,6 +576,28 @@ def icc_levels(
     of them (the ANOVA needs a full matrix; the note says how many raters were left out). Rating
     slots: ICC(1,1) and ICC(1,k), one-way, every item with its own raters. ``notes``: a note per
     stage (the filtered stage's optimism).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    stages : dict[str, pd.DataFrame]
+        Each stage's ratings, by stage name.
+    subset_names : object
+        The item columns whose values get their own rows (``agreement.subsets``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    notes : dict[str, str] | None
+        A note per stage, put before the computed notes.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
     """
     rows = []
     ids = items["item_id"].to_numpy()
@@ -551,6 +656,20 @@ def retest_table(
     The answers are those the rater gave, before calibration (a shift moves both alike) and before
     the duplicates rule chose one.
 
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    repeats : pd.DataFrame
+        The repeated answers of the clean stage.
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+
     Examples
     --------
     >>> repeats = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "rater": ["r1"] * 4 + ["r2"] * 2,
@@ -582,7 +701,20 @@ def retest_table(
 
 
 def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> AgreementStats:
-    """Agreement of target-group rankings: per-target Spearman, averaged over targets."""
+    """Agreement of target-group rankings: per-target Spearman, averaged over targets.
+
+    Parameters
+    ----------
+    rankings : pd.DataFrame
+        The rankings (``target``, ``candidate``, ``rater``, ``rank``, ``category``).
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+
+    Returns
+    -------
+    AgreementStats
+        As the summary says.
+    """
     raters = np.array(sorted(rankings["rater"].unique()))
     R = len(raters)
     rho_sum, rho_n = np.zeros((R, R)), np.zeros((R, R))
@@ -631,7 +763,24 @@ def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> Agreement
 
 
 def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | None = None, log=None) -> dict:
-    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks)."""
+    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    rankings : pd.DataFrame
+        The rankings (``target``, ``candidate``, ``rater``, ``rank``, ``category``).
+    outliers : dict | None
+        The outlier rule (``method``, ``k``, ``threshold``).
+    log : object
+        Where progress lines go (None: nowhere).
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     outliers = outliers or {"method": "none"}
     stats = ranking_agreement(rankings)
     excluded, reasons = select_outliers(stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold"))

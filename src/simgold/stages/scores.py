@@ -11,14 +11,13 @@ the A&G score (all comparisons and per type), each with a 95% percentile bootstr
 resamples of items, or of comparisons, with a seed fixed per dataset, model and metric). Model
 differences: a paired bootstrap over the items both models score, two-sided p for rho_A - rho_B.
 
-The comparisons (A&G) a dataset is scored on are ``simgold.stages.comparisons``'. For a contextual
-model on a two-context dataset, the same stage gives the similarity of two words in their context
-paragraph (the cosine of their vectors there, from ``simgold.io.minilm``).
+The comparisons (A&G) a dataset is scored on are ``simgold.stages.comparisons``'; the similarity of
+two words in their context paragraph, for a contextual model on a two-context dataset, is
+``simgold.stages.in_context``'.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -26,7 +25,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.schema import schema_defaults
@@ -46,37 +44,10 @@ from simgold.stats.resampling import (
 )
 from simgold.stats.seeds import seed_for
 
-__all__ = [
-    "CONTEXT_VECTOR_COLUMNS",
-    "DIFFERENCE_METRICS",
-    "METRICS",
-    "PREDICTION_COLUMNS",
-    "SCORE_COLUMNS",
-    "DifferenceRow",
-    "Metric",
-    "Metrics",
-    "PredictionRow",
-    "ScoreRow",
-    "ScoringSettings",
-    "Vectors",
-    "across_datasets",
-    "comparison_scores",
-    "context_predictions",
-    "context_vector_types",
-    "correlation_scores",
-    "human_ceiling",
-    "in_context_predictions",
-    "in_context_vectors",
-    "oov_shares",
-    "paired_difference",
-    "predictions",
-    "raters_below",
-    "score_dataset",
-    "summary",
-    "target_spans",
-    "with_holm",
-    "words_of",
-]
+__all__ = ["DIFFERENCE_METRICS", "METRICS", "PREDICTION_COLUMNS", "SCORE_COLUMNS", "DifferenceRow", "Metric",
+           "Metrics", "ScoreRow", "ScoringSettings", "Vectors", "across_datasets", "comparison_scores",
+           "correlation_scores", "human_ceiling", "oov_shares", "paired_difference", "predictions", "raters_below",
+           "score_dataset", "summary", "with_holm", "words_of"]  # fmt: skip
 
 # --------------------------------------------------------------------------------------------
 # scores
@@ -88,7 +59,13 @@ PREDICTION_COLUMNS = TABLES["predictions"].names
 
 
 class ScoreRow(NamedTuple):
-    """One row of the scores table, by name (its fields are the table's columns, in order)."""
+    """One row of the scores table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    fields : str, int, float
+        The table's columns, in order, as declared below.
+    """
 
     dataset: str
     model: str
@@ -104,7 +81,13 @@ class ScoreRow(NamedTuple):
 
 
 class DifferenceRow(NamedTuple):
-    """One row of the model_differences table, by name (its fields are the table's columns, in order)."""
+    """One row of the model_differences table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    fields : str, int, float
+        The table's columns, in order, as declared below.
+    """
 
     dataset: str
     model_a: str
@@ -130,7 +113,13 @@ class DifferenceRow(NamedTuple):
 
 @dataclass(frozen=True)
 class ScoringSettings:
-    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.io.config``)."""
+    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.io.config``).
+
+    Attributes
+    ----------
+    resamples, seed, confidence, msd_min_coverage, min_shared_items : int or float
+        The block's keys, as the comments below say.
+    """
 
     resamples: int  # bootstrap resamples for each CI (0: no CIs)
     seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
@@ -148,7 +137,19 @@ class ScoringSettings:
 
 class Vectors:
     """Lookup of a model's kept vectors with its OOV policy. A vector that is all zeros or holds a
-    value that is not finite as stored (``unusable``) makes its word out of vocabulary."""
+    value that is not finite as stored (``unusable``) makes its word out of vocabulary.
+
+    Parameters
+    ----------
+    table : pd.DataFrame
+        The table.
+    lowercase : bool
+        As the class says.
+    oov : str
+        As the class says.
+    mean : np.ndarray | None
+        As the class says.
+    """
 
     def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
         self.oov, self.lowercase = oov, lowercase
@@ -208,6 +209,22 @@ class Vectors:
 
 
 def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors) -> pd.DataFrame:
+    """One cosine per word pair, NaN where a word is out of the vocabulary (``oov``, ``oov_words``).
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    pairs : pandas.DataFrame
+        ``item_id``, ``word1``, ``word2``.
+    vectors : Vectors
+        The model's vectors and OOV policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The predictions table.
+    """
     sims, oov, missing = vectors.pair_sims(pairs["word1"].tolist(), pairs["word2"].tolist())
     return pd.DataFrame(
         {
@@ -225,6 +242,18 @@ def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors)
 
 
 def oov_shares(pred: pd.DataFrame) -> dict:
+    """``oov_pairs`` (the share of pairs with an OOV word) and ``oov_words`` (of distinct words).
+
+    Parameters
+    ----------
+    pred : pandas.DataFrame
+        A predictions table.
+
+    Returns
+    -------
+    dict
+        The two shares, as fractions (NaN without pairs).
+    """
     words = pd.concat([pred["word1"], pred["word2"]]).unique()
     lost = {w for joined in pred["oov_words"] for w in joined.split(";") if w}
     return {
@@ -259,6 +288,11 @@ class Metrics(dict):
     scores table's rows. ``correlation_scores`` (and so ``score_dataset``, the scores table of
     every dataset x model, and ``simgold.evaluate``) reads it when it runs: a metric is one entry,
     scored with a percentile bootstrap CI seeded by its name.
+
+    Parameters
+    ----------
+    entries : dict
+        The registry's entries, by name.
 
     Examples
     --------
@@ -314,6 +348,26 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
     value (fewer than 3 items, a constant gold standard or constant similarities) has no CI either,
     and its note says why.
 
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    gold : object
+        The gold means.
+    sim : object
+        The model's similarities.
+    n_total : object
+        The dataset's items.
+    settings : ScoringSettings
+        The config's ``scoring`` settings.
+    subset : object
+        The subset (``all`` or ``column=value``).
+
+    Returns
+    -------
+    object
+        As the summary says.
+
     Examples
     --------
     >>> rows = correlation_scores("d", "m", np.full(5, 3.0), np.arange(5.0), 5, ScoringSettings(100, 0, 0.95))
@@ -339,7 +393,26 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
 
 
 def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings: ScoringSettings):
-    """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons."""
+    """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons.
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    comps : pd.DataFrame
+        The comparisons (``target``, ``w1``, ``w2``, ``type``, ``r``, ``tie_to_w1``).
+    sim1 : object
+        The similarity of each target and w1.
+    sim2 : object
+        The similarity of each target and w2.
+    settings : ScoringSettings
+        The config's ``scoring`` settings.
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
     rows = []
     groups = [("all", np.ones(len(comps), dtype=bool))] + [
@@ -453,6 +526,16 @@ def across_datasets(tables: list[pd.DataFrame]) -> pd.DataFrame:
     p values adjusted by Benjamini-Hochberg over all datasets (per metric), the false discovery
     rate of a reader who reports every pair of models that differs on any dataset.
 
+    Parameters
+    ----------
+    tables : list[pd.DataFrame]
+        The tables.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+
     Examples
     --------
     >>> one = pd.DataFrame({"dataset": "a", "metric": "spearman", "p": [0.01, 0.2], "williams_p": [0.02, 0.3]})
@@ -480,6 +563,16 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
     """``p_holm`` and ``williams_p_holm``: each p adjusted by Holm's step-down method over the
     model pairs of one dataset and metric (``simgold.stats.multiple.holm``), so that a reader who
     scans every pair of models for a significant one keeps the family-wise error at the level.
+
+    Parameters
+    ----------
+    table : pd.DataFrame
+        The table.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
 
     Examples
     --------
@@ -512,7 +605,18 @@ def _pairs_for(dataset: str, kind: str, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def words_of(table: pd.DataFrame) -> list[str]:
-    """Every word of an items table (word1, word2) or comparisons table (target, w1, w2)."""
+    """Every word of an items table (word1, word2) or comparisons table (target, w1, w2).
+
+    Parameters
+    ----------
+    table : pd.DataFrame
+        The table.
+
+    Returns
+    -------
+    list[str]
+        As the summary says.
+    """
     cols = [c for c in ("word1", "word2", "target", "w1", "w2") if c in table.columns]
     return sorted({w for c in cols for w in table[c].dropna().tolist()})
 
@@ -533,7 +637,36 @@ def score_dataset(
 ):
     """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
     made elsewhere, e.g. in context). ``agreement`` gives the human ceiling, ``raters`` (the
-    agreement stage's per-rater table) the ``raters_below`` row."""
+    agreement stage's per-rater table) the ``raters_below`` row.
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    kind : str
+        The dataset's kind (``ratings``, ``means``, ``comparisons``, ...).
+    pairs_table : pd.DataFrame
+        The word pairs to score.
+    vectors : Vectors
+        The model's vectors.
+    gold : pd.DataFrame | None
+        The gold means.
+    comparisons : pd.DataFrame | None
+        The comparisons (``target``, ``w1``, ``w2``, ``type``, ``r``, ``tie_to_w1``).
+    agreement : pd.DataFrame | None
+        The agreement stage's agreement table (None: no raters).
+    raters : pd.DataFrame | None
+        The agreement stage's per-rater table.
+    scoring : ScoringSettings
+        The config's ``scoring`` settings.
+    pred : pd.DataFrame | None
+        Predictions made elsewhere (None: made here).
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     if pred is None:
         pred = predictions(dataset, model, _pairs_for(dataset, kind, pairs_table), vectors)
     rows = []
@@ -579,6 +712,18 @@ def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[fl
     Both are correlations with a mean of the (other) raters, so the model stands where a rater with
     its correlation would. The human ceiling is their mean.
 
+    Parameters
+    ----------
+    model_spearman : float
+        The model's Spearman with the gold.
+    raters : pd.DataFrame | None
+        The agreement stage's per-rater table.
+
+    Returns
+    -------
+    tuple[float, tuple[int, int]]
+        As the summary says.
+
     Examples
     --------
     >>> raters = pd.DataFrame({"stage": "filtered", "excluded": False, "vs_rest": [0.5, 0.6, 0.7, None]})
@@ -597,7 +742,18 @@ def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[fl
 
 
 def human_ceiling(agreement: pd.DataFrame | None) -> float:
-    """Leave-one-out agreement (vs_rest) of the kept raters: what a model could hope to reach."""
+    """Leave-one-out agreement (vs_rest) of the kept raters: what a model could hope to reach.
+
+    Parameters
+    ----------
+    agreement : pd.DataFrame | None
+        The agreement stage's agreement table (None: no raters).
+
+    Returns
+    -------
+    float
+        As the summary says.
+    """
     if agreement is None or agreement.empty:
         return float("nan")
     row = agreement[(agreement["stage"] == "filtered") & (agreement["subset"] == "all")]
@@ -606,7 +762,18 @@ def human_ceiling(agreement: pd.DataFrame | None) -> float:
 
 def summary(scores: pd.DataFrame) -> pd.DataFrame:
     """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it,
-    and ``low_coverage`` where the model has no vector for more than half of the dataset's words."""
+    and ``low_coverage`` where the model has no vector for more than half of the dataset's words.
+
+    Parameters
+    ----------
+    scores : pd.DataFrame
+        The scores table.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     is_extra = scores["metric"].isin(SUMMARY_EXTRAS)
     side = scores[is_extra].pivot_table(
         index=["dataset", "model"], columns="metric", values="value", aggfunc="first", dropna=False
@@ -617,120 +784,3 @@ def summary(scores: pd.DataFrame) -> pd.DataFrame:
             out[col] = np.nan
     out["low_coverage"] = out["oov_words"] > 0.5
     return out.sort_values(["dataset", "model", "metric", "subset"], kind="stable").reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------------------------
-# in context
-
-
-class PredictionRow(NamedTuple):
-    """One row of the predictions table, by name (its fields are the table's columns, in order)."""
-
-    dataset: str
-    model: str
-    item_id: str
-    word1: str
-    word2: str
-    sim: float
-    oov: bool
-    oov_words: str
-
-
-_TAG = re.compile(r"</?strong>", re.IGNORECASE)
-
-
-def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int] | None]]:
-    """The plain text and the character span of each target form in it.
-
-    CoSimLex marks the targets with ``<strong>...</strong>``: the marked segments are used first,
-    matched to the forms case-insensitively; otherwise the first whole-word occurrence counts.
-    """
-    marked, plain, pos = [], [], 0
-    inside = None
-    for m in _TAG.finditer(text):
-        plain.append(text[pos : m.start()])
-        offset = sum(len(p) for p in plain)
-        if m.group(0).lower() == "<strong>":
-            inside = offset
-        elif inside is not None:
-            marked.append((inside, offset))
-            inside = None
-        pos = m.end()
-    plain.append(text[pos:])
-    clean = "".join(plain)
-    spans: list[tuple[int, int] | None] = []
-    taken: set[tuple[int, int]] = set()
-    for form in forms:
-        span = next((s for s in marked if s not in taken and clean[s[0] : s[1]].casefold() == form.casefold()), None)
-        if span is None:
-            for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", clean, flags=re.IGNORECASE):
-                if (m.start(), m.end()) not in taken:
-                    span = (m.start(), m.end())
-                    break
-        if span is None and len(marked) == len(forms):
-            span = marked[len(spans)]  # the marked segment in order, when the form differs (inflection)
-        spans.append(span)
-        if span is not None:
-            taken.add(span)
-    return clean, spans
-
-
-CONTEXT_VECTOR_COLUMNS = TABLES["context_vectors"].names
-
-
-def in_context_vectors(
-    dataset: str,
-    model: str,
-    items: pd.DataFrame,
-    encoder,
-    form_columns=("word1_form", "word2_form"),
-    store=None,
-    log=None,
-) -> pd.DataFrame:
-    """Each item's two target words' vectors in its context (``vector1``, ``vector2``, float64);
-    every context is encoded in one batched call (through the vector ``store`` when given; progress
-    to ``log``). ``missing``: the forms not found in the context (their item has no vectors)."""
-    located = []
-    for it in items.itertuples(index=False):
-        forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
-        clean, spans = target_spans(it.context_text, forms) if it.context_text else ("", [None, None])
-        located.append((it, clean, spans, [f for f, s in zip(forms, spans) if s is None]))
-    wanted = [(clean, spans) for _, clean, spans, missing in located if not missing]
-    vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
-    rows = []
-    for it, _, _, missing in located:
-        v1 = v2 = None
-        if not missing:
-            v1, v2 = next(vectors)
-        rows.append((dataset, model, it.item_id, it.word1, it.word2, ";".join(missing), v1, v2))
-    return pd.DataFrame(rows, columns=[*CONTEXT_VECTOR_COLUMNS, "vector1", "vector2"])
-
-
-def context_vector_types(table: pd.DataFrame) -> dict:
-    """The Parquet types of the vector columns: fixed-size float64 lists (the model's own precision)."""
-    dim = next((len(v) for v in table["vector1"] if v is not None), 0)
-    return {c: pa.list_(pa.float64(), dim) if dim else pa.list_(pa.float64()) for c in ("vector1", "vector2")}
-
-
-def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
-    """Cosine similarity of each item's two in-context vectors (from :func:`in_context_vectors`)."""
-    found = np.array([v1 is not None and v2 is not None for v1, v2 in zip(table["vector1"], table["vector2"])])
-    sim = np.full(len(table), np.nan)
-    if found.any():  # every row in one call; a fixed summation order (einsum, not BLAS): the same bits under any kernel
-        sim[found] = cosine(np.stack(table["vector1"][found]), np.stack(table["vector2"][found]))
-    missing = table["missing"].fillna("")
-    return pd.DataFrame(
-        {
-            **{c: table[c] for c in ("dataset", "model", "item_id", "word1", "word2")},
-            "sim": sim,
-            "oov": missing != "",
-            "oov_words": missing,
-        }
-    )[list(PREDICTION_COLUMNS)]
-
-
-def in_context_predictions(dataset: str, model: str, items: pd.DataFrame, encoder, **options) -> pd.DataFrame:
-    """Cosine similarity of the two target words' vectors in each item's context: the vectors of
-    :func:`in_context_vectors` (``options``: its ``form_columns``, ``store`` and ``log``), then
-    :func:`context_predictions`."""
-    return context_predictions(in_context_vectors(dataset, model, items, encoder, **options))

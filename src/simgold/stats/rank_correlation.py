@@ -40,34 +40,11 @@ import numpy as np
 
 from simgold.stats.alpha import krippendorff_alpha
 
-__all__ = [
-    "BLOCK_CELLS",
-    "CHUNK_ENTRIES",
-    "MIN_CORRELATION_ITEMS",
-    "RANK_TABLE_CELLS",
-    "ROW_CELLS",
-    "AgreementStats",
-    "PairResult",
-    "RatingMatrix",
-    "SharedItems",
-    "agreement",
-    "argsort_ints",
-    "complete_raters",
-    "group_ranks",
-    "grouped_spearman",
-    "pairwise_spearman",
-    "pearson",
-    "pearson_rows",
-    "rankdata",
-    "reference_values",
-    "row_sums",
-    "shared_items",
-    "spearman",
-    "spearman_from_sums",
-    "spearman_rows",
-    "undefined_correlation_note",
-    "vs_reference",
-]
+__all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "MIN_CORRELATION_ITEMS", "RANK_TABLE_CELLS", "ROW_CELLS",
+           "AgreementStats", "PairResult", "RatingMatrix", "SharedItems", "agreement", "argsort_ints",
+           "complete_raters", "group_ranks", "grouped_spearman", "pairwise_spearman", "pearson", "pearson_rows",
+           "rankdata", "reference_values", "row_sums", "shared_items", "spearman", "spearman_from_sums",
+           "spearman_rows", "undefined_correlation_note", "vs_reference"]  # fmt: skip
 
 CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
 BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
