@@ -24,7 +24,6 @@ from simgold.stats.resampling import draw_counts, draws
 from simgold.stats.rank_correlation import RatingMatrix, agreement, pairwise_spearman
 from simgold.stats.seeds import seed_for
 
-
 #: the settings these tests' numbers were drawn with, where a test does not give its own
 SETTINGS = {"resamples": 1000, "seed": 0, "confidence": 0.95, "min_overlap": 5, "max_work": 15_000_000}
 
@@ -33,6 +32,7 @@ def agreement_cis(*args, **kwargs) -> SimpleNamespace:
     """``simgold.stats.agreement_ci.agreement_cis`` with its table as the stage builds it."""
     ci = rows_of_cis(*args, **{**SETTINGS, **kwargs})
     return SimpleNamespace(table=ci_table(ci), replicates=ci.replicates)
+
 
 MIN_OVERLAP = 5
 
@@ -161,7 +161,9 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
     raters = np.arange(X.shape[1])
-    assert set(ours) == {(s, scheme) for s in agreement_statistics.ci_statistics() for scheme in agreement_statistics.SCHEMES}
+    assert set(ours) == {
+        (s, scheme) for s in agreement_statistics.ci_statistics() for scheme in agreement_statistics.SCHEMES
+    }
     for b in range(50):
         by_items = loop_statistics(X[item_idx[b]], raters)
         by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
@@ -351,13 +353,17 @@ def test_work_per_resample_counts_from_the_ratings():
     shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
     K = len(np.unique(X[rated]))
     assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
-    assert set(work) == {(s, scheme) for s in agreement_statistics.ci_statistics() for scheme in ("items", "raters", "both")}
+    assert set(work) == {
+        (s, scheme) for s in agreement_statistics.ci_statistics() for scheme in ("items", "raters", "both")
+    }
     for key in work:
         # pairwise with items and raters resampled ranks what pairwise with items does
         ranked = work["pairwise", "items"]
         expected = {("pairwise", "items"): ranked, ("pairwise", "both"): ranked, ("alpha_interval", "items"): 20}
         assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
-    assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1, confidence=0.95) == 0
+    assert (
+        agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1, confidence=0.95) == 0
+    )
 
 
 def test_the_stage_takes_its_ci_defaults_from_the_schema():

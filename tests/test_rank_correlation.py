@@ -93,7 +93,10 @@ def test_incremental_update_equals_full_recomputation():
     X2[:, [1, 6]] = np.clip(X2[:, [1, 6]] + 1, 0, 6)  # a complete rater and another one
     m, m2 = RatingMatrix.from_dense(X), RatingMatrix.from_dense(X2)
     np.testing.assert_allclose(
-        pairwise_spearman(m2, previous=(m, before), min_overlap=5).dense(), loop_pairwise(X2)[0], atol=1e-12, equal_nan=True
+        pairwise_spearman(m2, previous=(m, before), min_overlap=5).dense(),
+        loop_pairwise(X2)[0],
+        atol=1e-12,
+        equal_nan=True,
     )
     assert pairwise_spearman(m, previous=(m, before), min_overlap=5) is before
 

@@ -26,6 +26,7 @@ __all__ = [
     "target_spans",
 ]
 
+
 class PredictionRow(NamedTuple):
     """One row of the predictions table, by name (its fields are the table's columns, in order).
 

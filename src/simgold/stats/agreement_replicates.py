@@ -27,6 +27,7 @@ dataset to 1e-12):
   w tied entries: ``reference_raters`` with ``weights``); alpha weighs each unit by its item's draws
   (``alpha_raters`` with ``weights``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -364,7 +365,12 @@ def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None
     """
     v = m.score - m.score.mean()
     out = []
-    for data, per_rater in ((np.ones(len(v)), counts), (v, counts), (v * v, counts), (np.ones(len(v)), counts * counts)):
+    for data, per_rater in (
+        (np.ones(len(v)), counts),
+        (v, counts),
+        (v * v, counts),
+        (np.ones(len(v)), counts * counts),
+    ):
         matrix = _csr((data, (m.item, m.rater)), shape=m.shape)
         out.append(np.asarray(matrix @ per_rater.T).T)  # resamples x items
     n, s1, s2, q = out
