@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from agreement import MIN_OVERLAP, measure, synthetic, whole_stage
 
-from simgold.stages.agreement import CI_DEFAULTS
+from simgold.io.schema import default
 from simgold.stats.agreement_ci import replicates, resamples_within, work_per_resample
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES, ci_statistics
 from simgold.stats.resampling import draw_counts, draws
@@ -40,7 +40,7 @@ from simgold.stats.alpha import krippendorff_alpha
 from simgold.stats.rank_correlation import RatingMatrix, _grouped_spearman, pairwise_spearman, vs_reference
 
 KEYS = [(s, scheme) for s in ci_statistics() for scheme in SCHEMES if scheme in AGREEMENT_STATISTICS[s].replicates]
-CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": CI_DEFAULTS["max_work"]}
+CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": default("agreement.ci_max_work")}
 
 
 def danish_like(seed: int = 0) -> np.ndarray:

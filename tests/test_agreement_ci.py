@@ -6,6 +6,7 @@ simgold.agreement; counting of undefined resamples; seeds; the work cap."""
 from __future__ import annotations
 
 import doctest
+import inspect
 from types import SimpleNamespace
 
 import krippendorff
@@ -366,13 +367,12 @@ def test_work_per_resample_counts_from_the_ratings():
     )
 
 
-def test_the_stage_takes_its_ci_defaults_from_the_schema():
-    from simgold.io.config import load_schema
-    from simgold.stages.agreement import CI_DEFAULTS
+def test_the_ci_settings_have_their_defaults_in_the_schema_only():
+    from simgold.io.schema import default
 
-    agreement_keys = load_schema()["$defs"]["dataset"]["properties"]["agreement"]["properties"]
-    assert agreement_keys["ci_max_work"]["default"] == CI_DEFAULTS["max_work"] == 15_000_000
-    assert agreement_keys["resamples"]["default"] == CI_DEFAULTS["resamples"] == 1000
+    assert default("agreement.ci_max_work") == 15_000_000 and default("agreement.resamples") == 1000
+    signature = inspect.signature(agreement_ci.agreement_cis).parameters
+    assert all(signature[key].default is inspect.Parameter.empty for key in ("resamples", "seed", "max_work"))
 
 
 # -------------------------------------------------------------------------------- the agreement stage
@@ -424,7 +424,7 @@ def _filtered_matrix(report, items, pos):
 def test_rating_slots_get_alpha_resampling_items_only():
     X = random_panel(9, n_items=30, n_raters=5)
     items = pd.DataFrame({"item_id": np.arange(30)})
-    report = _stage(ratings_of(X), items, persistent_raters=False, ci={"resamples": 50, "seed": 0})
+    report = _stage(ratings_of(X), items, persistent_raters=False, ci={"resamples": 50, "seed": 0, "confidence": 0.95, "max_work": 15_000_000})
     table = report["agreement_ci"]
     assert list(table["stage"]) == ["raw", "calibrated", "filtered"]
     assert set(table["statistic"]) == {"alpha_interval"} and set(table["scheme"]) == {"items"}

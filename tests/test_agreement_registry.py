@@ -55,7 +55,7 @@ def synthetic(seed: int = 4, n_items: int = 24, n_raters: int = 6):
     return items, ratings
 
 
-CI = {"resamples": 60, "seed": 7, "confidence": 0.9}
+CI = {"resamples": 60, "seed": 7, "confidence": 0.9, "max_work": 15_000_000}
 
 
 def _report(items, ratings):

@@ -58,11 +58,12 @@ config = check_config(yaml.safe_load(open(f"{root}/config/config.yaml", encoding
 spec = config["datasets"]["demo-da"]
 tables = clean_dataset("demo-da", spec, base_dir=root)
 items, raw = tables["items"], tables["ratings"]
-ci = {"resamples": 200, "seed": 7, "confidence": 0.95}
+ci = {"resamples": 200, "seed": 7, "confidence": 0.95, "max_work": 15_000_000}
 for method, settings in (("shift", spec["calibration"]), ("zscore", {"threshold": 1.0, "step": 1.0})):
     calibrated, calibration = calibrate(raw, spec["scale"], **{**settings, "method": method})
     report = agreement_report(
-        "demo-da", items, raw, calibrated, calibration, subset_names=["pos"], outliers=spec["outliers"], ci=ci
+        "demo-da", items, raw, calibrated, calibration, min_overlap=5, subset_names=["pos"],
+        outliers=spec["outliers"], ci=ci,
     )
     for name in ("agreement", "raters", "agreement_ci"):
         digest(f"{method}: {name}", report[name])

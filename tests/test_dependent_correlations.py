@@ -162,28 +162,28 @@ def test_dataset_msd_takes_the_best_spearman_and_the_two_best_models_correlation
     diffs = pd.DataFrame(
         {"model_a": ["e5", "e5", "glove"], "model_b": ["glove", "minilm", "minilm"], "r_ab": [0.40, 0.85, 0.55]}
     )
-    table = msd_tables.dataset_msd("ws353", scores, diffs)
+    table = msd_tables.dataset_msd("ws353", scores, diffs, min_coverage=0.9)
     assert table["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"]
     assert table["r_jk"].tolist() == [0.5, 0.7, 0.9, 0.85] and (table["r_best"] == 0.62).all() and (table["n"] == 353).all()
     for row in table.itertuples():  # each d is where Williams' test crosses p = 0.05
         assert williams_test(0.62, 0.62 - row.msd, row.r_jk, 353).p == pytest.approx(0.05, abs=1e-9)
-    single = msd_tables.dataset_msd("ws353", _scores({"e5": 0.62}), diffs.iloc[:0])
+    single = msd_tables.dataset_msd("ws353", _scores({"e5": 0.62}), diffs.iloc[:0], min_coverage=0.9)
     assert single["r_jk_kind"].tolist() == ["fixed"] * 3
     # no model has a Spearman (a constant gold standard): no MSD, and the note says why
     why = "the gold standard gives every item the same score (3): no correlation"
     undefined = _scores({"e5": np.nan}).assign(note=why)
-    none = msd_tables.dataset_msd("x", undefined, diffs.iloc[:0])
+    none = msd_tables.dataset_msd("x", undefined, diffs.iloc[:0], min_coverage=0.9)
     assert none["r_jk"].tolist() == [0.5, 0.7, 0.9] and none["msd"].isna().all() and (none["n_items"] == 353).all()
     assert (none["note"] == "no model has a Spearman with the gold standard: the gold standard gives every item the "
                             "same score (3): no correlation").all()  # fmt: skip
-    assert msd_tables.dataset_msd("x", _scores({}), diffs.iloc[:0]).empty  # no model scores it
+    assert msd_tables.dataset_msd("x", _scores({}), diffs.iloc[:0], min_coverage=0.9).empty  # no model scores it
 
 
 def test_with_msd_puts_the_value_beside_each_spearman_on_all_items():
     two = msd_tables.dataset_msd("ws353", _scores({"a": 0.6, "b": 0.5}), pd.DataFrame(
-        {"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]}))  # fmt: skip
+        {"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]}), min_coverage=0.9)  # fmt: skip
     one = msd_tables.dataset_msd("demo", _scores({"a": 0.6}, n=30).assign(dataset="demo"), pd.DataFrame(
-        {"model_a": [], "model_b": [], "r_ab": []}))  # fmt: skip
+        {"model_a": [], "model_b": [], "r_ab": []}), min_coverage=0.9)  # fmt: skip
     summary = pd.concat([_scores({"a": 0.6, "b": 0.5}), _scores({"a": 0.6}, n=30).assign(dataset="demo")])
     out = msd_tables.with_msd(summary, pd.concat([two, one]))
     head = (out["metric"] == "spearman") & (out["subset"] == "all")
@@ -281,7 +281,7 @@ def test_msd_is_carried_by_the_best_model_that_scores_enough_items():
             "r_ab": [0.7, 0.5, 0.1],
         }
     )
-    table = msd_tables.dataset_msd("rw", scores, diffs)
+    table = msd_tables.dataset_msd("rw", scores, diffs, min_coverage=0.9)
     assert set(table["model"]) == {"full"} and (table["n"] == 2034).all() and (table["n_items"] == 2034).all()
     assert table["msd"].round(4).tolist() == [0.0378, 0.0296, 0.0172, 0.0296]  # 0.0296 at r_jk = 0.7, as the issue computed it
     assert table["model_k"].tolist() == ["", "", "", "most"] and table["r_jk"].iloc[-1] == 0.7
@@ -290,7 +290,7 @@ def test_msd_is_carried_by_the_best_model_that_scores_enough_items():
     strict = msd_tables.dataset_msd("rw", scores, diffs, min_coverage=0.95)
     assert strict["r_jk_kind"].tolist() == ["fixed"] * 3 and set(strict["model"]) == {"full"}
     # no model covers enough: NaN with the reason, never a threshold on 3 items
-    alone = msd_tables.dataset_msd("rw", scores[scores["model"] == "tiny"], diffs)
+    alone = msd_tables.dataset_msd("rw", scores[scores["model"] == "tiny"], diffs, min_coverage=0.9)
     assert alone["msd"].isna().all() and alone["model"].eq("").all() and alone["n_items"].eq(2034).all()
     assert alone["note"].iloc[0] == (
         "no model scores at least 90% of the items (scoring.msd_min_coverage); the most: tiny, 3 of 2,034"
@@ -357,7 +357,7 @@ def test_msd_on_rare_words_and_card660_uses_a_model_that_scores_them(shared_spec
         assert (old, spearman.loc[old, "n_used"]) == expected_old[dataset]
         items = len(runs["minilm"].predictions)  # every pair of the dataset, each scored
         assert items == spearman.loc["minilm", "n_total"] == spearman.loc["minilm", "n_used"]
-        table = msd_tables.dataset_msd(dataset, scores, pd.DataFrame(columns=["model_a", "model_b", "r_ab"]))
+        table = msd_tables.dataset_msd(dataset, scores, pd.DataFrame(columns=["model_a", "model_b", "r_ab"]), min_coverage=0.9)
         assert set(table["model"]) == {"minilm"} and (table["n"] == spearman.loc["minilm", "n_total"]).all()
         assert (table["r_best"] == spearman.loc["minilm", "value"]).all()
         assert table["msd"].notna().all() and (table["note"] == "").all()

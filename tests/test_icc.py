@@ -103,7 +103,7 @@ def test_no_complete_block_gives_no_value_and_a_note():
     ratings = pd.DataFrame({"item_id": ["a", "b", "c", "a", "b"], "rater": ["r1", "r1", "r1", "r2", "r2"],
                             "score": [1.0, 2.0, 3.0, 1.5, 2.5]})  # fmt: skip
     items = pd.DataFrame({"item_id": ["a", "b", "c"]})
-    table = icc_levels("d", items, {"raw": ratings})
+    table = icc_levels("d", items, {"raw": ratings}, confidence=0.95)
     assert table["value"].isna().all() and table["note"].str.startswith("1 of 2 raters rated every one of the 3 items").all()
 
 
@@ -136,7 +136,7 @@ def test_the_stage_says_why_a_block_has_no_icc():
 
     def notes(ratings: pd.DataFrame) -> list[str]:
         items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
-        return icc_levels("d", items, {"raw": ratings})["note"].tolist()
+        return icc_levels("d", items, {"raw": ratings}, confidence=0.95)["note"].tolist()
 
     one_item = pd.DataFrame({"item_id": "a", "rater": ["r1", "r2", "r3"], "score": [2.0, 3.0, 4.0]})
     assert notes(one_item) == ["1 item: an ICC needs two items or more"] * 2  # was "3 of 3 raters rated every one"

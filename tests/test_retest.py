@@ -119,7 +119,7 @@ def test_repeats_are_kept_whatever_the_duplicates_rule(tmp_path, policy):
     assert got == EXPECTED
     if policy == "all":  # the repetitions are items of their own; the repeats name the first occurrence
         assert set(t["repeats"]["item_id"]) == set(t["items"].query("occurrence == 1")["item_id"])
-    retest = retest_table("t", t["repeats"])
+    retest = retest_table("t", t["repeats"], confidence=0.95)
     assert retest["n_pairs"].tolist() == [3, 2, 1]  # pooled, r1, r2
     assert retest["mean_abs_diff"].iloc[0] == pytest.approx((1 + 2 + 2) / 3)  # |9-10|, |8-6|, |7-5|
     assert t["summary"]["ledger_balanced"].iloc[0]
@@ -145,7 +145,7 @@ def test_long_layout_repeats(tmp_path):
     assert [(r.rater, r.answer, r.score, r.source_row) for r in t["repeats"].itertuples()] == [
         ("A", 1, 4.0, 3), ("A", 2, 3.0, 4), ("A", 3, 6.0, 7)
     ]  # fmt: skip
-    retest = retest_table("t", t["repeats"])
+    retest = retest_table("t", t["repeats"], confidence=0.95)
     assert retest["n_pairs"].tolist() == [2, 2] and retest["mean_abs_diff"].iloc[0] == pytest.approx(2.0)
 
 
@@ -174,7 +174,7 @@ def test_demo_questionnaire_pairs_counted_from_the_sheet():
 
     expected = _sheet_pairs(ROOT / "raw/demo/da/sporgeskema.xlsx", "Svar", (0, 1), 3, header_row=1)
     assert len(expected) > 100  # every rater meets the repeated calibration questions
-    retest = retest_table("demo-da", simgold.clean("demo-da", base_dir=ROOT, config=ROOT / "config/config.yaml")["repeats"])
+    retest = retest_table("demo-da", simgold.clean("demo-da", base_dir=ROOT, config=ROOT / "config/config.yaml")["repeats"], confidence=0.95)
     pooled = retest.iloc[0]
     first, second = (np.array([p[k] for p in expected], dtype=float) for k in (1, 2))
     assert pooled["n_pairs"] == len(expected) and pooled["n_raters"] == len({p[0] for p in expected})
@@ -201,7 +201,7 @@ def test_wordsim_set1_repeated_pairs(shared, cleaned):
     repeated = {k: v for k, v in by_pair.items() if len(v) > 1}
     assert sorted(repeated) == [("bank", "money"), ("cash", "money")]
     pairs = [(header[j], float(rs[0][j]), float(rs[1][j])) for rs in repeated.values() for j in raters]
-    retest = retest_table("ws353-set1", cleaned("ws353-set1")["repeats"])  # config/examples/shared-data.yaml
+    retest = retest_table("ws353-set1", cleaned("ws353-set1")["repeats"], confidence=0.95)  # config/examples/shared-data.yaml
     first, second = (np.array([p[k] for p in pairs]) for k in (1, 2))
     pooled = retest.iloc[0]
     assert (pooled["n_pairs"], pooled["n_items"], pooled["n_raters"]) == (26, 2, 13)

@@ -151,7 +151,7 @@ def test_vs_rest_min_excludes_below_the_threshold_and_keeps_a_rater_exactly_at_i
     ratings = vs_rest_panel()
     items = pd.DataFrame({"item_id": [f"i{i}" for i in range(10)]})
     report = agreement_report("d", items, ratings, ratings, NO_CALIBRATION,
-                              outliers={"method": "vs_rest_min", "threshold": 0.5})  # fmt: skip
+                              outliers={"method": "vs_rest_min", "threshold": 0.5}, min_overlap=5)  # fmt: skip
     raters = report["raters"][report["raters"]["stage"] == "calibrated"].set_index("rater")
     vs_rest = loop_vs_rest(ratings)
     assert vs_rest["T"] == pytest.approx(0.5, abs=1e-12) and raters.loc["T", "vs_rest"] == 0.5
@@ -185,7 +185,7 @@ def test_pairwise_sd_cuts_once_at_mean_minus_k_sd_with_ddof_1():
     item, rater = np.nonzero(~np.isnan(X))
     ratings = ratings_frame([("d", f"i{i:02d}", f"r{j}", X[i, j]) for i, j in zip(item, rater)])
     items = pd.DataFrame({"item_id": [f"i{i:02d}" for i in range(16)]})
-    report = agreement_report("d", items, ratings, ratings, NO_CALIBRATION, outliers={"method": "pairwise_sd", "k": k})
+    report = agreement_report("d", items, ratings, ratings, NO_CALIBRATION, outliers={"method": "pairwise_sd", "k": k}, min_overlap=5)
     raters = report["raters"][report["raters"]["stage"] == "calibrated"].set_index("rater")
     rho = loop_pairwise(X)[0]
     avg = {f"r{j}": np.nanmean(rho[j]) for j in range(X.shape[1])}

@@ -44,21 +44,13 @@ from simgold.stats.agreement_statistics import (
     slot_summary,
     undefined_reason,
 )
-from simgold.io.schema import default
 from simgold.io.tables import TABLES
 
-__all__ = ["CI_DEFAULTS", "RATER_COLUMNS", "STAGES", "OutlierCut", "agreement_ci_report", "agreement_report",
+__all__ = ["RATER_COLUMNS", "STAGES", "OutlierCut", "agreement_ci_report", "agreement_report",
            "alpha_levels", "alpha_table", "ci_table", "icc_levels", "optimistic_note", "outlier_cut",
            "ranking_agreement", "ranking_report", "retest_table", "select_outliers", "subsets"]  # fmt: skip
 
 STAGES = ("raw", "calibrated", "filtered")
-CI_DEFAULTS = {  # the settings of the CIs on agreement that a ``ci`` dict leaves out: the schema's defaults
-    "resamples": default("agreement.resamples"),
-    "seed": default("scoring.seed"),
-    "confidence": default("scoring.confidence"),
-    "max_work": default("agreement.ci_max_work"),
-    "min_defined": default("agreement.ci_min_resamples"),
-}
 RATER_COLUMNS = TABLES["raters"].names  # the canonical schema's columns, in order
 
 
@@ -243,7 +235,7 @@ def agreement_report(
     calibrated: pd.DataFrame,
     calibration: pd.DataFrame,
     *,
-    min_overlap: int = default("agreement.min_overlap"),
+    min_overlap: int,
     subset_names: list[str] | None = None,
     outliers: dict | None = None,
     persistent_raters: bool = True,
@@ -272,7 +264,7 @@ def agreement_report(
     persistent_raters : bool
         False: the rating columns are slots, not people.
     ci : dict | None
-        The settings of the CIs (``CI_DEFAULTS`` for those left out); None: no CIs.
+        The CIs' ``resamples``, ``seed``, ``confidence``, ``max_work`` (and ``min_defined``); None: none.
     log : object
         Where progress lines go (None: nowhere).
 
@@ -282,7 +274,6 @@ def agreement_report(
         As the summary says.
     """
     outliers = outliers or {"method": "none"}
-    ci = None if ci is None else {**CI_DEFAULTS, **ci}
     item_ids = items["item_id"].to_numpy()
     masks = subsets(items, subset_names or [])
     if not persistent_raters:
@@ -358,11 +349,11 @@ def agreement_ci_report(
     calibrated: pd.DataFrame,
     raters: pd.DataFrame,
     *,
-    min_overlap: int = default("agreement.min_overlap"),
+    min_overlap: int,
     subset_names: list[str] | None = None,
     outlier_method: str = "none",
     persistent_raters: bool = True,
-    ci: dict | None = None,
+    ci: dict,
 ) -> pd.DataFrame:
     """The agreement_ci table of a per-rater dataset whose agreement stage has run: the raters it
     excluded are read from its ``raters`` table, not decided again.
@@ -383,16 +374,15 @@ def agreement_ci_report(
         The outlier rule that excluded the raters (for the filtered stage's note).
     persistent_raters : bool
         False: the rating columns are slots (alpha's CIs, items resampled).
-    ci : dict, optional
-        ``resamples``, ``seed``, ``confidence``, ``max_work``, ``min_defined``; the schema's
-        defaults (``CI_DEFAULTS``) for those left out.
+    ci : dict
+        ``resamples``, ``seed``, ``confidence``, ``max_work`` (``agreement_cis``' settings) and,
+        optionally, ``min_defined``.
 
     Returns
     -------
     pandas.DataFrame
         The agreement_ci table, as ``agreement_report(..., ci=ci)["agreement_ci"]`` gives it.
     """
-    ci = {**CI_DEFAULTS, **(ci or {})}
     item_ids = items["item_id"].to_numpy()
     masks = subsets(items, subset_names or [])
     if not persistent_raters:
@@ -566,7 +556,7 @@ def icc_levels(
     subset_names=None,
     *,
     persistent_raters: bool = True,
-    confidence: float = default("scoring.confidence"),
+    confidence: float,
     notes: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Intraclass correlations (``simgold.stats.icc``) for each stage's ratings and each subset.
@@ -647,9 +637,7 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
     return [(icc, n_items, len(complete), note) for icc in iccs]
 
 
-def retest_table(
-    dataset: str, repeats: pd.DataFrame, confidence: float = default("scoring.confidence")
-) -> pd.DataFrame:
+def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float) -> pd.DataFrame:
     """Test-retest reliability (``simgold.stats.retest``) from the cleaned ``repeats`` table: every
     rater pooled (``rater`` missing), then each rater who answered an item more than once.
 
@@ -674,7 +662,7 @@ def retest_table(
     --------
     >>> repeats = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "rater": ["r1"] * 4 + ["r2"] * 2,
     ...                         "answer": [1, 2] * 3, "score": [3.0, 4, 1, 1, 5, 2]})
-    >>> retest_table("d", repeats)[["rater", "n_pairs", "mean_abs_diff", "share_equal"]]
+    >>> retest_table("d", repeats, 0.95)[["rater", "n_pairs", "mean_abs_diff", "share_equal"]]
       rater  n_pairs  mean_abs_diff  share_equal
     0   NaN        3       1.333333     0.333333
     1    r1        2       0.500000     0.500000

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simgold.io.schema import default
 from simgold.stats.dependent_correlations import MSD_COLUMNS, R_JK_LEVELS, MsdRow, msd_rows
 
 __all__ = ["MSD_COLUMNS", "MSD_FALLBACK_R_JK", "covering_models", "dataset_msd", "msd_table", "with_msd"]
@@ -55,7 +54,7 @@ def _coverage(rows: pd.DataFrame) -> pd.Series:
     return rows["n_used"] / total.where(total > 0)
 
 
-def covering_models(rows: pd.DataFrame, min_coverage: float = default("scoring.msd_min_coverage")) -> pd.DataFrame:
+def covering_models(rows: pd.DataFrame, min_coverage: float) -> pd.DataFrame:
     """The score rows of the models that score at least ``min_coverage`` of a dataset's items, the
     highest ``value`` first (ties: by model name): the models that may carry the dataset's MSD,
     and the first of them the dataset's best model (``dataset_msd``, the leaderboard).
@@ -77,7 +76,7 @@ def covering_models(rows: pd.DataFrame, min_coverage: float = default("scoring.m
     --------
     >>> rows = pd.DataFrame({"model": ["tiny", "full", "half"], "value": [1.0, 0.46, 0.5],
     ...                      "n_used": [3, 2034, 1017], "n_total": 2034})
-    >>> covering_models(rows)["model"].tolist(), covering_models(rows, 0.5)["model"].tolist()
+    >>> covering_models(rows, 0.9)["model"].tolist(), covering_models(rows, 0.5)["model"].tolist()
     (['full'], ['half', 'full'])
     """
     kept = rows[(_coverage(rows) >= min_coverage - 1e-12) & rows["value"].notna()]
@@ -89,7 +88,8 @@ def dataset_msd(
     scores: pd.DataFrame,
     differences: pd.DataFrame,
     alpha: float = 0.05,
-    min_coverage: float = default("scoring.msd_min_coverage"),
+    *,
+    min_coverage: float,
 ) -> pd.DataFrame:
     """The minimum significant Spearman difference of one dataset (``msd_table``), on the models
     that can carry it.
@@ -129,7 +129,7 @@ def dataset_msd(
     >>> scores = pd.DataFrame({"model": ["tiny", "full"], "metric": "spearman", "subset": "all",
     ...                        "value": [1.0, 0.46], "n_used": [3, 2034], "n_total": 2034})
     >>> diffs = pd.DataFrame({"model_a": ["full"], "model_b": ["tiny"], "r_ab": [0.5]})
-    >>> table = dataset_msd("rw", scores, diffs)
+    >>> table = dataset_msd("rw", scores, diffs, min_coverage=0.9)
     >>> table[["model", "n", "r_jk", "msd"]].round(4).values.tolist()[1]
     ['full', 2034, 0.7, 0.0296]
     """
