@@ -32,22 +32,15 @@ import numpy as np
 import pandas as pd
 from agreement import MIN_OVERLAP, measure, synthetic, whole_stage
 
-from simgold.stats.agreement_ci import (
-    AGREEMENT_STATISTICS,
-    MAX_WORK,
-    SCHEMES,
-    ci_statistics,
-    draw_counts,
-    draws,
-    replicates,
-    resamples_within,
-    work_per_resample,
-)
+from simgold.io.schema import default
+from simgold.stats.agreement_ci import replicates, resamples_within, work_per_resample
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES, ci_statistics
+from simgold.stats.resampling import draw_counts, draws
 from simgold.stats.alpha import krippendorff_alpha
 from simgold.stats.rank_correlation import RatingMatrix, _grouped_spearman, pairwise_spearman, vs_reference
 
 KEYS = [(s, scheme) for s in ci_statistics() for scheme in SCHEMES if scheme in AGREEMENT_STATISTICS[s].replicates]
-CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": MAX_WORK}
+CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": default("agreement.ci_max_work")}
 
 
 def danish_like(seed: int = 0) -> np.ndarray:
@@ -145,12 +138,12 @@ def crowd(args, ratings: pd.DataFrame) -> None:
     rng = np.random.default_rng(2)
     w, c = draw_counts(draws(m.shape[0], r, rng), m.shape[0]), draw_counts(draws(m.shape[1], r, rng), m.shape[1])
     print(f"\n2. crowd scale: {m.shape[1]} raters x {m.shape[0]} items, {len(m.score):,} ratings; ours on {r} "
-          f"resamples (setup included) scaled to B = {B}; the default cap ({MAX_WORK:,})")  # fmt: skip
+          f"resamples (setup included) scaled to B = {B}; the default cap ({CI['max_work']:,})")  # fmt: skip
     print(f"   {'statistic':15s} {'scheme':7s} {'work/resample':>13s} {'B (est.)':>9s} {'cap allows':>10s} "
           f"{'costs':>6s} {'peer, B (est.)':>14s}")  # fmt: skip
     for key in KEYS:
         seconds = cpu(lambda: replicates(m, pairs, w, c, MIN_OVERLAP, {key: r}))
-        allowed = resamples_within(B, work[key], MAX_WORK)
+        allowed = resamples_within(B, work[key], CI["max_work"], CI["confidence"])
         print(f"   {key[0]:15s} {key[1]:7s} {work[key]:13,} {seconds * B / r:9.1f} {allowed:10d} "
               f"{seconds * allowed / r:6.1f} {_crowd_peer(X, key, B):14.0f}")  # fmt: skip
 
@@ -181,7 +174,7 @@ def stage(args) -> None:
     for k in ("without", "with"):
         print(f"   {k} CIs: wall {med[k]['wall']:.1f} s, CPU {med[k]['cpu']:.1f} s")
     print(f"   the CIs cost: wall {med['with']['wall'] - med['without']['wall']:.1f} s, "
-          f"CPU {med['with']['cpu'] - med['without']['cpu']:.1f} s (B = {CI['resamples']}, cap {MAX_WORK:,})")  # fmt: skip
+          f"CPU {med['with']['cpu'] - med['without']['cpu']:.1f} s (B = {CI['resamples']}, cap {CI['max_work']:,})")  # fmt: skip
     table = runs["with"][0]["agreement_ci"]
     used = table.groupby(["statistic", "scheme"], sort=False)["resamples"].agg(lambda x: "/".join(map(str, x)))
     print("   resamples used (raw/calibrated/filtered):", "; ".join(f"{s} {sc} {u}" for (s, sc), u in used.items()))

@@ -34,7 +34,8 @@ from scipy import stats
 from scipy.stats import kendalltau, rankdata
 
 from simgold.io.embeddings import load_model
-from simgold.stages.scores import Vectors, _boot, _ci, kendall_resamples, predictions
+from simgold.stages.scores import Vectors, predictions
+from simgold.stats.resampling import kendall_resamples, percentile_interval, spearman_resamples
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embeddings import dataset_pairs  # noqa: E402  (the embeddings benchmark's reader of gensim's files)
@@ -73,7 +74,7 @@ def one_dataset(name: str, resamples: int, repeat: int) -> None:
         "kendall, ours (matrix product)": lambda: kendall_resamples(gold, sim, idx),
         "kendall, scipy kendalltau per resample": lambda: np.array([kendalltau(gold[i], sim[i])[0] for i in idx]),
         "kendall, scipy.stats.bootstrap": lambda: _scipy(gold, sim, kendall_statistic, False, resamples),
-        "spearman, ours": lambda: _ci(_boot("spearman", gold, sim, idx), CONFIDENCE),
+        "spearman, ours": lambda: percentile_interval(spearman_resamples(gold, sim, idx), CONFIDENCE)[:2],
         "spearman, scipy.stats.bootstrap": lambda: _scipy(gold, sim, spearman_statistic, True, resamples),
     }
     times = {k: [] for k in sides}
@@ -121,7 +122,7 @@ def interval_bits(trials: int) -> None:
         sim = gold + rng.normal(size=n)
         seed = int(rng.integers(2**32))
         idx = np.random.default_rng(seed).integers(0, n, size=(1000, n))
-        ours = _ci(_boot("spearman", gold, sim, idx), CONFIDENCE)
+        ours = percentile_interval(spearman_resamples(gold, sim, idx), CONFIDENCE)[:2]
         theirs = stats.bootstrap(
             (gold, sim),
             spearman_statistic,
@@ -144,11 +145,11 @@ def interval_bits(trials: int) -> None:
 def degenerate() -> None:
     gold, sim = np.array([1.0, 2.0, 2.0, 3.0, 1.0]), np.array([0.1, 0.4, 0.3, 0.9, 0.2])
     idx = np.random.default_rng(3).integers(0, 5, size=(1000, 5))
-    values = _boot("spearman", gold, sim, idx)
+    values = spearman_resamples(gold, sim, idx)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = _scipy(gold, sim, spearman_statistic, True, 1000)
-    ours = _ci(values, CONFIDENCE)
+    ours = percentile_interval(values, CONFIDENCE)[:2]
     print(
         f"5 items, {int(np.isnan(values).sum())} of 1000 resamples constant: ours {ours[0]:.3f}..{ours[1]:.3f} "
         f"(over the defined resamples), scipy.stats.bootstrap {theirs[0]}..{theirs[1]}"

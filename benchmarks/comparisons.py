@@ -7,7 +7,7 @@ cleaner from ../shared (or $SIMGOLD_SHARED) when it is there, and a synthetic cr
 (items are random pairs of a vocabulary, each rater rating a share of them). Compared, on the same
 input, all giving the same comparisons (checked):
 
-* ours: ``simgold.stages.scores.from_ratings`` (every pair of items sharing a word at once, numpy);
+* ours: ``simgold.stages.comparisons.from_ratings`` (every pair of items sharing a word at once, numpy);
 * a numpy loop, the fair peer: the obvious loop over target words and item pairs, with the scores
   in a numpy array (one lookup per comparison);
 * pandas joins: the items paired on their shared word by a self-merge, joined with the ratings of
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from simgold.stages.scores import from_ratings
+from simgold.stages.comparisons import from_ratings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared"))

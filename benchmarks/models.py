@@ -49,7 +49,7 @@ def paragraphs(n: int) -> list[tuple[str, list[tuple[int, int]]]]:
 
     from simgold.io.config import check_config
     from simgold.stages.clean import clean_dataset
-    from simgold.stages.scores import target_spans
+    from simgold.stages.in_context import target_spans
 
     config = check_config(yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8")), base_dir=ROOT)
     items = clean_dataset("demo-en-context", config["datasets"]["demo-en-context"], base_dir=str(ROOT))["items"]

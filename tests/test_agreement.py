@@ -12,7 +12,7 @@ from scipy.stats import spearmanr
 
 from simgold.stages.agreement import agreement_report, ranking_agreement, ranking_report
 from simgold.stages.calibrate import calibrate
-from simgold.stats.agreement_ci import agreement_summary
+from simgold.stats.agreement_statistics import agreement_summary
 from simgold.stats.rank_correlation import (
     RatingMatrix,
     agreement,
@@ -27,7 +27,7 @@ from .conftest import loop_pairwise, ratings_frame
 def test_danish_reference_figures(cleaned, shared):
     t = cleaned("dsd-da")
     m = RatingMatrix.from_ratings(t["ratings"])
-    s = agreement_summary(agreement(m))
+    s = agreement_summary(agreement(m, min_overlap=5))
     got = {
         k: round(s[k], 3)
         for k in (
@@ -62,7 +62,7 @@ def test_danish_reference_figures(cleaned, shared):
 @pytest.mark.parametrize("name,pairwise", [("ws353-set1", 0.677), ("ws353-set2", 0.559), ("card660", None)])
 def test_other_per_rater_datasets(cleaned, name, pairwise):
     m = RatingMatrix.from_ratings(cleaned(name)["ratings"])
-    s = agreement_summary(agreement(m))
+    s = agreement_summary(agreement(m, min_overlap=5))
     if pairwise is not None:
         assert round(s["pairwise"], 3) == pairwise
     rho, _, _ = loop_pairwise(m.dense())
@@ -75,7 +75,7 @@ def test_other_per_rater_datasets(cleaned, name, pairwise):
 @pytest.mark.shared
 def test_rare_words_slots_give_alpha_only(cleaned):
     t = cleaned("rw")
-    report = agreement_report("rw", t["items"], t["ratings"], t["ratings"], pd.DataFrame(), persistent_raters=False)
+    report = agreement_report("rw", t["items"], t["ratings"], t["ratings"], pd.DataFrame(), persistent_raters=False, min_overlap=5)
     row = report["agreement"].iloc[0]
     assert np.isnan(row["pairwise"]) and "not persistent" in row["note"]
     X = RatingMatrix.from_ratings(t["ratings"], items=t["items"]["item_id"]).dense()
@@ -118,7 +118,7 @@ def test_demo_random_raters_and_only_they_are_excluded(demo):
     cal, table = calibrate(t["ratings"], ds["scale"], **ds["calibration"])
     report = agreement_report(
         "demo-da", t["items"], t["ratings"], cal, table, outliers=ds["outliers"], subset_names=["pos"]
-    )
+    , min_overlap=5)
     raters = report["raters"]
     excluded = raters[(raters["stage"] == "calibrated") & raters["excluded"]]
     assert excluded["rater"].tolist() == ["Deltager 08", "Deltager 14"]
@@ -132,7 +132,7 @@ def test_demo_random_raters_and_only_they_are_excluded(demo):
     # the subset figure is the same computation on the subset's items
     adj = t["items"].loc[t["items"]["pos"] == "adj", "item_id"]
     sub = RatingMatrix.from_ratings(t["ratings"][t["ratings"]["item_id"].isin(adj)])
-    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement_summary(agreement(sub))["pairwise"], abs=1e-12)
+    assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(agreement_summary(agreement(sub, min_overlap=5))["pairwise"], abs=1e-12)
     rho = loop_pairwise(sub.dense())[0]  # and the obvious loop on the subset's items
     assert table.loc[("raw", "pos=adj"), "pairwise"] == pytest.approx(
         np.nanmean(rho[np.triu_indices_from(rho, 1)]), abs=1e-12
@@ -165,11 +165,11 @@ def test_rankings_pairwise_is_the_mean_over_targets(demo):
 def test_one_rater_and_no_overlap_are_explained():
     items = pd.DataFrame({"item_id": [f"i{k}" for k in range(6)]})
     one = ratings_frame([("d", f"i{k}", "a", float(k % 3)) for k in range(6)])
-    report = agreement_report("d", items, one, one, pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"]))
+    report = agreement_report("d", items, one, one, pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"]), min_overlap=5)
     row = report["agreement"].iloc[0]
     assert np.isnan(row["pairwise"]) and "1 rater" in row["note"]
     apart = ratings_frame([("d", f"i{k}", "a" if k < 3 else "b", float(k)) for k in range(6)])
-    report = agreement_report("d", items, apart, apart, pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"]))
+    report = agreement_report("d", items, apart, apart, pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"]), min_overlap=5)
     row = report["agreement"].iloc[0]
     assert row["n_pairs"] == 0 and row["n_pairs_few_items"] == 1 and "min_overlap" in row["note"]
 
@@ -186,7 +186,7 @@ def test_no_statistic_is_missing_without_a_note(cleaned):
             t["ratings"],
             pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"]),
             persistent_raters=persistent,
-        )
+         min_overlap=5)
         for row in report["agreement"].itertuples():
             stats = [row.pairwise, row.vs_mean, row.vs_rest, row.alpha_interval]
             if any(np.isnan(v) for v in stats):

@@ -6,6 +6,8 @@ simgold.agreement; counting of undefined resamples; seeds; the work cap."""
 from __future__ import annotations
 
 import doctest
+import inspect
+from types import SimpleNamespace
 
 import krippendorff
 import numpy as np
@@ -13,17 +15,32 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from simgold.stats import agreement_ci
+from simgold.stages.agreement import ci_table
+from simgold.stats import agreement_ci, agreement_replicates, agreement_statistics, resampling
 from simgold.stats import rank_correlation as agreement_module
-from simgold.stats.agreement_ci import agreement_cis, agreement_summary, draw_counts, draws, replicates
+from simgold.stats.agreement_ci import agreement_cis as rows_of_cis
+from simgold.stats.agreement_ci import replicates
+from simgold.stats.agreement_statistics import agreement_summary
+from simgold.stats.resampling import draw_counts, draws
 from simgold.stats.rank_correlation import RatingMatrix, agreement, pairwise_spearman
 from simgold.stats.seeds import seed_for
+
+#: the settings these tests' numbers were drawn with, where a test does not give its own
+SETTINGS = {"resamples": 1000, "seed": 0, "confidence": 0.95, "min_overlap": 5, "max_work": 15_000_000}
+
+
+def agreement_cis(*args, **kwargs) -> SimpleNamespace:
+    """``simgold.stats.agreement_ci.agreement_cis`` with its table as the stage builds it."""
+    ci = rows_of_cis(*args, **{**SETTINGS, **kwargs})
+    return SimpleNamespace(table=ci_table(ci), replicates=ci.replicates)
+
 
 MIN_OVERLAP = 5
 
 
 def test_docstring_examples():
-    assert doctest.testmod(agreement_ci).failed == 0
+    for module in (agreement_ci, agreement_statistics, agreement_replicates, resampling):
+        assert doctest.testmod(module).failed == 0
 
 
 # -------------------------------------------------------------------------------- the plain loop
@@ -145,13 +162,15 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
     raters = np.arange(X.shape[1])
-    assert set(ours) == {(s, scheme) for s in agreement_ci.ci_statistics() for scheme in agreement_ci.SCHEMES}
+    assert set(ours) == {
+        (s, scheme) for s in agreement_statistics.ci_statistics() for scheme in agreement_statistics.SCHEMES
+    }
     for b in range(50):
         by_items = loop_statistics(X[item_idx[b]], raters)
         by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
         # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
         by_both = loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b])
-        for statistic in agreement_ci.ci_statistics():
+        for statistic in agreement_statistics.ci_statistics():
             for scheme, expected in (("items", by_items), ("raters", by_raters), ("both", by_both)):
                 got = ours[statistic, scheme][b]
                 want = expected[statistic]
@@ -167,7 +186,7 @@ def test_point_estimates_are_the_agreement_stage_values(panel):
     table = agreement_cis("d", "raw", "all", m, resamples=50).table
     theirs = agreement_summary(agreement(m, MIN_OVERLAP))
     loop = loop_statistics(X, np.arange(X.shape[1]))
-    for statistic in agreement_ci.ci_statistics():
+    for statistic in agreement_statistics.ci_statistics():
         values = table.loc[table["statistic"] == statistic, "value"]
         assert (values == theirs[statistic]).all()  # the same numbers, to the last bit
         assert theirs[statistic] == pytest.approx(loop[statistic], abs=1e-12)
@@ -335,21 +354,25 @@ def test_work_per_resample_counts_from_the_ratings():
     shared = sum(int((rated[:, a] & rated[:, b]).sum()) for a, b in pairs)
     K = len(np.unique(X[rated]))
     assert work["pairwise", "items"] == min(shared, len(pairs) * K * K) + C * 20
-    assert set(work) == {(s, scheme) for s in agreement_ci.ci_statistics() for scheme in ("items", "raters", "both")}
+    assert set(work) == {
+        (s, scheme) for s in agreement_statistics.ci_statistics() for scheme in ("items", "raters", "both")
+    }
     for key in work:
         # pairwise with items and raters resampled ranks what pairwise with items does
         ranked = work["pairwise", "items"]
         expected = {("pairwise", "items"): ranked, ("pairwise", "both"): ranked, ("alpha_interval", "items"): 20}
         assert work[key] == expected.get(key, int(rated.sum()))  # the ratings, but for those two
-    assert agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1) == 0
+    assert (
+        agreement_ci.resamples_within(1000, work["vs_mean", "items"], 40 * int(rated.sum()) - 1, confidence=0.95) == 0
+    )
 
 
-def test_schema_default_is_the_code_default():
-    from simgold.io.config import load_schema
+def test_the_ci_settings_have_their_defaults_in_the_schema_only():
+    from simgold.io.schema import default
 
-    agreement_keys = load_schema()["$defs"]["dataset"]["properties"]["agreement"]["properties"]
-    assert agreement_keys["ci_max_work"]["default"] == agreement_ci.MAX_WORK
-    assert agreement_keys["resamples"]["default"] == 1000
+    assert default("agreement.ci_max_work") == 15_000_000 and default("agreement.resamples") == 1000
+    signature = inspect.signature(agreement_ci.agreement_cis).parameters
+    assert all(signature[key].default is inspect.Parameter.empty for key in ("resamples", "seed", "max_work"))
 
 
 # -------------------------------------------------------------------------------- the agreement stage
@@ -366,7 +389,7 @@ def test_the_stage_reports_cis_for_every_stage_and_subset():
     X = random_panel(8, n_items=40, n_raters=7, missing=0.2)
     ratings = ratings_of(X)
     items = pd.DataFrame({"item_id": np.arange(40), "pos": np.where(np.arange(40) % 3, "N", "V")})
-    ci = {"resamples": 60, "seed": 3, "confidence": 0.9, "max_work": agreement_ci.MAX_WORK}
+    ci = {"resamples": 60, "seed": 3, "confidence": 0.9, "max_work": 15_000_000}
     outliers = {"method": "pairwise_sd", "k": 0.5}
     plain = _stage(ratings, items, subset_names=["pos"], outliers=outliers)
     report = _stage(ratings, items, subset_names=["pos"], outliers=outliers, ci=ci)
@@ -375,7 +398,7 @@ def test_the_stage_reports_cis_for_every_stage_and_subset():
     table = report["agreement_ci"]
     assert len(table) == 3 * 3 * 12  # stages x subsets (all, pos=N, pos=V) x statistics x schemes
     values = table.merge(plain["agreement"], on=["dataset", "stage", "subset"])
-    for statistic in agreement_ci.ci_statistics():
+    for statistic in agreement_statistics.ci_statistics():
         rows = values[values["statistic"] == statistic]
         assert (rows["value"] == rows[statistic]).all()  # the agreement table's numbers, to the bit
     assert (table["resamples"] == 60).all() and (table["confidence"] == 0.9).all()
@@ -401,7 +424,7 @@ def _filtered_matrix(report, items, pos):
 def test_rating_slots_get_alpha_resampling_items_only():
     X = random_panel(9, n_items=30, n_raters=5)
     items = pd.DataFrame({"item_id": np.arange(30)})
-    report = _stage(ratings_of(X), items, persistent_raters=False, ci={"resamples": 50, "seed": 0})
+    report = _stage(ratings_of(X), items, persistent_raters=False, ci={"resamples": 50, "seed": 0, "confidence": 0.95, "max_work": 15_000_000})
     table = report["agreement_ci"]
     assert list(table["stage"]) == ["raw", "calibrated", "filtered"]
     assert set(table["statistic"]) == {"alpha_interval"} and set(table["scheme"]) == {"items"}
@@ -497,13 +520,13 @@ def test_resamples_that_reach_min_overlap_give_no_interval_where_the_data_do_not
 
 
 def test_undefined_reasons_name_the_cause():
-    reason = agreement_ci.undefined_reason
+    reason = agreement_statistics.undefined_reason
 
     def stats(X, min_overlap=MIN_OVERLAP):
         return agreement(RatingMatrix.from_dense(np.asarray(X, dtype=float)), min_overlap)
 
     one = stats(np.arange(8.0)[:, None])
-    assert [reason(one, s) for s in agreement_ci.ci_statistics()] == [
+    assert [reason(one, s) for s in agreement_statistics.ci_statistics()] == [
         "1 rater: agreement between raters is not defined", "1 rater: agreement between raters is not defined",
         "1 rater: agreement between raters is not defined", "no item has two ratings",
     ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The registry of agreement statistics (``simgold.stats.agreement_ci.AGREEMENT_STATISTICS``): a
+"""The registry of agreement statistics (``simgold.stats.agreement_statistics.AGREEMENT_STATISTICS``): a
 statistic added as one entry reaches the agreement table, its canonical schema, the agreement_ci
 table, the dataset page and ``simgold agreement``."""
 
@@ -13,8 +13,9 @@ from simgold import cli
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.report.pages import dataset_page
 from simgold.stages.agreement import agreement_report
-from simgold.stats import agreement_ci
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, AgreementStatistic, draws
+from simgold.stats import agreement_ci, agreement_statistics
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, AgreementStatistic
+from simgold.stats.resampling import draws
 from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman, reference_values
 from simgold.stats.seeds import seed_for
 
@@ -54,7 +55,7 @@ def synthetic(seed: int = 4, n_items: int = 24, n_raters: int = 6):
     return items, ratings
 
 
-CI = {"resamples": 60, "seed": 7, "confidence": 0.9}
+CI = {"resamples": 60, "seed": 7, "confidence": 0.9, "max_work": 15_000_000}
 
 
 def _report(items, ratings):
@@ -72,8 +73,8 @@ def test_the_canonical_agreement_columns_are_unchanged():
               "pairwise_max": F, "consistency": F, "vs_mean": F, "vs_mean_min": F, "vs_mean_max": F, "vs_rest": F,
               "vs_rest_min": F, "vs_rest_max": F, "alpha_interval": F, "note": S}  # fmt: skip
     assert TABLES["agreement"].columns == listed and TABLES["agreement"].key is None
-    assert agreement_ci.ci_statistics() == ("pairwise", "vs_mean", "vs_rest", "alpha_interval")
-    assert agreement_ci.slot_ci_statistics() == ("alpha_interval",)
+    assert agreement_statistics.ci_statistics() == ("pairwise", "vs_mean", "vs_rest", "alpha_interval")
+    assert agreement_statistics.slot_ci_statistics() == ("alpha_interval",)
 
 
 def test_a_statistic_added_to_the_registry_reaches_every_table_page_and_command(monkeypatch, tmp_path, capsys):

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from simgold.stats import alpha as alpha_module
-from simgold.stats.alpha import LEVELS, alpha_from_matrix, alpha_table, krippendorff_alpha
+from simgold.stages.agreement import alpha_table
+from simgold.stats.alpha import LEVELS, alpha_from_matrix, krippendorff_alpha
 
 from .conftest import ROOT
 
@@ -222,7 +223,7 @@ def test_alpha_levels_per_stage_and_subset_equal_the_package_and_the_agreement_t
     tables = clean_dataset("demo-da", spec, base_dir=str(ROOT))
     items, raw = tables["items"], tables["ratings"]
     calibrated, calibration = calibrate(raw, spec["scale"], **spec["calibration"])
-    report = agreement_report("demo-da", items, raw, calibrated, calibration, subset_names=["pos"], outliers=spec["outliers"])
+    report = agreement_report("demo-da", items, raw, calibrated, calibration, subset_names=["pos"], outliers=spec["outliers"], min_overlap=5)
     stages = {"raw": raw, "calibrated": calibrated, "filtered": report["ratings"]}
     table = alpha_levels("demo-da", items, stages, ["pos"])
     subsets = sorted(set(table["subset"]))

@@ -212,3 +212,22 @@ def test_a_config_elsewhere_reads_its_data_from_its_own_project(tmp_path, monkey
     assert len(tables["items"]) == 37 and tables["summary"]["ledger_balanced"].iloc[0]
     with pytest.raises(FileNotFoundError, match="no such config"):
         simgold.clean("demo-da")  # the default config/config.yaml is looked up here, and is not here
+
+
+def test_results_share_scipys_grammar_and_a_range_is_not_printed_as_an_interval():
+    """``.statistic`` and ``.confidence_interval() -> (low, high)`` on every result; square
+    brackets are a confidence interval's, a min-max range is spelled out."""
+    ratings = pd.DataFrame({"item_id": list("abcd") * 3, "rater": ["r1"] * 4 + ["r2"] * 4 + ["r3"] * 4,
+                            "score": [1, 2, 3, 4, 1, 3, 2, 4, 2, 1, 3, 4]})  # fmt: skip
+    result = simgold.agreement(ratings, min_overlap=2)
+    assert result.statistic == result["pairwise"] == pytest.approx(2 / 3)
+    assert all(np.isnan(result.confidence_interval()))
+    assert "(range 0.4000 to 0.8000)" in repr(result) and "[" not in repr(result)
+    kv = KeyedVectors(2)
+    kv.add_vectors(["cat", "dog", "car", "bus"], np.array([[1, 0], [1, 1], [0, 1], [1, 2]], dtype=np.float32))
+    pairs = pd.DataFrame({"word1": ["cat", "cat", "cat", "dog"], "word2": ["dog", "car", "bus", "car"],
+                          "score": [3.0, 1, 2, 4]})  # fmt: skip
+    evaluation = simgold.evaluate(kv, pairs, resamples=50)
+    low, high = evaluation.confidence_interval()
+    assert evaluation.statistic == evaluation.spearman and (low, high) == evaluation.ci("spearman")
+    assert f"spearman {evaluation.statistic:.4f} [{low:.4f}, {high:.4f}]" in repr(evaluation)

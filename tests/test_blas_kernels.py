@@ -58,11 +58,12 @@ config = check_config(yaml.safe_load(open(f"{root}/config/config.yaml", encoding
 spec = config["datasets"]["demo-da"]
 tables = clean_dataset("demo-da", spec, base_dir=root)
 items, raw = tables["items"], tables["ratings"]
-ci = {"resamples": 200, "seed": 7, "confidence": 0.95}
+ci = {"resamples": 200, "seed": 7, "confidence": 0.95, "max_work": 15_000_000}
 for method, settings in (("shift", spec["calibration"]), ("zscore", {"threshold": 1.0, "step": 1.0})):
     calibrated, calibration = calibrate(raw, spec["scale"], **{**settings, "method": method})
     report = agreement_report(
-        "demo-da", items, raw, calibrated, calibration, subset_names=["pos"], outliers=spec["outliers"], ci=ci
+        "demo-da", items, raw, calibrated, calibration, min_overlap=5, subset_names=["pos"],
+        outliers=spec["outliers"], ci=ci,
     )
     for name in ("agreement", "raters", "agreement_ci"):
         digest(f"{method}: {name}", report[name])
@@ -72,9 +73,9 @@ for method, settings in (("shift", spec["calibration"]), ("zscore", {"threshold"
     wide = calibrated.pivot_table(index="item_id", columns="rater", values="score").dropna(axis=1)
     gold = wide.mean(axis=1).to_numpy()
     for test in ("spearman", "pearson"):  # two raters standing in for two models' predictions
-        row = compare_predictions(gold, wide.iloc[:, 0].to_numpy(), wide.iloc[:, 1].to_numpy(), test)
+        row = compare_predictions(gold, wide.iloc[:, 0].to_numpy(), wide.iloc[:, 1].to_numpy(), test, confidence=0.95)
         digest(f"{method}: compare_predictions {test}", [row])
-digest("zou intervals", [zou_interval(*t, 353) for t in triples.tolist()])
+digest("zou intervals", [zou_interval(*t, 353, 0.95) for t in triples.tolist()])
 vectors = np.random.default_rng(1).standard_normal((2, 50, 384))  # float64, as in-context vectors are
 digest("cosine", {"cosine": cosine(vectors[0], vectors[1])})
 print(json.dumps(digests))

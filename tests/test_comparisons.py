@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simgold.stages.scores import from_rankings, from_ratings
+from simgold.stages.comparisons import from_rankings, from_ratings
 
 
 def loop_from_ratings(items: pd.DataFrame, ratings: pd.DataFrame) -> list[tuple]:

@@ -10,7 +10,8 @@ from scipy.stats import mannwhitneyu, wilcoxon
 
 from simgold.io.config import check_config
 from simgold.stages.clean import clean_dataset
-from simgold.stages.context import benjamini_hochberg, context_summary, significance
+from simgold.stages.context import context_summary, significance
+from simgold.stats.multiple import benjamini_hochberg
 
 from .conftest import ROOT
 

@@ -14,6 +14,8 @@ from nlpstats.correlations.williams import williams_test as nlpstats_williams
 from scipy.stats import pearsonr, spearmanr
 from scipy.stats import t as student_t
 
+from simgold.stages import msd as msd_tables
+from simgold.stages.msd import msd_table
 from simgold.stats import dependent_correlations
 from simgold.stats.dependent_correlations import (
     compare_predictions,
@@ -21,13 +23,13 @@ from simgold.stats.dependent_correlations import (
     minimum_significant_difference,
     msd_any_score,
     msd_solution,
-    msd_table,
     williams_test,
 )
 
 
 def test_docstring_examples():
-    assert doctest.testmod(dependent_correlations).failed == 0
+    for module in (dependent_correlations, msd_tables):
+        assert doctest.testmod(module).failed == 0
 
 
 def test_published_worked_example():
@@ -64,7 +66,7 @@ def test_equals_nlpstats_on_predictions(seed, method):
     b = 0.5 * a + gold + rng.normal(0, rng.uniform(0.5, 3), n)
     if method == "spearman":
         a, gold = np.round(a, 1), np.round(gold, 1)  # ties: average ranks
-    row = compare_predictions(gold, a, b, method)
+    row = compare_predictions(gold, a, b, method, confidence=0.95)
     corr = spearmanr if method == "spearman" else pearsonr
     assert row["r_jg"] == pytest.approx(corr(a, gold)[0], abs=1e-12)
     assert row["r_kg"] == pytest.approx(corr(b, gold)[0], abs=1e-12)
@@ -78,10 +80,10 @@ def test_missing_predictions_are_left_out():
     a = gold.copy()
     a[3] = np.nan
     b = gold[::-1].copy()
-    row = compare_predictions(gold, a, b)
+    row = compare_predictions(gold, a, b, confidence=0.95)
     assert row["n"] == 9 and row["r_jg"] == pytest.approx(1.0) and row["r_kg"] == pytest.approx(-1.0)
     with pytest.raises(ValueError, match="method 'kendall': expected spearman or pearson"):
-        compare_predictions(gold, a, b, "kendall")
+        compare_predictions(gold, a, b, "kendall", confidence=0.95)
 
 
 @pytest.mark.parametrize("n", [30, 65, 99, 353, 999, 3000])
@@ -160,30 +162,30 @@ def test_dataset_msd_takes_the_best_spearman_and_the_two_best_models_correlation
     diffs = pd.DataFrame(
         {"model_a": ["e5", "e5", "glove"], "model_b": ["glove", "minilm", "minilm"], "r_ab": [0.40, 0.85, 0.55]}
     )
-    table = dependent_correlations.dataset_msd("ws353", scores, diffs)
+    table = msd_tables.dataset_msd("ws353", scores, diffs, min_coverage=0.9)
     assert table["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"]
     assert table["r_jk"].tolist() == [0.5, 0.7, 0.9, 0.85] and (table["r_best"] == 0.62).all() and (table["n"] == 353).all()
     for row in table.itertuples():  # each d is where Williams' test crosses p = 0.05
         assert williams_test(0.62, 0.62 - row.msd, row.r_jk, 353).p == pytest.approx(0.05, abs=1e-9)
-    single = dependent_correlations.dataset_msd("ws353", _scores({"e5": 0.62}), diffs.iloc[:0])
+    single = msd_tables.dataset_msd("ws353", _scores({"e5": 0.62}), diffs.iloc[:0], min_coverage=0.9)
     assert single["r_jk_kind"].tolist() == ["fixed"] * 3
     # no model has a Spearman (a constant gold standard): no MSD, and the note says why
     why = "the gold standard gives every item the same score (3): no correlation"
     undefined = _scores({"e5": np.nan}).assign(note=why)
-    none = dependent_correlations.dataset_msd("x", undefined, diffs.iloc[:0])
+    none = msd_tables.dataset_msd("x", undefined, diffs.iloc[:0], min_coverage=0.9)
     assert none["r_jk"].tolist() == [0.5, 0.7, 0.9] and none["msd"].isna().all() and (none["n_items"] == 353).all()
     assert (none["note"] == "no model has a Spearman with the gold standard: the gold standard gives every item the "
                             "same score (3): no correlation").all()  # fmt: skip
-    assert dependent_correlations.dataset_msd("x", _scores({}), diffs.iloc[:0]).empty  # no model scores it
+    assert msd_tables.dataset_msd("x", _scores({}), diffs.iloc[:0], min_coverage=0.9).empty  # no model scores it
 
 
 def test_with_msd_puts_the_value_beside_each_spearman_on_all_items():
-    two = dependent_correlations.dataset_msd("ws353", _scores({"a": 0.6, "b": 0.5}), pd.DataFrame(
-        {"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]}))  # fmt: skip
-    one = dependent_correlations.dataset_msd("demo", _scores({"a": 0.6}, n=30).assign(dataset="demo"), pd.DataFrame(
-        {"model_a": [], "model_b": [], "r_ab": []}))  # fmt: skip
+    two = msd_tables.dataset_msd("ws353", _scores({"a": 0.6, "b": 0.5}), pd.DataFrame(
+        {"model_a": ["a"], "model_b": ["b"], "r_ab": [0.8]}), min_coverage=0.9)  # fmt: skip
+    one = msd_tables.dataset_msd("demo", _scores({"a": 0.6}, n=30).assign(dataset="demo"), pd.DataFrame(
+        {"model_a": [], "model_b": [], "r_ab": []}), min_coverage=0.9)  # fmt: skip
     summary = pd.concat([_scores({"a": 0.6, "b": 0.5}), _scores({"a": 0.6}, n=30).assign(dataset="demo")])
-    out = dependent_correlations.with_msd(summary, pd.concat([two, one]))
+    out = msd_tables.with_msd(summary, pd.concat([two, one]))
     head = (out["metric"] == "spearman") & (out["subset"] == "all")
     assert out.loc[~head, ["msd", "msd_r_jk"]].isna().all().all()
     ws = out[head & (out["dataset"] == "ws353")]
@@ -279,16 +281,16 @@ def test_msd_is_carried_by_the_best_model_that_scores_enough_items():
             "r_ab": [0.7, 0.5, 0.1],
         }
     )
-    table = dependent_correlations.dataset_msd("rw", scores, diffs)
+    table = msd_tables.dataset_msd("rw", scores, diffs, min_coverage=0.9)
     assert set(table["model"]) == {"full"} and (table["n"] == 2034).all() and (table["n_items"] == 2034).all()
     assert table["msd"].round(4).tolist() == [0.0378, 0.0296, 0.0172, 0.0296]  # 0.0296 at r_jk = 0.7, as the issue computed it
     assert table["model_k"].tolist() == ["", "", "", "most"] and table["r_jk"].iloc[-1] == 0.7
     assert (table["note"] == "").all()
     # the share is configurable: at 95% "most" (1,900 of 2,034 = 93%) no longer counts, so one model remains
-    strict = dependent_correlations.dataset_msd("rw", scores, diffs, min_coverage=0.95)
+    strict = msd_tables.dataset_msd("rw", scores, diffs, min_coverage=0.95)
     assert strict["r_jk_kind"].tolist() == ["fixed"] * 3 and set(strict["model"]) == {"full"}
     # no model covers enough: NaN with the reason, never a threshold on 3 items
-    alone = dependent_correlations.dataset_msd("rw", scores[scores["model"] == "tiny"], diffs)
+    alone = msd_tables.dataset_msd("rw", scores[scores["model"] == "tiny"], diffs, min_coverage=0.9)
     assert alone["msd"].isna().all() and alone["model"].eq("").all() and alone["n_items"].eq(2034).all()
     assert alone["note"].iloc[0] == (
         "no model scores at least 90% of the items (scoring.msd_min_coverage); the most: tiny, 3 of 2,034"
@@ -316,17 +318,17 @@ def test_zou_interval_reproduces_zous_example_and_its_properties():
     wider at 99% and narrower with more items, and excludes 0 about when Williams' test rejects."""
     from simgold.stats.dependent_correlations import zou_interval
 
-    low, high = zou_interval(0.396, 0.179, 0.088, 66)
+    low, high = zou_interval(0.396, 0.179, 0.088, 66, confidence=0.95)
     assert (round(low, 3), round(high, 3)) == (-0.093, 0.517)
     assert (low, high) == pytest.approx((-0.0929019, 0.5167600), abs=1e-7)
-    wide, narrow = zou_interval(0.396, 0.179, 0.088, 66, 0.99), zou_interval(0.396, 0.179, 0.088, 660)
+    wide, narrow = zou_interval(0.396, 0.179, 0.088, 66, 0.99), zou_interval(0.396, 0.179, 0.088, 660, confidence=0.95)
     assert wide[0] < low < 0.217 < high < wide[1] and low < narrow[0] < 0.217 < narrow[1] < high
-    assert all(np.isnan(zou_interval(0.5, 0.4, 0.3, 3)))
+    assert all(np.isnan(zou_interval(0.5, 0.4, 0.3, 3, confidence=0.95)))
     # against Williams: over a grid, the two disagree about p < 0.05 only near the threshold
     disagree = 0
     for r_jg in np.arange(0.3, 0.9, 0.05):
         for d in np.arange(0.01, 0.2, 0.01):
-            zl, zh = zou_interval(r_jg, r_jg - d, 0.7, 200)
+            zl, zh = zou_interval(r_jg, r_jg - d, 0.7, 200, confidence=0.95)
             disagree += (zl > 0) != (williams_test(r_jg, r_jg - d, 0.7, 200).p < 0.05)
     assert disagree <= 6
 
@@ -355,7 +357,7 @@ def test_msd_on_rare_words_and_card660_uses_a_model_that_scores_them(shared_spec
         assert (old, spearman.loc[old, "n_used"]) == expected_old[dataset]
         items = len(runs["minilm"].predictions)  # every pair of the dataset, each scored
         assert items == spearman.loc["minilm", "n_total"] == spearman.loc["minilm", "n_used"]
-        table = dependent_correlations.dataset_msd(dataset, scores, pd.DataFrame(columns=["model_a", "model_b", "r_ab"]))
+        table = msd_tables.dataset_msd(dataset, scores, pd.DataFrame(columns=["model_a", "model_b", "r_ab"]), min_coverage=0.9)
         assert set(table["model"]) == {"minilm"} and (table["n"] == spearman.loc["minilm", "n_total"]).all()
         assert (table["r_best"] == spearman.loc["minilm", "value"]).all()
         assert table["msd"].notna().all() and (table["note"] == "").all()

@@ -23,7 +23,7 @@ def test_docstring_examples():
 def test_shrout_and_fleiss_example_with_psychs_intervals():
     """psych::ICC(sf) prints ICC1 0.17 [-0.133, 0.72], ICC2 0.29 [0.019, 0.76], ICC1k 0.44
     [-0.884, 0.91], ICC2k 0.62 [0.071, 0.93]; Shrout & Fleiss's Table 4 gives the values."""
-    got = {i.form: i for i in two_way(SF) + one_way(SF.ravel(), np.repeat(np.arange(6), 4))}
+    got = {i.form: i for i in two_way(SF, confidence=0.95) + one_way(SF.ravel(), np.repeat(np.arange(6), 4), confidence=0.95)}
     expected = {
         "ICC(1,1)": (0.17, -0.133, 0.72),
         "ICC(2,1)": (0.29, 0.019, 0.76),
@@ -53,10 +53,10 @@ def test_values_equal_the_formulas_on_anova_sums_written_here():
     X = rng.integers(0, 7, (30, 5)).astype(float) + rng.uniform(0, 3, 30)[:, None]
     bms, jms, ems, wms = _anova_loop(X.tolist())
     n, k = X.shape
-    single, average = two_way(X)
+    single, average = two_way(X, confidence=0.95)
     assert single.value == pytest.approx((bms - ems) / (bms + (k - 1) * ems + k * (jms - ems) / n), abs=1e-12)
     assert average.value == pytest.approx((bms - ems) / (bms + (jms - ems) / n), abs=1e-12)
-    one, many = one_way(X.ravel(), np.repeat(np.arange(n), k))
+    one, many = one_way(X.ravel(), np.repeat(np.arange(n), k), confidence=0.95)
     assert one.value == pytest.approx((bms - wms) / (bms + (k - 1) * wms), abs=1e-12)
     assert many.value == pytest.approx((bms - wms) / bms, abs=1e-12)
     assert single.ci_low < single.value < single.ci_high and average.ci_low < average.value < average.ci_high
@@ -74,9 +74,9 @@ def test_unbalanced_slots_use_k0():
     bms = sum(sizes * (means - values.mean()) ** 2) / (n - 1)
     wms = sum((values - means[groups]) ** 2) / (N - n)
     k0 = (N - (sizes**2).sum() / N) / (n - 1)
-    single = one_way(values, groups)[0]
+    single = one_way(values, groups, confidence=0.95)[0]
     assert single.value == pytest.approx((bms - wms) / (bms + (k0 - 1) * wms), abs=1e-12)
-    assert one_way(values[:1], groups[:1])[0].value != one_way(values[:1], groups[:1])[0].value  # NaN: one item
+    assert one_way(values[:1], groups[:1], confidence=0.95)[0].value != one_way(values[:1], groups[:1], confidence=0.95)[0].value  # NaN: one item
 
 
 @pytest.mark.shared
@@ -103,7 +103,7 @@ def test_no_complete_block_gives_no_value_and_a_note():
     ratings = pd.DataFrame({"item_id": ["a", "b", "c", "a", "b"], "rater": ["r1", "r1", "r1", "r2", "r2"],
                             "score": [1.0, 2.0, 3.0, 1.5, 2.5]})  # fmt: skip
     items = pd.DataFrame({"item_id": ["a", "b", "c"]})
-    table = icc_levels("d", items, {"raw": ratings})
+    table = icc_levels("d", items, {"raw": ratings}, confidence=0.95)
     assert table["value"].isna().all() and table["note"].str.startswith("1 of 2 raters rated every one of the 3 items").all()
 
 
@@ -114,21 +114,21 @@ def test_degenerate_blocks_give_nan_and_a_note_or_an_exact_zero():
     interval. One item: none."""
     from simgold.stats.icc import one_way_note, two_way_note
 
-    constant = two_way(np.full((5, 3), 3.0))
+    constant = two_way(np.full((5, 3), 3.0), confidence=0.95)
     assert all(np.isnan([i.value, i.ci_low, i.ci_high]).all() for i in constant)
-    assert two_way_note(np.full((5, 3), 3.0)) == "every rating is 3: no variance between items or raters, no ICC"
+    assert two_way_note(np.full((5, 3), 3.0), confidence=0.95) == "every rating is 3: no variance between items or raters, no ICC"
     flat = np.tile([2.0, 4.0, 5.0], (12, 1))
     assert icc_module._mean_squares(flat)[2] == 0.0  # EMS from the residuals: 0, not a rounding error
-    assert [(i.value, np.isnan(i.ci_low), np.isnan(i.ci_high)) for i in two_way(flat)] == [(0.0, True, True)] * 2
-    assert two_way_note(flat) == (
+    assert [(i.value, np.isnan(i.ci_low), np.isnan(i.ci_high)) for i in two_way(flat, confidence=0.95)] == [(0.0, True, True)] * 2
+    assert two_way_note(flat, confidence=0.95) == (
         "no residual variance (every rating is its item's mean plus its rater's shift): no F-based interval"
     )
-    assert two_way_note(np.array([[2.0, 3.0, 4.0]])) == "1 item: an ICC needs two items or more"
-    assert two_way_note(SF) == ""
-    assert one_way_note(np.full(6, 3.0), np.repeat(np.arange(3), 2)) == (
+    assert two_way_note(np.array([[2.0, 3.0, 4.0]]), confidence=0.95) == "1 item: an ICC needs two items or more"
+    assert two_way_note(SF, confidence=0.95) == ""
+    assert one_way_note(np.full(6, 3.0), np.repeat(np.arange(3), 2), confidence=0.95) == (
         "every rating is 3: no variance between or within items, no ICC"
     )
-    assert one_way_note(SF.ravel(), np.repeat(np.arange(6), 4)) == ""
+    assert one_way_note(SF.ravel(), np.repeat(np.arange(6), 4), confidence=0.95) == ""
 
 
 def test_the_stage_says_why_a_block_has_no_icc():
@@ -136,7 +136,7 @@ def test_the_stage_says_why_a_block_has_no_icc():
 
     def notes(ratings: pd.DataFrame) -> list[str]:
         items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
-        return icc_levels("d", items, {"raw": ratings})["note"].tolist()
+        return icc_levels("d", items, {"raw": ratings}, confidence=0.95)["note"].tolist()
 
     one_item = pd.DataFrame({"item_id": "a", "rater": ["r1", "r2", "r3"], "score": [2.0, 3.0, 4.0]})
     assert notes(one_item) == ["1 item: an ICC needs two items or more"] * 2  # was "3 of 3 raters rated every one"

@@ -10,7 +10,7 @@ import yaml
 from simgold.io.config import check_config
 from simgold.stages.clean import clean_dataset
 from simgold.stages.cosimlex import cosimlex_scores
-from simgold.stages.scores import in_context_predictions, target_spans
+from simgold.stages.in_context import in_context_predictions, target_spans
 
 from .conftest import ROOT
 
@@ -87,7 +87,7 @@ class _UnitVectors:
 
 def test_prediction_rows_are_named_as_the_table_columns():
     from simgold.io.tables import TABLES
-    from simgold.stages.scores import PredictionRow
+    from simgold.stages.in_context import PredictionRow
 
     assert PredictionRow._fields == TABLES["predictions"].names
     items = pd.DataFrame(

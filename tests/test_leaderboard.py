@@ -11,7 +11,7 @@ import pandas as pd
 
 import simgold.report.leaderboard
 from simgold.report.leaderboard import leaderboard
-from simgold.stats.dependent_correlations import dataset_msd, with_msd
+from simgold.stages.msd import dataset_msd, with_msd
 
 NAN = np.nan
 

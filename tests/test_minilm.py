@@ -13,7 +13,7 @@ from simgold.io.config import check_config
 from simgold.io.minilm import get_model
 from simgold.io.vectorcache import VectorStore
 from simgold.stages.clean import clean_dataset
-from simgold.stages.scores import in_context_predictions
+from simgold.stages.in_context import in_context_predictions
 
 from .conftest import ROOT
 from .minilm_reference import OneAtATime, vocabulary
@@ -66,7 +66,7 @@ def test_a_vector_does_not_depend_on_its_batch_or_the_threads(model):
 
 
 def test_in_context_vectors_equal_the_one_at_a_time_pass(model, reference, demo_items):
-    from simgold.stages.scores import target_spans
+    from simgold.stages.in_context import target_spans
 
     requests = [target_spans(it.context_text, [it.word1, it.word2]) for it in demo_items.itertuples()]
     requests.append(("No target here at all.", [(0, 2), (3, 3)]))  # a span that covers no token

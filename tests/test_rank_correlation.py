@@ -93,9 +93,12 @@ def test_incremental_update_equals_full_recomputation():
     X2[:, [1, 6]] = np.clip(X2[:, [1, 6]] + 1, 0, 6)  # a complete rater and another one
     m, m2 = RatingMatrix.from_dense(X), RatingMatrix.from_dense(X2)
     np.testing.assert_allclose(
-        pairwise_spearman(m2, previous=(m, before)).dense(), loop_pairwise(X2)[0], atol=1e-12, equal_nan=True
+        pairwise_spearman(m2, previous=(m, before), min_overlap=5).dense(),
+        loop_pairwise(X2)[0],
+        atol=1e-12,
+        equal_nan=True,
     )
-    assert pairwise_spearman(m, previous=(m, before)) is before
+    assert pairwise_spearman(m, previous=(m, before), min_overlap=5) is before
 
 
 def test_incremental_update_when_a_rater_loses_ratings():
@@ -104,7 +107,7 @@ def test_incremental_update_when_a_rater_loses_ratings():
     before = spearman(X)
     X2 = X.copy()
     X2[5:, 0] = np.nan  # rater 0 keeps 5 ratings: below min_overlap with most raters
-    res = pairwise_spearman(RatingMatrix.from_dense(X2), previous=(RatingMatrix.from_dense(X), before))
+    res = pairwise_spearman(RatingMatrix.from_dense(X2), previous=(RatingMatrix.from_dense(X), before), min_overlap=5)
     rho, few, constant = loop_pairwise(X2)
     np.testing.assert_allclose(res.dense(), rho, atol=1e-12, equal_nan=True)
     assert (res.n_few, res.n_constant) == (few, constant) and few > before.n_few
@@ -196,14 +199,14 @@ def test_alpha_krippendorff_worked_example():
             [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
         ]
     )
-    assert agreement(RatingMatrix.from_dense(data.T)).alpha == pytest.approx(0.849, abs=5e-4)
+    assert agreement(RatingMatrix.from_dense(data.T), min_overlap=5).alpha == pytest.approx(0.849, abs=5e-4)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_alpha_equals_krippendorff_package(seed):
     X = random_matrix(seed)
     expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
-    assert agreement(RatingMatrix.from_dense(X)).alpha == pytest.approx(expected, abs=1e-12)
+    assert agreement(RatingMatrix.from_dense(X), min_overlap=5).alpha == pytest.approx(expected, abs=1e-12)
 
 
 def test_rankdata_is_scipys_to_the_bit():

@@ -18,12 +18,13 @@ from scipy.stats import pearsonr
 from simgold.io.tables import to_arrow
 from simgold.stages.agreement import alpha_levels
 from simgold.stages.scores import METRICS, Metric, ScoringSettings, Vectors, pearson, pearson_resamples, score_dataset
-from simgold.stats.alpha import ALPHA_LEVELS, LEVELS, AlphaLevel, alpha_table
+from simgold.stages.agreement import alpha_table
+from simgold.stats.alpha import ALPHA_LEVELS, LEVELS, AlphaLevel
 
 # registry -> the module that holds it, and the object whose docstring shows how to add an entry
 # (a documented dict subclass, or the module docstring)
 REGISTRIES = {
-    "AGREEMENT_STATISTICS": ("simgold.stats.agreement_ci", "AgreementStatistics"),
+    "AGREEMENT_STATISTICS": ("simgold.stats.agreement_statistics", "AgreementStatistics"),
     "ALPHA_LEVELS": ("simgold.stats.alpha", "AlphaLevels"),
     "FIGURES": ("simgold.report.figures", "Figures"),
     "RESULTS": ("simgold.io.paths", None),

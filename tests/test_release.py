@@ -219,7 +219,7 @@ def test_a_comparisons_dataset_releases_its_comparisons(shared, shared_specs, tm
     """Avraham & Goldberg's Hebrew files (kind comparisons: no gold scores, only weighted
     comparisons): the release is the comparisons table, loadable and described."""
     mlc = pytest.importorskip("mlcroissant")
-    from simgold.stages.scores import read_ag_file
+    from simgold.stages.comparisons import read_ag_file
 
     ds = check_dataset("ag-he-basic", shared_specs["ag-he-basic"])
     comparisons = pd.concat([read_ag_file(src["path"], "ag-he-basic") for src in ds["sources"]], ignore_index=True)

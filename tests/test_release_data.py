@@ -33,7 +33,7 @@ from simgold.stages.audit import audit_configured
 from simgold.stages.calibrate import calibrate
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_means, gold_from_rankings, gold_from_ratings, score_distribution
-from simgold.stages.scores import from_rankings, from_ratings
+from simgold.stages.comparisons import from_rankings, from_ratings
 
 from .conftest import ROOT
 
@@ -471,7 +471,7 @@ def test_the_archive_readme_gives_each_models_languages():
 
 def test_the_comparisons_type_description_names_every_type():
     from simgold.report.release import COMPARISON_COLUMNS
-    from simgold.stages.scores import TYPES
+    from simgold.stages.comparisons import TYPES
 
     assert all(t in COMPARISON_COLUMNS["type"] for t in TYPES)
 

@@ -14,6 +14,7 @@ from scipy.stats import spearmanr
 
 from simgold.stages.reliability import projection, reliability_projection
 from simgold.stats import reliability as rp
+from simgold.stats.resampling import random_halves
 from simgold.stats.reliability import (
     raters_needed,
     rating_splits,
@@ -66,11 +67,11 @@ def test_split_half_by_hand_with_missing_ratings():
     assert out["n_items"][1] == 6
 
 
-def test_rater_splits_against_a_plain_loop():
+def test_random_halves_against_a_plain_loop():
     rng = np.random.default_rng(5)
     X = rng.integers(0, 7, (40, 9)).astype(float)
     X[rng.random(X.shape) < 0.2] = np.nan
-    halves = rp.rater_splits(9, 30, np.random.default_rng(1))
+    halves = random_halves(9, 30, np.random.default_rng(1))
     assert (halves.sum(axis=1) == 4).all()
     out = split_half_correlations(X, halves)
     for s, first in enumerate(halves):
@@ -111,9 +112,9 @@ def _ratings(X: np.ndarray) -> pd.DataFrame:
 def test_deterministic_and_seeded_by_names():
     rng = np.random.default_rng(0)
     r = _ratings(rng.normal(size=(30, 1)) + rng.normal(size=(30, 8)))
-    one = reliability_projection("a", r, splits=20)
-    again = reliability_projection("a", r, splits=20)
-    other = reliability_projection("b", r, splits=20)
+    one = reliability_projection("a", r, splits=20, seed=0)
+    again = reliability_projection("a", r, splits=20, seed=0)
+    other = reliability_projection("b", r, splits=20, seed=0)
     pd.testing.assert_frame_equal(one["splits"], again["splits"])
     assert not np.allclose(one["splits"]["r_half"], other["splits"]["r_half"])
 
@@ -140,7 +141,7 @@ def test_crowd_scale_sparse_panel():
     n_items, n_raters = 2000, 1000
     X = np.clip(np.rint(rng.uniform(0, 6, (n_items, 1)) + rng.normal(0, 1.2, (n_items, n_raters))), 0, 6)
     X[rng.random(X.shape) >= 0.1] = np.nan
-    out = reliability_projection("crowd", _ratings(X), splits=50)
+    out = reliability_projection("crowd", _ratings(X), splits=50, seed=0)
     s = out["summary"].iloc[0]
     assert s["n_splits_undefined"] == 0 and 0.9 < s["r_full"] < 1.0 and 45 < s["h"] < 55
     # truth variance 3 against noise variance 1.44 (before rounding and clipping): r1 near 0.65
@@ -155,7 +156,7 @@ def test_rare_words_split_half_equals_source_txt(cleaned, shared_specs):
     # SOURCE.txt: "random split-half reliability (Spearman between means of two random halves of
     # each pair's ratings, 100 draws) = 0.754"
     assert shared_specs["rw"]["persistent_raters"] is False
-    out = reliability_projection("rw", cleaned("rw")["ratings"], persistent_raters=False)
+    out = reliability_projection("rw", cleaned("rw")["ratings"], persistent_raters=False, seed=0)
     s = out["summary"].iloc[0]
     assert s["r_half"] == pytest.approx(0.754, abs=0.005)
     assert s["n_splits_undefined"] == 0
@@ -167,13 +168,13 @@ def test_projection_from_small_panels_predicts_the_whole_panel(cleaned, name, su
     """Spearman-Brown checked on data: the single-rater reliability estimated from random panels
     of a few raters predicts the split-half reliability observed with the whole panel."""
     ratings = cleaned(name)["ratings"]
-    whole = reliability_projection(name, ratings)["summary"].iloc[0]
+    whole = reliability_projection(name, ratings, seed=0)["summary"].iloc[0]
     raters = np.sort(ratings["rater"].unique())
     rng = np.random.default_rng(0)
     predicted = []
     for k in range(12):
         panel = ratings[ratings["rater"].isin(rng.choice(raters, subset, replace=False))]
-        r1 = reliability_projection(f"{name}-{k}", panel, splits=100)["summary"]["r1"].iloc[0]
+        r1 = reliability_projection(f"{name}-{k}", panel, splits=100, seed=0)["summary"]["r1"].iloc[0]
         predicted.append(spearman_brown(r1, whole["h"]))
     assert np.mean(predicted) == pytest.approx(whole["r_half"], abs=0.015)
 
@@ -197,7 +198,7 @@ def test_projection_from_small_panels_predicts_the_whole_panel(cleaned, name, su
 def test_degenerate_panels_say_why_there_is_no_reliability(X, note):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the undefined splits are counted, not warned about
-        out = reliability_projection("d", _ratings(X), splits=20)
+        out = reliability_projection("d", _ratings(X), splits=20, seed=0)
     s = out["summary"].iloc[0]
     assert s["n_splits_undefined"] == 20 and np.isnan(s["r_half"]) and np.isnan(s["m_0.8"]) and s["note"] == note
     assert out["curve"]["reliability"].isna().all()

@@ -41,7 +41,7 @@ def test_hand_computed_example():
     # subjects (1,1) (2,3) (4,4) (5,4) (6,6): row means 1, 2.5, 4, 4.5, 6, grand mean 3.6;
     # SS rows = 2 x 14.7 = 29.4 (MSR 7.35), both occasions average 3.6 (MSC 0), SS total 30.4,
     # SS error 1.0 (MSE 0.25): ICC(2,1) = (7.35 - 0.25) / (7.35 + 0.25 - 2 x 0.25 / 5) = 7.1 / 7.5
-    r = retest_reliability(np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6]))
+    r = retest_reliability(np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6]), confidence=0.95)
     assert r.icc == pytest.approx(7.1 / 7.5, abs=1e-12)
     assert (r.n_pairs, r.mean_abs_diff, r.share_equal) == (5, pytest.approx(0.4), pytest.approx(0.6))
 
@@ -54,7 +54,7 @@ def test_figures_equal_scipy_and_an_anova_loop(seed):
     second = np.clip(first + rng.integers(-2, 3, n), 0, 6)
     if np.ptp(first) == 0 or np.ptp(second) == 0 or (first == second).all():
         pytest.skip("degenerate draw")
-    r = retest_reliability(first, second)
+    r = retest_reliability(first, second, confidence=0.95)
     assert r.spearman == pytest.approx(scipy_stats.spearmanr(first, second)[0], abs=1e-12)
     assert r.pearson == pytest.approx(scipy_stats.pearsonr(first, second)[0], abs=1e-12)
     assert r.icc == pytest.approx(icc_a1_loop(first, second), abs=1e-12)
@@ -64,13 +64,13 @@ def test_figures_equal_scipy_and_an_anova_loop(seed):
 
 
 def test_edges_say_why():
-    few = retest_reliability(np.array([1.0, 2]), np.array([1.0, 3]))
+    few = retest_reliability(np.array([1.0, 2]), np.array([1.0, 3]), confidence=0.95)
     assert few.n_pairs == 2 and few.mean_abs_diff == 0.5 and np.isnan(few.spearman) and "below 3" in few.note
-    flat = retest_reliability(np.array([2.0, 2, 2]), np.array([1.0, 2, 3]))
+    flat = retest_reliability(np.array([2.0, 2, 2]), np.array([1.0, 2, 3]), confidence=0.95)
     assert np.isnan(flat.icc) and "do not vary" in flat.note
-    same = retest_reliability(np.array([1.0, 2, 3]), np.array([1.0, 2, 3]))
+    same = retest_reliability(np.array([1.0, 2, 3]), np.array([1.0, 2, 3]), confidence=0.95)
     assert same.icc == 1.0 and np.isnan(same.ci_low) and "no interval" in same.note  # never a zero-width interval
-    none = retest_reliability(np.array([]), np.array([]))
+    none = retest_reliability(np.array([]), np.array([]), confidence=0.95)
     assert none.n_pairs == 0 and "no rater" in none.note
 
 
@@ -119,7 +119,7 @@ def test_repeats_are_kept_whatever_the_duplicates_rule(tmp_path, policy):
     assert got == EXPECTED
     if policy == "all":  # the repetitions are items of their own; the repeats name the first occurrence
         assert set(t["repeats"]["item_id"]) == set(t["items"].query("occurrence == 1")["item_id"])
-    retest = retest_table("t", t["repeats"])
+    retest = retest_table("t", t["repeats"], confidence=0.95)
     assert retest["n_pairs"].tolist() == [3, 2, 1]  # pooled, r1, r2
     assert retest["mean_abs_diff"].iloc[0] == pytest.approx((1 + 2 + 2) / 3)  # |9-10|, |8-6|, |7-5|
     assert t["summary"]["ledger_balanced"].iloc[0]
@@ -145,7 +145,7 @@ def test_long_layout_repeats(tmp_path):
     assert [(r.rater, r.answer, r.score, r.source_row) for r in t["repeats"].itertuples()] == [
         ("A", 1, 4.0, 3), ("A", 2, 3.0, 4), ("A", 3, 6.0, 7)
     ]  # fmt: skip
-    retest = retest_table("t", t["repeats"])
+    retest = retest_table("t", t["repeats"], confidence=0.95)
     assert retest["n_pairs"].tolist() == [2, 2] and retest["mean_abs_diff"].iloc[0] == pytest.approx(2.0)
 
 
@@ -174,7 +174,7 @@ def test_demo_questionnaire_pairs_counted_from_the_sheet():
 
     expected = _sheet_pairs(ROOT / "raw/demo/da/sporgeskema.xlsx", "Svar", (0, 1), 3, header_row=1)
     assert len(expected) > 100  # every rater meets the repeated calibration questions
-    retest = retest_table("demo-da", simgold.clean("demo-da", base_dir=ROOT, config=ROOT / "config/config.yaml")["repeats"])
+    retest = retest_table("demo-da", simgold.clean("demo-da", base_dir=ROOT, config=ROOT / "config/config.yaml")["repeats"], confidence=0.95)
     pooled = retest.iloc[0]
     first, second = (np.array([p[k] for p in expected], dtype=float) for k in (1, 2))
     assert pooled["n_pairs"] == len(expected) and pooled["n_raters"] == len({p[0] for p in expected})
@@ -201,7 +201,7 @@ def test_wordsim_set1_repeated_pairs(shared, cleaned):
     repeated = {k: v for k, v in by_pair.items() if len(v) > 1}
     assert sorted(repeated) == [("bank", "money"), ("cash", "money")]
     pairs = [(header[j], float(rs[0][j]), float(rs[1][j])) for rs in repeated.values() for j in raters]
-    retest = retest_table("ws353-set1", cleaned("ws353-set1")["repeats"])  # config/examples/shared-data.yaml
+    retest = retest_table("ws353-set1", cleaned("ws353-set1")["repeats"], confidence=0.95)  # config/examples/shared-data.yaml
     first, second = (np.array([p[k] for p in pairs]) for k in (1, 2))
     pooled = retest.iloc[0]
     assert (pooled["n_pairs"], pooled["n_items"], pooled["n_raters"]) == (26, 2, 13)

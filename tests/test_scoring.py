@@ -16,22 +16,17 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from simgold.errors import InputError
 from simgold.io.embeddings import load_model
+from simgold.stages.comparisons import ag_score, ag_score_parts, from_rankings, from_ratings, read_ag_file, write_ag_file
 from simgold.stages.scores import (
     ScoringSettings,
     Vectors,
-    ag_score,
-    ag_score_parts,
     correlation_scores,
-    from_rankings,
-    from_ratings,
-    kendall_resamples,
     paired_difference,
     predictions,
-    read_ag_file,
     score_dataset,
     seed_for,
-    write_ag_file,
 )
+from simgold.stats.resampling import kendall_resamples
 
 from .conftest import E5_STATIC, default_pairs
 
@@ -434,7 +429,7 @@ def test_raters_below_places_the_model_among_the_raters_leave_one_out():
     items = pd.DataFrame({"item_id": [f"i{i:02d}" for i in range(40)], "word1": [f"a{i}" for i in range(40)],
                           "word2": [f"b{i}" for i in range(40)]})  # fmt: skip
     calibrated, calibration = calibrate(ratings, (0, 10), "none", 1.0, 1.0)
-    report = agreement_report("d", items, ratings, calibrated, calibration, outliers={"method": "vs_rest_min", "threshold": 0.3})
+    report = agreement_report("d", items, ratings, calibrated, calibration, outliers={"method": "vs_rest_min", "threshold": 0.3}, min_overlap=5)
     gold = gold_from_ratings("d", items, report["ratings"], (0, 10))
     kept = [r for r in range(9) if f"r{r}" not in set(report["raters"].query("excluded")["rater"])]
     assert kept == list(range(8))  # the random rater is excluded
@@ -546,7 +541,7 @@ def test_the_human_ceiling_and_raters_below_say_why_they_are_missing():
                           "word2": [f"b{i}" for i in range(12)]})  # fmt: skip
     ratings = ratings_frame([("d", f"i{i:02d}", f"r{r}", 3.0) for i in range(12) for r in range(3)])
     no_calibration = pd.DataFrame(columns=["rater", "calib_diff", "calib_shift"])
-    report = agreement_report("d", items, ratings, ratings, no_calibration)
+    report = agreement_report("d", items, ratings, ratings, no_calibration, min_overlap=5)
     gold = pd.DataFrame({"item_id": items["item_id"], "mean": 3.0})
     table = pd.DataFrame({"word": [f"a{i}" for i in range(12)] + [f"b{i}" for i in range(12)], "source": "file",
                           "vector": [np.array([1.0, 0.0])] * 12 + [np.array([np.cos(t), np.sin(t)]) for t in

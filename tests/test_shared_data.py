@@ -191,7 +191,7 @@ def test_men_experts_are_joined_through_mens_line_aligned_lemma_and_natural_file
     data = np.array([[elia.get(k, np.nan) for k in both], [marco.get(k, np.nan) for k in both]])
     alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
     assert round(alpha, 3) == 0.815
-    from simgold.stats.agreement_ci import agreement_summary
+    from simgold.stats.agreement_statistics import agreement_summary
 
     assert agreement_summary(stats)["alpha_interval"] == pytest.approx(alpha, abs=1e-12)
 

@@ -20,7 +20,7 @@ from scipy.stats import spearmanr
 from simgold.stages.agreement import agreement_report
 from simgold.stages.calibrate import calibrate
 from simgold.stages.reliability import projection, reliability_projection
-from simgold.stats.reliability import rater_splits
+from simgold.stats.resampling import random_halves
 from simgold.stats.seeds import seed_for
 
 from .conftest import loop_pairwise, ratings_frame
@@ -54,11 +54,11 @@ def unbalanced_panel(seed: int = 0) -> pd.DataFrame:
 def test_split_half_summary_and_curve_against_a_loop_on_an_unbalanced_panel():
     """Every column of splits, summary and curve, from the project's split draws and plain loops."""
     ratings, splits = unbalanced_panel(), 200
-    out = reliability_projection("rel", ratings, splits=splits)
+    out = reliability_projection("rel", ratings, splits=splits, seed=0)
     raters = np.sort(ratings["rater"].unique())
     items = np.sort(ratings["item_id"].unique())
     X = ratings.pivot(index="item_id", columns="rater", values="score").reindex(index=items, columns=raters).to_numpy()
-    halves = rater_splits(len(raters), splits, np.random.default_rng(seed_for(0, "rel", "raw", "split_half")))
+    halves = random_halves(len(raters), splits, np.random.default_rng(seed_for(0, "rel", "raw", "split_half")))
     rows = []
     for first in halves:
         a, b, h = [], [], []
@@ -151,7 +151,7 @@ def test_vs_rest_min_excludes_below_the_threshold_and_keeps_a_rater_exactly_at_i
     ratings = vs_rest_panel()
     items = pd.DataFrame({"item_id": [f"i{i}" for i in range(10)]})
     report = agreement_report("d", items, ratings, ratings, NO_CALIBRATION,
-                              outliers={"method": "vs_rest_min", "threshold": 0.5})  # fmt: skip
+                              outliers={"method": "vs_rest_min", "threshold": 0.5}, min_overlap=5)  # fmt: skip
     raters = report["raters"][report["raters"]["stage"] == "calibrated"].set_index("rater")
     vs_rest = loop_vs_rest(ratings)
     assert vs_rest["T"] == pytest.approx(0.5, abs=1e-12) and raters.loc["T", "vs_rest"] == 0.5
@@ -185,7 +185,7 @@ def test_pairwise_sd_cuts_once_at_mean_minus_k_sd_with_ddof_1():
     item, rater = np.nonzero(~np.isnan(X))
     ratings = ratings_frame([("d", f"i{i:02d}", f"r{j}", X[i, j]) for i, j in zip(item, rater)])
     items = pd.DataFrame({"item_id": [f"i{i:02d}" for i in range(16)]})
-    report = agreement_report("d", items, ratings, ratings, NO_CALIBRATION, outliers={"method": "pairwise_sd", "k": k})
+    report = agreement_report("d", items, ratings, ratings, NO_CALIBRATION, outliers={"method": "pairwise_sd", "k": k}, min_overlap=5)
     raters = report["raters"][report["raters"]["stage"] == "calibrated"].set_index("rater")
     rho = loop_pairwise(X)[0]
     avg = {f"r{j}": np.nanmean(rho[j]) for j in range(X.shape[1])}

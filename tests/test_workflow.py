@@ -715,7 +715,8 @@ def test_reliability_projection_per_rated_dataset(default_run):
 
 
 def test_williams_test_and_minimum_significant_difference_beside_the_scores(default_run):
-    from simgold.stats.dependent_correlations import compare_predictions, dataset_msd, with_msd
+    from simgold.stages.msd import dataset_msd, with_msd
+    from simgold.stats.dependent_correlations import compare_predictions
 
     gold = _result(default_run, "gold", "ws353", "gold.parquet").set_index("item_id")["mean"]
     sims = {
@@ -732,7 +733,7 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
         assert row.n_used == expected["n"] and row.value_a == pytest.approx(expected["r_jg"], abs=1e-12)
     scores = pd.concat([_result(default_run, "scores", "ws353", m, "scores.parquet") for m in sims])
     msd = _result(default_run, "scores", "ws353", "msd.parquet")
-    pd.testing.assert_frame_equal(msd, dataset_msd("ws353", scores, diffs), check_dtype=False)
+    pd.testing.assert_frame_equal(msd, dataset_msd("ws353", scores, diffs, min_coverage=0.9), check_dtype=False)
     assert msd["r_jk_kind"].tolist() == ["fixed", "fixed", "fixed", "observed"] and msd["n"].iloc[0] == 353
     summary = _result(default_run, "scores", "summary.parquet")
     across = _result(default_run, "scores", "differences.parquet")

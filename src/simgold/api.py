@@ -23,10 +23,14 @@ from simgold.stages.agreement import agreement_report
 from simgold.stages.calibrate import calibrate
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_means, gold_from_ratings
-from simgold.stages.scores import ScoringSettings, Vectors, ag_score_parts, score_dataset, words_of
-from simgold.stats.agreement_ci import agreement_summary
+from simgold.stages.comparisons import ag_score_parts
+from simgold.stages.scores import ScoringSettings, Vectors, score_dataset, words_of
+from simgold.stats.agreement_statistics import agreement_summary
 from simgold.stats.rank_correlation import RatingMatrix
 from simgold.stats.rank_correlation import agreement as agreement_stats
+
+__all__ = ["DEFAULT_CONFIG", "Agreement", "ComparisonEvaluation", "Evaluation", "agreement", "clean", "evaluate",
+           "evaluate_comparisons"]  # fmt: skip
 
 DEFAULT_CONFIG = "config/config.yaml"
 # the keyword defaults below are the config schema's (read from it, never written twice)
@@ -126,7 +130,7 @@ def _dataset_spec(name: str, config, base_dir) -> tuple[str, dict]:
     return name, datasets[name]
 
 
-def gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, pd.DataFrame]:
+def _gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(items, gold) of a configured dataset, made as the pipeline makes them: per-rater ratings
     calibrated and filtered for outliers, or the means a file ships."""
 
@@ -263,6 +267,9 @@ class Evaluation:
 
     Attributes
     ----------
+    statistic : float
+        The headline statistic, Spearman's rho (as ``scipy.stats`` results name theirs);
+        ``confidence_interval()`` gives its CI as ``(low, high)``.
     spearman, pearson, kendall : float
         The metric over the pairs scored.
     oov_pairs, oov_words : float
@@ -280,9 +287,9 @@ class Evaluation:
     >>> result = evaluate(kv, pairs, resamples=100)
     >>> round(result.spearman, 4), result.oov_pairs  # ranks (3, 1, 2, 4) and (3.5, 1, 2, 3.5)
     (0.9487, 0.2)
-    >>> low, high = result.ci("spearman")
-    >>> bool(low <= result.spearman <= high)
-    True
+    >>> low, high = result.confidence_interval()
+    >>> bool(low <= result.statistic <= high), (low, high) == result.ci("spearman")
+    (True, True)
     >>> result.predictions["sim"].round(4).tolist()
     [0.7071, 0.0, 0.4472, 0.7071, nan]
     """
@@ -294,6 +301,11 @@ class Evaluation:
 
     def _row(self, metric: str) -> pd.Series:
         return self.scores[(self.scores["metric"] == metric) & (self.scores["subset"] == "all")].iloc[0]
+
+    @property
+    def statistic(self) -> float:
+        """Spearman's rho, the headline statistic."""
+        return self.spearman
 
     @property
     def spearman(self) -> float:
@@ -331,6 +343,10 @@ class Evaluation:
         """
         row = self._row(metric)
         return float(row["ci_low"]), float(row["ci_high"])
+
+    def confidence_interval(self, metric: str = "spearman") -> tuple[float, float]:
+        """``(low, high)``: the bootstrap CI of ``statistic`` (or of ``metric``), as ``ci`` gives it."""
+        return self.ci(metric)
 
     def __repr__(self) -> str:
         row = self._row("spearman")
@@ -427,7 +443,7 @@ def evaluate(
         name, (pairs, gold) = "dataframe", _pairs_from_frame(dataset)
     else:
         name, spec = _dataset_spec(dataset, config, base_dir)
-        items, gold = gold_standard(name, spec, base_dir)
+        items, gold = _gold_standard(name, spec, base_dir)
         pairs = items[["item_id", "word1", "word2"]]
     vectors, model_name = _vectors(
         model,
@@ -470,6 +486,8 @@ class ComparisonEvaluation:
 
     Attributes
     ----------
+    statistic : float
+        The A&G score over all comparisons scored (``confidence_interval()``: its CI).
     ag_score : float
         The A&G score over all comparisons scored.
     oov_comparisons : float
@@ -485,6 +503,11 @@ class ComparisonEvaluation:
         return self.scores[(self.scores["metric"] == metric) & (self.scores["subset"] == subset)].iloc[0]
 
     @property
+    def statistic(self) -> float:
+        """The A&G score over all comparisons, the headline statistic."""
+        return self.ag_score
+
+    @property
     def ag_score(self) -> float:
         return float(self._row("ag_score")["value"])
 
@@ -498,6 +521,10 @@ class ComparisonEvaluation:
         (``type=positive``, ``type=distractor``, ``type=random``)."""
         row = self._row("ag_score", subset)
         return float(row["ci_low"]), float(row["ci_high"])
+
+    def confidence_interval(self, subset: str = "all") -> tuple[float, float]:
+        """``(low, high)``: the bootstrap CI of ``statistic`` (or of one type's score), as ``ci`` gives it."""
+        return self.ci(subset)
 
     def __repr__(self) -> str:
         row = self._row("ag_score")
@@ -643,12 +670,19 @@ class Agreement:
     Parameters
     ----------
     summary : pandas.Series
-        The agreement table's values (``simgold.stats.agreement_ci.AGREEMENT_STATISTICS``):
+        The agreement table's values (``simgold.stats.agreement_statistics.AGREEMENT_STATISTICS``):
         counts, pairwise Spearman with its min and max, consistency, vs_mean, vs_rest (each with
         min and max), Krippendorff's alpha (``alpha_interval``).
     raters : pandas.DataFrame
         One row per rater: ``rater``, ``n_items``, ``mean_score``, ``avg_pairwise`` (the mean of
         its pairs' Spearman), ``vs_mean``, ``vs_rest``.
+
+    Attributes
+    ----------
+    statistic : float
+        The mean pairwise Spearman (``summary["pairwise"]``); its printed ``range`` is the lowest
+        and highest pair's, not a confidence interval: ``confidence_interval()`` is NaN here (the
+        workflow's agreement_ci table bootstraps it).
 
     Examples
     --------
@@ -671,11 +705,21 @@ class Agreement:
     def __getitem__(self, key: str):
         return self.summary[key]
 
+    @property
+    def statistic(self) -> float:
+        """The mean pairwise Spearman of two raters, the headline statistic."""
+        return float(self.summary["pairwise"])
+
+    def confidence_interval(self) -> tuple[float, float]:
+        """``(nan, nan)``: ``agreement`` draws no resamples (the workflow's agreement_ci table does)."""
+        return float("nan"), float("nan")
+
     def __repr__(self) -> str:
+        # a range is spelled out as one: the square brackets are a confidence interval's (``Evaluation``)
         s = self.summary
         return (
             f"Agreement({s['n_raters']} raters, {s['n_items']} items): pairwise {s['pairwise']:.4f} "
-            f"[{s['pairwise_min']:.4f}, {s['pairwise_max']:.4f}], vs_mean {s['vs_mean']:.4f}, "
+            f"(range {s['pairwise_min']:.4f} to {s['pairwise_max']:.4f}), vs_mean {s['vs_mean']:.4f}, "
             f"vs_rest {s['vs_rest']:.4f}, alpha {s['alpha_interval']:.4f}"
         )
 
@@ -719,7 +763,7 @@ def agreement(
     >>> round(result["pairwise"], 4)  # Spearman of the pairs: 0.8, 0.8, 0.4
     0.6667
     >>> result
-    Agreement(3 raters, 4 items): pairwise 0.6667 [0.4000, 0.8000], vs_mean 0.8667, vs_rest 0.7550, alpha 0.6944
+    Agreement(3 raters, 4 items): pairwise 0.6667 (range 0.4000 to 0.8000), vs_mean 0.8667, vs_rest 0.7550, alpha 0.6944
     """
 
     missing = [c for c in (item, rater, score) if c not in df.columns]

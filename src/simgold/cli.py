@@ -28,7 +28,7 @@ from simgold.report.rebuild import rebuild
 from simgold.report.verify import verify
 from simgold.report.headline import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
 _PARALLELISM = (

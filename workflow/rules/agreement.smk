@@ -54,12 +54,15 @@ rule ranking_agreement:
 
 # Bootstrap CIs on the agreement, alpha at every level, ICC and test-retest (docs/methods.md
 # sections 4, 11.1, 11.2): a rule of its own, so the gold standard and the scores do not wait for the resamples.
+# It reads what rule agreement decided (the raters it excluded, the filtered ratings) rather than decide again.
 rule agreement_ci:
     input:
         item_table=result("clean", dataset="{dataset}", table="items"),
         raw=result("clean", dataset="{dataset}", table="ratings"),
         calibrated=RESULTS["calibrate_ratings"],
         calibration=RESULTS["calibrate_raters"],
+        raters=RESULTS["agreement_raters"],
+        filtered=RESULTS["agreement_ratings"],
         repeats=result("clean", dataset="{dataset}", table="repeats"),
     output:
         ci=RESULTS["agreement_ci"],

@@ -5,11 +5,13 @@
 * ``ranking_agreement``: Agreement of target-group rankings (per-target Spearman averaged over
   targets), outlier filtering.
 * ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, Krippendorff's alpha at
-  every level, intraclass correlations and test-retest reliability.
+  every level, intraclass correlations and test-retest reliability, on the raters the
+  ``agreement`` job kept (its raters table and filtered ratings).
 """
 
-from simgold.io.tables import read_parquet, write_parquet
+from simgold.io.tables import provenance, read_parquet, write_parquet
 from simgold.stages.agreement import (
+    agreement_ci_report,
     agreement_report,
     alpha_levels,
     icc_levels,
@@ -17,7 +19,7 @@ from simgold.stages.agreement import (
     ranking_report,
     retest_table,
 )
-from simgold.workflow.job import provenance_for, run
+from simgold.workflow.job import input_label, provenance_for, run
 
 
 def agreement_job(snakemake, log):
@@ -69,27 +71,29 @@ def ranking_agreement_job(snakemake, log):
 def agreement_ci_job(snakemake, log):
     name, params = snakemake.wildcards.dataset, snakemake.params
     settings = params.agreement
-    items, raw, calibrated = (read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated"))
+    items, raw, calibrated, raters, filtered = (
+        read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated", "raters", "filtered")
+    )
     ci = {
         "resamples": settings["resamples"],
         "max_work": settings["ci_max_work"],
         "min_defined": settings["ci_min_resamples"],
     }
-    report = agreement_report(
+    table = agreement_ci_report(
         name,
         items,
         raw,
         calibrated,
-        read_parquet(snakemake.input.calibration),
+        raters,
         min_overlap=settings["min_overlap"],
         subset_names=settings["subsets"],
-        outliers=params.outliers,
+        outlier_method=params.outliers["method"],
         persistent_raters=params.persistent_raters,
         ci={**ci, "seed": params.seed, "confidence": params.confidence},
     )
-    stages = {"raw": raw, "calibrated": calibrated, "filtered": report["ratings"]}
+    stages = {"raw": raw, "calibrated": calibrated, "filtered": filtered}
     alpha = alpha_levels(name, items, stages, settings["subsets"])
-    excluded = report["raters"].query("stage == 'calibrated'")["excluded"]
+    excluded = raters.query("stage == 'calibrated'")["excluded"]
     optimism = optimistic_note(int(excluded.sum()), params.outliers["method"])
     icc = icc_levels(
         name,
@@ -100,10 +104,13 @@ def agreement_ci_job(snakemake, log):
         confidence=params.confidence,
         notes={"filtered": optimism},
     )
-    table = report["agreement_ci"]
     log.info("\n%s", table.drop(columns=["dataset", "confidence", "note"]).to_string(index=False))
     log.info("\n%s", alpha.drop(columns=["dataset"]).to_string(index=False))
-    prov = provenance_for(snakemake)
+    # the sources these tables derive from: the agreement job's outputs (which raters it kept) are
+    # made from them, so they are not named again (the provenance is the one before they were read)
+    derived = {snakemake.input.raters, snakemake.input.filtered}
+    sources = {input_label(str(f)): str(f) for f in snakemake.input if f not in derived}
+    prov = provenance(snakemake.rule, dict(snakemake.wildcards.items()), dict(snakemake.params.items()), sources)
     write_parquet(table, snakemake.output.ci, table="agreement_ci", provenance=prov)
     write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
     log.info("\n%s", icc.drop(columns=["dataset", "note"]).to_string(index=False))

@@ -20,23 +20,19 @@ import pandas as pd
 from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.io.machine import machine_json, machine_record
 from simgold.io.tables import TABLES, read_parquet, write_parquet
+from simgold.stages.comparisons import from_rankings, from_ratings, read_ag_file, write_ag_file
+from simgold.stages.in_context import context_predictions, context_vector_types, in_context_vectors
+from simgold.stages.msd import MSD_COLUMNS, dataset_msd, with_msd
 from simgold.stages.scores import (
     DIFFERENCE_METRICS,
     ScoringSettings,
     Vectors,
     across_datasets,
-    context_predictions,
-    context_vector_types,
-    from_rankings,
-    from_ratings,
-    in_context_vectors,
     paired_difference,
-    read_ag_file,
     score_dataset,
     summary,
     with_holm,
     words_of,
-    write_ag_file,
 )
 from simgold.workflow.job import input_label, provenance_for, run
 
@@ -142,8 +138,6 @@ COLUMNS = list(TABLES["model_differences"].names)
 
 
 def model_differences_job(snakemake, log):
-    from simgold.stats.dependent_correlations import dataset_msd  # heavy: scipy.special; not the other jobs here
-
     name, scoring = snakemake.wildcards.dataset, snakemake.params.scoring
     rows = []
     if "gold" in snakemake.input.keys():
@@ -184,8 +178,6 @@ def model_differences_job(snakemake, log):
 
 
 def score_summary_job(snakemake, log):
-    from simgold.stats.dependent_correlations import MSD_COLUMNS, with_msd  # heavy: scipy.special; one job
-
     msd = [read_parquet(p) for p in snakemake.input.msd]
     msd = pd.concat(msd, ignore_index=True) if msd else pd.DataFrame(columns=MSD_COLUMNS)
     table = with_msd(summary(pd.concat([read_parquet(p) for p in snakemake.input.scores], ignore_index=True)), msd)

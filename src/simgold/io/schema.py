@@ -112,3 +112,31 @@ def resolve_model(spec: dict) -> dict:
     True
     """
     return {**schema_defaults("$defs", "model"), **spec}
+
+
+def default(key: str):
+    """The default the schema gives one config key, by its dotted name: a top-level block's key
+    (``scoring.seed``) or a dataset's (``agreement.min_overlap``, under ``datasets.<name>``).
+
+    Parameters
+    ----------
+    key : str
+        The dotted key: a block and its keys, e.g. ``"scoring.confidence"``.
+
+    Returns
+    -------
+    object
+        The schema's default (None where the schema's default is null).
+
+    Examples
+    --------
+    >>> default("scoring.seed"), default("scoring.confidence"), default("agreement.min_overlap")
+    (20261121, 0.95, 5)
+    """
+    block, *path = key.split(".")
+    schema = load_schema()
+    blocks = schema["properties"] if block in schema["properties"] else schema["$defs"]["dataset"]["properties"]
+    node = blocks[block]
+    for part in path:
+        node = node["properties"][part]
+    return node["default"]

@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
 
 __all__ = [
     "SCORE_COLUMNS",

@@ -32,6 +32,7 @@ import pandas as pd
 
 from simgold.io.labels import confidence_labels
 from simgold.report.headline import headline
+from simgold.stages.msd import covering_models
 
 __all__ = ["leaderboard"]
 
@@ -222,8 +223,6 @@ def leaderboard(summary: pd.DataFrame, *, min_coverage: float) -> dict[str, str]
     tiny | 1.000 (99.9%)
     MSD (p < 0.05) | 0.030
     """
-    from simgold.stats.dependent_correlations import covering_models  # heavy: scipy.special; one job
-
     head = headline(summary)
     datasets, models = sorted(head["dataset"].unique()), sorted(head["model"].unique())
     level = confidence_labels(head["confidence"])

@@ -22,7 +22,8 @@ from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.io.digests import sha256_bytes
 from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
 from simgold.report.headline import MAIN_METRICS, flag_scores, headline
-from simgold.stats.agreement_ci import AGREEMENT_STATISTICS, SCHEMES
+from simgold.stages.msd import with_msd
+from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES
 
 __all__ = [
     "dataset_page",
@@ -184,8 +185,6 @@ def dataset_page(
     """
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
-        from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, ~0.1 s; pages with an MSD
-
         scores = with_msd(scores, statistics["msd"])
     parts = ['<p><a href="../index.html">all datasets</a></p>']
     if release is not None:

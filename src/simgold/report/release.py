@@ -47,6 +47,7 @@ from simgold.report.croissant import croissant
 from simgold.report.markup import FORMULA_START, formula_cells, md_code
 from simgold.report.headline import FEW_COMPARISONS, MIN_COMPARISONS
 from simgold.report.pages import interval_text
+from simgold.stages.msd import with_msd
 
 __all__ = ["Release", "release", "scores_card", "model_text", "GOLD_COLUMNS", "WORD_COLUMNS", "COMPARISON_COLUMNS"]
 
@@ -510,8 +511,6 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
     str
         The Markdown file.
     """
-    from simgold.stats.dependent_correlations import with_msd  # heavy: scipy.special, for one figure
-
     scores = scores[scores["subset"].astype(str).str.len() > 0]
     level = confidence_label(float(scores["confidence"].dropna().iloc[0])) if scores["confidence"].notna().any() else ""
     extra = scores.pivot_table(index="model", columns="metric", values="value", aggfunc="first", dropna=False)

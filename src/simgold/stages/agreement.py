@@ -11,8 +11,8 @@ agreement of two raters is the mean, over the target groups both ranked, of the 
 their rankings; ``vs_mean`` / ``vs_rest`` are means over targets of the Spearman with the mean
 ranks; alpha treats each (target, candidate) as a unit.
 
-With ``ci`` (``resamples``, ``seed``, ``confidence``, ``max_work``, ``min_defined``), every stage and subset of a
-ratings dataset also gets bootstrap CIs on its agreement (``simgold.stats.agreement_ci``): the table
+With ``ci``, every stage and subset of a ratings dataset also gets bootstrap CIs on its agreement
+(``simgold.stats.agreement_ci``; ``agreement_ci_report`` when the agreement job has run): the table
 ``agreement_ci``. Rating slots (``persistent_raters: false``) get alpha's, resampling items.
 """
 
@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from simgold.stats.alpha import alpha_table, krippendorff_alpha
+from simgold.stats.alpha import ALPHA_COLUMNS, alpha_rows, krippendorff_alpha
 from simgold.stats.icc import one_way, one_way_note, two_way, two_way_note
 from simgold.stats.retest import consecutive_answers, retest_reliability
 from simgold.stats.rank_correlation import (
@@ -36,8 +36,8 @@ from simgold.stats.rank_correlation import (
     vs_reference,
 )
 from simgold.stats.agreement_ci import TABLE_COLUMNS as CI_COLUMNS
-from simgold.stats.agreement_ci import (
-    agreement_cis,
+from simgold.stats.agreement_ci import AgreementCI, agreement_cis
+from simgold.stats.agreement_statistics import (
     agreement_summary,
     ci_statistics,
     slot_ci_statistics,
@@ -46,12 +46,29 @@ from simgold.stats.agreement_ci import (
 )
 from simgold.io.tables import TABLES
 
+__all__ = ["RATER_COLUMNS", "STAGES", "OutlierCut", "agreement_ci_report", "agreement_report",
+           "alpha_levels", "alpha_table", "ci_table", "icc_levels", "optimistic_note", "outlier_cut",
+           "ranking_agreement", "ranking_report", "retest_table", "select_outliers", "subsets"]  # fmt: skip
+
 STAGES = ("raw", "calibrated", "filtered")
 RATER_COLUMNS = TABLES["raters"].names  # the canonical schema's columns, in order
 
 
 def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray]]:
-    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows."""
+    """``all`` and one subset per value of each grouping attribute, as masks over ``items`` rows.
+
+    Parameters
+    ----------
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    names : list[str]
+        Names to derive the seed from.
+
+    Returns
+    -------
+    list[tuple[str, np.ndarray]]
+        As the summary says.
+    """
     out = [("all", np.ones(len(items), dtype=bool))]
     for name in names:
         if name not in items.columns:
@@ -68,7 +85,17 @@ def _label(value) -> str:
 
 class OutlierCut(NamedTuple):
     """The cutoff of an outlier rule: raters whose ``column`` is below ``cut`` are excluded;
-    ``rule`` spells the cut out for the exclusion reasons."""
+    ``rule`` spells the cut out for the exclusion reasons.
+
+    Attributes
+    ----------
+    column : str
+        The raters table's column the rule cuts: avg_pairwise or vs_rest.
+    cut : float
+        Its ``cut``.
+    rule : str
+        Its ``rule``.
+    """
 
     column: str  # the raters table's column the rule cuts: avg_pairwise or vs_rest
     cut: float
@@ -119,7 +146,24 @@ def outlier_cut(avg_pairwise, method: str, k: float = 1.0, threshold: float | No
 
 
 def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshold: float | None = None):
-    """(excluded mask over stats.raters, reasons); decided once, not iterated, by ``outlier_cut``."""
+    """(excluded mask over stats.raters, reasons); decided once, not iterated, by ``outlier_cut``.
+
+    Parameters
+    ----------
+    stats : AgreementStats
+        The agreement of one rating matrix.
+    method : str
+        The method (as named in the config).
+    k : float
+        SDs below the mean (``pairwise_sd``).
+    threshold : float | None
+        The minimum vs_rest (``vs_rest_min``).
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     R = len(stats.raters)
     excluded = np.zeros(R, dtype=bool)
     reasons = np.array([""] * R, dtype=object)
@@ -138,7 +182,7 @@ def _note(stats: AgreementStats) -> str:
 
     Examples
     --------
-    >>> note = _note(agreement(RatingMatrix.from_dense(np.full((6, 3), 3.0))))  # every rater gives every item 3
+    >>> note = _note(agreement(RatingMatrix.from_dense(np.full((6, 3), 3.0)), 5))  # every rater gives every item 3
     >>> for part in note.split("; "):
     ...     print(part)
     pairwise, vs_mean, vs_rest: every rating is 3: constant scores have no ranks to correlate
@@ -154,7 +198,20 @@ def _note(stats: AgreementStats) -> str:
 
 def optimistic_note(n_excluded: int, method: str) -> str:
     """The note of a filtered stage whose raters were removed for low agreement: the same ratings
-    chose who stays and then measure how well they agree, so the figure is biased upward."""
+    chose who stays and then measure how well they agree, so the figure is biased upward.
+
+    Parameters
+    ----------
+    n_excluded : int
+        Raters excluded for low agreement.
+    method : str
+        The method (as named in the config).
+
+    Returns
+    -------
+    str
+        As the summary says.
+    """
     if not n_excluded:
         return ""
     raters = f"{n_excluded} rater{'s' if n_excluded != 1 else ''}"
@@ -178,7 +235,7 @@ def agreement_report(
     calibrated: pd.DataFrame,
     calibration: pd.DataFrame,
     *,
-    min_overlap: int = 5,
+    min_overlap: int,
     subset_names: list[str] | None = None,
     outliers: dict | None = None,
     persistent_raters: bool = True,
@@ -186,7 +243,36 @@ def agreement_report(
     log=None,
 ) -> dict[str, pd.DataFrame]:
     """Agreement for a per-rater dataset: returns ``agreement``, ``raters`` and the filtered
-    ``ratings``; with ``ci``, also ``agreement_ci``."""
+    ``ratings``; with ``ci``, also ``agreement_ci``.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    raw, calibrated : pd.DataFrame
+        The raw and the calibrated ratings (``item_id``, ``rater``, ``score``).
+    calibration : pd.DataFrame
+        The calibration stage's per-rater table.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+    subset_names : list[str] | None
+        The item columns whose values get their own rows (``agreement.subsets``).
+    outliers : dict | None
+        The outlier rule (``method``, ``k``, ``threshold``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    ci : dict | None
+        The CIs' ``resamples``, ``seed``, ``confidence``, ``max_work`` (and ``min_defined``); None: none.
+    log : object
+        Where progress lines go (None: nowhere).
+
+    Returns
+    -------
+    dict[str, pd.DataFrame]
+        As the summary says.
+    """
     outliers = outliers or {"method": "none"}
     item_ids = items["item_id"].to_numpy()
     masks = subsets(items, subset_names or [])
@@ -195,25 +281,17 @@ def agreement_report(
 
     raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
     cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
-    rows, per_stage, cis = [], {}, []
-    excluded = reasons = None
-    for label, mask in masks:
-        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
-        raw_pairs = pairwise_spearman(raw_s, min_overlap)
-        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
-        stats = {
-            "raw": agreement(raw_s, min_overlap, raw_pairs),
-            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
-        }
-        if excluded is None:  # decided on the calibrated ratings of the whole dataset ("all" comes first)
-            excluded, reasons = select_outliers(
-                stats["calibrated"], outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
-            )
-            if log and excluded.any():
-                log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
-        keep = ~excluded
-        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
-        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
+    rows, per_stage, cis, decision = [], {}, [], {}
+
+    def decide(calibrated_stats: AgreementStats) -> np.ndarray:
+        excluded, decision["reasons"] = select_outliers(
+            calibrated_stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
+        )
+        if log and excluded.any():
+            log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
+        return excluded
+
+    for label, matrices, stats, excluded in _subset_stats(raw_m, cal_m, masks, min_overlap, decide):
         optimistic = optimistic_note(int(excluded.sum()), outliers["method"])
         for stage in STAGES:
             summary = agreement_summary(stats[stage])
@@ -222,19 +300,127 @@ def agreement_report(
                 note = "; ".join(part for part in (optimistic, note) if part)
             rows.append(_row(dataset, stage, label, summary, note))
             if ci is not None:
-                table = agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage],
-                                      min_overlap=min_overlap, **ci).table  # fmt: skip
-                if stage == "filtered" and optimistic:
-                    table["note"] = [optimistic + (f"; {n}" if n else "") for n in table["note"]]
-                cis.append(table)
+                cis.append(_stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic))
         if label == "all":
             per_stage = stats
 
-    raters = _rater_table(dataset, per_stage, calibration, excluded, reasons, cal_m.raters)
+    raters = _rater_table(dataset, per_stage, calibration, excluded, decision["reasons"], cal_m.raters)
     dropped = set(cal_m.raters[excluded])
     filtered = calibrated[~calibrated["rater"].isin(dropped)].reset_index(drop=True)
     out = {"agreement": _agreement_table(rows), "raters": raters, "ratings": filtered}
     return _with_cis(out, ci, cis)
+
+
+def _subset_stats(raw_m: RatingMatrix, cal_m: RatingMatrix, masks, min_overlap: int, decide):
+    """Per subset (``all`` first): its label, each stage's rating matrix and agreement, and the
+    raters excluded; ``decide(agreement of the calibrated ratings of all items) -> excluded mask``
+    is called once, on ``all`` (the filter is decided on the whole dataset)."""
+    excluded = None
+    for label, mask in masks:
+        raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
+        raw_pairs = pairwise_spearman(raw_s, min_overlap)
+        cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
+        stats = {
+            "raw": agreement(raw_s, min_overlap, raw_pairs),
+            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
+        }
+        if excluded is None:
+            excluded = decide(stats["calibrated"])
+        keep = ~excluded
+        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
+        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
+        yield label, matrices, stats, excluded
+
+
+def _stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic) -> pd.DataFrame:
+    """The agreement_ci rows of one stage and subset; the filtered stage's notes say first that
+    its raters were chosen on these ratings (``optimistic``)."""
+    table = ci_table(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage], min_overlap=min_overlap,
+                                   **ci))  # fmt: skip
+    if stage == "filtered" and optimistic:
+        table["note"] = [optimistic + (f"; {n}" if n else "") for n in table["note"]]
+    return table
+
+
+def agreement_ci_report(
+    dataset: str,
+    items: pd.DataFrame,
+    raw: pd.DataFrame,
+    calibrated: pd.DataFrame,
+    raters: pd.DataFrame,
+    *,
+    min_overlap: int,
+    subset_names: list[str] | None = None,
+    outlier_method: str = "none",
+    persistent_raters: bool = True,
+    ci: dict,
+) -> pd.DataFrame:
+    """The agreement_ci table of a per-rater dataset whose agreement stage has run: the raters it
+    excluded are read from its ``raters`` table, not decided again.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items, raw, calibrated : pandas.DataFrame
+        The items and the raw and calibrated ratings, as ``agreement_report`` takes them.
+    raters : pandas.DataFrame
+        The agreement stage's per-rater table (``excluded`` on its ``calibrated`` rows).
+    min_overlap : int
+        Shared items a pair of raters needs (``agreement.min_overlap``).
+    subset_names : list of str, optional
+        The item columns whose values get their own rows (``agreement.subsets``).
+    outlier_method : str
+        The outlier rule that excluded the raters (for the filtered stage's note).
+    persistent_raters : bool
+        False: the rating columns are slots (alpha's CIs, items resampled).
+    ci : dict
+        ``resamples``, ``seed``, ``confidence``, ``max_work`` (``agreement_cis``' settings) and,
+        optionally, ``min_defined``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The agreement_ci table, as ``agreement_report(..., ci=ci)["agreement_ci"]`` gives it.
+    """
+    item_ids = items["item_id"].to_numpy()
+    masks = subsets(items, subset_names or [])
+    if not persistent_raters:
+        return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)["agreement_ci"]
+    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
+    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    calibrated_rows = raters[raters["stage"] == "calibrated"]
+    dropped = set(calibrated_rows.loc[calibrated_rows["excluded"].astype(bool), "rater"])
+    excluded = np.array([rater in dropped for rater in cal_m.raters], dtype=bool)
+    optimistic = optimistic_note(int(excluded.sum()), outlier_method)
+    cis = [
+        _stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic)
+        for label, matrices, stats, _ in _subset_stats(raw_m, cal_m, masks, min_overlap, lambda _: excluded)
+        for stage in STAGES
+    ]
+    return _with_cis({}, ci, cis)["agreement_ci"]
+
+
+def ci_table(ci: AgreementCI) -> pd.DataFrame:
+    """The agreement_ci table of one stage and subset: the rows of ``agreement_cis``, one per
+    statistic and scheme, in the canonical columns.
+
+    Parameters
+    ----------
+    ci : simgold.stats.agreement_ci.AgreementCI
+        The CIs of one rating matrix.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of ``simgold.stats.agreement_ci.AgreementCIRow``, in order.
+
+    Examples
+    --------
+    >>> ci_table(AgreementCI([], {})).columns.tolist()[:4]
+    ['dataset', 'stage', 'subset', 'statistic']
+    """
+    return pd.DataFrame(ci.rows, columns=CI_COLUMNS)
 
 
 def _with_cis(report: dict, ci: dict | None, tables: list[pd.DataFrame]) -> dict:
@@ -287,13 +473,40 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci
             if ci is not None:  # resampling items: slots are not raters to resample
                 for name in ("raw",) if stage == "raw" else ("calibrated", "filtered"):
                     for_slots = {"statistics": slot_ci_statistics(), "schemes": ("items",)}
-                    cis.append(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **for_slots, **ci).table)
+                    cis.append(ci_table(agreement_cis(dataset, name, label, m, min_overlap=min_overlap, **for_slots,
+                                                      **ci)))  # fmt: skip
     out = {
         "agreement": _agreement_table(rows),
         "raters": pd.DataFrame(columns=list(RATER_COLUMNS)),
         "ratings": calibrated.reset_index(drop=True),
     }
     return _with_cis(out, ci, cis)
+
+
+def alpha_table(ratings: pd.DataFrame, levels=None) -> pd.DataFrame:
+    """Alpha at each level for a ratings table (``item_id``, ``score``); one row per level.
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating: ``item_id`` (the unit) and ``score`` (NaN: no value).
+    levels : sequence of str, optional
+        Keys of ``simgold.stats.alpha.ALPHA_LEVELS``; default: every level of the registry, in its order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per level; columns: the fields of ``AlphaRow`` (``level``, ``alpha``, ``n_units``,
+        ``n_values``, ``n_distinct``, ``note``).
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "score": [1.0, 2.0, 4.0, 4.0]})
+    >>> alpha_table(r)[["level", "alpha"]].round(4).values.tolist()[2]
+    ['interval', 0.8889]
+    """
+    rows = alpha_rows(ratings["item_id"].to_numpy(), ratings["score"].to_numpy(float), levels)
+    return pd.DataFrame(rows, columns=ALPHA_COLUMNS)
 
 
 def alpha_levels(
@@ -307,6 +520,24 @@ def alpha_levels(
     categories to work with (raw scores on a scale) or none (calibrated, continuous scores).
     ``levels``: keys of ``simgold.stats.alpha.ALPHA_LEVELS``; default every level of the registry
     as it is when called (a level added there gets its rows with no other edit).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    stages : dict[str, pd.DataFrame]
+        Each stage's ratings, by stage name.
+    subset_names : object
+        The item columns whose values get their own rows (``agreement.subsets``).
+    levels : object
+        Keys of ``ALPHA_LEVELS``; default every level.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
     """
     rows = []
     ids = items["item_id"].to_numpy()
@@ -325,7 +556,7 @@ def icc_levels(
     subset_names=None,
     *,
     persistent_raters: bool = True,
-    confidence: float = 0.95,
+    confidence: float,
     notes: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Intraclass correlations (``simgold.stats.icc``) for each stage's ratings and each subset.
@@ -335,6 +566,28 @@ def icc_levels(
     of them (the ANOVA needs a full matrix; the note says how many raters were left out). Rating
     slots: ICC(1,1) and ICC(1,k), one-way, every item with its own raters. ``notes``: a note per
     stage (the filtered stage's optimism).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    stages : dict[str, pd.DataFrame]
+        Each stage's ratings, by stage name.
+    subset_names : object
+        The item columns whose values get their own rows (``agreement.subsets``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    notes : dict[str, str] | None
+        A note per stage, put before the computed notes.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
     """
     rows = []
     ids = items["item_id"].to_numpy()
@@ -384,18 +637,32 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
     return [(icc, n_items, len(complete), note) for icc in iccs]
 
 
-def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float) -> pd.DataFrame:
     """Test-retest reliability (``simgold.stats.retest``) from the cleaned ``repeats`` table: every
     rater pooled (``rater`` missing), then each rater who answered an item more than once.
 
     The answers are those the rater gave, before calibration (a shift moves both alike) and before
     the duplicates rule chose one.
 
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    repeats : pd.DataFrame
+        The repeated answers of the clean stage.
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+
     Examples
     --------
     >>> repeats = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "rater": ["r1"] * 4 + ["r2"] * 2,
     ...                         "answer": [1, 2] * 3, "score": [3.0, 4, 1, 1, 5, 2]})
-    >>> retest_table("d", repeats)[["rater", "n_pairs", "mean_abs_diff", "share_equal"]]
+    >>> retest_table("d", repeats, 0.95)[["rater", "n_pairs", "mean_abs_diff", "share_equal"]]
       rater  n_pairs  mean_abs_diff  share_equal
     0   NaN        3       1.333333     0.333333
     1    r1        2       0.500000     0.500000
@@ -422,7 +689,20 @@ def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float = 0.95) 
 
 
 def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> AgreementStats:
-    """Agreement of target-group rankings: per-target Spearman, averaged over targets."""
+    """Agreement of target-group rankings: per-target Spearman, averaged over targets.
+
+    Parameters
+    ----------
+    rankings : pd.DataFrame
+        The rankings (``target``, ``candidate``, ``rater``, ``rank``, ``category``).
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+
+    Returns
+    -------
+    AgreementStats
+        As the summary says.
+    """
     raters = np.array(sorted(rankings["rater"].unique()))
     R = len(raters)
     rho_sum, rho_n = np.zeros((R, R)), np.zeros((R, R))
@@ -471,7 +751,24 @@ def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> Agreement
 
 
 def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | None = None, log=None) -> dict:
-    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks)."""
+    """Agreement of a rankings dataset: the same tables as for ratings (no calibration for ranks).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    rankings : pd.DataFrame
+        The rankings (``target``, ``candidate``, ``rater``, ``rank``, ``category``).
+    outliers : dict | None
+        The outlier rule (``method``, ``k``, ``threshold``).
+    log : object
+        Where progress lines go (None: nowhere).
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     outliers = outliers or {"method": "none"}
     stats = ranking_agreement(rankings)
     excluded, reasons = select_outliers(stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold"))

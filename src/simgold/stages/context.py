@@ -21,12 +21,29 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
+from simgold.stats.multiple import benjamini_hochberg
+
+__all__ = ["TEST_COLUMNS", "ContextPair", "context_pairs", "context_summary", "significance"]
 
 TEST_COLUMNS = TABLES["context_tests"].names  # the canonical schema's columns, in order
 
 
 class ContextPair(NamedTuple):
-    """A word pair's two items, by name: the context_tests table's columns after ``dataset``."""
+    """A word pair's two items, by name: the context_tests table's columns after ``dataset``.
+
+    Attributes
+    ----------
+    pair_id : str
+        The context-1 item's id.
+    word1 : str
+        The ``word1`` field.
+    word2 : str
+        The ``word2`` field.
+    item1 : str
+        The item in context 1.
+    item2 : str
+        The item in context 2.
+    """
 
     pair_id: str  # the context-1 item's id
     word1: str
@@ -36,7 +53,18 @@ class ContextPair(NamedTuple):
 
 
 def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
-    """Each item in context 1 with its context-2 partner (the fields of ``ContextPair``)."""
+    """Each item in context 1 with its context-2 partner (the fields of ``ContextPair``).
+
+    Parameters
+    ----------
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     one, two = items[items["context"] == 1], items[items["context"] == 2]
     by_row = two.set_index(["source_file", "source_row"])["item_id"]
     by_words = {}
@@ -54,18 +82,6 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(ContextPair._fields))
 
 
-def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
-    """BH q-values (step-up, ``scipy.stats.false_discovery_control``), NaN where p is NaN; m counts
-    the p-values that exist."""
-    from scipy.stats import false_discovery_control  # heavy: about 0.5 s of CPU, only in the job that tests
-
-    q = np.full(len(p), np.nan)
-    ok = ~np.isnan(p)
-    if ok.any():
-        q[ok] = false_discovery_control(p[ok], method="bh")
-    return q
-
-
 def significance(
     dataset: str,
     items: pd.DataFrame,
@@ -75,7 +91,28 @@ def significance(
     pvalue: str = "pvalue",
 ) -> pd.DataFrame:
     """Per pair: sizes, means, SDs, test statistic, p and BH q; recomputed from ratings when there
-    are any, otherwise the shipped p-values (from the item attribute ``pvalue``)."""
+    are any, otherwise the shipped p-values (from the item attribute ``pvalue``).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    items : pd.DataFrame
+        The items table (``item_id``, ``word1``, ``word2``, ...).
+    ratings : pd.DataFrame | None
+        The ratings (``item_id``, ``rater``, ``score``).
+    means : pd.DataFrame | None
+        The gold means table.
+    test : str
+        ``mannwhitney`` or ``wilcoxon``.
+    pvalue : str
+        The p values.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     pairs = context_pairs(items)
     rows = []
     have_ratings = ratings is not None and len(ratings) > 0
@@ -171,6 +208,22 @@ def _recomputed(x: pd.Series, y: pd.Series, test: str) -> dict:
 
 
 def context_summary(dataset: str, language: str, tests: pd.DataFrame) -> pd.DataFrame:
+    """One row per dataset: the context pairs tested, and how many have p below 0.1 and 0.05, q below 0.05.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    language : str
+        Its language.
+    tests : pandas.DataFrame
+        Its context tests (``significance``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The context summary row.
+    """
     p = tests["p"].to_numpy(float)
     n = int((~np.isnan(p)).sum())
     row = {"dataset": dataset, "language": language, "n_pairs": len(tests), "n_tested": n}

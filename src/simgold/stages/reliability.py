@@ -28,14 +28,16 @@ import pandas as pd
 
 from simgold.stats.reliability import (
     raters_needed,
-    rater_splits,
     rating_splits,
     single_rater,
     spearman_brown,
     split_half_correlations,
 )
 from simgold.stats.rank_correlation import MIN_CORRELATION_ITEMS
+from simgold.stats.resampling import random_halves
 from simgold.stats.seeds import seed_for
+
+__all__ = ["SPLIT_COLUMNS", "TARGETS", "projection", "reliability_projection", "split_half", "split_note"]
 
 TARGETS = (0.8, 0.9)
 SPLIT_COLUMNS = ["dataset", "split", "n_items", "h", "r_half", "r_full", "r1"]
@@ -52,7 +54,7 @@ def split_half(
     ratings: pd.DataFrame,
     *,
     splits: int = 200,
-    seed: int = 0,
+    seed: int,
     persistent_raters: bool = True,
     stage: str = "raw",
 ) -> pd.DataFrame:
@@ -60,6 +62,26 @@ def split_half(
 
     Columns: ``dataset``, ``split``, ``n_items``, ``h``, ``r_half``, ``r_full`` (Spearman-Brown),
     ``r1`` (single rater).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    ratings : pd.DataFrame
+        The ratings (``item_id``, ``rater``, ``score``).
+    splits : int
+        How many random splits.
+    seed : int
+        The root of the seeds (``scoring.seed``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    stage : str
+        The stage (``raw``, ``calibrated``, ``filtered``).
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
     """
     rng = np.random.default_rng(seed_for(seed, dataset, stage, "split_half"))
     item, items = pd.factorize(ratings["item_id"], sort=True)
@@ -68,9 +90,9 @@ def split_half(
         rater, raters = pd.factorize(ratings["rater"], sort=True)
         X = np.full((len(items), len(raters)), np.nan)
         X[item, rater] = score
-        table = split_half_correlations(X, rater_splits(len(raters), splits, rng))
+        table = pd.DataFrame(split_half_correlations(X, random_halves(len(raters), splits, rng)))
     else:
-        table = rating_splits(item, score, len(items), splits, rng)
+        table = pd.DataFrame(rating_splits(item, score, len(items), splits, rng))
     table.insert(0, "dataset", dataset)
     table["r_full"] = spearman_brown(table["r_half"].to_numpy(), 2.0)
     table["r1"] = single_rater(table["r_half"].to_numpy(), table["h"].to_numpy())
@@ -86,6 +108,22 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
     ``m_{target}_low`` / ``_high`` (from r1's 97.5 / 2.5 percentiles), and a ``note`` on the splits
     without a value (``split_note``). The curve holds ``m``, ``reliability`` and its ``low`` /
     ``high`` band.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    per_split : pd.DataFrame
+        The per-split table of ``split_half``.
+    observed : float
+        The mean number of ratings per item.
+    targets : object
+        The target reliabilities.
+
+    Returns
+    -------
+    dict[str, pd.DataFrame]
+        As the summary says.
     """
     row = {"dataset": dataset, "n_splits": len(per_split), "observed_raters": float(observed)}
     valid = per_split.dropna(subset=["r_half"])
@@ -118,6 +156,16 @@ def split_note(per_split: pd.DataFrame) -> str:
     """Why splits have no ``r_half``: their halves share fewer than ``MIN_CORRELATION_ITEMS`` rated
     items, or a half's item means are all equal; "" when every split has one.
 
+    Parameters
+    ----------
+    per_split : pd.DataFrame
+        The per-split table of ``split_half``.
+
+    Returns
+    -------
+    str
+        As the summary says.
+
     Examples
     --------
     >>> split_note(pd.DataFrame({"n_items": [8, 8], "r_half": [float("nan")] * 2}))
@@ -144,7 +192,7 @@ def reliability_projection(
     ratings: pd.DataFrame,
     *,
     splits: int = 200,
-    seed: int = 0,
+    seed: int,
     persistent_raters: bool = True,
     stage: str = "raw",
 ) -> dict[str, pd.DataFrame]:
@@ -153,6 +201,26 @@ def reliability_projection(
     Returns ``splits`` (one row per split), ``summary`` (one row) and ``curve`` (one row per m);
     the last two say which ``stage`` of the ratings they are of.
 
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    ratings : pd.DataFrame
+        The ratings (``item_id``, ``rater``, ``score``).
+    splits : int
+        How many random splits.
+    seed : int
+        The root of the seeds (``scoring.seed``).
+    persistent_raters : bool
+        False: the rating columns are slots, not people.
+    stage : str
+        The stage (``raw``, ``calibrated``, ``filtered``).
+
+    Returns
+    -------
+    dict[str, pd.DataFrame]
+        As the summary says.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -160,7 +228,7 @@ def reliability_projection(
     >>> truth = rng.normal(size=40)
     >>> r = pd.DataFrame([(i, j, truth[i] + rng.normal()) for i in range(40) for j in range(10)],
     ...                  columns=["item_id", "rater", "score"])
-    >>> out = reliability_projection("toy", r, splits=50)
+    >>> out = reliability_projection("toy", r, splits=50, seed=0)
     >>> s = out["summary"].iloc[0]
     >>> bool(0.3 < s["r1"] < 0.7), int(s["m_0.8"]) >= 2, len(out["curve"])
     (True, True, 50)

@@ -11,256 +11,43 @@ the A&G score (all comparisons and per type), each with a 95% percentile bootstr
 resamples of items, or of comparisons, with a seed fixed per dataset, model and metric). Model
 differences: a paired bootstrap over the items both models score, two-sided p for rho_A - rho_B.
 
-The same stage makes the comparisons (A&G) a dataset is scored on (docs/methods.md section 6,
-Avraham & Goldberg 2016: read from ag-evaluation files, or made from rankings or per-rater
-ratings) and, for a contextual model on a two-context dataset, the similarity of two words in
-their context paragraph (the cosine of their vectors there, from ``simgold.io.minilm``).
+The comparisons (A&G) a dataset is scored on are ``simgold.stages.comparisons``'; the similarity of
+two words in their context paragraph, for a contextual model on a two-context dataset, is
+``simgold.stages.in_context``'.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from simgold.errors import InputError
 from simgold.io.embeddings import cosine, read_embeddings
-from simgold.io.readers import resolve_path
-from simgold.io.textfiles import decode_text
 from simgold.io.schema import schema_defaults
+from simgold.stages.comparisons import TYPES, ag_score, ag_score_parts
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
+from simgold.stats.dependent_correlations import compare_predictions
 from simgold.stats.multiple import benjamini_hochberg, holm
-from simgold.stats.rank_correlation import (
-    MIN_CORRELATION_ITEMS,
-    pearson,
-    pearson_rows,
-    spearman,
-    spearman_rows,
-    undefined_correlation_note,
+from simgold.stats.rank_correlation import MIN_CORRELATION_ITEMS, pearson, spearman, undefined_correlation_note
+from simgold.stats.resampling import (
+    draws,
+    kendall,
+    kendall_resamples,
+    paired_bootstrap,
+    pearson_resamples,
+    percentile_interval,
+    spearman_resamples,
 )
 from simgold.stats.seeds import seed_for
 
-# --------------------------------------------------------------------------------------------
-# comparisons (A&G)
-
-
-COMPARISON_COLUMNS = TABLES["comparisons"].names  # the canonical schema's columns, in order
-TYPES = ("positive", "distractor", "random")
-_MARKERS = {"distractors": "distractor", "randoms": "random", "positives": "positive"}
-
-
-def _row(dataset, target, a, b, kind, r, n, tie_to_first, set_name="", file="", line=None) -> dict:
-    """A comparison with ``r >= 0.5``: swapped when ``a`` is the less preferred word."""
-    if r < 0.5:
-        a, b, r, tie_to_first = b, a, 1.0 - r, not tie_to_first
-    return {
-        "dataset": dataset,
-        "target": target,
-        "w1": a,
-        "w2": b,
-        "type": kind,
-        "r": float(r),
-        "n_raters": n,
-        "tie_to_w1": bool(tie_to_first),
-        "set": set_name,
-        "source_file": file,
-        "source_row": line,
-    }
-
-
-def read_ag_file(path: str, dataset: str, base_dir: str = ".") -> pd.DataFrame:
-    """One ag-evaluation file; malformed lines are errors naming the file and line."""
-    real = resolve_path(path, base_dir)
-    if not real.is_file():
-        raise InputError(path, "file not found")
-    text = decode_text(real.read_bytes(), path, "utf-8")
-    set_name = Path(path).stem
-    rows, target, kind = [], None, "positive"
-    for n, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
-        line = line.strip()
-        if not line:
-            target, kind = None, "positive"  # a blank line ends a block
-            continue
-        if "," not in line:
-            if line in _MARKERS:
-                if target is None:
-                    raise InputError(path, f"section marker {line!r} before a target line", row=n)
-                kind = _MARKERS[line]
-            else:  # a new target; inflected/vb_inf.txt starts blocks without the blank line
-                target, kind = line, "positive"
-            continue
-        if target is None:
-            raise InputError(path, "a comparison before any target line", row=n, value=line)
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 4:
-            raise InputError(path, f"{len(parts)} fields", row=n, value=line, expected="w1,p1,w2,p2")
-        try:
-            p1, p2 = float(parts[1]), float(parts[3])
-        except ValueError:
-            raise InputError(path, "a probability is not a number", row=n, value=line) from None
-        if not (0 <= p1 <= 1 and 0 <= p2 <= 1) or abs(p1 + p2 - 1) > 0.011:
-            raise InputError(
-                path, f"p1 + p2 = {p1 + p2:g}", row=n, value=line, expected="two probabilities summing to 1"
-            )
-        # in the file's order a tie goes to the second word (w2 as written)
-        rows.append(_row(dataset, target, parts[0], parts[2], kind, p1, None, False, set_name, path, n))
-    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
-
-
-def from_rankings(dataset: str, rankings: pd.DataFrame) -> pd.DataFrame:
-    """Every two positives of a target (``r`` from the raters who ranked both) and every positive
-    against every distractor and random word (``r = 1``); per target, positives first, each sorted."""
-    first = rankings.drop_duplicates(["target", "candidate"])  # a candidate's category: its first row
-    first = first.assign(other=first["category"] != "positive")
-    cands = first.sort_values(["target", "other", "candidate"], kind="stable").reset_index(drop=True)
-    where = pd.MultiIndex.from_frame(cands[["target", "candidate"]])
-    row = where.get_indexer(pd.MultiIndex.from_frame(rankings[["target", "candidate"]]))
-    if pd.MultiIndex.from_arrays([row, rankings["rater"]]).has_duplicates:
-        raise ValueError(f"{dataset}: a rater ranks a candidate of a target twice")
-    M = _matrix(row, rankings["rater"], rankings["rank"], len(cands))
-    sizes = cands.groupby("target", sort=False).size().to_numpy()
-    positives = (~cands["other"]).groupby(cands["target"], sort=False).sum().to_numpy()
-    ia, ib = _pairs_in_groups(sizes, positives)  # a positive, then every later candidate
-    n, better = _preference(M, ia, ib, lambda x, y: (x < y).astype(float))  # rank 1 = most similar
-    graded = ~cands["other"].to_numpy()[ib]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(graded, better / n, 1.0)
-    keep = ~graded | (n > 0)
-    kind = np.where(graded, "positive", cands["category"].to_numpy()[ib])
-    return _table(dataset, cands["target"], cands["candidate"], ia[keep], ib[keep], kind[keep], r[keep], n[keep])
-
-
-def from_ratings(dataset: str, items: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
-    """Comparisons between items that share a word, from the raters who rated both (a tie counts
-    one half); per target word, its partners sorted by word, then item."""
-    rated = ratings[ratings["score"].notna()].drop_duplicates(["item_id", "rater"])  # the first score
-    item_index = pd.Index(rated["item_id"].unique())
-    items = items[(item_index.get_indexer(items["item_id"]) >= 0) & (items["word1"] != items["word2"])]
-    sides = pd.concat(
-        [
-            pd.DataFrame({"target": items["word1"], "partner": items["word2"], "item_id": items["item_id"]}),
-            pd.DataFrame({"target": items["word2"], "partner": items["word1"], "item_id": items["item_id"]}),
-        ]
-    )
-    sides = sides.sort_values(["target", "partner", "item_id"], kind="stable").reset_index(drop=True)
-    M = _matrix(item_index.get_indexer(rated["item_id"]), rated["rater"], rated["score"], len(item_index))
-    ia, ib = _pairs_in_groups(sides.groupby("target", sort=False).size().to_numpy())
-    partner = sides["partner"].to_numpy()
-    ia, ib = ia[partner[ia] != partner[ib]], ib[partner[ia] != partner[ib]]  # not the same pair listed twice
-    at = item_index.get_indexer(sides["item_id"])
-    n, better = _preference(M, at[ia], at[ib], lambda x, y: (x > y) + 0.5 * (x == y))
-    keep = n > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = better / n
-    kind = np.full(int(keep.sum()), "positive")
-    return _table(dataset, sides["target"], sides["partner"], ia[keep], ib[keep], kind, r[keep], n[keep])
-
-
-def _matrix(row: np.ndarray, rater: pd.Series, value: pd.Series, n_rows: int) -> np.ndarray:
-    """Rows x raters values, NaN where a rater gave none."""
-    codes, raters = pd.factorize(rater)
-    M = np.full((n_rows, len(raters)), np.nan)
-    M[row, codes] = value.to_numpy(float)
-    return M
-
-
-def _pairs_in_groups(sizes: np.ndarray, firsts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Row positions (i, j), i < j, of every two rows of each group of consecutive rows, in order;
-    with ``firsts``, only the pairs whose i is among the group's first ``firsts`` rows."""
-    firsts = sizes if firsts is None else firsts
-    start = np.repeat(np.cumsum(sizes) - sizes, firsts)  # one entry per row i that starts pairs
-    i = start + _ranges(firsts)
-    later = start + sizes.repeat(firsts) - i - 1  # rows after i in its group
-    return np.repeat(i, later), np.repeat(i + 1, later) + _ranges(later)
-
-
-def _ranges(counts: np.ndarray) -> np.ndarray:
-    """0..c-1 for each count c, concatenated."""
-    counts = np.asarray(counts, dtype=np.int64)
-    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-
-
-def _preference(M, ia, ib, better, chunk: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair of rows: how many raters gave both a value, and the sum of ``better`` over them."""
-    n, total = np.zeros(len(ia), np.int64), np.zeros(len(ia))
-    step = max(1, chunk // max(M.shape[1], 1))
-    for k in range(0, len(ia), step):
-        x, y = M[ia[k : k + step]], M[ib[k : k + step]]
-        both = ~np.isnan(x) & ~np.isnan(y)
-        n[k : k + step] = both.sum(axis=1)
-        total[k : k + step] = np.where(both, better(x, y), 0.0).sum(axis=1)
-    return n, total
-
-
-def _table(dataset, target, word, ia, ib, kind, r, n) -> pd.DataFrame:
-    """Comparisons (target, word[ia], word[ib]) with ``r >= 0.5``: swapped where ``r < 0.5``; a tie
-    then goes to the swapped pair's first word (docs/methods.md: a tie counts for the word written second
-    when the comparison was made)."""
-    target, word = np.asarray(target, dtype=object), np.asarray(word, dtype=object)
-    swap = r < 0.5
-    w1, w2 = np.where(swap, word[ib], word[ia]), np.where(swap, word[ia], word[ib])
-    return pd.DataFrame(
-        {
-            "dataset": dataset,
-            "target": target[ia],
-            "w1": w1,
-            "w2": w2,
-            "type": kind,
-            "r": np.where(swap, 1.0 - r, r),
-            "n_raters": n,
-            "tie_to_w1": swap,
-            "set": "",
-            "source_file": "",
-            "source_row": None,
-        },
-        columns=list(COMPARISON_COLUMNS),
-    )
-
-
-def ag_score_parts(sim1: np.ndarray, sim2: np.ndarray, r: np.ndarray, tie_to_w1: np.ndarray) -> np.ndarray:
-    """Per comparison ``s = delta (2r - 1)`` (NaN where a similarity is missing)."""
-    delta = np.where(sim1 > sim2, 1.0, np.where(sim1 < sim2, -1.0, np.where(tie_to_w1, 1.0, -1.0)))
-    s = delta * (2.0 * r - 1.0)
-    return np.where(np.isnan(sim1) | np.isnan(sim2), np.nan, s)
-
-
-def ag_score(s: np.ndarray) -> float:
-    s = s[~np.isnan(s)]
-    weight = np.abs(s).sum()
-    return float(np.maximum(s, 0).sum() / weight) if weight > 0 else float("nan")
-
-
-def write_ag_file(comparisons: pd.DataFrame, path) -> None:
-    """Write comparisons in the ag-evaluation text format (the reference script reads it).
-
-    Probabilities are printed with two decimals, as in the published files. A comparison whose tie
-    goes to ``w1`` (read from a file that put the preferred word second) is written in that order
-    again, so that the reference rule scores it as before.
-    """
-    lines = []
-    for target, group in comparisons.groupby("target", sort=True):
-        lines.append(target)
-        for kind, marker in (("positive", None), ("distractor", "distractors"), ("random", "randoms")):
-            rows = group[group["type"] == kind]
-            if rows.empty:
-                continue
-            if marker:
-                lines.append(marker)
-            for r in rows.itertuples(index=False):
-                if r.tie_to_w1:
-                    lines.append(f"{r.w2},{1 - r.r:.2f},{r.w1},{r.r:.2f}")
-                else:
-                    lines.append(f"{r.w1},{r.r:.2f},{r.w2},{1 - r.r:.2f}")
-        lines.append("")
-    Path(path).write_text("\n".join(lines), encoding="utf-8")
-
+__all__ = ["DIFFERENCE_METRICS", "METRICS", "PREDICTION_COLUMNS", "SCORE_COLUMNS", "DifferenceRow", "Metric",
+           "Metrics", "ScoreRow", "ScoringSettings", "Vectors", "across_datasets", "comparison_scores",
+           "correlation_scores", "human_ceiling", "oov_shares", "paired_difference", "predictions", "raters_below",
+           "score_dataset", "summary", "with_holm", "words_of"]  # fmt: skip
 
 # --------------------------------------------------------------------------------------------
 # scores
@@ -272,7 +59,13 @@ PREDICTION_COLUMNS = TABLES["predictions"].names
 
 
 class ScoreRow(NamedTuple):
-    """One row of the scores table, by name (its fields are the table's columns, in order)."""
+    """One row of the scores table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    fields : str, int, float
+        The table's columns, in order, as declared below.
+    """
 
     dataset: str
     model: str
@@ -288,7 +81,13 @@ class ScoreRow(NamedTuple):
 
 
 class DifferenceRow(NamedTuple):
-    """One row of the model_differences table, by name (its fields are the table's columns, in order)."""
+    """One row of the model_differences table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    fields : str, int, float
+        The table's columns, in order, as declared below.
+    """
 
     dataset: str
     model_a: str
@@ -314,7 +113,13 @@ class DifferenceRow(NamedTuple):
 
 @dataclass(frozen=True)
 class ScoringSettings:
-    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.io.config``)."""
+    """The config's ``scoring`` block, resolved (the schema's defaults filled in by ``simgold.io.config``).
+
+    Attributes
+    ----------
+    resamples, seed, confidence, msd_min_coverage, min_shared_items : int or float
+        The block's keys, as the comments below say.
+    """
 
     resamples: int  # bootstrap resamples for each CI (0: no CIs)
     seed: int  # the root of every resample's seed (``simgold.stats.seeds.seed_for``)
@@ -332,7 +137,19 @@ class ScoringSettings:
 
 class Vectors:
     """Lookup of a model's kept vectors with its OOV policy. A vector that is all zeros or holds a
-    value that is not finite as stored (``unusable``) makes its word out of vocabulary."""
+    value that is not finite as stored (``unusable``) makes its word out of vocabulary.
+
+    Parameters
+    ----------
+    table : pd.DataFrame
+        The table.
+    lowercase : bool
+        As the class says.
+    oov : str
+        As the class says.
+    mean : np.ndarray | None
+        As the class says.
+    """
 
     def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
         self.oov, self.lowercase = oov, lowercase
@@ -392,6 +209,22 @@ class Vectors:
 
 
 def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors) -> pd.DataFrame:
+    """One cosine per word pair, NaN where a word is out of the vocabulary (``oov``, ``oov_words``).
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    pairs : pandas.DataFrame
+        ``item_id``, ``word1``, ``word2``.
+    vectors : Vectors
+        The model's vectors and OOV policy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The predictions table.
+    """
     sims, oov, missing = vectors.pair_sims(pairs["word1"].tolist(), pairs["word2"].tolist())
     return pd.DataFrame(
         {
@@ -409,6 +242,18 @@ def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors)
 
 
 def oov_shares(pred: pd.DataFrame) -> dict:
+    """``oov_pairs`` (the share of pairs with an OOV word) and ``oov_words`` (of distinct words).
+
+    Parameters
+    ----------
+    pred : pandas.DataFrame
+        A predictions table.
+
+    Returns
+    -------
+    dict
+        The two shares, as fractions (NaN without pairs).
+    """
     words = pd.concat([pred["word1"], pred["word2"]]).unique()
     lost = {w for joined in pred["oov_words"] for w in joined.split(";") if w}
     return {
@@ -419,55 +264,6 @@ def oov_shares(pred: pd.DataFrame) -> dict:
 
 # --------------------------------------------------------------------------------------------
 # bootstrap
-
-
-def pearson_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Pearson's r of every resample (one row of item indices each)."""
-    return pearson_rows(gold[idx], sim[idx])
-
-
-def spearman_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Spearman's rho of every resample (one row of item indices each), ranks within the resample."""
-    return spearman_rows(gold[idx], sim[idx])
-
-
-def kendall(gold: np.ndarray, sim: np.ndarray) -> float:
-    """Kendall tau-b, scipy's to the last bit (the one resample that keeps every item once)."""
-    return float(kendall_resamples(gold, sim, np.arange(len(gold))[None, :])[0])
-
-
-def kendall_resamples(gold: np.ndarray, sim: np.ndarray, idx: np.ndarray, block: int = 1 << 22) -> np.ndarray:
-    """Kendall tau-b of every resample, as ``scipy.stats.kendalltau(gold[i], sim[i])`` gives it.
-
-    A resample only changes how often each item counts (w), so its concordant minus discordant pairs
-    are ``w M w / 2`` with ``M[i, j] = sign(g_i - g_j) sign(s_i - s_j)``: one matrix product for all
-    resamples (M built a block of columns at a time), and the tied pairs from the weight of each
-    value. Every count is an integer below 2^24 in the product (exact in float32) and summed in
-    float64, so the taus are scipy's to the last bit; scipy's final formula is applied to them."""
-    n_resamples, n = idx.shape
-    rows = np.arange(n_resamples)[:, None] * n
-    W = np.bincount((rows + idx).ravel(), minlength=n_resamples * n).reshape(n_resamples, n).astype(np.float32)
-    con_minus_dis = np.zeros(n_resamples)
-    step = max(1, block // max(n, 1))
-    for c in range(0, n, step):
-        M = np.sign(gold[:, None] - gold[None, c : c + step]) * np.sign(sim[:, None] - sim[None, c : c + step])
-        con_minus_dis += ((W @ M.astype(np.float32)).astype(np.float64) * W[:, c : c + step]).sum(axis=1)
-    con_minus_dis /= 2
-    total = n * (n - 1) / 2
-    x_ties, y_ties = _tied_pairs(gold, W), _tied_pairs(sim, W)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = con_minus_dis / np.sqrt(total - x_ties) / np.sqrt(total - y_ties)
-    tau = np.minimum(1.0, np.maximum(-1.0, tau))
-    return np.where((x_ties == total) | (y_ties == total), np.nan, tau)
-
-
-def _tied_pairs(values: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Per resample, the pairs of its items with equal values: sum over values of c (c - 1) / 2,
-    c the resample's weight on that value."""
-    order = np.argsort(values, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(values[order]) != 0])
-    c = np.add.reduceat(W[:, order].astype(np.float64), starts, axis=1)
-    return (c * (c - 1) / 2).sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -492,6 +288,11 @@ class Metrics(dict):
     scores table's rows. ``correlation_scores`` (and so ``score_dataset``, the scores table of
     every dataset x model, and ``simgold.evaluate``) reads it when it runs: a metric is one entry,
     scored with a percentile bootstrap CI seeded by its name.
+
+    Parameters
+    ----------
+    entries : dict
+        The registry's entries, by name.
 
     Examples
     --------
@@ -541,26 +342,31 @@ def _boot(metric: str, gold: np.ndarray, sim: np.ndarray, idx: np.ndarray) -> np
     return METRICS[metric].resamples(gold, sim, idx)
 
 
-def _ci(values: np.ndarray, confidence: float) -> tuple[float, float]:
-    """The percentile interval, over the resamples whose statistic is defined.
-
-    Not ``scipy.stats.bootstrap``: it draws the same resamples and is no faster
-    (``benchmarks/bootstrap.py``), but a resample whose statistic is undefined (a constant
-    resample) makes its whole interval NaN, and its quantile interpolation differs from
-    ``np.quantile`` in the last bit, which would change every published interval."""
-    values = values[~np.isnan(values)]
-    if len(values) == 0:
-        return float("nan"), float("nan")
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(values, [alpha, 1 - alpha])
-    return float(low), float(high)
-
-
 def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSettings, subset="all"):
     """Each metric of ``METRICS`` (Spearman, Pearson, Kendall tau-b) over the items with both a gold
     mean and a similarity, with its bootstrap CI: one ``ScoreRow`` per metric. A metric without a
     value (fewer than 3 items, a constant gold standard or constant similarities) has no CI either,
     and its note says why.
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    gold : object
+        The gold means.
+    sim : object
+        The model's similarities.
+    n_total : object
+        The dataset's items.
+    settings : ScoringSettings
+        The config's ``scoring`` settings.
+    subset : object
+        The subset (``all`` or ``column=value``).
+
+    Returns
+    -------
+    object
+        As the summary says.
 
     Examples
     --------
@@ -578,8 +384,8 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
         note = why_none
         if not why_none and settings.resamples:
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
-            idx = rng.integers(0, len(g), size=(settings.resamples, len(g)))
-            low, high = _ci(_boot(metric, g, s, idx), settings.confidence)
+            idx = draws(len(g), settings.resamples, rng)
+            low, high, _ = percentile_interval(_boot(metric, g, s, idx), settings.confidence)
             note = "" if np.isfinite(low) else "no resample with a value: no CI"
         level, n_used = settings.level, int(ok.sum())
         rows.append(ScoreRow(dataset, model, metric, subset, value, low, high, level, n_used, int(n_total), note))
@@ -587,7 +393,26 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
 
 
 def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings: ScoringSettings):
-    """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons."""
+    """The A&G score over all comparisons and per type, with bootstrap CIs over comparisons.
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    comps : pd.DataFrame
+        The comparisons (``target``, ``w1``, ``w2``, ``type``, ``r``, ``tie_to_w1``).
+    sim1 : object
+        The similarity of each target and w1.
+    sim2 : object
+        The similarity of each target and w2.
+    settings : ScoringSettings
+        The config's ``scoring`` settings.
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
     rows = []
     groups = [("all", np.ones(len(comps), dtype=bool))] + [
@@ -600,12 +425,11 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
         low = high = float("nan")
         if len(used) and settings.resamples:
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, "ag_score", subset))
-            idx = rng.integers(0, len(used), size=(settings.resamples, len(used)))
-            S = used[idx]
+            S = used[draws(len(used), settings.resamples, rng)]
             weight = np.abs(S).sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
-            low, high = _ci(boot, settings.confidence)
+            low, high, _ = percentile_interval(boot, settings.confidence)
         rows.append(
             ScoreRow(dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum()))
         )
@@ -623,11 +447,11 @@ def paired_difference(
     sim_a,
     sim_b,
     *,
-    resamples=1000,
-    seed=0,
-    confidence=0.95,
+    resamples=_SCORING["resamples"],
+    seed=_SCORING["seed"],
+    confidence=_SCORING["confidence"],
     metric="spearman",
-    min_items=10,
+    min_items=_SCORING["min_shared_items"],
 ):
     """Paired bootstrap of metric(A) - metric(B) over the items both models score, and beside it
     Williams' test of the two dependent correlations (``simgold.stats.dependent_correlations``).
@@ -668,8 +492,6 @@ def paired_difference(
         raise ValueError(f"metric {metric!r}: expected one of {', '.join(DIFFERENCE_METRICS)}")
     ok = ~np.isnan(gold) & ~np.isnan(sim_a) & ~np.isnan(sim_b)
     g, a, b = gold[ok], sim_a[ok], sim_b[ok]
-    from simgold.stats.dependent_correlations import compare_predictions  # heavy: scipy.special, ~0.1 s; one job
-
     row = partial(DifferenceRow, dataset, model_a, model_b, metric, int(ok.sum()))
     va, vb = _point(metric, g, a), _point(metric, g, b)
     holm = {"p_holm": np.nan, "williams_p_holm": np.nan}
@@ -682,44 +504,37 @@ def paired_difference(
         r_ab = _point(metric, a, b)  # the two models' agreement needs no gold standard
         return row(va, vb, va - vb, confidence=confidence, r_ab=r_ab, **untested, **holm, note=note)
     if len(g) < min_items:
-        r_ab = compare_predictions(g, a, b, metric)["r_jk"] if len(g) >= 3 else np.nan
+        r_ab = compare_predictions(g, a, b, metric, confidence=confidence)["r_jk"] if len(g) >= 3 else np.nan
         note = f"{len(g)} shared items: fewer than {min_items} (scoring.min_shared_items), no CI and no test"
         return row(va, vb, va - vb, confidence=confidence, r_ab=r_ab, **untested, **holm, note=note)
-    williams = compare_predictions(g, a, b, metric, confidence)
+    williams = compare_predictions(g, a, b, metric, confidence=confidence)
     extra = () if metric == "spearman" else (metric,)  # Spearman's stream as before the Pearson rows came
     rng = np.random.default_rng(seed_for(seed, dataset, model_a, model_b, "difference", *extra))
-    idx = rng.integers(0, len(g), size=(resamples, len(g)))
-    diff = _boot(metric, g, a, idx) - _boot(metric, g, b, idx)
-    diff = diff[~np.isnan(diff)]
-    low, high = _ci(diff, confidence)
-    p = min(1.0, 2.0 * min((diff <= 0).mean(), (diff >= 0).mean())) if len(diff) else np.nan
+    low, high, p, defined = paired_bootstrap(METRICS[metric].resamples, g, a, b, resamples, rng, confidence)
     notes = []
-    if not len(diff) and resamples:
+    if not defined and resamples:
         notes.append("no resample has both correlations defined: no bootstrap CI")
     if np.isnan(williams["t"]):
         notes.append("Williams' test undefined: the three correlations are not a valid correlation matrix")
-    return row(
-        va,
-        vb,
-        va - vb,
-        ci_low=low,
-        ci_high=high,
-        confidence=confidence,
-        p=float(p),
-        r_ab=williams["r_jk"],
-        williams_t=williams["t"],
-        williams_p=williams["p"],
-        zou_low=williams["zou_low"],
-        zou_high=williams["zou_high"],
-        **holm,
-        note="; ".join(notes),
-    )
+    tests = {"ci_low": low, "ci_high": high, "p": p, "r_ab": williams["r_jk"], "williams_t": williams["t"],
+             "williams_p": williams["p"], "zou_low": williams["zou_low"], "zou_high": williams["zou_high"]}  # fmt: skip
+    return row(va, vb, va - vb, confidence=confidence, **tests, **holm, note="; ".join(notes))
 
 
 def across_datasets(tables: list[pd.DataFrame]) -> pd.DataFrame:
     """Every dataset's model differences in one table, with ``q_bh`` and ``williams_q_bh``: the two
     p values adjusted by Benjamini-Hochberg over all datasets (per metric), the false discovery
     rate of a reader who reports every pair of models that differs on any dataset.
+
+    Parameters
+    ----------
+    tables : list[pd.DataFrame]
+        The tables.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
 
     Examples
     --------
@@ -749,6 +564,16 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
     model pairs of one dataset and metric (``simgold.stats.multiple.holm``), so that a reader who
     scans every pair of models for a significant one keeps the family-wise error at the level.
 
+    Parameters
+    ----------
+    table : pd.DataFrame
+        The table.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+
     Examples
     --------
     >>> t = pd.DataFrame({"dataset": "d", "metric": "spearman", "p": [0.01, 0.04, 0.03],
@@ -763,7 +588,7 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
 # one dataset x one model
 
 
-def pairs_for(dataset: str, kind: str, table: pd.DataFrame) -> pd.DataFrame:
+def _pairs_for(dataset: str, kind: str, table: pd.DataFrame) -> pd.DataFrame:
     """The word pairs a model is asked about: the items, or (for ag files) every (target, word)
     pair of the comparisons."""
     if kind != "comparisons":
@@ -780,7 +605,18 @@ def pairs_for(dataset: str, kind: str, table: pd.DataFrame) -> pd.DataFrame:
 
 
 def words_of(table: pd.DataFrame) -> list[str]:
-    """Every word of an items table (word1, word2) or comparisons table (target, w1, w2)."""
+    """Every word of an items table (word1, word2) or comparisons table (target, w1, w2).
+
+    Parameters
+    ----------
+    table : pd.DataFrame
+        The table.
+
+    Returns
+    -------
+    list[str]
+        As the summary says.
+    """
     cols = [c for c in ("word1", "word2", "target", "w1", "w2") if c in table.columns]
     return sorted({w for c in cols for w in table[c].dropna().tolist()})
 
@@ -801,9 +637,38 @@ def score_dataset(
 ):
     """Predictions and the scores table for one model on one dataset (``pred`` given: predictions
     made elsewhere, e.g. in context). ``agreement`` gives the human ceiling, ``raters`` (the
-    agreement stage's per-rater table) the ``raters_below`` row."""
+    agreement stage's per-rater table) the ``raters_below`` row.
+
+    Parameters
+    ----------
+    dataset, model : str
+        The dataset's and the model's names.
+    kind : str
+        The dataset's kind (``ratings``, ``means``, ``comparisons``, ...).
+    pairs_table : pd.DataFrame
+        The word pairs to score.
+    vectors : Vectors
+        The model's vectors.
+    gold : pd.DataFrame | None
+        The gold means.
+    comparisons : pd.DataFrame | None
+        The comparisons (``target``, ``w1``, ``w2``, ``type``, ``r``, ``tie_to_w1``).
+    agreement : pd.DataFrame | None
+        The agreement stage's agreement table (None: no raters).
+    raters : pd.DataFrame | None
+        The agreement stage's per-rater table.
+    scoring : ScoringSettings
+        The config's ``scoring`` settings.
+    pred : pd.DataFrame | None
+        Predictions made elsewhere (None: made here).
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     if pred is None:
-        pred = predictions(dataset, model, pairs_for(dataset, kind, pairs_table), vectors)
+        pred = predictions(dataset, model, _pairs_for(dataset, kind, pairs_table), vectors)
     rows = []
     if gold is not None:
         g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)
@@ -847,6 +712,18 @@ def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[fl
     Both are correlations with a mean of the (other) raters, so the model stands where a rater with
     its correlation would. The human ceiling is their mean.
 
+    Parameters
+    ----------
+    model_spearman : float
+        The model's Spearman with the gold.
+    raters : pd.DataFrame | None
+        The agreement stage's per-rater table.
+
+    Returns
+    -------
+    tuple[float, tuple[int, int]]
+        As the summary says.
+
     Examples
     --------
     >>> raters = pd.DataFrame({"stage": "filtered", "excluded": False, "vs_rest": [0.5, 0.6, 0.7, None]})
@@ -865,7 +742,18 @@ def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[fl
 
 
 def human_ceiling(agreement: pd.DataFrame | None) -> float:
-    """Leave-one-out agreement (vs_rest) of the kept raters: what a model could hope to reach."""
+    """Leave-one-out agreement (vs_rest) of the kept raters: what a model could hope to reach.
+
+    Parameters
+    ----------
+    agreement : pd.DataFrame | None
+        The agreement stage's agreement table (None: no raters).
+
+    Returns
+    -------
+    float
+        As the summary says.
+    """
     if agreement is None or agreement.empty:
         return float("nan")
     row = agreement[(agreement["stage"] == "filtered") & (agreement["subset"] == "all")]
@@ -874,7 +762,18 @@ def human_ceiling(agreement: pd.DataFrame | None) -> float:
 
 def summary(scores: pd.DataFrame) -> pd.DataFrame:
     """Every dataset x model x metric with its CI, the OOV shares and the human ceiling beside it,
-    and ``low_coverage`` where the model has no vector for more than half of the dataset's words."""
+    and ``low_coverage`` where the model has no vector for more than half of the dataset's words.
+
+    Parameters
+    ----------
+    scores : pd.DataFrame
+        The scores table.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     is_extra = scores["metric"].isin(SUMMARY_EXTRAS)
     side = scores[is_extra].pivot_table(
         index=["dataset", "model"], columns="metric", values="value", aggfunc="first", dropna=False
@@ -885,120 +784,3 @@ def summary(scores: pd.DataFrame) -> pd.DataFrame:
             out[col] = np.nan
     out["low_coverage"] = out["oov_words"] > 0.5
     return out.sort_values(["dataset", "model", "metric", "subset"], kind="stable").reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------------------------
-# in context
-
-
-class PredictionRow(NamedTuple):
-    """One row of the predictions table, by name (its fields are the table's columns, in order)."""
-
-    dataset: str
-    model: str
-    item_id: str
-    word1: str
-    word2: str
-    sim: float
-    oov: bool
-    oov_words: str
-
-
-_TAG = re.compile(r"</?strong>", re.IGNORECASE)
-
-
-def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int] | None]]:
-    """The plain text and the character span of each target form in it.
-
-    CoSimLex marks the targets with ``<strong>...</strong>``: the marked segments are used first,
-    matched to the forms case-insensitively; otherwise the first whole-word occurrence counts.
-    """
-    marked, plain, pos = [], [], 0
-    inside = None
-    for m in _TAG.finditer(text):
-        plain.append(text[pos : m.start()])
-        offset = sum(len(p) for p in plain)
-        if m.group(0).lower() == "<strong>":
-            inside = offset
-        elif inside is not None:
-            marked.append((inside, offset))
-            inside = None
-        pos = m.end()
-    plain.append(text[pos:])
-    clean = "".join(plain)
-    spans: list[tuple[int, int] | None] = []
-    taken: set[tuple[int, int]] = set()
-    for form in forms:
-        span = next((s for s in marked if s not in taken and clean[s[0] : s[1]].casefold() == form.casefold()), None)
-        if span is None:
-            for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", clean, flags=re.IGNORECASE):
-                if (m.start(), m.end()) not in taken:
-                    span = (m.start(), m.end())
-                    break
-        if span is None and len(marked) == len(forms):
-            span = marked[len(spans)]  # the marked segment in order, when the form differs (inflection)
-        spans.append(span)
-        if span is not None:
-            taken.add(span)
-    return clean, spans
-
-
-CONTEXT_VECTOR_COLUMNS = TABLES["context_vectors"].names
-
-
-def in_context_vectors(
-    dataset: str,
-    model: str,
-    items: pd.DataFrame,
-    encoder,
-    form_columns=("word1_form", "word2_form"),
-    store=None,
-    log=None,
-) -> pd.DataFrame:
-    """Each item's two target words' vectors in its context (``vector1``, ``vector2``, float64);
-    every context is encoded in one batched call (through the vector ``store`` when given; progress
-    to ``log``). ``missing``: the forms not found in the context (their item has no vectors)."""
-    located = []
-    for it in items.itertuples(index=False):
-        forms = [getattr(it, c, None) or w for c, w in zip(form_columns, (it.word1, it.word2))]
-        clean, spans = target_spans(it.context_text, forms) if it.context_text else ("", [None, None])
-        located.append((it, clean, spans, [f for f, s in zip(forms, spans) if s is None]))
-    wanted = [(clean, spans) for _, clean, spans, missing in located if not missing]
-    vectors = iter(encoder.in_context_many(wanted, store=store, log=log))
-    rows = []
-    for it, _, _, missing in located:
-        v1 = v2 = None
-        if not missing:
-            v1, v2 = next(vectors)
-        rows.append((dataset, model, it.item_id, it.word1, it.word2, ";".join(missing), v1, v2))
-    return pd.DataFrame(rows, columns=[*CONTEXT_VECTOR_COLUMNS, "vector1", "vector2"])
-
-
-def context_vector_types(table: pd.DataFrame) -> dict:
-    """The Parquet types of the vector columns: fixed-size float64 lists (the model's own precision)."""
-    dim = next((len(v) for v in table["vector1"] if v is not None), 0)
-    return {c: pa.list_(pa.float64(), dim) if dim else pa.list_(pa.float64()) for c in ("vector1", "vector2")}
-
-
-def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
-    """Cosine similarity of each item's two in-context vectors (from :func:`in_context_vectors`)."""
-    found = np.array([v1 is not None and v2 is not None for v1, v2 in zip(table["vector1"], table["vector2"])])
-    sim = np.full(len(table), np.nan)
-    if found.any():  # every row in one call; a fixed summation order (einsum, not BLAS): the same bits under any kernel
-        sim[found] = cosine(np.stack(table["vector1"][found]), np.stack(table["vector2"][found]))
-    missing = table["missing"].fillna("")
-    return pd.DataFrame(
-        {
-            **{c: table[c] for c in ("dataset", "model", "item_id", "word1", "word2")},
-            "sim": sim,
-            "oov": missing != "",
-            "oov_words": missing,
-        }
-    )[list(PREDICTION_COLUMNS)]
-
-
-def in_context_predictions(dataset: str, model: str, items: pd.DataFrame, encoder, **options) -> pd.DataFrame:
-    """Cosine similarity of the two target words' vectors in each item's context: the vectors of
-    :func:`in_context_vectors` (``options``: its ``form_columns``, ``store`` and ``log``), then
-    :func:`context_predictions`."""
-    return context_predictions(in_context_vectors(dataset, model, items, encoder, **options))

@@ -35,16 +35,46 @@ import pandas as pd
 from simgold.errors import InputError
 from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
+from simgold.io.schema import default
 from simgold.io.tables import TABLES
-from simgold.stats.agreement_ci import percentile_interval
-from simgold.stats.rank_correlation import spearman, spearman_rows
+from simgold.stats.rank_correlation import spearman
+from simgold.stats.resampling import draws, percentile_interval, spearman_resamples
 from simgold.stats.seeds import seed_for
+
+__all__ = [
+    "DROPPED_COLUMNS",
+    "DroppedRow",
+    "adjudicate",
+    "crosslingual",
+    "link",
+    "link_to_root",
+    "read_frequencies",
+    "translate_dataset",
+]
 
 DROPPED_COLUMNS = TABLES["dropped"].names  # the canonical schema's columns, in order
 
 
 class DroppedRow(NamedTuple):
-    """One row of the dropped table, by name (its fields are the table's columns, in order)."""
+    """One row of the dropped table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    dataset : str
+        The table's ``dataset`` column.
+    side : str
+        Source (translators) or target.
+    item_id : str
+        The table's ``item_id`` column.
+    word1 : str
+        The table's ``word1`` column.
+    word2 : str
+        The table's ``word2`` column.
+    reason : str
+        The table's ``reason`` column.
+    candidates : str
+        The table's ``candidates`` column.
+    """
 
     dataset: str
     side: str  # source (translators) or target
@@ -70,7 +100,7 @@ def _columns_frame(spec: dict, refs: list, base_dir: str) -> tuple[pd.DataFrame,
     return pd.DataFrame(rows, columns=[f"c{k}" for k in range(len(refs))] + ["row"]), name
 
 
-def read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
+def _read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
     """(source1, source2, target1, target2, file, row) from a pair-translation table."""
     frame, name = _columns_frame(spec, list(spec["source_words"]) + list(spec["target_words"]), base_dir)
     frame.columns = ["source1", "source2", "target1", "target2", "row"]
@@ -78,7 +108,7 @@ def read_pair_table(spec: dict, base_dir: str = ".") -> pd.DataFrame:
     return frame
 
 
-def read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
+def _read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
     """target word (casefolded) -> the source words it translates."""
     frame, name = _columns_frame(spec, [spec["source"], spec["target"]], base_dir)
     out: dict[str, set[str]] = defaultdict(set)
@@ -90,6 +120,20 @@ def read_dictionary(spec: dict, base_dir: str = ".") -> dict[str, set[str]]:
 
 
 def read_frequencies(spec: dict, base_dir: str = ".") -> dict[str, float]:
+    """Word frequencies from a table file (its ``word`` and ``count`` columns).
+
+    Parameters
+    ----------
+    spec : dict
+        The file and its columns, as the config's translation block gives them.
+    base_dir : str
+        The directory relative paths are resolved from.
+
+    Returns
+    -------
+    dict
+        Frequency by word.
+    """
     frame, name = _columns_frame(spec, [spec["word"], spec["count"]], base_dir)
     out = {}
     for word, count, row in frame.itertuples(index=False):
@@ -112,7 +156,28 @@ def adjudicate(
     frequencies: dict[str, float] | None = None,
     dataset: str = "",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Accepted translations of the source items, and the source items dropped with a reason."""
+    """Accepted translations of the source items, and the source items dropped with a reason.
+
+    Parameters
+    ----------
+    source_items : pd.DataFrame
+        The source dataset's items.
+    translators : list[pd.DataFrame]
+        The translation settings.
+    adjudication : pd.DataFrame | None
+        The adjudication settings of the config.
+    rules : list[str] | None
+        The adjudication rules, in order.
+    frequencies : dict[str, float] | None
+        Word frequencies, by word.
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    tuple[pd.DataFrame, pd.DataFrame]
+        As the summary says.
+    """
     rules = rules or []
 
     def lookup(table):
@@ -184,7 +249,7 @@ def _source_index(source_items: pd.DataFrame) -> dict[tuple, list[int]]:
     return index
 
 
-def candidates_for(
+def _candidates_for(
     target_items: pd.DataFrame,
     source_items: pd.DataFrame,
     spec: dict,
@@ -195,11 +260,11 @@ def candidates_for(
     by = spec["by"]
     index = _source_index(source_items)
     ordered = list(zip(source_items["word1"].map(_fold), source_items["word2"].map(_fold)))
+    dictionary, translations = {}, defaultdict(list)
     if by == "dictionary":
-        dictionary = read_dictionary(spec["dictionary"], base_dir)
+        dictionary = _read_dictionary(spec["dictionary"], base_dir)
     elif by in ("table", "translators"):
-        table = pair_table if pair_table is not None else read_pair_table(spec["table"], base_dir)
-        translations = defaultdict(list)
+        table = pair_table if pair_table is not None else _read_pair_table(spec["table"], base_dir)
         for r in table.itertuples(index=False):
             translations[_key(r.target1, r.target2)].append((_fold(r.source1), _fold(r.source2)))
     out = []
@@ -212,27 +277,29 @@ def candidates_for(
             else:
                 t.reason = f"row {pos + 1} has no counterpart: the source has {len(source_items)} items"
             continue
-        if by == "columns":
-            a, b = (getattr(it, c) for c in spec["source_words"])
-            pairs = [(_fold(a), _fold(b))] if a and b else []
-            if not pairs:
-                t.reason = f"the source words ({', '.join(spec['source_words'])}) are empty"
-        elif by == "dictionary":
-            e1, e2 = dictionary.get(_fold(it.word1), set()), dictionary.get(_fold(it.word2), set())
-            unknown = [w for w, e in ((it.word1, e1), (it.word2, e2)) if not e]
-            if unknown:
-                t.reason = f"the dictionary has no entry for {', '.join(repr(w) for w in unknown)}"
-            pairs = [(x, y) for x in sorted(e1) for y in sorted(e2)]
-        else:
-            pairs = translations.get(_key(it.word1, it.word2), [])
-            if not pairs:
-                t.reason = f"no translation of {it.word1}/{it.word2} in the table"
+        pairs, t.reason = _source_pairs(it, by, spec, dictionary, translations)
         found = sorted({c for p in pairs for c in index.get(_key(*p), [])})
         t.candidates = [(c, ordered[c] in pairs) for c in found]
         if pairs and not found and not t.reason:
             shown = ", ".join("/".join(p) for p in pairs[:6]) + (" ..." if len(pairs) > 6 else "")
             t.reason = f"no source item for {shown}"
     return out
+
+
+def _source_pairs(it, by: str, spec: dict, dictionary: dict, translations: dict) -> tuple[list[tuple], str]:
+    """The (folded) source word pairs a target item may translate, and why there are none ("" when
+    there are)."""
+    if by == "columns":
+        a, b = (getattr(it, c) for c in spec["source_words"])
+        pairs = [(_fold(a), _fold(b))] if a and b else []
+        return pairs, "" if pairs else f"the source words ({', '.join(spec['source_words'])}) are empty"
+    if by == "dictionary":
+        e1, e2 = dictionary.get(_fold(it.word1), set()), dictionary.get(_fold(it.word2), set())
+        unknown = [w for w, e in ((it.word1, e1), (it.word2, e2)) if not e]
+        reason = f"the dictionary has no entry for {', '.join(repr(w) for w in unknown)}" if unknown else ""
+        return [(x, y) for x in sorted(e1) for y in sorted(e2)], reason
+    pairs = translations.get(_key(it.word1, it.word2), [])
+    return pairs, "" if pairs else f"no translation of {it.word1}/{it.word2} in the table"
 
 
 def link(target_items: pd.DataFrame, source_items: pd.DataFrame, targets: list[_Target], dataset: str):
@@ -242,6 +309,22 @@ def link(target_items: pd.DataFrame, source_items: pd.DataFrame, targets: list[_
     come first; a single one links; several repetitions of one source pair link the earliest free
     one (order of appearance); several distinct source pairs wait, since a later link may take one
     of them, and are reported as ambiguous if they never resolve.
+
+    Parameters
+    ----------
+    target_items : pd.DataFrame
+        The translated dataset's items.
+    source_items : pd.DataFrame
+        The source dataset's items.
+    targets : list[_Target]
+        The target reliabilities.
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    object
+        As the summary says.
     """
     src_key = [_key(a, b) for a, b in zip(source_items["word1"], source_items["word2"])]
     linked: dict[int, int] = {}
@@ -293,7 +376,7 @@ def link(target_items: pd.DataFrame, source_items: pd.DataFrame, targets: list[_
     return items, pd.DataFrame(dropped, columns=list(DROPPED_COLUMNS))
 
 
-def row_alignment(
+def _row_alignment(
     target_gold: pd.DataFrame, source_gold: pd.DataFrame, target_items, source_items
 ) -> tuple[float, int]:
     """Spearman between the two gold standards, row i against row i (a translation in the same
@@ -319,9 +402,29 @@ def translate_dataset(
 
     ``gold = (target gold, source gold)`` lets ``by: row`` check that the rows really are in the
     source's order before linking them.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    target_items : pd.DataFrame
+        The translated dataset's items.
+    source_items : pd.DataFrame
+        The source dataset's items.
+    spec : dict
+        The dataset's config block.
+    base_dir : str
+        The directory relative paths are resolved from.
+    gold : tuple[pd.DataFrame, pd.DataFrame] | None
+        The gold means.
+
+    Returns
+    -------
+    object
+        As the summary says.
     """
     if spec["by"] == "row" and gold is not None:
-        rho, n = row_alignment(gold[0], gold[1], target_items, source_items)
+        rho, n = _row_alignment(gold[0], gold[1], target_items, source_items)
         threshold = spec["min_row_correlation"]
         if not np.isnan(rho) and rho < threshold:
             reason = (
@@ -336,13 +439,13 @@ def translate_dataset(
     dropped_source = None
     pair_table = None
     if spec["by"] == "translators":
-        translators = [read_pair_table(t, base_dir) for t in spec["translators"]]
-        adjudication = read_pair_table(spec["adjudication"], base_dir) if "adjudication" in spec else None
+        translators = [_read_pair_table(t, base_dir) for t in spec["translators"]]
+        adjudication = _read_pair_table(spec["adjudication"], base_dir) if "adjudication" in spec else None
         frequencies = read_frequencies(spec["frequencies"], base_dir) if "frequencies" in spec else None
         pair_table, dropped_source = adjudicate(
             source_items, translators, adjudication, spec.get("rules", []), frequencies, dataset
         )
-    targets = candidates_for(target_items, source_items, spec, base_dir, pair_table)
+    targets = _candidates_for(target_items, source_items, spec, base_dir, pair_table)
     items, dropped = link(target_items, source_items, targets, dataset)
     if dropped_source is not None and len(dropped_source):
         dropped = pd.concat([dropped_source, dropped], ignore_index=True)
@@ -355,7 +458,24 @@ def translate_dataset(
 
 def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str, str], root: str) -> pd.DataFrame:
     """The translated items of ``dataset`` with ``source_item_id`` pointing into the root dataset
-    (following a chain of translations: a translation of a translation)."""
+    (following a chain of translations: a translation of a translation).
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    links : dict[str, pd.DataFrame]
+        Each translated dataset's links to its source (``item_id``, ``source_item_id``).
+    sources : dict[str, str]
+        Each translated dataset's source dataset.
+    root : str
+        The root dataset.
+
+    Returns
+    -------
+    pd.DataFrame
+        As the summary says.
+    """
     items = links[dataset][["item_id", "source_item_id"]].copy()
     current = sources[dataset]
     while current != root:
@@ -365,14 +485,33 @@ def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str
     return items
 
 
-def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resamples: int = 0, seed: int = 0,
-                 confidence: float = 0.95):  # fmt: skip
+def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resamples: int = 0,
+                 seed: int = default("scoring.seed"), confidence: float = default("scoring.confidence")):  # fmt: skip
     """``groups``: root dataset -> {"items": root items, "gold": {dataset: gold}, "links": {dataset:
     translated items (source_item_id = root item id)}}. Returns (wide table, correlations).
 
     Each correlation has a percentile bootstrap CI over the shared items (``resamples`` of them, at
     ``confidence``, seeded from ``seed`` and the three datasets' names, as the model scores' CIs):
-    a cross-lingual correlation on 30 items moves by tenths, and the interval says so."""
+    a cross-lingual correlation on 30 items moves by tenths, and the interval says so.
+
+    Parameters
+    ----------
+    groups : dict[str, dict]
+        The group of each value.
+    languages : dict[str, str]
+        The language of each dataset.
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        The root of the seeds (``scoring.seed``).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    object
+        As the summary says.
+    """
     wide_parts, corr_rows = [], []
     for root, g in sorted(groups.items()):
         base = g["items"][["item_id", "word1", "word2"]].rename(columns={"item_id": "source_item_id"})
@@ -421,6 +560,5 @@ def _bootstrap_interval(x: np.ndarray, y: np.ndarray, resamples: int, confidence
     fewer than 3 pairs or no resamples; a resample with a constant side is left out)."""
     if resamples <= 0 or len(x) < 3:
         return float("nan"), float("nan")
-    idx = rng.integers(0, len(x), size=(resamples, len(x)))
-    low, high, _ = percentile_interval(spearman_rows(x[idx], y[idx]), confidence)
+    low, high, _ = percentile_interval(spearman_resamples(x, y, draws(len(x), resamples, rng)), confidence)
     return low, high

@@ -39,12 +39,12 @@ Every path equals ``krippendorff.alpha`` to 1e-9 where the package runs (tests).
 
 Why not the ``krippendorff`` package: at crowd scale with calibrated (continuous) scores, 1000
 raters x 2000 items at 10% (199,618 ratings, as many distinct values), its units x V x V array would
-hold 8e13 cells (about 594,000 GiB) and cannot run, while these paths take 0.07 s (interval) to 3 s
-(ratio); with integer scores (V = 7) they are 2.3 to 3.3 times faster than the package
-(docs/benchmarks.md, section alpha).
+hold 8e13 cells and cannot run, while these paths take a fraction of a second (interval) to
+seconds (ratio); with integer scores (V = 7) they are faster than the package too
+(docs/benchmarks.md, section alpha, has the figures).
 
 ``ALPHA_LEVELS`` is the registry of the levels of measurement: a level is one entry (its
-disagreement function) and the alpha table (``alpha_table``, and per dataset, stage and subset
+disagreement function) and the alpha table (``alpha_rows``, and per dataset, stage and subset
 ``simgold.stages.agreement.alpha_levels``) gets a row for it; ``AlphaLevels`` shows how.
 """
 
@@ -56,10 +56,26 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
+
+__all__ = [
+    "ALPHA_COLUMNS",
+    "ALPHA_LEVELS",
+    "EXACT_DISTINCT",
+    "LEVELS",
+    "NO_PAIRABLE",
+    "ONE_UNIT",
+    "PAIR_CHUNK",
+    "AlphaLevel",
+    "AlphaLevels",
+    "AlphaRow",
+    "alpha_from_matrix",
+    "alpha_rows",
+    "krippendorff_alpha",
+    "undefined_note",
+]
 
 EXACT_DISTINCT = 4096  # ratio D_e: distinct values up to this are paired exactly (16.8 M pairs)
-PAIR_CHUNK = 1 << 20  # ratio D_o and D_e: this many value pairs at once (about 60 MB)
+PAIR_CHUNK = 1 << 20  # ratio D_o and D_e: this many value pairs at once (bounds memory)
 _QUAD_STEP = 0.25  # trapezoidal step in log t: relative error ~1e-16 (0.3: 4e-14, 0.35: 1e-11)
 _T0 = math.exp(-3.0)  # below it, ratio D_e by a power series
 _SERIES_TERMS = 24
@@ -67,7 +83,23 @@ _SERIES_TERMS = 24
 
 class AlphaRow(NamedTuple):
     """Alpha at one level of measurement, by name: the alpha table's columns after ``dataset``,
-    ``stage`` and ``subset`` (``simgold.stages.agreement.alpha_levels`` adds those)."""
+    ``stage`` and ``subset`` (``simgold.stages.agreement.alpha_levels`` adds those).
+
+    Attributes
+    ----------
+    level : str
+        The table's ``level`` column.
+    alpha : float
+        The table's ``alpha`` column.
+    n_units : int
+        Units with two or more values.
+    n_values : int
+        Pairable values.
+    n_distinct : int
+        Distinct pairable values.
+    note : str
+        Why the value is missing.
+    """
 
     level: str
     alpha: float
@@ -75,6 +107,9 @@ class AlphaRow(NamedTuple):
     n_values: int  # pairable values
     n_distinct: int  # distinct pairable values
     note: str  # why the value is missing
+
+
+ALPHA_COLUMNS = list(AlphaRow._fields)  # the alpha table's columns after dataset, stage and subset
 
 
 def krippendorff_alpha(unit, value, level: str = "interval") -> float:
@@ -134,6 +169,20 @@ def undefined_note(unit, value, level: str = "interval") -> str:
     """Why Krippendorff's alpha of these values has no value at ``level`` ("" when it has one), as
     the alpha table's note says it.
 
+    Parameters
+    ----------
+    unit : object
+        The unit (item) of each value.
+    value : object
+        The values (NaN: no value).
+    level : str
+        The level of measurement (a key of ``ALPHA_LEVELS``).
+
+    Returns
+    -------
+    str
+        As the summary says.
+
     Examples
     --------
     >>> undefined_note(["a", "a", "a"], [2.0, 3.0, 4.0])
@@ -152,6 +201,18 @@ def undefined_note(unit, value, level: str = "interval") -> str:
 def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
     """Alpha of an items x raters array with NaN for no rating (rows are the units).
 
+    Parameters
+    ----------
+    X : np.ndarray
+        Items x raters scores (NaN: no rating).
+    level : str
+        The level of measurement (a key of ``ALPHA_LEVELS``).
+
+    Returns
+    -------
+    float
+        As the summary says.
+
     Examples
     --------
     >>> import numpy as np
@@ -164,41 +225,42 @@ def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
     return krippendorff_alpha(unit, X.ravel(), level)
 
 
-def alpha_table(ratings: pd.DataFrame, levels=None) -> pd.DataFrame:
-    """Alpha at each level for a ratings table (``item_id``, ``score``); one row per level.
+def alpha_rows(unit, value, levels=None) -> list[AlphaRow]:
+    """Alpha at each level for ratings given as units and values; one row per level (the alpha
+    table of ``simgold.stages.agreement.alpha_table``).
 
     Parameters
     ----------
-    ratings : pandas.DataFrame
-        One row per rating: ``item_id`` (the unit) and ``score`` (NaN: no value).
+    unit : array_like
+        The unit (item) of each value.
+    value : array_like of float
+        The values (NaN: no value).
     levels : sequence of str, optional
         Keys of ``ALPHA_LEVELS``; default: every level of the registry, in its order.
 
     Returns
     -------
-    pandas.DataFrame
-        One row per level; columns: the fields of ``AlphaRow`` (``level``, ``alpha``, ``n_units``,
-        ``n_values``, ``n_distinct``, ``note``).
+    list of AlphaRow
+        One row per level (``level``, ``alpha``, ``n_units``, ``n_values``, ``n_distinct``, ``note``).
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> r = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "score": [1.0, 2.0, 4.0, 4.0]})
-    >>> alpha_table(r)[["level", "alpha"]].round(4).values.tolist()[2]
-    ['interval', 0.8889]
+    >>> rows = alpha_rows(np.array(["a", "a", "b", "b"]), np.array([1.0, 2.0, 4.0, 4.0]))
+    >>> rows[2].level, round(rows[2].alpha, 4)
+    ('interval', 0.8889)
     """
-    codes, v, m = _pairable(ratings["item_id"].to_numpy(), ratings["score"].to_numpy(float))
+    codes, v, m = _pairable(unit, value)
     rows = []
     for level in ALPHA_LEVELS if levels is None else levels:
-        note, value = "", float("nan")
+        note, alpha = "", float("nan")
         if len(v) == 0:
             note = NO_PAIRABLE
         elif ALPHA_LEVELS[level].non_negative and (v < 0).any():
             note = f"negative scores: the {level} metric is not defined"
         else:
-            value, note = _alpha(codes, v, m, level)
-        rows.append(AlphaRow(level, value, len(m), len(v), len(np.unique(v)), note))
-    return pd.DataFrame(rows, columns=list(AlphaRow._fields))
+            alpha, note = _alpha(codes, v, m, level)
+        rows.append(AlphaRow(level, alpha, len(m), len(v), len(np.unique(v)), note))
+    return rows
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,13 +274,21 @@ def _pairable(unit, value) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if unit.shape != value.shape:
         raise ValueError(f"unit and value differ in length ({unit.shape} and {value.shape})")
     ok = ~np.isnan(value)
-    codes = pd.factorize(unit[ok])[0]
+    codes = _first_seen_codes(unit[ok])
     m = np.bincount(codes)
     keep = m[codes] >= 2
     codes, v = codes[keep], value[ok][keep]
     order = np.argsort(codes, kind="stable")
     codes = np.unique(codes[order], return_inverse=True)[1]
     return codes, v[order], np.bincount(codes).astype(float)
+
+
+def _first_seen_codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes of the values in the order they first appear (as ``pandas.factorize``)."""
+    distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    code = np.empty(len(distinct), dtype=np.int64)
+    code[np.argsort(first, kind="stable")] = np.arange(len(distinct))
+    return code[inverse.reshape(-1)]
 
 
 def _interval(codes, v, m) -> tuple[float, float]:
@@ -372,7 +442,7 @@ class AlphaLevel:
         The difference function ``delta(c, k)``, in words or a formula (for readers).
     non_negative : bool
         Whether the metric needs non-negative values (ratio): ``krippendorff_alpha`` refuses
-        negative values, ``alpha_table`` gives NaN with a note.
+        negative values, ``alpha_rows`` gives NaN with a note.
     """
 
     disagreement: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[float, float]]
@@ -382,9 +452,14 @@ class AlphaLevel:
 
 class AlphaLevels(dict):
     """The registry of alpha's levels of measurement (``ALPHA_LEVELS``): name -> ``AlphaLevel``,
-    in the order of the alpha table's rows. ``krippendorff_alpha``, ``alpha_table`` and the alpha
+    in the order of the alpha table's rows. ``krippendorff_alpha``, ``alpha_rows`` and the alpha
     table of every dataset (``simgold.stages.agreement.alpha_levels``, canonical table ``alpha``)
     read it when they run.
+
+    Parameters
+    ----------
+    entries : dict
+        The registry's entries, by name.
 
     Examples
     --------
@@ -397,13 +472,13 @@ class AlphaLevels(dict):
     ...     observed = float(((d * same_unit).sum(axis=1) / (m[codes] - 1)).sum())
     ...     return observed, float(d.sum()) / (len(v) - 1)
     >>> ALPHA_LEVELS["absolute"] = AlphaLevel(absolute, "|c - k|")
-    >>> r = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c", "c"], "score": [1.0, 1, 2, 3, 3, 3]})
-    >>> table = alpha_table(r)
-    >>> table["level"].tolist()
+    >>> unit, score = np.array(["a", "a", "b", "b", "c", "c"]), np.array([1.0, 1, 2, 3, 3, 3])
+    >>> rows = alpha_rows(unit, score)
+    >>> [row.level for row in rows]
     ['nominal', 'ordinal', 'interval', 'ratio', 'absolute']
-    >>> round(float(table["alpha"].iloc[-1]), 6)  # D_o = |2 - 3| twice (unit b), D_e = 34 / 5: 1 - 2 / 6.8
+    >>> round(rows[-1].alpha, 6)  # D_o = |2 - 3| twice (unit b), D_e = 34 / 5: 1 - 2 / 6.8
     0.705882
-    >>> round(krippendorff_alpha(r["item_id"], r["score"], "absolute"), 6)
+    >>> round(krippendorff_alpha(unit, score, "absolute"), 6)
     0.705882
     >>> del ALPHA_LEVELS["absolute"]
     """

@@ -24,17 +24,45 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
-from scipy.special import ndtri, stdtr, stdtrit  # normal and Student's t quantiles, without importing scipy.stats
 
 from simgold.stats.rank_correlation import pearson_rows, rankdata
+
+__all__ = [
+    "DETECT_DIFFERENCES",
+    "MSD_COLUMNS",
+    "MSD_NOTES",
+    "POWER",
+    "R_JK_LEVELS",
+    "MsdRow",
+    "MsdSolution",
+    "WilliamsResult",
+    "compare_predictions",
+    "critical_t",
+    "items_needed",
+    "minimum_significant_difference",
+    "msd_any_score",
+    "msd_rows",
+    "msd_solution",
+    "williams_test",
+    "zou_interval",
+]
 
 R_JK_LEVELS = (0.5, 0.7, 0.9)
 
 
 @dataclass(frozen=True)
 class WilliamsResult:
-    """Williams' t with its degrees of freedom and two-sided p (NaN where undefined)."""
+    """Williams' t with its degrees of freedom and two-sided p (NaN where undefined).
+
+    Attributes
+    ----------
+    t : float
+        The ``t`` field.
+    df : int
+        The ``df`` field.
+    p : float
+        The ``p`` field.
+    """
 
     t: float
     df: int
@@ -82,15 +110,22 @@ def williams_test(r_jg, r_kg, r_jk, n: int):
     # equal correlations differ by nothing: t = 0 even where rounding makes |R| a hair below 0 or
     # Williams' denominator 0 (two identical predictions: r_jk = 1)
     t = np.where(r_jg == r_kg, 0.0, t)
-    p = 2.0 * stdtr(df, -np.abs(t))  # two-sided: scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
+    p = 2.0 * _special().stdtr(df, -np.abs(t))  # two-sided: scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
     return WilliamsResult(_scalar(t), df, _scalar(p))
+
+
+def _special():
+    """``scipy.special`` (the normal and Student's t quantiles, without ``scipy.stats``), on first use."""
+    from scipy import special  # heavy: only the jobs that test models or show the MSD need it
+
+    return special
 
 
 def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
-def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", confidence: float = 0.95) -> dict:
+def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", *, confidence: float) -> dict:
     """Williams' test and Zou's interval for two models' predictions against the same gold, over
     the items where all three are present; ``method`` is ``spearman`` (correlations of average
     ranks) or ``pearson``.
@@ -98,12 +133,30 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", confiden
     Returns a dict: ``method``, ``n``, ``r_jg``, ``r_kg``, ``r_jk``, ``t``, ``df``, ``p``,
     ``zou_low``, ``zou_high`` (``zou_interval`` at ``confidence``).
 
+    Parameters
+    ----------
+    gold : object
+        The gold means.
+    pred_j : object
+        The first model's similarities.
+    pred_k : object
+        The second model's similarities.
+    method : str
+        The method (as named in the config).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    dict
+        As the summary says.
+
     Examples
     --------
     >>> gold = [1, 2, 3, 4, 5, 6, 7, 8]
     >>> a = [1, 2, 3, 4, 5, 6, 8, 7]
     >>> b = [2, 1, 4, 3, 6, 5, 8, 7]
-    >>> row = compare_predictions(gold, a, b)
+    >>> row = compare_predictions(gold, a, b, confidence=0.95)
     >>> row["n"], round(row["r_jg"], 4), round(row["r_kg"], 4), round(row["r_jk"], 4)
     (8, 0.9762, 0.9048, 0.9286)
     """
@@ -136,7 +189,7 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", confiden
     }
 
 
-def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float = 0.95) -> tuple[float, float]:
+def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float) -> tuple[float, float]:
     """Zou's (2007) confidence interval for ``r_jg - r_kg``, two correlations that share g
     (overlapping, dependent), from the Fisher-z intervals of each and the correlation between them.
 
@@ -171,7 +224,7 @@ def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float = 0.95) -> tuple[fl
     --------
     Zou's (2007) example 2 (p. 409): r12 = .396, r13 = .179, r23 = .088, n = 66 give (-.093, .517).
 
-    >>> [round(x, 3) for x in zou_interval(0.396, 0.179, 0.088, 66)]
+    >>> [round(x, 3) for x in zou_interval(0.396, 0.179, 0.088, 66, 0.95)]
     [-0.093, 0.517]
     """
     values = np.array([r_jg, r_kg, r_jk], dtype=float)
@@ -181,7 +234,7 @@ def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float = 0.95) -> tuple[fl
         return 0.0, 0.0
     if abs(r_jg) == 1 or abs(r_kg) == 1:
         return float("nan"), float("nan")
-    z = -float(ndtri((1 - confidence) / 2)) / np.sqrt(n - 3)
+    z = -float(_special().ndtri((1 - confidence) / 2)) / np.sqrt(n - 3)
     # the C library's tanh and atanh on scalars, not numpy's loops, which differ between AVX2 and AVX-512 CPUs
     l1, u1 = math.tanh(math.atanh(r_jg) - z), math.tanh(math.atanh(r_jg) + z)
     l2, u2 = math.tanh(math.atanh(r_kg) - z), math.tanh(math.atanh(r_kg) + z)
@@ -193,7 +246,15 @@ def zou_interval(r_jg, r_kg, r_jk, n: int, confidence: float = 0.95) -> tuple[fl
 
 
 class MsdSolution(NamedTuple):
-    """A minimum significant difference and, when it is NaN, why (``note``; empty otherwise)."""
+    """A minimum significant difference and, when it is NaN, why (``note``; empty otherwise).
+
+    Attributes
+    ----------
+    msd : float
+        The ``msd`` field.
+    note : str
+        The ``note`` field.
+    """
 
     msd: float
     note: str
@@ -214,6 +275,20 @@ def critical_t(n: int, alpha: float = 0.05, two_sided: bool = True) -> float:
     """The critical value of Williams' t (``n - 3`` degrees of freedom): ``p < alpha`` exactly when
     ``t`` exceeds it (``|t|`` for the two-sided p). NaN for ``n < 4``.
 
+    Parameters
+    ----------
+    n : int
+        The number of items.
+    alpha : float
+        The significance level.
+    two_sided : bool
+        Two-sided (True) or one-sided.
+
+    Returns
+    -------
+    float
+        As the summary says.
+
     Examples
     --------
     >>> round(critical_t(240), 3), round(critical_t(240, two_sided=False), 3)
@@ -222,7 +297,7 @@ def critical_t(n: int, alpha: float = 0.05, two_sided: bool = True) -> float:
     if int(n) < 4:
         return float("nan")
     # -stdtrit(df, a) is the upper quantile; it avoids rounding 1 - a
-    return float(-stdtrit(int(n) - 3, alpha / 2 if two_sided else alpha))
+    return float(-_special().stdtrit(int(n) - 3, alpha / 2 if two_sided else alpha))
 
 
 def _first_significant_drop(a, r_jk, n: int, t_crit: float):
@@ -315,6 +390,22 @@ def minimum_significant_difference(r_best: float, n: int, r_jk: float, alpha: fl
     correlation matrix (e.g. very few items, or r_jk so high that a much lower r_kg is impossible);
     ``msd_solution`` gives the reason.
 
+    Parameters
+    ----------
+    r_best : float
+        The best model's Spearman with the gold.
+    n : int
+        The number of items.
+    r_jk : float
+        The correlation between the two models' predictions.
+    alpha : float
+        The significance level.
+
+    Returns
+    -------
+    float
+        As the summary says.
+
     Examples
     --------
     >>> d = minimum_significant_difference(0.7, 353, 0.7)
@@ -371,7 +462,7 @@ def items_needed(r_best: float, difference: float, r_jk: float, alpha: float = 0
         return float("nan")
     if 1 - r_best**2 - r_kg**2 - r_jk**2 + 2 * r_best * r_kg * r_jk < 0:
         return float("nan")
-    z = -float(ndtri(1 - power))  # the margin Williams' t must clear beyond the critical value
+    z = -float(_special().ndtri(1 - power))  # the margin Williams' t must clear beyond the critical value
 
     def enough(n: int) -> bool:
         return float(williams_test(r_best, r_kg, r_jk, n).t) - critical_t(n, alpha) >= z
@@ -388,7 +479,39 @@ def items_needed(r_best: float, difference: float, r_jk: float, alpha: float = 0
 
 
 class MsdRow(NamedTuple):
-    """One row of the msd table, by name (its fields are the table's columns, in order)."""
+    """One row of the msd table, by name (its fields are the table's columns, in order).
+
+    Attributes
+    ----------
+    dataset : str
+        The table's ``dataset`` column.
+    model : str
+        The model whose Spearman is r_best ("" where no model can carry the MSD).
+    n : int
+        Items that model scores.
+    n_items : int
+        Items of the dataset (with a gold value).
+    r_best : float
+        The table's ``r_best`` column.
+    r_jk : float
+        The table's ``r_jk`` column.
+    r_jk_kind : str
+        Fixed / observed.
+    model_k : str
+        The model whose predictions give the observed r_jk ("" for a fixed r_jk).
+    alpha : float
+        The table's ``alpha`` column.
+    msd : float
+        The table's ``msd`` column.
+    items_d02 : float
+        Items needed to detect a Spearman difference of 0.02 below r_best (power 0.8).
+    items_d05 : float
+        ... of 0.05.
+    items_d10 : float
+        ... of 0.10.
+    note : str
+        Why msd is NaN (empty when it is a number).
+    """
 
     dataset: str
     model: str  # the model whose Spearman is r_best ("" where no model can carry the MSD)
@@ -410,7 +533,7 @@ class MsdRow(NamedTuple):
 MSD_COLUMNS = list(MsdRow._fields)
 
 
-def msd_table(
+def msd_rows(
     dataset: str,
     n: int,
     r_best: float,
@@ -420,7 +543,7 @@ def msd_table(
     model: str = "",
     n_items: int | None = None,
     model_k: str = "",
-) -> pd.DataFrame:
+) -> list[MsdRow]:
     """Minimum significant differences for one dataset: at r_jk = 0.5, 0.7, 0.9 and (when given)
     the observed correlation between the two best models' predictions.
 
@@ -443,13 +566,14 @@ def msd_table(
 
     Returns
     -------
-    pandas.DataFrame
-        The fields of ``MsdRow``: one row per r_jk, with a note wherever ``msd`` is NaN.
+    list of MsdRow
+        One row per r_jk, with a note wherever ``msd`` is NaN (``simgold.stages.msd.msd_table``
+        makes them the msd table).
 
     Examples
     --------
-    >>> msd_table("ws353", 353, 0.7)[["r_jk", "msd"]].round(4).values.tolist()
-    [[0.5, 0.0699], [0.7, 0.0562], [0.9, 0.0334]]
+    >>> [(row.r_jk, round(row.msd, 4)) for row in msd_rows("ws353", 353, 0.7)]
+    [(0.5, 0.0699), (0.7, 0.0562), (0.9, 0.0334)]
     """
     levels = [(r, "fixed", "") for r in R_JK_LEVELS]
     if r_jk_observed is not None and not np.isnan(r_jk_observed):
@@ -463,7 +587,7 @@ def msd_table(
             MsdRow(dataset, model, int(n), n_items, float(r_best), r, kind, other, alpha, solution.msd, *needed,
                    solution.note)  # fmt: skip
         )
-    return pd.DataFrame(rows, columns=MSD_COLUMNS)
+    return rows
 
 
 def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = True, step: float = 0.01) -> float:
@@ -471,6 +595,24 @@ def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = Tr
     tabulation): the largest, over baseline correlations ``r`` in [0, 1 - d), of the minimum
     significant difference above ``r`` (``r_jg = r + d``, ``r_kg = r``), on a grid of ``step``,
     up to the first ``r`` above which no difference is significant.
+
+    Parameters
+    ----------
+    n : int
+        The number of items.
+    r_jk : float
+        The correlation between the two models' predictions.
+    alpha : float
+        The significance level.
+    two_sided : bool
+        Two-sided (True) or one-sided.
+    step : float
+        The grid step.
+
+    Returns
+    -------
+    float
+        As the summary says.
 
     Examples
     --------
@@ -483,155 +625,3 @@ def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = Tr
     missing = np.flatnonzero(np.isnan(d))
     upto = d[: missing[0]] if len(missing) else d
     return float(max(upto.max(initial=0.0), 0.0))
-
-
-# -------------------------------------------------------------------------------- per dataset
-
-MSD_FALLBACK_R_JK = 0.7  # the r_jk the scores table assumes where one model scores a dataset
-MSD_MIN_COVERAGE = 0.9  # the config's scoring.msd_min_coverage by default
-
-
-def _coverage(rows: pd.DataFrame) -> pd.Series:
-    """The share of the dataset's items each row's model scores (``n_used / n_total``; 1 without ``n_total``)."""
-    total = rows["n_total"] if "n_total" in rows else rows["n_used"]
-    return rows["n_used"] / total.where(total > 0)
-
-
-def covering_models(rows: pd.DataFrame, min_coverage: float = MSD_MIN_COVERAGE) -> pd.DataFrame:
-    """The score rows of the models that score at least ``min_coverage`` of a dataset's items, the
-    highest ``value`` first (ties: by model name): the models that may carry the dataset's MSD,
-    and the first of them the dataset's best model (``dataset_msd``, the leaderboard).
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-        One row per model of one dataset and one metric: ``model``, ``value``, ``n_used``, and
-        ``n_total`` (without it every model counts as complete).
-    min_coverage : float
-        The share of the dataset's items (``n_used / n_total``) a model must score.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows kept, best first; empty where no model covers enough.
-
-    Examples
-    --------
-    >>> rows = pd.DataFrame({"model": ["tiny", "full", "half"], "value": [1.0, 0.46, 0.5],
-    ...                      "n_used": [3, 2034, 1017], "n_total": 2034})
-    >>> covering_models(rows)["model"].tolist(), covering_models(rows, 0.5)["model"].tolist()
-    (['full'], ['half', 'full'])
-    """
-    kept = rows[(_coverage(rows) >= min_coverage - 1e-12) & rows["value"].notna()]
-    return kept.sort_values(["value", "model"], ascending=[False, True], kind="stable")
-
-
-def dataset_msd(
-    dataset: str,
-    scores: pd.DataFrame,
-    differences: pd.DataFrame,
-    alpha: float = 0.05,
-    min_coverage: float = MSD_MIN_COVERAGE,
-) -> pd.DataFrame:
-    """The minimum significant Spearman difference of one dataset (``msd_table``), on the models
-    that can carry it.
-
-    A model whose vocabulary misses most pairs can have the highest Spearman on the few it scores
-    (3 of Rare Words' 2,034 pairs give rho 1.0), and a difference on 3 items means nothing. So
-    ``r_best`` is the best Spearman (all items) among the models that score at least
-    ``min_coverage`` of the dataset's items (``n_used / n_total`` in the scores table), ``n`` the
-    items that model scores, and the observed ``r_jk`` the correlation between its predictions and
-    those of the second-best such model (``model_differences``' ``r_ab``).
-
-    Parameters
-    ----------
-    dataset : str
-        The dataset's name.
-    scores : pandas.DataFrame
-        Every model's score rows of the dataset (``model``, ``metric``, ``subset``, ``value``,
-        ``n_used``, and ``n_total``; without ``n_total`` every model counts as complete).
-    differences : pandas.DataFrame
-        The dataset's ``model_differences`` (``model_a``, ``model_b``, ``r_ab``; ``metric`` if any).
-    alpha : float
-        Significance level (two-sided).
-    min_coverage : float
-        The share of the dataset's items a model must score to carry the MSD.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The fields of ``MsdRow``. Where no model covers enough items, one row per fixed r_jk with
-        NaN and a note naming the best coverage; where no model has a Spearman (a constant gold
-        standard), likewise with the scores' note; empty without a Spearman row.
-
-    Examples
-    --------
-    A model that scores 3 of 2,034 pairs with rho 1.0 does not carry it; the complete one does:
-
-    >>> scores = pd.DataFrame({"model": ["tiny", "full"], "metric": "spearman", "subset": "all",
-    ...                        "value": [1.0, 0.46], "n_used": [3, 2034], "n_total": 2034})
-    >>> diffs = pd.DataFrame({"model_a": ["full"], "model_b": ["tiny"], "r_ab": [0.5]})
-    >>> table = dataset_msd("rw", scores, diffs)
-    >>> table[["model", "n", "r_jk", "msd"]].round(4).values.tolist()[1]
-    ['full', 2034, 0.7, 0.0296]
-    """
-    every = scores[(scores["metric"] == "spearman") & (scores["subset"] == "all")]
-    rows = every[every["value"].notna()]
-    if every.empty:
-        return pd.DataFrame(columns=MSD_COLUMNS)
-    if rows.empty:
-        notes = [n for n in every.get("note", pd.Series(dtype=str)).fillna("") if n]
-        why = f": {notes[0]}" if notes and len(set(notes)) == 1 else ""  # one reason for every model: say it
-        total = every["n_total"] if "n_total" in every else every["n_used"]
-        return _no_msd(dataset, int(total.max()), alpha, f"no model has a Spearman with the gold standard{why}")
-    total = rows["n_total"] if "n_total" in rows else rows["n_used"]
-    ranked = covering_models(rows, min_coverage)
-    if ranked.empty:
-        widest = rows.assign(coverage=_coverage(rows)).sort_values(["coverage", "model"], ascending=[False, True]).iloc[0]
-        note = (
-            f"no model scores at least {min_coverage:.0%} of the items (scoring.msd_min_coverage); the most: "
-            f"{widest['model']}, {int(widest['n_used']):,} of {int(total.max()):,}"
-        )
-        return _no_msd(dataset, int(total.max()), alpha, note)
-    best = ranked.iloc[0]
-    n_items = int(best["n_total"]) if "n_total" in best else int(best["n_used"])
-    observed, other = None, ""
-    if len(ranked) >= 2:
-        other = str(ranked.iloc[1]["model"])
-        pair = {best["model"], other}
-        spearman = differences if "metric" not in differences else differences[differences["metric"] == "spearman"]
-        match = spearman[[{a, b} == pair for a, b in zip(spearman["model_a"], spearman["model_b"])]]
-        observed = float(match["r_ab"].iloc[0]) if len(match) else None
-    return msd_table(
-        dataset,
-        int(best["n_used"]),
-        float(best["value"]),
-        observed,
-        alpha,
-        model=str(best["model"]),
-        n_items=n_items,
-        model_k=other if observed is not None else "",
-    )
-
-
-def _no_msd(dataset: str, n_items: int, alpha: float, note: str) -> pd.DataFrame:
-    """The MSD table of a dataset without one: a row per fixed r_jk, NaN, and why."""
-    nan = np.nan
-    rows = [MsdRow(dataset, "", 0, n_items, nan, r, "fixed", "", alpha, nan, nan, nan, nan, note) for r in R_JK_LEVELS]
-    return pd.DataFrame(rows, columns=MSD_COLUMNS)
-
-
-def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:
-    """The score summary with ``msd`` and ``msd_r_jk`` beside each dataset's Spearman (all items):
-    the difference at the observed r_jk of the two best models, or at r_jk = 0.7 where one model
-    scores the dataset."""
-    chosen = msd[(msd["r_jk_kind"] == "observed") | np.isclose(msd["r_jk"].astype(float), MSD_FALLBACK_R_JK)]
-    chosen = chosen.assign(observed=chosen["r_jk_kind"] == "observed")
-    chosen = chosen.sort_values(["dataset", "observed"], kind="stable").drop_duplicates("dataset", keep="last")
-    per_dataset = chosen.set_index("dataset")
-    headline = (summary["metric"] == "spearman") & (summary["subset"] == "all")
-    out = summary.copy()
-    for column, source in (("msd", "msd"), ("msd_r_jk", "r_jk")):
-        values = out["dataset"].map(per_dataset[source]).astype(float)
-        out[column] = values.where(headline)
-    return out

@@ -30,9 +30,23 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import fdtri
 
+__all__ = ["Icc", "one_way", "one_way_note", "two_way", "two_way_note"]
+
 
 class Icc(NamedTuple):
-    """One intraclass correlation with its interval."""
+    """One intraclass correlation with its interval.
+
+    Attributes
+    ----------
+    form : str
+        ICC(1,1), ICC(1,k), ICC(2,1), ICC(2,k).
+    value : float
+        The ``value`` field.
+    ci_low : float
+        The ``ci_low`` field.
+    ci_high : float
+        The ``ci_high`` field.
+    """
 
     form: str  # ICC(1,1), ICC(1,k), ICC(2,1), ICC(2,k)
     value: float
@@ -45,7 +59,7 @@ def _f_upper(confidence: float, dfn: float, dfd: float) -> float:
     return float(fdtri(dfn, dfd, (1 + confidence) / 2))
 
 
-def two_way(X: np.ndarray, confidence: float = 0.95) -> list[Icc]:
+def two_way(X: np.ndarray, confidence: float) -> list[Icc]:
     """ICC(2,1) and ICC(2,k) of a complete items x raters matrix.
 
     Parameters
@@ -65,7 +79,7 @@ def two_way(X: np.ndarray, confidence: float = 0.95) -> list[Icc]:
     Shrout & Fleiss (1979), Table 2 (6 targets, 4 judges): ICC(2,1) = .29, ICC(2,4) = .62.
 
     >>> X = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
-    >>> [(icc.form, round(icc.value, 2)) for icc in two_way(X)]
+    >>> [(icc.form, round(icc.value, 2)) for icc in two_way(X, 0.95)]
     [('ICC(2,1)', 0.29), ('ICC(2,k)', 0.62)]
     """
     X = np.asarray(X, dtype=float)
@@ -91,7 +105,7 @@ def two_way(X: np.ndarray, confidence: float = 0.95) -> list[Icc]:
             Icc("ICC(2,k)", float(average), float(low_k), float(high_k))]  # fmt: skip
 
 
-def one_way(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) -> list[Icc]:
+def one_way(values: np.ndarray, groups: np.ndarray, confidence: float) -> list[Icc]:
     """ICC(1,1) and ICC(1,k) from ratings grouped by item, each item with its own raters (slots).
 
     Parameters
@@ -113,7 +127,7 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) ->
     Shrout & Fleiss (1979), Table 2: ICC(1,1) = .17, ICC(1,4) = .44.
 
     >>> X = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
-    >>> [(icc.form, round(icc.value, 2)) for icc in one_way(X.ravel(), np.repeat(np.arange(6), 4))]
+    >>> [(icc.form, round(icc.value, 2)) for icc in one_way(X.ravel(), np.repeat(np.arange(6), 4), 0.95)]
     [('ICC(1,1)', 0.17), ('ICC(1,k)', 0.44)]
     """
     values, groups = np.asarray(values, dtype=float), np.asarray(groups)
@@ -141,17 +155,31 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95) ->
             Icc("ICC(1,k)", float(average), float(low_k), float(high_k))]  # fmt: skip
 
 
-def two_way_note(X: np.ndarray, confidence: float = 0.95, *, single: Icc | None = None) -> str:
+def two_way_note(X: np.ndarray, confidence: float, *, single: Icc | None = None) -> str:
     """Why ``two_way(X)`` gives no value or no interval; "" when it gives both. ``single``: its
     ICC(2,1) where the caller has it already (not computed again).
 
+    Parameters
+    ----------
+    X : np.ndarray
+        Items x raters scores (NaN: no rating).
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    single : Icc | None
+        The single-rater ICC, when computed already.
+
+    Returns
+    -------
+    str
+        As the summary says.
+
     Examples
     --------
-    >>> two_way_note(np.full((4, 3), 3.0))
+    >>> two_way_note(np.full((4, 3), 3.0), 0.95)
     'every rating is 3: no variance between items or raters, no ICC'
-    >>> two_way_note(np.array([[2.0, 4, 5], [2, 4, 5], [2, 4, 5]]))  # each rater constant
+    >>> two_way_note(np.array([[2.0, 4, 5], [2, 4, 5], [2, 4, 5]]), 0.95)  # each rater constant
     "no residual variance (every rating is its item's mean plus its rater's shift): no F-based interval"
-    >>> two_way_note(np.array([[2.0, 3, 4]]))
+    >>> two_way_note(np.array([[2.0, 3, 4]]), 0.95)
     '1 item: an ICC needs two items or more'
     """
     X = np.asarray(X, dtype=float)
@@ -170,15 +198,31 @@ def two_way_note(X: np.ndarray, confidence: float = 0.95, *, single: Icc | None 
     return ""
 
 
-def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float = 0.95, *, single: Icc | None = None) -> str:
+def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float, *, single: Icc | None = None) -> str:
     """Why ``one_way(values, groups)`` gives no value or no interval; "" when it gives both.
     ``single``: its ICC(1,1) where the caller has it already (not computed again).
 
+    Parameters
+    ----------
+    values : np.ndarray
+        The values.
+    groups : np.ndarray
+        The group of each value.
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+    single : Icc | None
+        The single-rater ICC, when computed already.
+
+    Returns
+    -------
+    str
+        As the summary says.
+
     Examples
     --------
-    >>> one_way_note(np.array([3.0, 3, 3, 3]), np.array([0, 0, 1, 1]))
+    >>> one_way_note(np.array([3.0, 3, 3, 3]), np.array([0, 0, 1, 1]), 0.95)
     'every rating is 3: no variance between or within items, no ICC'
-    >>> one_way_note(np.array([1.0, 2, 5]), np.array([0, 0, 1]))
+    >>> one_way_note(np.array([1.0, 2, 5]), np.array([0, 0, 1]), 0.95)
     'fewer than two items with two ratings: no ICC'
     """
     values, groups = np.asarray(values, dtype=float), np.asarray(groups)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import stdtr, stdtrit
 
+__all__ = ["BLOCK", "resolved_share", "t_interval"]
+
 BLOCK = 1024  # rows of the pair matrix at once: BLOCK x items floats per array
 
 

@@ -37,9 +37,14 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from simgold.stats.alpha import krippendorff_alpha
+
+__all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "MIN_CORRELATION_ITEMS", "RANK_TABLE_CELLS", "ROW_CELLS",
+           "AgreementStats", "PairResult", "RatingMatrix", "SharedItems", "agreement", "argsort_ints",
+           "complete_raters", "group_ranks", "grouped_spearman", "pairwise_spearman", "pearson", "pearson_rows",
+           "rankdata", "reference_values", "row_sums", "shared_items", "spearman", "spearman_from_sums",
+           "spearman_rows", "undefined_correlation_note", "vs_reference"]  # fmt: skip
 
 CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
 BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
@@ -195,6 +200,16 @@ def undefined_correlation_note(gold, sim=None, *, what: str = "the model") -> st
     return ""
 
 
+def _positions(index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The position of each value in ``index`` (distinct ids), -1 where it is not there."""
+    if not len(index):
+        return np.full(len(values), -1, dtype=np.int64)
+    order = np.argsort(index, kind="stable")
+    at = np.minimum(np.searchsorted(index, values, sorter=order), len(index) - 1)
+    found = order[at]
+    return np.where(index[found] == values, found, -1).astype(np.int64)
+
+
 @dataclass
 class RatingMatrix:
     """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
@@ -206,16 +221,20 @@ class RatingMatrix:
     raters: np.ndarray  # rater ids
 
     @classmethod
-    def from_ratings(cls, ratings: pd.DataFrame, items=None) -> "RatingMatrix":
-        item_codes, item_index = pd.factorize(ratings["item_id"], sort=True)
-        rater_codes, rater_index = pd.factorize(ratings["rater"], sort=True)
+    def from_ratings(cls, ratings, items=None) -> "RatingMatrix":
+        """From a ratings table (``item_id``, ``rater``, ``score``: a pandas.DataFrame or any
+        mapping of columns); ``items``: the item ids in their order (items nobody rated included),
+        default the rated items, sorted. Raters are sorted by id."""
+        item_ids = np.asarray(ratings["item_id"])
+        item_index, item_codes = np.unique(item_ids, return_inverse=True)
+        rater_index, rater_codes = np.unique(np.asarray(ratings["rater"]), return_inverse=True)
         if items is not None:  # keep the given item order (and items nobody rated)
-            item_index = pd.Index(items)
-            item_codes = item_index.get_indexer(ratings["item_id"])
+            item_index = np.asarray(items)
+            item_codes = _positions(item_index, item_ids)
             if (item_codes < 0).any():
                 raise ValueError("ratings refer to items that are not in the item list")
-        score = ratings["score"].to_numpy(float)
-        return cls.from_entries(item_codes, rater_codes, score, np.asarray(item_index), np.asarray(rater_index))
+        score = np.asarray(ratings["score"], dtype=float)
+        return cls.from_entries(item_codes.reshape(-1), rater_codes.reshape(-1), score, item_index, rater_index)
 
     @classmethod
     def from_entries(cls, item, rater, score, items, raters) -> "RatingMatrix":
@@ -439,7 +458,7 @@ def spearman_from_sums(n, sa, saa, sb, sbb, sab) -> np.ndarray:
 # pairwise Spearman
 
 
-def pairwise_spearman(m: RatingMatrix, min_overlap: int = 5, previous: tuple | None = None) -> PairResult:
+def pairwise_spearman(m: RatingMatrix, min_overlap: int, previous: tuple | None = None) -> PairResult:
     """Pairwise-complete Spearman between every two raters of ``m`` that share ``min_overlap`` items.
 
     ``previous = (matrix_before, PairResult)`` reuses the values of pairs whose two raters did not
@@ -625,7 +644,7 @@ def _block_triples(e, t, rows, r0, r1, R, min_overlap, incremental, items):
 # per-rater agreement with a reference (the item means)
 
 
-def vs_reference(m: RatingMatrix, min_overlap: int = 5) -> tuple[np.ndarray, np.ndarray]:
+def vs_reference(m: RatingMatrix, min_overlap: int) -> tuple[np.ndarray, np.ndarray]:
     """Per rater: Spearman with the item means of all raters (``vs_mean``) and of the other
     raters (``vs_rest``, leave one out; items nobody else rated are left out).
 
@@ -670,8 +689,8 @@ def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:
 @dataclass
 class AgreementStats:
     """Agreement of one rating matrix (one stage, one subset): what the statistics of the agreement
-    table share, computed once (``agreement_ci.AGREEMENT_STATISTICS`` names the statistics, and
-    ``agreement_ci.agreement_summary`` gives them)."""
+    table share, computed once (``agreement_statistics.AGREEMENT_STATISTICS`` names the statistics, and
+    ``agreement_statistics.agreement_summary`` gives them)."""
 
     raters: np.ndarray
     n_items_per_rater: np.ndarray
@@ -686,7 +705,7 @@ class AgreementStats:
     matrix: RatingMatrix | None = None  # the ratings (for rankings: (target, candidate) units x raters)
 
 
-def agreement(matrix: RatingMatrix, min_overlap: int = 5, pairs: PairResult | None = None) -> AgreementStats:
+def agreement(matrix: RatingMatrix, min_overlap: int, pairs: PairResult | None = None) -> AgreementStats:
     """Every statistic of docs/methods.md section 4 for one rating matrix.
 
     ``pairs`` may be given when the pairwise values are already known (the pairwise-complete

@@ -15,13 +15,26 @@ import warnings
 import math
 
 import numpy as np
-import pandas as pd
-
 from simgold.stats.rank_correlation import rankdata
+from simgold.stats.resampling import halves_within_groups
+
+__all__ = ["raters_needed", "rating_splits", "single_rater", "spearman_brown", "split_half_correlations"]
 
 
 def spearman_brown(r, factor):
     """Reliability of a test ``factor`` times as long: ``k r / (1 + (k - 1) r)``.
+
+    Parameters
+    ----------
+    r : object
+        The correlation.
+    factor : object
+        How many times longer the test is.
+
+    Returns
+    -------
+    object
+        As the summary says.
 
     Examples
     --------
@@ -35,6 +48,18 @@ def spearman_brown(r, factor):
 def single_rater(r_half, h):
     """Reliability of one rater from the split-half correlation of halves of ``h`` raters.
 
+    Parameters
+    ----------
+    r_half : object
+        The split-half correlation.
+    h : object
+        Mean ratings per item in a half.
+
+    Returns
+    -------
+    object
+        As the summary says.
+
     Examples
     --------
     >>> round(single_rater(0.75, 3), 6)
@@ -47,6 +72,18 @@ def single_rater(r_half, h):
 def raters_needed(r1: float, target: float) -> float:
     """Raters per item for reliability ``target``: ``R (1 - r1) / (r1 (1 - R))``, rounded up; NaN
     when ``r1 <= 0`` (no number of raters reaches it) or ``r1`` is NaN.
+
+    Parameters
+    ----------
+    r1 : float
+        A single rater's reliability.
+    target : float
+        The target.
+
+    Returns
+    -------
+    float
+        As the summary says.
 
     Examples
     --------
@@ -65,7 +102,7 @@ def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
-def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> pd.DataFrame:
+def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> dict:
     """Split-half correlations of an items x raters array (NaN: no rating) for given splits.
 
     Parameters
@@ -76,8 +113,8 @@ def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> pd.DataFrame
 
     Returns
     -------
-    DataFrame
-        One row per split: ``split``, ``n_items`` (rated in both halves), ``h`` (mean ratings per
+    dict
+        Arrays with one value per split: ``split``, ``n_items`` (rated in both halves), ``h`` (mean ratings per
         item in a half over those items), ``r_half`` (Spearman between the halves' item means).
 
     Examples
@@ -98,7 +135,7 @@ def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> pd.DataFrame
     return _halves_table(sums_a, counts_a, sums_b, counts_b)
 
 
-def _halves_table(sums_a, counts_a, sums_b, counts_b) -> pd.DataFrame:
+def _halves_table(sums_a, counts_a, sums_b, counts_b) -> dict:
     """items x splits sums and counts of the two halves -> the per-split table."""
     both = (counts_a > 0) & (counts_b > 0)
     with np.errstate(invalid="ignore", divide="ignore"):  # means equal to 10 decimals are ties
@@ -108,7 +145,7 @@ def _halves_table(sums_a, counts_a, sums_b, counts_b) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         h = np.where(both, (counts_a + counts_b) / 2.0, 0.0).sum(axis=0) / n_items
     r = _columnwise_spearman(mean_a, mean_b)
-    return pd.DataFrame({"split": np.arange(len(n_items)), "n_items": n_items, "h": h, "r_half": r})
+    return {"split": np.arange(len(n_items)), "n_items": n_items, "h": h, "r_half": r}
 
 
 def _columnwise_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -128,26 +165,31 @@ def _columnwise_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.clip(r, -1.0, 1.0)
 
 
-def rater_splits(n_raters: int, splits: int, rng: np.random.Generator) -> np.ndarray:
-    """splits x raters booleans: a random floor(R/2) raters in the first half of each split."""
-    keys = rng.random((splits, n_raters))
-    order = np.argsort(keys, axis=1)
-    in_first = np.zeros((splits, n_raters), dtype=bool)
-    np.put_along_axis(in_first, order[:, : n_raters // 2], True, axis=1)
-    return in_first
-
-
-def rating_splits(item: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> pd.DataFrame:
+def rating_splits(item: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> dict:
     """Split-half table when raters are slots: each item's ratings are split at random (floor(m/2)
-    to the first half)."""
-    counts = np.bincount(item, minlength=n_items)
+    to the first half).
+
+    Parameters
+    ----------
+    item : np.ndarray
+        The item index of each entry.
+    score : np.ndarray
+        The score of each entry.
+    n_items : int
+        The number of items.
+    splits : int
+        How many random splits.
+    rng : object
+        The random stream.
+
+    Returns
+    -------
+    dict
+        As the summary says.
+    """
     order = np.argsort(item, kind="stable")
     item, score = item[order], score[order]
-    start = np.r_[0, np.cumsum(counts)[:-1]]
-    keys = rng.random((splits, len(item))) + item[None, :]  # sorts within items only
-    position = np.empty_like(keys, dtype=np.int64)
-    np.put_along_axis(position, np.argsort(keys, axis=1), np.arange(len(item))[None, :], axis=1)
-    first = (position - start[item][None, :]) < (counts[item] // 2)[None, :]
+    first = halves_within_groups(item, n_items, splits, rng)
     cell = (np.arange(splits)[:, None] * n_items + item[None, :]).ravel()
     size = splits * n_items
 

@@ -25,12 +25,36 @@ import numpy as np
 from simgold.stats.icc import two_way
 from simgold.stats.rank_correlation import pearson, spearman
 
+__all__ = ["MIN_PAIRS", "Retest", "consecutive_answers", "retest_reliability"]
+
 #: the fewest answer pairs a correlation or an ICC is computed from
 MIN_PAIRS = 3
 
 
 class Retest(NamedTuple):
-    """Test-retest figures of one set of answer pairs (one rater, or every rater pooled)."""
+    """Test-retest figures of one set of answer pairs (one rater, or every rater pooled).
+
+    Attributes
+    ----------
+    n_pairs : int
+        The ``n_pairs`` field.
+    mean_abs_diff : float
+        The ``mean_abs_diff`` field.
+    share_equal : float
+        The ``share_equal`` field.
+    spearman : float
+        The ``spearman`` field.
+    pearson : float
+        The ``pearson`` field.
+    icc : float
+        The ``icc`` field.
+    ci_low : float
+        The ``ci_low`` field.
+    ci_high : float
+        The ``ci_high`` field.
+    note : str
+        The ``note`` field.
+    """
 
     n_pairs: int
     mean_abs_diff: float
@@ -71,7 +95,7 @@ def consecutive_answers(group: np.ndarray, answer: np.ndarray, score: np.ndarray
     return group[1:][same], score[:-1][same], score[1:][same]
 
 
-def retest_reliability(first: np.ndarray, second: np.ndarray, confidence: float = 0.95) -> Retest:
+def retest_reliability(first: np.ndarray, second: np.ndarray, confidence: float) -> Retest:
     """Test-retest figures of answer pairs.
 
     Parameters
@@ -89,7 +113,7 @@ def retest_reliability(first: np.ndarray, second: np.ndarray, confidence: float 
 
     Examples
     --------
-    >>> r = retest_reliability(np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6]))
+    >>> r = retest_reliability(np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6]), 0.95)
     >>> r.n_pairs, r.mean_abs_diff, r.share_equal, round(r.spearman, 4), round(r.icc, 4)
     (5, 0.4, 0.6, 0.9747, 0.9467)
     """

@@ -9,10 +9,24 @@ from __future__ import annotations
 
 import hashlib
 
+__all__ = ["seed_for"]
+
 
 def seed_for(base: int, *names: str) -> int:
     """A 63-bit seed from a base seed and names: the first 8 bytes of the SHA-256 digest of the
     names (joined by the unit separator), XOR the base (never Python's salted ``hash()``).
+
+    Parameters
+    ----------
+    base : int
+        The base of the scale.
+    *names
+        Names to derive the seed from.
+
+    Returns
+    -------
+    int
+        As the summary says.
 
     Examples
     --------
