@@ -9,7 +9,8 @@
   ``agreement`` job kept (its raters table and filtered ratings).
 """
 
-from simgold.io.tables import provenance, read_parquet, write_parquet
+from simgold.io.digests import provenance
+from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.agreement import (
     agreement_ci_report,
     agreement_report,

@@ -15,7 +15,7 @@ from simgold.io.layouts import KINDS, LAYOUT_NAMES
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawformats import RAW_FORMATS, table_formats
 
-__all__ = ["SCHEMA_PATH", "load_schema", "defaults", "schema_defaults", "resolve_reader", "resolve_model"]
+__all__ = ["SCHEMA_PATH", "load_schema", "defaults", "schema_defaults", "resolve_reader", "resolve_model", "default"]
 
 SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
 

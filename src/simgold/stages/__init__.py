@@ -1,3 +1,22 @@
 """One module per stage of the workflow, named as its rule file (``workflow/rules/X.smk``) and
 script (``workflow/scripts/X.py``): each takes tables and returns tables. Uses ``simgold.io`` and
 ``simgold.stats``."""
+
+#: the layer's modules; each one's ``__all__`` is its public API (numpydoc, tested)
+__all__ = [
+    "agreement",
+    "audit",
+    "calibrate",
+    "clean",
+    "comparisons",
+    "context",
+    "cosimlex",
+    "extraction",
+    "gold",
+    "in_context",
+    "msd",
+    "noise",
+    "reliability",
+    "scores",
+    "translate",
+]

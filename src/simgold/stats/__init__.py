@@ -1,3 +1,23 @@
-"""Statistics on arrays: ranks and correlations, Krippendorff's alpha, the bootstrap of agreement,
+"""Statistics on arrays: ranks and correlations, Krippendorff's alpha, resampling (the bootstrap's
+draws, resampled correlations, percentile intervals), the agreement statistics and their bootstrap,
 dependent correlations, reliability, the noise kernel, seeds. numpy and scipy (numba for the noise
-kernel); imports nothing of simgold but ``simgold.errors``."""
+kernel), never pandas (an import-linter contract); imports nothing of simgold but ``simgold.errors``.
+Parameters that are config keys have no default here: the stages pass the config's value."""
+
+#: the layer's modules; each one's ``__all__`` is its public API (numpydoc, tested)
+__all__ = [
+    "agreement_ci",
+    "agreement_replicates",
+    "agreement_statistics",
+    "alpha",
+    "dependent_correlations",
+    "icc",
+    "item_means",
+    "multiple",
+    "noise_kernel",
+    "rank_correlation",
+    "reliability",
+    "resampling",
+    "retest",
+    "seeds",
+]
