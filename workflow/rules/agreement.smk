@@ -60,7 +60,6 @@ rule agreement_ci:
         item_table=result("clean", dataset="{dataset}", table="items"),
         raw=result("clean", dataset="{dataset}", table="ratings"),
         calibrated=RESULTS["calibrate_ratings"],
-        calibration=RESULTS["calibrate_raters"],
         raters=RESULTS["agreement_raters"],
         filtered=RESULTS["agreement_ratings"],
         repeats=result("clean", dataset="{dataset}", table="repeats"),

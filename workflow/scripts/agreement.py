@@ -9,7 +9,6 @@
   ``agreement`` job kept (its raters table and filtered ratings).
 """
 
-from simgold.io.digests import provenance
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.agreement import (
     agreement_ci_report,
@@ -20,7 +19,7 @@ from simgold.stages.agreement import (
     ranking_report,
     retest_table,
 )
-from simgold.workflow.job import input_label, provenance_for, run
+from simgold.workflow.job import provenance_for, run
 
 
 def agreement_job(snakemake, log):
@@ -107,11 +106,7 @@ def agreement_ci_job(snakemake, log):
     )
     log.info("\n%s", table.drop(columns=["dataset", "confidence", "note"]).to_string(index=False))
     log.info("\n%s", alpha.drop(columns=["dataset"]).to_string(index=False))
-    # the sources these tables derive from: the agreement job's outputs (which raters it kept) are
-    # made from them, so they are not named again (the provenance is the one before they were read)
-    derived = {snakemake.input.raters, snakemake.input.filtered}
-    sources = {input_label(str(f)): str(f) for f in snakemake.input if f not in derived}
-    prov = provenance(snakemake.rule, dict(snakemake.wildcards.items()), dict(snakemake.params.items()), sources)
+    prov = provenance_for(snakemake)  # every input read, the agreement job's raters and ratings too
     write_parquet(table, snakemake.output.ci, table="agreement_ci", provenance=prov)
     write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
     log.info("\n%s", icc.drop(columns=["dataset", "note"]).to_string(index=False))
