@@ -28,7 +28,7 @@ E5_STATIC = "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353
 
 
 @functools.cache
-def _default_config() -> dict:
+def checked_default_config() -> dict:
     """config/config.yaml, read and checked once per process (shared: see ``default_config``)."""
     from simgold.io.config import check_config
 
@@ -36,16 +36,16 @@ def _default_config() -> dict:
 
 
 @functools.cache
-def _demo_tables(name: str) -> dict:
+def demo_tables(name: str) -> dict:
     """The cleaned tables of a dataset of the default config, once per process (shared: see ``demo_data``)."""
     from simgold.stages.clean import clean_dataset
 
-    return clean_dataset(name, _default_config()["datasets"][name], base_dir=str(ROOT))
+    return clean_dataset(name, checked_default_config()["datasets"][name], base_dir=str(ROOT))
 
 
 @functools.cache
 def _default_pairs(name: str):
-    t = _demo_tables(name)
+    t = demo_tables(name)
     return t["items"][["item_id", "word1", "word2"]].merge(t["means"][["item_id", "mean"]], on="item_id")
 
 
@@ -62,7 +62,7 @@ def default_config() -> dict:
 
     One object shared by every test that asks for it: a test must not mutate it. To change a copy,
     take ``copy.deepcopy(default_config)`` (plain dicts, lists and scalars: a deep copy is whole)."""
-    return _default_config()
+    return checked_default_config()
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +71,7 @@ def demo_data():
     ``rejects``...) of a dataset of the default config, by name, each cleaned once per session:
     ``demo_data("demo-en-context")["items"]``. Shared: a test must not mutate the tables (copy
     what it changes); ``default_config["datasets"][name]`` is the spec they were cleaned by."""
-    return _demo_tables
+    return demo_tables
 
 
 def pytest_collection_modifyitems(items):

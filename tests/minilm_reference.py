@@ -1,6 +1,6 @@
 """The one-at-a-time MiniLM forward pass that simgold used before batching (float64, one sequence per
 call, no blocks), kept as the reference the batched model is tested against
-(tests/test_minilm.py) and timed against (benchmarks/models.py)."""
+(tests/io/test_minilm.py) and timed against (benchmarks/models.py)."""
 
 from __future__ import annotations
 

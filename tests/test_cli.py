@@ -14,7 +14,7 @@ import pytest
 from simgold.io.tables import write_parquet
 
 from .conftest import ROOT
-from .test_archive import _unpacked
+from .report.test_archive import _unpacked
 
 SIMGOLD = Path(sys.executable).with_name("simgold")
 

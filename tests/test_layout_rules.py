@@ -371,3 +371,27 @@ def test_no_tracked_symbolic_link():
     listed = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert listed.strip()  # git listed the files
     assert [line.split("\t")[1] for line in listed.splitlines() if line.startswith("120000")] == []
+
+
+#: the tests about the project as a whole, beside the layers' folders
+PROJECT_TESTS = {
+    "test_api",
+    "test_architecture",
+    "test_benchmarks",
+    "test_cli",
+    "test_layout_rules",
+    "test_packaging",
+    "test_registries",
+    "test_wheel",
+}
+
+
+def test_the_tests_are_laid_out_like_the_code():
+    tests = ROOT / "tests"
+    top = {p.stem for p in tests.glob("test_*.py")}
+    assert top == PROJECT_TESTS, "a test file at the top that belongs in its layer's folder (or a project test)"
+    folders = {p.parent.name for p in tests.glob("*/test_*.py")}
+    assert folders == set(LAYERS), folders
+    assert sum(1 for _ in tests.glob("*/test_*.py")) > 40
+    assert not list(tests.rglob("**/*/*/test_*.py")), "one folder per layer, no deeper"
+    assert sorted(p.name for p in (tests / "configs").glob("*.yaml")), "the workflow tests' configs are files"

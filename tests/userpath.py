@@ -1,7 +1,7 @@
 """The README's path, as a user takes it: a fresh clone of the repository, a virtual environment
 `.venv` inside it, and the README's commands as written in a user's shell.
 
-Shared by tests/test_workflow.py and benchmarks/default_run.py. The environment is seeded with links
+Shared by tests/workflow/test_workflow.py and benchmarks/default_run.py. The environment is seeded with links
 to the packages installed in this environment, so that `pip install -e .` finds them satisfied and
 installs only the checkout: the README's commands run as written without downloading a gigabyte.
 """

@@ -9,7 +9,7 @@ Five sheets in five languages, each in a format that real datasets use, with pla
 pipeline must find. The word pairs are real words; every rating is simulated from a latent
 similarity chosen by hand, per-rater noise and the planted behaviours below. The output is
 byte-for-byte reproducible (Python's ``random`` stream with a fixed seed; zip containers written
-with fixed timestamps), which ``tests/test_demo.py`` checks against the committed files.
+with fixed timestamps), which ``tests/io/test_demo.py`` checks against the committed files.
 
 Planted cases (see ``raw/README.md``):
 
@@ -583,7 +583,7 @@ def generate(out_dir: str | Path) -> dict[str, bytes]:
     -------
     dict of str to bytes
         Each file's path relative to ``out_dir`` (``da/sporgeskema.xlsx``, ...) and its bytes,
-        byte-identical to the committed ``raw/demo`` (``tests/test_demo.py``).
+        byte-identical to the committed ``raw/demo`` (``tests/io/test_demo.py``).
     """
     sim = _Sim(SEED)
     files = {

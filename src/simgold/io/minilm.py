@@ -26,7 +26,7 @@ position in the matrix, so a float32 vector would depend on its neighbours).
 Why not torch and sentence-transformers: they would add torch, a large install that nothing else
 in simgold uses, for one small encoder; and their batched float32 pass pads sequences, which by the
 reasons above makes a vector depend on its batch, so it could not be stored and reused. The numpy
-pass gives the sentence-transformers vectors to 1e-8 (docs/outputs.md; tests/test_minilm.py holds
+pass gives the sentence-transformers vectors to 1e-8 (docs/outputs.md; tests/io/test_minilm.py holds
 it to the static vectors in the shared embeddings, and to a one-at-a-time pass).
 """
 

@@ -529,7 +529,7 @@ class MsdRow(NamedTuple):
     note: str  # why msd is NaN (empty when it is a number)
 
 
-#: the msd table's columns, in order (tests/test_dependent_correlations.py checks them against the canonical schema)
+#: the msd table's columns, in order (tests/stats/test_dependent_correlations.py checks them against the canonical schema)
 MSD_COLUMNS = list(MsdRow._fields)
 
 
