@@ -21,14 +21,8 @@ Ratings are stored sparse (one entry per rating), and only the rater pairs that 
   in: the agreement tables are the same bits on every machine).
 
 Both give exactly ``scipy.stats.spearmanr`` (and ``pandas.DataFrame.corr(method="spearman",
-min_periods=min_overlap)``) on the shared items; tests check this.
-
-The one home of Pearson's r and Spearman's rho of plain vectors (``pearson_rows``, ``spearman_rows``
-and their one-pair forms ``pearson``, ``spearman``): every other module (scores and their bootstrap,
-noise, CoSimLex, translation checks) uses these. ``rankdata`` is our own average-rank routine
-rather than ``scipy.stats.rankdata`` because it ranks every row of a 2-D array in one vectorised
-pass (the bootstrap ranks thousands of resamples at once) and because importing scipy.stats costs
-about a second of CPU in every job that ranks; tests hold it to scipy's ranks.
+min_periods=min_overlap)``) on the shared items; tests check this. The ranks within a pair are
+``grouped_ranks``'s; Pearson's r and Spearman's rho of plain vectors are ``correlation``'s.
 """
 
 from __future__ import annotations
@@ -39,165 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from simgold.stats.alpha import krippendorff_alpha
+from simgold.stats.correlation import rankdata
+from simgold.stats.grouped_ranks import grouped_spearman, spearman_from_sums
 
-__all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "MIN_CORRELATION_ITEMS", "RANK_TABLE_CELLS", "ROW_CELLS",
-           "AgreementStats", "PairResult", "RatingMatrix", "SharedItems", "agreement", "argsort_ints",
-           "complete_raters", "group_ranks", "grouped_spearman", "pairwise_spearman", "pearson", "pearson_rows",
-           "rankdata", "reference_values", "row_sums", "shared_items", "spearman", "spearman_from_sums",
-           "spearman_rows", "undefined_correlation_note", "vs_reference"]  # fmt: skip
+__all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "ROW_CELLS", "AgreementStats", "PairResult", "RatingMatrix", "SharedItems",
+           "agreement", "complete_raters", "pairwise_spearman", "reference_values", "row_sums", "shared_items",
+           "vs_reference"]  # fmt: skip
 
 CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
 BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
-RANK_TABLE_CELLS = 1 << 23  # pairs x score codes of a counting sort; beyond it, ranks by sorting
 ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
-
-
-def rankdata(a, axis: int | None = None, nan_policy: str = "propagate") -> np.ndarray:
-    """Average ranks (1-based, ties get the mean of their positions), as ``scipy.stats.rankdata``
-    gives them to the bit (its algorithm; NaN in a slice makes the slice NaN, its default policy;
-    ``nan_policy="omit"``: NaN stays NaN and the other values are ranked among themselves), without
-    importing scipy.stats: about a second of CPU in every job that ranks."""
-    if nan_policy not in ("propagate", "omit"):
-        raise ValueError(f"nan_policy {nan_policy!r}: expected propagate or omit")
-    x = np.asarray(a, dtype=np.float64)
-    if axis is None:
-        x, axis = x.ravel(), 0
-    if x.size == 0:
-        return x.copy()
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    n = rows.shape[1]
-    order = np.argsort(rows, axis=1)  # any order of equal values: they all get their mean position
-    ordered = np.take_along_axis(rows, order, axis=1)
-    positions = np.broadcast_to(np.arange(n), rows.shape)
-    first = np.ones(rows.shape, dtype=bool)  # each value's first position among equal values
-    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    last = np.ones(rows.shape, dtype=bool)
-    last[:, :-1] = first[:, 1:]
-    start = np.maximum.accumulate(np.where(first, positions, 0), axis=1)
-    end = np.minimum.accumulate(np.where(last, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty(rows.shape)
-    np.put_along_axis(ranks, order, 0.5 * (start + end + 2), axis=1)  # scipy: 0.5 * (count + count_before + 1)
-    # numpy sorts NaN last, each NaN unequal to the next: the other values' ranks are as without them
-    missing = np.isnan(rows)
-    ranks[missing if nan_policy == "omit" else missing.any(axis=1)] = np.nan
-    return np.moveaxis(ranks.reshape(moved.shape), -1, axis)
-
-
-def pearson_rows(x, y) -> np.ndarray:
-    """Pearson's r along the last axis, for every row at once (the rows of ``x`` and ``y``
-    broadcast against each other).
-
-    Parameters
-    ----------
-    x, y : array_like
-        Values; the last axis holds the observations of one correlation.
-
-    Returns
-    -------
-    numpy.ndarray
-        One r per row, in [-1, 1]; NaN where either row is constant (no variance), empty, or holds
-        a NaN.
-
-    Examples
-    --------
-    >>> pearson_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 3, 3]]).round(4).tolist()
-    [0.982, nan]
-    """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    dx = x - x.mean(axis=-1, keepdims=True)  # deviations from each row's mean
-    dy = y - y.mean(axis=-1, keepdims=True)
-    covariance = (dx * dy).sum(axis=-1)
-    scale = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
-    # a constant row's deviations are not exactly 0 after rounding the mean: test the values
-    flat = (x == x[..., :1]).all(axis=-1) | (y == y[..., :1]).all(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.clip(covariance / scale, -1.0, 1.0)
-    return np.where(flat | ~(scale > 0), np.nan, r)
-
-
-def spearman_rows(x, y) -> np.ndarray:
-    """Spearman's rho along the last axis, for every row at once: Pearson's r (``pearson_rows``)
-    of the average ranks (``rankdata``) of each row.
-
-    Examples
-    --------
-    >>> spearman_rows([[1, 2, 3, 4]], [[10, 30, 20, 40]]).tolist()
-    [0.8]
-    """
-    return pearson_rows(rankdata(x, axis=-1), rankdata(y, axis=-1))
-
-
-def pearson(x, y) -> float:
-    """Pearson's r of two vectors (``pearson_rows`` of one row); NaN for a constant input.
-
-    Examples
-    --------
-    >>> round(pearson([1, 2, 3, 4], [1, 3, 2, 5]), 6)
-    0.831522
-    """
-    return float(pearson_rows(x, y))
-
-
-def spearman(x, y) -> float:
-    """Spearman's rho of two vectors, ties as average ranks (``spearman_rows`` of one row); NaN for
-    a constant input.
-
-    Examples
-    --------
-    >>> round(spearman([1, 2, 2, 4], [1, 3, 2, 5]), 6)
-    0.948683
-    """
-    return float(spearman_rows(x, y))
-
-
-MIN_CORRELATION_ITEMS = 3  # two points always correlate +-1 (or not at all): no evidence of anything
-
-
-def undefined_correlation_note(gold, sim=None, *, what: str = "the model") -> str:
-    """Why a correlation of ``gold`` (a gold standard's scores) with ``sim`` (``what``'s
-    similarities, item by item) has no value; "" when it has one. Only the items where both are
-    present count; without ``sim``, only ``gold`` is judged.
-
-    Parameters
-    ----------
-    gold : array_like of float
-        The gold scores (NaN: none).
-    sim : array_like of float, optional
-        The similarities (NaN: none).
-    what : str
-        Who gave the similarities, as the note names them.
-
-    Returns
-    -------
-    str
-        The reason: fewer than ``MIN_CORRELATION_ITEMS`` items, a constant gold standard, or
-        constant similarities; "" when the correlation is defined.
-
-    Examples
-    --------
-    >>> undefined_correlation_note([3.0, 3.0, 3.0, 3.0], [0.1, 0.5, 0.2, 0.9])
-    'the gold standard gives every item the same score (3): no correlation'
-    >>> undefined_correlation_note([1.0, 2.0], [0.1, 0.5])
-    '2 items with a gold score and a similarity: a correlation needs 3 or more'
-    >>> undefined_correlation_note([1.0, 2.0, 4.0], [0.5, 0.5, 0.5], what="vec-a")
-    'vec-a gives every pair the same similarity: no correlation'
-    >>> undefined_correlation_note([1.0, 2.0, 4.0], [0.1, 0.5, 0.2])
-    ''
-    """
-    g = np.asarray(gold, dtype=float)
-    s = np.zeros_like(g) if sim is None else np.asarray(sim, dtype=float)
-    both = ~np.isnan(g) & ~np.isnan(s)
-    g, s = g[both], s[both]
-    if len(g) < MIN_CORRELATION_ITEMS:
-        scored = "with a gold score" + (" and a similarity" if sim is not None else "")
-        return (f"{len(g)} item{'s' if len(g) != 1 else ''} {scored}: a correlation needs "
-                f"{MIN_CORRELATION_ITEMS} or more")  # fmt: skip
-    if g.min() == g.max():
-        return f"the gold standard gives every item the same score ({g[0]:g}): no correlation"
-    if sim is not None and s.min() == s.max():
-        return f"{what} gives every pair the same similarity: no correlation"
-    return ""
 
 
 def _positions(index: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -377,81 +222,6 @@ def _sums_are_exact(values: list[np.ndarray]) -> bool:
         if all((v * scale == np.round(v * scale)).all() for value in values for v in (value[:256], value)):
             return True
     return False
-
-
-def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int, weight: np.ndarray | None = None):
-    """Average ranks (1-based) of integer codes within each group, and per group the count, sum and
-    sum of squares of the ranks. A counting sort when groups x codes is small (a rank is the count of
-    the group's lower codes plus half its ties: scores take few values), else a sort (when the table
-    would be much larger than the entries).
-
-    ``weight`` (whole numbers, one per entry): an entry of weight k counts as k tied entries (an item
-    drawn k times in a bootstrap resample); the rank of a code is then the weight of the group's
-    lower codes plus (its tie weight + 1) / 2, and the count and sums are weighted."""
-    if not len(code):  # nothing to rank (one rater, raters sharing no item): every group empty
-        return np.empty(0), (np.zeros(n_groups), np.zeros(n_groups), np.zeros(n_groups))
-    if n_groups * n_codes <= min(RANK_TABLE_CELLS, 4 * len(code)):
-        cell = group * n_codes + code
-        count = np.bincount(cell, weight, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
-        rank = (np.cumsum(count, axis=1) - count) + (count + 1) / 2.0
-        weighted = count * rank
-        return rank.ravel()[cell], (count.sum(axis=1), weighted.sum(axis=1), (weighted * rank).sum(axis=1))
-    key = group * n_codes + code
-    order = argsort_ints(key)
-    ks, gs = key[order], group[order]
-    n = len(ks)
-    group_start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
-    first = np.repeat(group_start, np.diff(np.r_[group_start, n]))  # the first entry of each entry's group
-    run_start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-    run_len = np.diff(np.r_[run_start, n])
-    if weight is None:
-        pos, run_weight = np.arange(n) - first, run_len
-    else:  # cumulative weights, whole numbers: exact
-        before = np.r_[0.0, np.cumsum(weight[order])]
-        pos, run_weight = before[:-1] - before[first], before[run_start + run_len] - before[run_start]
-    ranks = np.empty(n)
-    ranks[order] = np.repeat(pos[run_start] + (run_weight + 1) / 2.0, run_len)
-    weighted = ranks if weight is None else weight * ranks
-    sums = np.bincount(group, weighted, n_groups), np.bincount(group, weighted * ranks, n_groups)
-    return ranks, (np.bincount(group, weight, n_groups), *sums)
-
-
-def argsort_ints(key: np.ndarray) -> np.ndarray:
-    """An argsort of non-negative integers (the order of ties does not matter to ranks): one sort of
-    the keys with their positions in the low bits (several times faster than ``np.argsort``) when
-    that fits in 63 bits.
-
-    Examples
-    --------
-    >>> argsort_ints(np.array([3, 1, 3, 0])).tolist()
-    [3, 1, 0, 2]
-    """
-    bits = max(int(len(key) - 1).bit_length(), 1)
-    if len(key) == 0 or int(key.max()) < 2 ** (63 - bits):
-        return np.sort((key.astype(np.int64) << bits) | np.arange(len(key))) & ((1 << bits) - 1)
-    return np.argsort(key)
-
-
-def grouped_spearman(group, code_a, code_b, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Spearman r between two integer-coded variables within each group; (r, n), r NaN where
-    either side is constant. Ranks are multiples of 1/2 and every sum is exact."""
-    group = group.astype(np.int64, copy=False)
-    ra, (n, sa, saa) = group_ranks(group, code_a, n_groups, int(code_a.max(initial=-1)) + 1)
-    rb, (_, sb, sbb) = group_ranks(group, code_b, n_groups, int(code_b.max(initial=-1)) + 1)
-    sab = np.bincount(group, ra * rb, n_groups)
-    return spearman_from_sums(n.astype(float), sa, saa, sb, sbb, sab), n.astype(np.int64)
-
-
-def spearman_from_sums(n, sa, saa, sb, sbb, sab) -> np.ndarray:
-    """Spearman r from the (weighted) count and sums of two rank vectors: n, sum a, sum a^2, sum b,
-    sum b^2, sum ab (arrays of any one shape); NaN where either side is constant."""
-    va = n * saa - sa * sa
-    vb = n * sbb - sb * sb
-    # ranks are multiples of 1/2, so a constant vector gives va == 0 up to rounding
-    ok = (va > 1e-9 * np.maximum(n * saa, 1.0)) & (vb > 1e-9 * np.maximum(n * sbb, 1.0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(ok, (n * sab - sa * sb) / np.sqrt(va * vb), np.nan)
-    return np.clip(r, -1.0, 1.0)
 
 
 # --------------------------------------------------------------------------------------------
