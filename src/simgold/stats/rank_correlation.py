@@ -57,7 +57,27 @@ def _positions(index: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 @dataclass
 class RatingMatrix:
-    """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
+    """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item.
+
+    Attributes
+    ----------
+    item : numpy.ndarray of int
+        Each entry's item, as an index into ``items``.
+    rater : numpy.ndarray of int
+        Each entry's rater, as an index into ``raters``.
+    score : numpy.ndarray of float
+        Each entry's score (never NaN: a missing rating has no entry).
+    items : numpy.ndarray
+        The item ids, in the matrix's item order (items nobody rated included).
+    raters : numpy.ndarray
+        The rater ids, in the matrix's rater order.
+
+    Examples
+    --------
+    >>> m = RatingMatrix.from_dense(np.array([[1.0, 2.0], [np.nan, 3.0], [4.0, 5.0]]))
+    >>> m.shape, m.rater.tolist(), m.item.tolist(), m.score.tolist()
+    ((3, 2), [0, 0, 1, 1, 1], [0, 2, 0, 1, 2], [1.0, 4.0, 2.0, 3.0, 5.0])
+    """
 
     item: np.ndarray  # item index of each entry
     rater: np.ndarray  # rater index of each entry
@@ -126,7 +146,21 @@ class RatingMatrix:
 class PairResult:
     """The rater pairs (a < b, in row-major order) that share at least ``min_overlap`` items, with
     their rho (NaN where either rater's shared scores are constant). Every other pair of the
-    ``n_raters`` raters has too few shared items."""
+    ``n_raters`` raters has too few shared items.
+
+    Attributes
+    ----------
+    n_raters : int
+        The number of raters of the rating matrix (rater indices run from 0 to ``n_raters`` - 1).
+    a, b : numpy.ndarray of int32
+        The two raters of each pair with enough shared items, as indices, ``a < b``, sorted by
+        ``a`` then ``b``.
+    rho : numpy.ndarray of float
+        Each pair's Spearman's rho over its shared items, in [-1, 1]; NaN where either rater's
+        shared scores are constant.
+    min_overlap : int
+        The fewest shared items a pair needed to be listed.
+    """
 
     n_raters: int
     a: np.ndarray
@@ -189,7 +223,26 @@ def row_sums(parts: list[tuple], shape: tuple[int, int]) -> np.ndarray:
     decimal scores summed in another order can differ in its last bit (which breaks ties between
     item means). When every partial sum is exact (scores on a grid of 1/2^k, as ratings and ranks
     are) any order gives numpy's sum, so one pass over the entries does; otherwise blocks of dense
-    rows give numpy's sums to the last bit without the whole matrix in memory."""
+    rows give numpy's sums to the last bit without the whole matrix in memory.
+
+    Parameters
+    ----------
+    parts : list of tuple of three numpy.ndarray
+        The entries, as (row index, column index, float value) arrays of equal length; every
+        part adds its entries (no (row, column) cell appears twice over all parts).
+    shape : tuple of int
+        The (rows, columns) of the dense matrix the entries belong to.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        One sum per row (length ``shape[0]``): 0 for a row without an entry.
+
+    Examples
+    --------
+    >>> row_sums([(np.array([0, 0, 2]), np.array([0, 1, 1]), np.array([0.5, 1.0, 2.0]))], (3, 2)).tolist()
+    [1.5, 0.0, 2.0]
+    """
     n_rows, n_cols = shape
     if _sums_are_exact([value for _, _, value in parts]):
         return sum(np.bincount(row, value, n_rows) for row, _, value in parts)
@@ -233,6 +286,29 @@ def pairwise_spearman(m: RatingMatrix, min_overlap: int, previous: tuple | None 
 
     ``previous = (matrix_before, PairResult)`` reuses the values of pairs whose two raters did not
     change (calibration moves the scores of a few raters only).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+    min_overlap : int
+        The fewest items two raters must share for their pair to get a value.
+    previous : tuple of (RatingMatrix, PairResult), optional
+        An earlier matrix with the same raters and items and its pairs (computed with the same
+        ``min_overlap``); only the pairs with a rater whose ratings differ are computed again.
+
+    Returns
+    -------
+    PairResult
+        Every pair of ``m``'s raters sharing at least ``min_overlap`` items, with its rho over the
+        shared items (average ranks for ties); ``previous``'s own result when no rater changed.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 1.0], [2.0, 1.0, np.nan], [3.0, 3.0, 2.0], [4.0, 4.0, 3.0]])
+    >>> pairs = pairwise_spearman(RatingMatrix.from_dense(X), min_overlap=3)
+    >>> pairs.a.tolist(), pairs.b.tolist(), pairs.rho.tolist(), pairs.n_few
+    ([0, 0, 1], [1, 2, 2], [0.8, 1.0, 1.0], 0)
     """
     if previous is None:
         return _pairwise(m, min_overlap, None)
@@ -262,7 +338,19 @@ def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
 
 
 def complete_raters(m: RatingMatrix) -> np.ndarray:
-    """Raters who rated every item of the matrix (a mask over the raters)."""
+    """Raters who rated every item of the matrix (a mask over the raters).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (at most one entry per item and rater, as the matrix keeps them).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One flag per rater of ``m``, in its rater order: True where the rater has a score for
+        every item of ``m`` (items nobody rated included, so no rater is complete when there is one).
+    """
     return np.bincount(m.rater, minlength=m.shape[1]) == m.shape[0]
 
 
@@ -309,7 +397,21 @@ def _complete_pairs(m, count, complete, changed, min_overlap):
 class SharedItems:
     """A block of rater pairs with their shared items. Pair k is raters ``a[k]``, ``b[k]`` (indices
     of the matrix's raters); triple t is an item shared by pair ``pair[t]``, with the two raters'
-    score codes (ranks of the matrix's distinct scores) and, when asked for, the item."""
+    score codes (ranks of the matrix's distinct scores) and, when asked for, the item.
+
+    Attributes
+    ----------
+    a, b : numpy.ndarray of int
+        The two raters of each pair of the block, as indices of the matrix's raters (in either
+        orientation: ``PairResult.from_pairs`` orders them).
+    pair : numpy.ndarray of int
+        For each triple (an item a pair shares), the pair's position in ``a`` and ``b``.
+    code_a, code_b : numpy.ndarray of int
+        For each triple, the scores of rater ``a[pair]`` and of rater ``b[pair]`` on the shared
+        item, as codes 0, 1, ... (the ranks of the matrix's distinct scores, smallest first).
+    item : numpy.ndarray of int or None
+        For each triple, the shared item as an index of the matrix's items; None unless asked for.
+    """
 
     a: np.ndarray
     b: np.ndarray
@@ -323,7 +425,28 @@ def shared_items(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None =
                  max_triples: int = CHUNK_ENTRIES):  # fmt: skip
     """The rater pairs that share at least ``min_overlap`` items, not both complete (the pairs of
     complete raters come from a product of ranks), of every rater (``changed`` None) or with at least
-    one changed rater; in blocks (``SharedItems``) of about ``max_triples`` triples."""
+    one changed rater; in blocks (``SharedItems``) of about ``max_triples`` triples.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+    min_overlap : int
+        The fewest items two raters must share for their pair to be given.
+    changed : numpy.ndarray of bool, optional
+        A mask over the raters: only the pairs with at least one changed rater are given; None
+        (default) gives the pairs of every rater.
+    items : bool
+        Whether each block says which item every triple is (``SharedItems.item``).
+    max_triples : int
+        About how many (pair, shared item) triples a block holds (a rater whose own triples are
+        more makes a block alone): bounds the memory.
+
+    Yields
+    ------
+    SharedItems
+        A block of pairs with their shared items; every wanted pair is in exactly one block.
+    """
     n_items, R = m.shape
     complete = complete_raters(m)
     # raters relabelled with the complete ones last: past a complete rater, every partner is complete
@@ -421,6 +544,22 @@ def vs_reference(m: RatingMatrix, min_overlap: int) -> tuple[np.ndarray, np.ndar
     Where no item has two ratings (one rater, or raters who share no item) every item's mean is
     its one rater's score and ``vs_mean`` would be 1 whatever the ratings: it is NaN.
 
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+    min_overlap : int
+        The fewest items a rater's correlation needs (items with a leave-one-out mean, for
+        ``vs_rest``); a rater with fewer gets NaN.
+
+    Returns
+    -------
+    vs_mean : numpy.ndarray of float
+        Per rater (``m``'s rater order), Spearman's rho of its scores with the items' means over
+        all raters, in [-1, 1]; NaN for too few items or constant scores or means.
+    vs_rest : numpy.ndarray of float
+        Per rater, the same with the means of the other raters (leave one out).
+
     Examples
     --------
     >>> apart = RatingMatrix.from_dense(np.array([[1.0, np.nan], [2, np.nan], [np.nan, 3], [np.nan, 1]]))
@@ -437,7 +576,30 @@ def vs_reference(m: RatingMatrix, min_overlap: int) -> tuple[np.ndarray, np.ndar
 
 def reference_values(m: RatingMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per entry: the mean of its item over all raters, over the other raters (NaN when there is
-    none) and whether there is one."""
+    none) and whether there is one.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+
+    Returns
+    -------
+    mean : numpy.ndarray of float
+        For each entry of ``m`` (its entry order), the mean score of its item over all its raters
+        (the item's sum as numpy sums its dense row; see ``row_sums``).
+    rest : numpy.ndarray of float
+        For each entry, the mean score of its item over the other raters; NaN where the item has
+        no other rating.
+    has_rest : numpy.ndarray of bool
+        For each entry, whether its item has another rating (``rest`` is a number).
+
+    Examples
+    --------
+    >>> m = RatingMatrix.from_dense(np.array([[1.0, 3.0], [2.0, np.nan]]))
+    >>> [values.tolist() for values in reference_values(m)]
+    [[2.0, 2.0, 2.0], [3.0, nan, 1.0], [True, False, True]]
+    """
     count = np.bincount(m.item, minlength=m.shape[0])[m.item]
     total = row_sums([(m.item, m.rater, m.score)], m.shape)[m.item]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -460,7 +622,32 @@ def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:
 class AgreementStats:
     """Agreement of one rating matrix (one stage, one subset): what the statistics of the agreement
     table share, computed once (``agreement_statistics.AGREEMENT_STATISTICS`` names the statistics, and
-    ``agreement_statistics.agreement_summary`` gives them)."""
+    ``agreement_statistics.agreement_summary`` gives them).
+
+    Attributes
+    ----------
+    raters : numpy.ndarray
+        The rater ids, in the matrix's rater order (the order of every per-rater array here).
+    n_items_per_rater : numpy.ndarray of int
+        Per rater, how many items it rated.
+    mean_score_per_rater : numpy.ndarray of float
+        Per rater, its mean score (NaN for a rater without a rating).
+    avg_pairwise : numpy.ndarray of float
+        Per rater, its mean rho over its pairs with a value (``PairResult.rater_means``; NaN if none).
+    vs_mean, vs_rest : numpy.ndarray of float
+        Per rater, Spearman's rho with the item means of all raters and of the other raters
+        (``vs_reference``).
+    pairs : PairResult
+        The rater pairs sharing at least ``min_overlap`` items and their rho.
+    alpha : float
+        Krippendorff's alpha (interval) of all the ratings.
+    n_items : int
+        The number of items with at least one rating.
+    mean_score : float
+        The mean of all the ratings (NaN when there is none).
+    matrix : RatingMatrix or None
+        The ratings (for rankings: (target, candidate) units x raters).
+    """
 
     raters: np.ndarray
     n_items_per_rater: np.ndarray
@@ -480,6 +667,29 @@ def agreement(matrix: RatingMatrix, min_overlap: int, pairs: PairResult | None =
 
     ``pairs`` may be given when the pairwise values are already known (the pairwise-complete
     Spearman of two raters does not depend on the other raters, so dropping raters keeps them).
+
+    Parameters
+    ----------
+    matrix : RatingMatrix
+        The ratings of one stage and subset.
+    min_overlap : int
+        The fewest items two raters must share for their pair to get a value, and a rater with the
+        item means for its ``vs_mean`` and ``vs_rest``.
+    pairs : PairResult, optional
+        The pairwise values of ``matrix``'s raters (same ``min_overlap``), when already known;
+        None: computed here (``pairwise_spearman``).
+
+    Returns
+    -------
+    AgreementStats
+        The per-rater values, the pairs, interval alpha and the totals of ``matrix``, which it keeps.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 1.0], [2.0, 1.0, np.nan], [3.0, 3.0, 2.0], [4.0, 4.0, 3.0]])
+    >>> stats = agreement(RatingMatrix.from_dense(X), min_overlap=3)
+    >>> stats.n_items_per_rater.tolist(), stats.avg_pairwise.tolist(), stats.n_items
+    ([4, 4, 3], [0.9, 0.9, 1.0], 4)
     """
     n_items, R = matrix.shape
     if pairs is None:
