@@ -16,7 +16,7 @@ from scipy.stats import spearmanr
 
 from simgold.stages.agreement import ci_table
 from simgold.stats import agreement_ci, agreement_statistics
-from simgold.stats import rank_correlation as agreement_module
+from simgold.stats import grouped_ranks
 from simgold.stats.agreement_ci import agreement_cis as rows_of_cis
 from simgold.stats.agreement_ci import replicates
 from simgold.stats.agreement_statistics import agreement_summary
@@ -146,8 +146,8 @@ PANELS = {
 @pytest.mark.parametrize("sort_ranks", [False, True], ids=["counting-sort ranks", "sorted ranks"])
 @pytest.mark.parametrize("panel", PANELS)
 def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ranks, monkeypatch):
-    if sort_ranks:  # agreement.group_ranks sorts instead of counting
-        monkeypatch.setattr(agreement_module, "RANK_TABLE_CELLS", 0)
+    if sort_ranks:  # grouped_ranks.group_ranks sorts instead of counting
+        monkeypatch.setattr(grouped_ranks, "RANK_TABLE_CELLS", 0)
     seed = list(PANELS).index(panel)
     X = random_panel(seed, **PANELS[panel])
     rng = np.random.default_rng(100 + seed)

@@ -1,5 +1,7 @@
 """The rank-correlation engine of the agreement stage (docs/methods.md section 4): pairwise Spearman
-over shared items, vs_mean and vs_rest, interval alpha, sparse at crowd scale.
+over shared items, vs_mean and vs_rest, interval alpha, sparse at crowd scale; and what it rests on:
+the grouped ranks (``stats.grouped_ranks``) and the ranks and correlations of plain vectors
+(``stats.correlation``).
 
 Reference values come from scipy loops written out here, pandas' pairwise-complete
 ``DataFrame.corr(method="spearman")``, numpy's dense sums, the `krippendorff` package and
@@ -16,6 +18,8 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
+import simgold.stats.correlation as correlation
+import simgold.stats.grouped_ranks as grouped_ranks
 import simgold.stats.rank_correlation as ag
 from simgold.stats.rank_correlation import (
     PairResult,
@@ -48,7 +52,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(ag, "CHUNK_ENTRIES", 50)
     monkeypatch.setattr(ag, "BLOCK_CELLS", 40)
     monkeypatch.setattr(ag, "ROW_CELLS", 30)
-    monkeypatch.setattr(ag, "RANK_TABLE_CELLS", 60)
+    monkeypatch.setattr(grouped_ranks, "RANK_TABLE_CELLS", 60)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -143,20 +147,20 @@ def test_argsort_ints_packed_and_not():
     rng = np.random.default_rng(0)
     for high in (50, 2**62):  # keys that fit beside their positions in 63 bits, and keys that do not
         key = rng.integers(0, high, 5000) // 7  # ties
-        order = ag.argsort_ints(key)
+        order = grouped_ranks.argsort_ints(key)
         assert np.array_equal(key[order], np.sort(key)) and np.array_equal(np.sort(order), np.arange(5000))
 
 
-@pytest.mark.parametrize("table_cells", [ag.RANK_TABLE_CELLS, 0], ids=["counting sort", "sort"])
+@pytest.mark.parametrize("table_cells", [grouped_ranks.RANK_TABLE_CELLS, 0], ids=["counting sort", "sort"])
 def test_weighted_group_ranks_are_the_ranks_of_the_entries_repeated(table_cells, monkeypatch):
     """An entry of weight k is k tied entries (an item drawn k times): its rank, and the groups'
     counts and sums, are those of the entries repeated (weight 0: left out)."""
-    monkeypatch.setattr(ag, "RANK_TABLE_CELLS", table_cells)
+    monkeypatch.setattr(grouped_ranks, "RANK_TABLE_CELLS", table_cells)
     rng = np.random.default_rng(0)
     group, code, weight = rng.integers(0, 6, 400), rng.integers(0, 5, 400), rng.integers(0, 4, 400)
-    ranks, sums = ag.group_ranks(group, code, 7, 5, weight.astype(float))  # group 6 has no entry
+    ranks, sums = grouped_ranks.group_ranks(group, code, 7, 5, weight.astype(float))  # group 6 has no entry
     repeated = np.repeat(np.arange(400), weight)
-    ranks_of_copies, sums_of_copies = ag.group_ranks(group[repeated], code[repeated], 7, 5)
+    ranks_of_copies, sums_of_copies = grouped_ranks.group_ranks(group[repeated], code[repeated], 7, 5)
     np.testing.assert_array_equal(ranks[repeated], ranks_of_copies)
     for got, expected in zip(sums, sums_of_copies):
         np.testing.assert_array_equal(got, expected)
@@ -213,7 +217,7 @@ def test_rankdata_is_scipys_to_the_bit():
     """Ranks without scipy.stats: equal, bit for bit, to scipy's on ties, floats, NaN and empty input."""
     from scipy.stats import rankdata as scipy_rankdata
 
-    from simgold.stats.rank_correlation import rankdata
+    from simgold.stats.correlation import rankdata
 
     rng = np.random.default_rng(7)
     for _ in range(200):
@@ -233,7 +237,7 @@ def test_rankdata_omitting_nan_is_scipys_to_the_bit():
     as scipy ranks them, with ties, infinities and whole NaN slices."""
     from scipy.stats import rankdata as scipy_rankdata
 
-    from simgold.stats.rank_correlation import rankdata
+    from simgold.stats.correlation import rankdata
 
     rng = np.random.default_rng(11)
     for trial in range(200):
@@ -256,7 +260,7 @@ def test_spearman_is_scipys_on_levels_ties_and_constants():
 
     from scipy.stats import spearmanr
 
-    from simgold.stats.rank_correlation import spearman
+    from simgold.stats.correlation import spearman
 
     rng = np.random.default_rng(5)
     for trial in range(100):
@@ -279,7 +283,7 @@ def test_pearson_is_scipys_on_random_tied_and_constant_inputs():
 
     from scipy.stats import pearsonr
 
-    from simgold.stats.rank_correlation import pearson
+    from simgold.stats.correlation import pearson
 
     rng = np.random.default_rng(8)
     for trial in range(1000):
@@ -307,7 +311,7 @@ def test_row_correlations_are_scipys_row_by_row():
 
     from scipy.stats import pearsonr, spearmanr
 
-    from simgold.stats.rank_correlation import pearson_rows, spearman_rows
+    from simgold.stats.correlation import pearson_rows, spearman_rows
 
     rng = np.random.default_rng(12)
     x = np.round(rng.normal(size=(60, 50)), 1)  # ties
@@ -328,7 +332,7 @@ def test_row_correlations_are_scipys_row_by_row():
 
 def test_group_ranks_of_nothing_is_empty_groups():
     """One rater, or raters sharing no item, leave nothing to rank in a resample: empty groups, no IndexError."""
-    from simgold.stats.rank_correlation import group_ranks
+    from simgold.stats.grouped_ranks import group_ranks
 
     empty = np.empty(0, dtype=np.int64)
     for weight in (None, np.empty(0)):
@@ -350,7 +354,7 @@ def test_vs_mean_needs_an_item_with_two_ratings():
 
 
 def test_why_a_correlation_is_undefined():
-    note = ag.undefined_correlation_note
+    note = correlation.undefined_correlation_note
     assert note([1.0, 2.0, 3.0], [3.0, 1.0, 2.0]) == ""
     assert note([1.0, np.nan, 3.0, 2.0], [1.0, 2.0, np.nan, 3.0]) == (
         "2 items with a gold score and a similarity: a correlation needs 3 or more"
@@ -361,4 +365,5 @@ def test_why_a_correlation_is_undefined():
     constant_sim = note([1.0, 2.0, 3.0], [0.5, 0.5, 0.5], what="glove")
     assert constant_sim == "glove gives every pair the same similarity: no correlation"
     # where the note says so, the correlations are NaN
-    assert np.isnan(ag.spearman([2.5, 2.5, 2.5], [1.0, 2.0, 3.0])) and np.isnan(ag.pearson([1.0, 2.0, 3.0], [0.5] * 3))
+    assert np.isnan(correlation.spearman([2.5, 2.5, 2.5], [1.0, 2.0, 3.0]))
+    assert np.isnan(correlation.pearson([1.0, 2.0, 3.0], [0.5] * 3))

@@ -21,7 +21,7 @@ from simgold.io.ledger import normalised_text, set_aside
 from simgold.io.tables import to_arrow
 from simgold.report.markup import Markdown, code_fence, md_cell, md_link, md_prose, md_text, md_url
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
-from simgold.stats.rank_correlation import spearman
+from simgold.stats.correlation import spearman
 
 __all__ = [
     "dataset_card",

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.stages.context import context_pairs
-from simgold.stats.rank_correlation import pearson as pearson_r, spearman as spearman_rho
+from simgold.stats.correlation import pearson as pearson_r, spearman as spearman_rho
 from simgold.io.tables import TABLES
 
 __all__ = [

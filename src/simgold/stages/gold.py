@@ -28,7 +28,7 @@ import pandas as pd
 from simgold.io.schema import schema_defaults
 from simgold.io.tables import TABLES
 from simgold.stats.item_means import resolved_share, t_interval
-from simgold.stats.rank_correlation import rankdata
+from simgold.stats.correlation import rankdata
 
 __all__ = [
     "CONFIDENCE",

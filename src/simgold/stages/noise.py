@@ -23,7 +23,7 @@ import pandas as pd
 
 from simgold.io.tables import TABLES
 from simgold.stats.noise_kernel import compile_once, noisy_norms_dots  # numba loads on the kernel's first call
-from simgold.stats.rank_correlation import pearson_rows, rankdata, spearman, undefined_correlation_note
+from simgold.stats.correlation import pearson_rows, rankdata, spearman, undefined_correlation_note
 from simgold.stats.seeds import seed_for
 
 __all__ = ["BATCH_COPIES", "NOISE_COLUMNS", "grid", "inputs_for", "noise_check"]

@@ -33,7 +33,7 @@ from simgold.stats.reliability import (
     spearman_brown,
     split_half_correlations,
 )
-from simgold.stats.rank_correlation import MIN_CORRELATION_ITEMS
+from simgold.stats.correlation import MIN_CORRELATION_ITEMS
 from simgold.stats.resampling import random_halves
 from simgold.stats.seeds import seed_for
 

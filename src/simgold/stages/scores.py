@@ -32,7 +32,7 @@ from simgold.stages.comparisons import TYPES, ag_score, ag_score_parts
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
 from simgold.stats.dependent_correlations import compare_predictions
 from simgold.stats.multiple import benjamini_hochberg, holm
-from simgold.stats.rank_correlation import MIN_CORRELATION_ITEMS, pearson, spearman, undefined_correlation_note
+from simgold.stats.correlation import MIN_CORRELATION_ITEMS, pearson, spearman, undefined_correlation_note
 from simgold.stats.resampling import (
     draws,
     kendall,

@@ -37,7 +37,7 @@ from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
 from simgold.io.schema import default
 from simgold.io.tables import TABLES
-from simgold.stats.rank_correlation import spearman
+from simgold.stats.correlation import spearman
 from simgold.stats.resampling import draws, percentile_interval, spearman_resamples
 from simgold.stats.seeds import seed_for
 

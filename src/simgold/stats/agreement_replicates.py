@@ -34,14 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simgold.stats.grouped_ranks import group_ranks, spearman_from_sums
 from simgold.stats.rank_correlation import (
     PairResult,
     RatingMatrix,
     complete_raters,
-    group_ranks,
     reference_values,
     shared_items,
-    spearman_from_sums,
 )
 
 __all__ = [

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simgold.stats.rank_correlation import pearson_rows, rankdata
+from simgold.stats.correlation import pearson_rows, rankdata
 
 __all__ = [
     "DETECT_DIFFERENCES",

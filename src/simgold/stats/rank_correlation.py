@@ -21,14 +21,8 @@ Ratings are stored sparse (one entry per rating), and only the rater pairs that 
   in: the agreement tables are the same bits on every machine).
 
 Both give exactly ``scipy.stats.spearmanr`` (and ``pandas.DataFrame.corr(method="spearman",
-min_periods=min_overlap)``) on the shared items; tests check this.
-
-The one home of Pearson's r and Spearman's rho of plain vectors (``pearson_rows``, ``spearman_rows``
-and their one-pair forms ``pearson``, ``spearman``): every other module (scores and their bootstrap,
-noise, CoSimLex, translation checks) uses these. ``rankdata`` is our own average-rank routine
-rather than ``scipy.stats.rankdata`` because it ranks every row of a 2-D array in one vectorised
-pass (the bootstrap ranks thousands of resamples at once) and because importing scipy.stats costs
-about a second of CPU in every job that ranks; tests hold it to scipy's ranks.
+min_periods=min_overlap)``) on the shared items; tests check this. The ranks within a pair are
+``grouped_ranks``'s; Pearson's r and Spearman's rho of plain vectors are ``correlation``'s.
 """
 
 from __future__ import annotations
@@ -39,165 +33,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from simgold.stats.alpha import krippendorff_alpha
+from simgold.stats.correlation import rankdata
+from simgold.stats.grouped_ranks import grouped_spearman, spearman_from_sums
 
-__all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "MIN_CORRELATION_ITEMS", "RANK_TABLE_CELLS", "ROW_CELLS",
-           "AgreementStats", "PairResult", "RatingMatrix", "SharedItems", "agreement", "argsort_ints",
-           "complete_raters", "group_ranks", "grouped_spearman", "pairwise_spearman", "pearson", "pearson_rows",
-           "rankdata", "reference_values", "row_sums", "shared_items", "spearman", "spearman_from_sums",
-           "spearman_rows", "undefined_correlation_note", "vs_reference"]  # fmt: skip
+__all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "ROW_CELLS", "AgreementStats", "PairResult", "RatingMatrix", "SharedItems",
+           "agreement", "complete_raters", "pairwise_spearman", "reference_values", "row_sums", "shared_items",
+           "vs_reference"]  # fmt: skip
 
 CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
 BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
-RANK_TABLE_CELLS = 1 << 23  # pairs x score codes of a counting sort; beyond it, ranks by sorting
 ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
-
-
-def rankdata(a, axis: int | None = None, nan_policy: str = "propagate") -> np.ndarray:
-    """Average ranks (1-based, ties get the mean of their positions), as ``scipy.stats.rankdata``
-    gives them to the bit (its algorithm; NaN in a slice makes the slice NaN, its default policy;
-    ``nan_policy="omit"``: NaN stays NaN and the other values are ranked among themselves), without
-    importing scipy.stats: about a second of CPU in every job that ranks."""
-    if nan_policy not in ("propagate", "omit"):
-        raise ValueError(f"nan_policy {nan_policy!r}: expected propagate or omit")
-    x = np.asarray(a, dtype=np.float64)
-    if axis is None:
-        x, axis = x.ravel(), 0
-    if x.size == 0:
-        return x.copy()
-    moved = np.moveaxis(x, axis, -1)
-    rows = moved.reshape(-1, moved.shape[-1])
-    n = rows.shape[1]
-    order = np.argsort(rows, axis=1)  # any order of equal values: they all get their mean position
-    ordered = np.take_along_axis(rows, order, axis=1)
-    positions = np.broadcast_to(np.arange(n), rows.shape)
-    first = np.ones(rows.shape, dtype=bool)  # each value's first position among equal values
-    first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    last = np.ones(rows.shape, dtype=bool)
-    last[:, :-1] = first[:, 1:]
-    start = np.maximum.accumulate(np.where(first, positions, 0), axis=1)
-    end = np.minimum.accumulate(np.where(last, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty(rows.shape)
-    np.put_along_axis(ranks, order, 0.5 * (start + end + 2), axis=1)  # scipy: 0.5 * (count + count_before + 1)
-    # numpy sorts NaN last, each NaN unequal to the next: the other values' ranks are as without them
-    missing = np.isnan(rows)
-    ranks[missing if nan_policy == "omit" else missing.any(axis=1)] = np.nan
-    return np.moveaxis(ranks.reshape(moved.shape), -1, axis)
-
-
-def pearson_rows(x, y) -> np.ndarray:
-    """Pearson's r along the last axis, for every row at once (the rows of ``x`` and ``y``
-    broadcast against each other).
-
-    Parameters
-    ----------
-    x, y : array_like
-        Values; the last axis holds the observations of one correlation.
-
-    Returns
-    -------
-    numpy.ndarray
-        One r per row, in [-1, 1]; NaN where either row is constant (no variance), empty, or holds
-        a NaN.
-
-    Examples
-    --------
-    >>> pearson_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 3, 3]]).round(4).tolist()
-    [0.982, nan]
-    """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    dx = x - x.mean(axis=-1, keepdims=True)  # deviations from each row's mean
-    dy = y - y.mean(axis=-1, keepdims=True)
-    covariance = (dx * dy).sum(axis=-1)
-    scale = np.sqrt((dx * dx).sum(axis=-1) * (dy * dy).sum(axis=-1))
-    # a constant row's deviations are not exactly 0 after rounding the mean: test the values
-    flat = (x == x[..., :1]).all(axis=-1) | (y == y[..., :1]).all(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.clip(covariance / scale, -1.0, 1.0)
-    return np.where(flat | ~(scale > 0), np.nan, r)
-
-
-def spearman_rows(x, y) -> np.ndarray:
-    """Spearman's rho along the last axis, for every row at once: Pearson's r (``pearson_rows``)
-    of the average ranks (``rankdata``) of each row.
-
-    Examples
-    --------
-    >>> spearman_rows([[1, 2, 3, 4]], [[10, 30, 20, 40]]).tolist()
-    [0.8]
-    """
-    return pearson_rows(rankdata(x, axis=-1), rankdata(y, axis=-1))
-
-
-def pearson(x, y) -> float:
-    """Pearson's r of two vectors (``pearson_rows`` of one row); NaN for a constant input.
-
-    Examples
-    --------
-    >>> round(pearson([1, 2, 3, 4], [1, 3, 2, 5]), 6)
-    0.831522
-    """
-    return float(pearson_rows(x, y))
-
-
-def spearman(x, y) -> float:
-    """Spearman's rho of two vectors, ties as average ranks (``spearman_rows`` of one row); NaN for
-    a constant input.
-
-    Examples
-    --------
-    >>> round(spearman([1, 2, 2, 4], [1, 3, 2, 5]), 6)
-    0.948683
-    """
-    return float(spearman_rows(x, y))
-
-
-MIN_CORRELATION_ITEMS = 3  # two points always correlate +-1 (or not at all): no evidence of anything
-
-
-def undefined_correlation_note(gold, sim=None, *, what: str = "the model") -> str:
-    """Why a correlation of ``gold`` (a gold standard's scores) with ``sim`` (``what``'s
-    similarities, item by item) has no value; "" when it has one. Only the items where both are
-    present count; without ``sim``, only ``gold`` is judged.
-
-    Parameters
-    ----------
-    gold : array_like of float
-        The gold scores (NaN: none).
-    sim : array_like of float, optional
-        The similarities (NaN: none).
-    what : str
-        Who gave the similarities, as the note names them.
-
-    Returns
-    -------
-    str
-        The reason: fewer than ``MIN_CORRELATION_ITEMS`` items, a constant gold standard, or
-        constant similarities; "" when the correlation is defined.
-
-    Examples
-    --------
-    >>> undefined_correlation_note([3.0, 3.0, 3.0, 3.0], [0.1, 0.5, 0.2, 0.9])
-    'the gold standard gives every item the same score (3): no correlation'
-    >>> undefined_correlation_note([1.0, 2.0], [0.1, 0.5])
-    '2 items with a gold score and a similarity: a correlation needs 3 or more'
-    >>> undefined_correlation_note([1.0, 2.0, 4.0], [0.5, 0.5, 0.5], what="vec-a")
-    'vec-a gives every pair the same similarity: no correlation'
-    >>> undefined_correlation_note([1.0, 2.0, 4.0], [0.1, 0.5, 0.2])
-    ''
-    """
-    g = np.asarray(gold, dtype=float)
-    s = np.zeros_like(g) if sim is None else np.asarray(sim, dtype=float)
-    both = ~np.isnan(g) & ~np.isnan(s)
-    g, s = g[both], s[both]
-    if len(g) < MIN_CORRELATION_ITEMS:
-        scored = "with a gold score" + (" and a similarity" if sim is not None else "")
-        return (f"{len(g)} item{'s' if len(g) != 1 else ''} {scored}: a correlation needs "
-                f"{MIN_CORRELATION_ITEMS} or more")  # fmt: skip
-    if g.min() == g.max():
-        return f"the gold standard gives every item the same score ({g[0]:g}): no correlation"
-    if sim is not None and s.min() == s.max():
-        return f"{what} gives every pair the same similarity: no correlation"
-    return ""
 
 
 def _positions(index: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -212,7 +57,27 @@ def _positions(index: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 @dataclass
 class RatingMatrix:
-    """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item."""
+    """Items x raters scores, stored sparse: one entry per rating, sorted by rater, then item.
+
+    Attributes
+    ----------
+    item : numpy.ndarray of int
+        Each entry's item, as an index into ``items``.
+    rater : numpy.ndarray of int
+        Each entry's rater, as an index into ``raters``.
+    score : numpy.ndarray of float
+        Each entry's score (never NaN: a missing rating has no entry).
+    items : numpy.ndarray
+        The item ids, in the matrix's item order (items nobody rated included).
+    raters : numpy.ndarray
+        The rater ids, in the matrix's rater order.
+
+    Examples
+    --------
+    >>> m = RatingMatrix.from_dense(np.array([[1.0, 2.0], [np.nan, 3.0], [4.0, 5.0]]))
+    >>> m.shape, m.rater.tolist(), m.item.tolist(), m.score.tolist()
+    ((3, 2), [0, 0, 1, 1, 1], [0, 2, 0, 1, 2], [1.0, 4.0, 2.0, 3.0, 5.0])
+    """
 
     item: np.ndarray  # item index of each entry
     rater: np.ndarray  # rater index of each entry
@@ -281,7 +146,21 @@ class RatingMatrix:
 class PairResult:
     """The rater pairs (a < b, in row-major order) that share at least ``min_overlap`` items, with
     their rho (NaN where either rater's shared scores are constant). Every other pair of the
-    ``n_raters`` raters has too few shared items."""
+    ``n_raters`` raters has too few shared items.
+
+    Attributes
+    ----------
+    n_raters : int
+        The number of raters of the rating matrix (rater indices run from 0 to ``n_raters`` - 1).
+    a, b : numpy.ndarray of int32
+        The two raters of each pair with enough shared items, as indices, ``a < b``, sorted by
+        ``a`` then ``b``.
+    rho : numpy.ndarray of float
+        Each pair's Spearman's rho over its shared items, in [-1, 1]; NaN where either rater's
+        shared scores are constant.
+    min_overlap : int
+        The fewest shared items a pair needed to be listed.
+    """
 
     n_raters: int
     a: np.ndarray
@@ -344,7 +223,26 @@ def row_sums(parts: list[tuple], shape: tuple[int, int]) -> np.ndarray:
     decimal scores summed in another order can differ in its last bit (which breaks ties between
     item means). When every partial sum is exact (scores on a grid of 1/2^k, as ratings and ranks
     are) any order gives numpy's sum, so one pass over the entries does; otherwise blocks of dense
-    rows give numpy's sums to the last bit without the whole matrix in memory."""
+    rows give numpy's sums to the last bit without the whole matrix in memory.
+
+    Parameters
+    ----------
+    parts : list of tuple of three numpy.ndarray
+        The entries, as (row index, column index, float value) arrays of equal length; every
+        part adds its entries (no (row, column) cell appears twice over all parts).
+    shape : tuple of int
+        The (rows, columns) of the dense matrix the entries belong to.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        One sum per row (length ``shape[0]``): 0 for a row without an entry.
+
+    Examples
+    --------
+    >>> row_sums([(np.array([0, 0, 2]), np.array([0, 1, 1]), np.array([0.5, 1.0, 2.0]))], (3, 2)).tolist()
+    [1.5, 0.0, 2.0]
+    """
     n_rows, n_cols = shape
     if _sums_are_exact([value for _, _, value in parts]):
         return sum(np.bincount(row, value, n_rows) for row, _, value in parts)
@@ -379,81 +277,6 @@ def _sums_are_exact(values: list[np.ndarray]) -> bool:
     return False
 
 
-def group_ranks(group: np.ndarray, code: np.ndarray, n_groups: int, n_codes: int, weight: np.ndarray | None = None):
-    """Average ranks (1-based) of integer codes within each group, and per group the count, sum and
-    sum of squares of the ranks. A counting sort when groups x codes is small (a rank is the count of
-    the group's lower codes plus half its ties: scores take few values), else a sort (when the table
-    would be much larger than the entries).
-
-    ``weight`` (whole numbers, one per entry): an entry of weight k counts as k tied entries (an item
-    drawn k times in a bootstrap resample); the rank of a code is then the weight of the group's
-    lower codes plus (its tie weight + 1) / 2, and the count and sums are weighted."""
-    if not len(code):  # nothing to rank (one rater, raters sharing no item): every group empty
-        return np.empty(0), (np.zeros(n_groups), np.zeros(n_groups), np.zeros(n_groups))
-    if n_groups * n_codes <= min(RANK_TABLE_CELLS, 4 * len(code)):
-        cell = group * n_codes + code
-        count = np.bincount(cell, weight, minlength=n_groups * n_codes).reshape(n_groups, n_codes)
-        rank = (np.cumsum(count, axis=1) - count) + (count + 1) / 2.0
-        weighted = count * rank
-        return rank.ravel()[cell], (count.sum(axis=1), weighted.sum(axis=1), (weighted * rank).sum(axis=1))
-    key = group * n_codes + code
-    order = argsort_ints(key)
-    ks, gs = key[order], group[order]
-    n = len(ks)
-    group_start = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
-    first = np.repeat(group_start, np.diff(np.r_[group_start, n]))  # the first entry of each entry's group
-    run_start = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
-    run_len = np.diff(np.r_[run_start, n])
-    if weight is None:
-        pos, run_weight = np.arange(n) - first, run_len
-    else:  # cumulative weights, whole numbers: exact
-        before = np.r_[0.0, np.cumsum(weight[order])]
-        pos, run_weight = before[:-1] - before[first], before[run_start + run_len] - before[run_start]
-    ranks = np.empty(n)
-    ranks[order] = np.repeat(pos[run_start] + (run_weight + 1) / 2.0, run_len)
-    weighted = ranks if weight is None else weight * ranks
-    sums = np.bincount(group, weighted, n_groups), np.bincount(group, weighted * ranks, n_groups)
-    return ranks, (np.bincount(group, weight, n_groups), *sums)
-
-
-def argsort_ints(key: np.ndarray) -> np.ndarray:
-    """An argsort of non-negative integers (the order of ties does not matter to ranks): one sort of
-    the keys with their positions in the low bits (several times faster than ``np.argsort``) when
-    that fits in 63 bits.
-
-    Examples
-    --------
-    >>> argsort_ints(np.array([3, 1, 3, 0])).tolist()
-    [3, 1, 0, 2]
-    """
-    bits = max(int(len(key) - 1).bit_length(), 1)
-    if len(key) == 0 or int(key.max()) < 2 ** (63 - bits):
-        return np.sort((key.astype(np.int64) << bits) | np.arange(len(key))) & ((1 << bits) - 1)
-    return np.argsort(key)
-
-
-def grouped_spearman(group, code_a, code_b, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Spearman r between two integer-coded variables within each group; (r, n), r NaN where
-    either side is constant. Ranks are multiples of 1/2 and every sum is exact."""
-    group = group.astype(np.int64, copy=False)
-    ra, (n, sa, saa) = group_ranks(group, code_a, n_groups, int(code_a.max(initial=-1)) + 1)
-    rb, (_, sb, sbb) = group_ranks(group, code_b, n_groups, int(code_b.max(initial=-1)) + 1)
-    sab = np.bincount(group, ra * rb, n_groups)
-    return spearman_from_sums(n.astype(float), sa, saa, sb, sbb, sab), n.astype(np.int64)
-
-
-def spearman_from_sums(n, sa, saa, sb, sbb, sab) -> np.ndarray:
-    """Spearman r from the (weighted) count and sums of two rank vectors: n, sum a, sum a^2, sum b,
-    sum b^2, sum ab (arrays of any one shape); NaN where either side is constant."""
-    va = n * saa - sa * sa
-    vb = n * sbb - sb * sb
-    # ranks are multiples of 1/2, so a constant vector gives va == 0 up to rounding
-    ok = (va > 1e-9 * np.maximum(n * saa, 1.0)) & (vb > 1e-9 * np.maximum(n * sbb, 1.0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(ok, (n * sab - sa * sb) / np.sqrt(va * vb), np.nan)
-    return np.clip(r, -1.0, 1.0)
-
-
 # --------------------------------------------------------------------------------------------
 # pairwise Spearman
 
@@ -463,6 +286,29 @@ def pairwise_spearman(m: RatingMatrix, min_overlap: int, previous: tuple | None 
 
     ``previous = (matrix_before, PairResult)`` reuses the values of pairs whose two raters did not
     change (calibration moves the scores of a few raters only).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+    min_overlap : int
+        The fewest items two raters must share for their pair to get a value.
+    previous : tuple of (RatingMatrix, PairResult), optional
+        An earlier matrix with the same raters and items and its pairs (computed with the same
+        ``min_overlap``); only the pairs with a rater whose ratings differ are computed again.
+
+    Returns
+    -------
+    PairResult
+        Every pair of ``m``'s raters sharing at least ``min_overlap`` items, with its rho over the
+        shared items (average ranks for ties); ``previous``'s own result when no rater changed.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 1.0], [2.0, 1.0, np.nan], [3.0, 3.0, 2.0], [4.0, 4.0, 3.0]])
+    >>> pairs = pairwise_spearman(RatingMatrix.from_dense(X), min_overlap=3)
+    >>> pairs.a.tolist(), pairs.b.tolist(), pairs.rho.tolist(), pairs.n_few
+    ([0, 0, 1], [1, 2, 2], [0.8, 1.0, 1.0], 0)
     """
     if previous is None:
         return _pairwise(m, min_overlap, None)
@@ -492,7 +338,19 @@ def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
 
 
 def complete_raters(m: RatingMatrix) -> np.ndarray:
-    """Raters who rated every item of the matrix (a mask over the raters)."""
+    """Raters who rated every item of the matrix (a mask over the raters).
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (at most one entry per item and rater, as the matrix keeps them).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One flag per rater of ``m``, in its rater order: True where the rater has a score for
+        every item of ``m`` (items nobody rated included, so no rater is complete when there is one).
+    """
     return np.bincount(m.rater, minlength=m.shape[1]) == m.shape[0]
 
 
@@ -539,7 +397,21 @@ def _complete_pairs(m, count, complete, changed, min_overlap):
 class SharedItems:
     """A block of rater pairs with their shared items. Pair k is raters ``a[k]``, ``b[k]`` (indices
     of the matrix's raters); triple t is an item shared by pair ``pair[t]``, with the two raters'
-    score codes (ranks of the matrix's distinct scores) and, when asked for, the item."""
+    score codes (ranks of the matrix's distinct scores) and, when asked for, the item.
+
+    Attributes
+    ----------
+    a, b : numpy.ndarray of int
+        The two raters of each pair of the block, as indices of the matrix's raters (in either
+        orientation: ``PairResult.from_pairs`` orders them).
+    pair : numpy.ndarray of int
+        For each triple (an item a pair shares), the pair's position in ``a`` and ``b``.
+    code_a, code_b : numpy.ndarray of int
+        For each triple, the scores of rater ``a[pair]`` and of rater ``b[pair]`` on the shared
+        item, as codes 0, 1, ... (the ranks of the matrix's distinct scores, smallest first).
+    item : numpy.ndarray of int or None
+        For each triple, the shared item as an index of the matrix's items; None unless asked for.
+    """
 
     a: np.ndarray
     b: np.ndarray
@@ -553,7 +425,28 @@ def shared_items(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None =
                  max_triples: int = CHUNK_ENTRIES):  # fmt: skip
     """The rater pairs that share at least ``min_overlap`` items, not both complete (the pairs of
     complete raters come from a product of ranks), of every rater (``changed`` None) or with at least
-    one changed rater; in blocks (``SharedItems``) of about ``max_triples`` triples."""
+    one changed rater; in blocks (``SharedItems``) of about ``max_triples`` triples.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+    min_overlap : int
+        The fewest items two raters must share for their pair to be given.
+    changed : numpy.ndarray of bool, optional
+        A mask over the raters: only the pairs with at least one changed rater are given; None
+        (default) gives the pairs of every rater.
+    items : bool
+        Whether each block says which item every triple is (``SharedItems.item``).
+    max_triples : int
+        About how many (pair, shared item) triples a block holds (a rater whose own triples are
+        more makes a block alone): bounds the memory.
+
+    Yields
+    ------
+    SharedItems
+        A block of pairs with their shared items; every wanted pair is in exactly one block.
+    """
     n_items, R = m.shape
     complete = complete_raters(m)
     # raters relabelled with the complete ones last: past a complete rater, every partner is complete
@@ -651,6 +544,22 @@ def vs_reference(m: RatingMatrix, min_overlap: int) -> tuple[np.ndarray, np.ndar
     Where no item has two ratings (one rater, or raters who share no item) every item's mean is
     its one rater's score and ``vs_mean`` would be 1 whatever the ratings: it is NaN.
 
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+    min_overlap : int
+        The fewest items a rater's correlation needs (items with a leave-one-out mean, for
+        ``vs_rest``); a rater with fewer gets NaN.
+
+    Returns
+    -------
+    vs_mean : numpy.ndarray of float
+        Per rater (``m``'s rater order), Spearman's rho of its scores with the items' means over
+        all raters, in [-1, 1]; NaN for too few items or constant scores or means.
+    vs_rest : numpy.ndarray of float
+        Per rater, the same with the means of the other raters (leave one out).
+
     Examples
     --------
     >>> apart = RatingMatrix.from_dense(np.array([[1.0, np.nan], [2, np.nan], [np.nan, 3], [np.nan, 1]]))
@@ -667,7 +576,30 @@ def vs_reference(m: RatingMatrix, min_overlap: int) -> tuple[np.ndarray, np.ndar
 
 def reference_values(m: RatingMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per entry: the mean of its item over all raters, over the other raters (NaN when there is
-    none) and whether there is one."""
+    none) and whether there is one.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings.
+
+    Returns
+    -------
+    mean : numpy.ndarray of float
+        For each entry of ``m`` (its entry order), the mean score of its item over all its raters
+        (the item's sum as numpy sums its dense row; see ``row_sums``).
+    rest : numpy.ndarray of float
+        For each entry, the mean score of its item over the other raters; NaN where the item has
+        no other rating.
+    has_rest : numpy.ndarray of bool
+        For each entry, whether its item has another rating (``rest`` is a number).
+
+    Examples
+    --------
+    >>> m = RatingMatrix.from_dense(np.array([[1.0, 3.0], [2.0, np.nan]]))
+    >>> [values.tolist() for values in reference_values(m)]
+    [[2.0, 2.0, 2.0], [3.0, nan, 1.0], [True, False, True]]
+    """
     count = np.bincount(m.item, minlength=m.shape[0])[m.item]
     total = row_sums([(m.item, m.rater, m.score)], m.shape)[m.item]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -690,7 +622,32 @@ def _grouped_spearman(group, a, b, n_groups, min_overlap) -> np.ndarray:
 class AgreementStats:
     """Agreement of one rating matrix (one stage, one subset): what the statistics of the agreement
     table share, computed once (``agreement_statistics.AGREEMENT_STATISTICS`` names the statistics, and
-    ``agreement_statistics.agreement_summary`` gives them)."""
+    ``agreement_statistics.agreement_summary`` gives them).
+
+    Attributes
+    ----------
+    raters : numpy.ndarray
+        The rater ids, in the matrix's rater order (the order of every per-rater array here).
+    n_items_per_rater : numpy.ndarray of int
+        Per rater, how many items it rated.
+    mean_score_per_rater : numpy.ndarray of float
+        Per rater, its mean score (NaN for a rater without a rating).
+    avg_pairwise : numpy.ndarray of float
+        Per rater, its mean rho over its pairs with a value (``PairResult.rater_means``; NaN if none).
+    vs_mean, vs_rest : numpy.ndarray of float
+        Per rater, Spearman's rho with the item means of all raters and of the other raters
+        (``vs_reference``).
+    pairs : PairResult
+        The rater pairs sharing at least ``min_overlap`` items and their rho.
+    alpha : float
+        Krippendorff's alpha (interval) of all the ratings.
+    n_items : int
+        The number of items with at least one rating.
+    mean_score : float
+        The mean of all the ratings (NaN when there is none).
+    matrix : RatingMatrix or None
+        The ratings (for rankings: (target, candidate) units x raters).
+    """
 
     raters: np.ndarray
     n_items_per_rater: np.ndarray
@@ -710,6 +667,29 @@ def agreement(matrix: RatingMatrix, min_overlap: int, pairs: PairResult | None =
 
     ``pairs`` may be given when the pairwise values are already known (the pairwise-complete
     Spearman of two raters does not depend on the other raters, so dropping raters keeps them).
+
+    Parameters
+    ----------
+    matrix : RatingMatrix
+        The ratings of one stage and subset.
+    min_overlap : int
+        The fewest items two raters must share for their pair to get a value, and a rater with the
+        item means for its ``vs_mean`` and ``vs_rest``.
+    pairs : PairResult, optional
+        The pairwise values of ``matrix``'s raters (same ``min_overlap``), when already known;
+        None: computed here (``pairwise_spearman``).
+
+    Returns
+    -------
+    AgreementStats
+        The per-rater values, the pairs, interval alpha and the totals of ``matrix``, which it keeps.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0, 1.0], [2.0, 1.0, np.nan], [3.0, 3.0, 2.0], [4.0, 4.0, 3.0]])
+    >>> stats = agreement(RatingMatrix.from_dense(X), min_overlap=3)
+    >>> stats.n_items_per_rater.tolist(), stats.avg_pairwise.tolist(), stats.n_items
+    ([4, 4, 3], [0.9, 0.9, 1.0], 4)
     """
     n_items, R = matrix.shape
     if pairs is None:

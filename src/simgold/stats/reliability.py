@@ -15,7 +15,7 @@ import warnings
 import math
 
 import numpy as np
-from simgold.stats.rank_correlation import rankdata
+from simgold.stats.correlation import rankdata
 from simgold.stats.resampling import halves_within_groups
 
 __all__ = ["raters_needed", "rating_splits", "single_rater", "spearman_brown", "split_half_correlations"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simgold.stats.rank_correlation import pearson_rows, spearman_rows
+from simgold.stats.correlation import pearson_rows, spearman_rows
 
 __all__ = [
     "bootstrap_p",

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simgold.stats.icc import two_way
-from simgold.stats.rank_correlation import pearson, spearman
+from simgold.stats.correlation import pearson, spearman
 
 __all__ = ["MIN_PAIRS", "Retest", "consecutive_answers", "retest_reliability"]
 
