@@ -54,5 +54,6 @@ def __dir__():
     Returns
     -------
     list of str
+        The module's globals and ``__all__`` together, sorted.
     """
     return sorted(set(globals()) | set(__all__))

@@ -67,11 +67,14 @@ def check_url(where: str, url: str) -> str:
     Parameters
     ----------
     where : str
+        Where the URL is in the config (``datasets.x.release.homepage``), for the error.
     url : str
+        The URL as the config gives it.
 
     Returns
     -------
     str
+        The URL, scheme lowercased, unsafe characters percent-encoded, host in IDNA.
 
     Examples
     --------
@@ -338,17 +341,20 @@ def check_release(where: str, release: dict, base_dir: str | Path = ".") -> dict
     (``homepage``, ``license_url``, each creator's ``url``), names one line each, the citation one
     BibTeX entry, and the card's prose (``card``, and ``card_file`` read into it) checked.
 
+    Parameters
+    ----------
+    where : str
+        Where the block is in the config (``datasets.x.release``), for the errors.
+    release : dict
+        The dataset's ``release`` block as the config gives it (left unchanged).
+    base_dir : str | Path, optional
+        The directory a relative ``card_file`` is read from.
+
     Returns
     -------
     dict
         A new release block: the URLs as they will be written, ``card`` holding the prose of both
         places (a key given in both is an error).
-
-    Parameters
-    ----------
-    where : str
-    release : dict
-    base_dir : str | Path, optional
     """
     out = dict(release)
     for key in ("homepage", "license_url"):

@@ -87,10 +87,12 @@ def safe_member(rel: str) -> bool:
     Parameters
     ----------
     rel : str
+        A member path of the archive, POSIX-style.
 
     Returns
     -------
     bool
+        True when ``rel`` stays inside the archive (no backslash either).
     """
     p = PurePosixPath(rel)
     return (
@@ -143,11 +145,14 @@ def archive_path(path: str, root: Path) -> str:
     Parameters
     ----------
     path : str
+        A configured input path: relative to ``root``, absolute, or ``pkg:<package>/<file>``.
     root : Path
+        The project directory relative paths are resolved from.
 
     Returns
     -------
     str
+        The member path in the archive, POSIX-style.
     """
     if path.startswith("pkg:"):
         inner = posixpath.normpath(path[4:])
@@ -173,11 +178,15 @@ def input_records(datasets: dict, root: Path) -> list[dict]:
     Parameters
     ----------
     datasets : dict
+        The resolved config's ``datasets`` block: name -> dataset spec (``sources``, ``redistribute``, ...).
     root : Path
+        The project directory relative paths are resolved from.
 
     Returns
     -------
     list[dict]
+        One record per input file, sorted by path: ``path``, ``sha256``, ``size``, ``datasets``,
+        ``archive_path``, ``redistribute``, ``licence``, ``source``, ``real`` (its Path), ``inside``.
     """
     records = {}
     for name, ds in sorted(datasets.items()):
@@ -257,10 +266,12 @@ def result_pattern(name: str) -> re.Pattern:
     Parameters
     ----------
     name : str
+        A key of ``RESULTS`` or a path pattern with ``{dataset}``-style fields.
 
     Returns
     -------
     re.Pattern
+        A regex matching the result's relative paths, with groups ``dataset`` and ``rest``.
     """
     parts = re.split(r"(\{[a-z_]+\})", RESULTS.get(name, name))
     regex = "".join(
@@ -348,15 +359,23 @@ def build(
     Parameters
     ----------
     root : Path
+        The project directory the run worked in (results, logs, raw inputs).
     config : dict
+        The resolved config (``datasets``, ``archive`` and the redistribution settings).
     outputs : list[str]
+        The results to archive: names of ``RESULTS`` or paths relative to ``root``.
     target : Path
+        The archive file to write (a tar).
     code_root : Path | None, optional
+        The workflow's own directory, whose code is archived (None: ``root``).
     run_config : dict | None, optional
+        The config as Snakemake merged it, archived as ``config/config.yaml`` (None: not archived).
 
     Returns
     -------
     dict
+        ``files`` (member count), ``withheld`` (inputs not copied), ``withheld_results`` (results
+        and logs left out) and ``links`` (symbolic links left out), the lists sorted.
     """
     root, code_root = Path(root), Path(code_root or root)
     outputs = _result_files(root, outputs)

@@ -69,15 +69,17 @@ def answers_text(counts: dict[str, int], scale=None) -> str:
     """Rejected answers by reason (``counts``: ledger reason -> answers), in the reader's words,
     most first; reasons that are not a rejected value are left out.
 
-
     Parameters
     ----------
     counts : dict[str, int]
+        Ledger reason -> number of answers rejected for it.
     scale : object, optional
+        The scale's (low, high), named in the out-of-scale reason (None: not named).
 
     Returns
     -------
     str
+        ``N answers <reason>`` parts joined by ``; ``, most first ("" when none is shown).
 
     Examples
     --------
@@ -99,14 +101,15 @@ def column_types(table: pd.DataFrame) -> dict[str, tuple[str, str, str]]:
     ``Value`` dtype, all read from the Arrow schema the Parquet file is written with, so that they
     cannot disagree with the file.
 
-
     Parameters
     ----------
     table : pd.DataFrame
+        A release table, converted to Arrow as its Parquet file is written.
 
     Returns
     -------
     dict[str, tuple[str, str, str]]
+        Column -> (card type, Croissant ``dataType``, Hugging Face dtype), in column order.
 
     Examples
     --------
@@ -146,14 +149,15 @@ def markdown_table(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table: numbers to 3 decimals, missing values empty, text as data
     (``simgold.report.markup.md_cell``: no cell can hold a link or HTML) unless it is ``Markdown``.
 
-
     Parameters
     ----------
     frame : pd.DataFrame
+        The rows to show; its column names are the header.
 
     Returns
     -------
     str
+        The table's lines (header, rule, rows) joined by newlines, without a final one.
 
     Examples
     --------
@@ -193,10 +197,12 @@ def license_link(release: dict) -> str | None:
     Parameters
     ----------
     release : dict
+        The dataset's ``release`` config block (``license``, ``license_url``).
 
     Returns
     -------
     str | None
+        The licence's URL, or None where there is none to give.
     """
     license_ = release.get("license")
     if release.get("license_url"):
@@ -212,11 +218,14 @@ def pretty_name(name: str, ds: dict) -> str:
     Parameters
     ----------
     name : str
+        The dataset's name.
     ds : dict
+        The dataset's resolved config block (``language``, ``release``).
 
     Returns
     -------
     str
+        The title.
     """
     return ds["release"].get("card", {}).get("pretty_name") or f"{name} (word similarity, {ds['language']})"
 
@@ -227,13 +236,18 @@ def yaml_front_matter(name: str, ds: dict, rows: int, configs: list[tuple[str, s
     Parameters
     ----------
     name : str
+        The dataset's name.
     ds : dict
+        The dataset's resolved config block (``language``, ``release`` with its licence and card).
     rows : int
+        Rows of the main table, for the size category.
     configs : list[tuple[str, str, pd.DataFrame]]
+        (config name, data file, its table) for each Hugging Face config.
 
     Returns
     -------
     str
+        The YAML between ``---`` lines, ending in a newline.
     """
     meta: dict = {}
     license_, card = ds["release"].get("license"), ds["release"].get("card", {})
@@ -694,20 +708,32 @@ def dataset_card(
     Parameters
     ----------
     name : str
+        The dataset's name (the title without a ``pretty_name``).
     ds : dict
+        The dataset's resolved config block (``kind``, ``language``, ``release``, ...).
     tables : dict
+        The run's tables of the dataset by name (``gold``, ``clean``, agreement, audit, ...).
     files : list[tuple[str, str, int]]
+        (file, what it is, rows; "" for no count) per released file.
     columns : pd.DataFrame
+        The Columns section: ``table``, ``column``, ``type``, ``description``.
     sources : list[dict]
+        The raw input records (``path``, ``sha256``, ``size``) of the dataset.
     confidence : float
+        The intervals' coverage (``scoring.confidence``).
     made_with : str
+        What made the release (``simgold <version>``).
     front_matter : str
+        The YAML front matter of :func:`yaml_front_matter`.
     file_notes : list[str], optional
+        Notes for a reader of the files, shown under the Files table.
     scored : bool, optional
+        True: the run's models score the dataset; the card links ``scores.md``.
 
     Returns
     -------
     str
+        The card's Markdown, ending in one newline.
     """
     release = ds["release"]
     card = release.get("card", {})

@@ -79,11 +79,17 @@ class Verdict:
     Attributes
     ----------
     path : str
+        The file's path, relative to the archive (and the project).
     kind : str
+        The verdict: ``identical``, ``within``, ``different``, ``rendered``, ``reported``, ...
     detail : str
+        What differs or how much ("" when nothing to add).
     table : str
+        A Parquet file's table name, from its provenance ("" for other files).
     ties : list[str]
+        Pairs of items tied within the bound that changed order.
     structural : bool
+        True when columns, rows or exact values differ: no upstream tie explains it.
     """
 
     path: str
@@ -125,12 +131,17 @@ def _judge(a: np.ndarray, b: np.ndarray, kind: str) -> tuple[str, float]:
     Parameters
     ----------
     a : np.ndarray
+        The archived values (float).
     b : np.ndarray
+        The rebuilt values (float), compared element by element with ``a``.
     kind : str
+        ``float64`` or ``float32``: which relative and absolute bound applies.
 
     Returns
     -------
     tuple[str, float]
+        (``identical``, ``within`` or ``different``; the largest relative difference, ``inf``
+        when shapes or NaN positions differ).
     """
     if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)):
         return "different", float("inf")
@@ -231,10 +242,12 @@ def _provenance(schema: pa.Schema) -> dict:
     Parameters
     ----------
     schema : pa.Schema
+        A Parquet file's schema.
 
     Returns
     -------
     dict
+        The ``simgold`` metadata entry decoded from JSON (``{}`` when it has none).
     """
     return json.loads((schema.metadata or {}).get(b"simgold", b"{}"))
 
@@ -268,9 +281,13 @@ def compare_tables(directory: Path, project: Path, rels: list[str], judged: dict
     Parameters
     ----------
     directory : Path
+        The unpacked archive.
     project : Path
+        The project directory the tables were rebuilt in.
     rels : list[str]
+        The Parquet tables to judge, relative paths.
     judged : dict[str, Verdict]
+        Verdicts by relative path, filled in place (and read for the inputs' verdicts).
     """
     inputs = {
         rel: [i for i in _provenance(pq.read_schema(directory / rel)).get("inputs", {}) if i in rels] for rel in rels
@@ -292,9 +309,11 @@ def largest_vector_difference(pairs) -> float:
     Parameters
     ----------
     pairs : object
+        Iterable of (archived, recomputed) vectors, each array-like of floats.
 
     Returns
     -------
     float
+        The largest absolute componentwise difference (0.0 with no pairs).
     """
     return max((float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float)))) for a, b in pairs), default=0.0)

@@ -74,14 +74,20 @@ def croissant(
     Parameters
     ----------
     name : str
+        The dataset's name (the metadata's ``name``).
     ds : dict
+        The dataset's resolved config block (``language``, ``kind``, ``release`` with its ``card``).
     record_sets : list[tuple[str, str, pd.DataFrame, dict]]
+        (record set id, Parquet file, its table, column -> description), one per file.
     files : dict[str, bytes]
+        The release's files by name; each Parquet file's bytes give its SHA-256.
     date : str
+        The publication date, ISO (``archive.date``).
 
     Returns
     -------
     dict
+        The JSON-LD metadata, ready for ``json.dumps``.
     """
     release = ds["release"]
     card = release.get("card", {})

@@ -542,6 +542,7 @@ def main(argv: list[str] | None = None) -> None:
     Parameters
     ----------
     argv : list[str] | None, optional
+        The arguments: at most a path (None: ``sys.argv[1:]``).
     """
     argv = sys.argv[1:] if argv is None else argv
     path = Path(argv[0] if argv else "workflow/report/figures.rst")

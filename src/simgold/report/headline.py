@@ -35,10 +35,12 @@ def flag_scores(summary: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     summary : pd.DataFrame
+        The score summary (``metric``, ``n_used``, ...).
 
     Returns
     -------
     pd.DataFrame
+        A copy with a str column ``flag``: ``FEW_COMPARISONS`` on thin A&G rows, "" elsewhere.
     """
     few = (summary["metric"] == "ag_score") & (summary["n_used"] < MIN_COMPARISONS)
     return summary.assign(flag=np.where(few, FEW_COMPARISONS, ""))
@@ -52,10 +54,13 @@ def headline(summary: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     summary : pd.DataFrame
+        The score summary, with the OOV shares (and ``msd``) beside each row.
 
     Returns
     -------
     pd.DataFrame
+        One row per (dataset, model), sorted: the metric quoted, its value and CI (NaN when not
+        usable), counts, OOV shares, ``msd`` and a ``note``.
     """
     main = summary[(summary["subset"] == "all") & summary["metric"].isin(MAIN_METRICS)]
     rows = []
@@ -114,10 +119,12 @@ def wide_table(head: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     head : pd.DataFrame
+        The headline table of :func:`headline`.
 
     Returns
     -------
     pd.DataFrame
+        One row per dataset: ``dataset``, ``metric``, ``msd``, then one value column per model.
     """
     if head.empty:
         return pd.DataFrame(columns=["dataset", "metric", "msd"])
@@ -137,6 +144,7 @@ def overview_statistics() -> dict[str, str]:
     Returns
     -------
     dict[str, str]
+        Agreement-table column -> its overview label, in the registry's order.
     """
     return {name: s.overview for name, s in AGREEMENT_STATISTICS.items() if s.overview}
 
@@ -157,13 +165,19 @@ def agreement_overview(
     Parameters
     ----------
     agreements : list[pd.DataFrame]
+        The datasets' agreement tables (``stage``, ``subset``, ``n_raters``, the statistics, ``note``).
     raters : list[pd.DataFrame]
+        The datasets' per-rater tables (``stage``, ``excluded``), to count excluded raters.
     icc : list[pd.DataFrame] | None, optional
+        The datasets' ICC tables (None: no ``ICC(k)`` column).
     retest : list[pd.DataFrame] | None, optional
+        The datasets' test-retest tables (None: no ``retest ICC`` column).
 
     Returns
     -------
     pd.DataFrame
+        One row per dataset with a filtered stage, sorted by dataset: ``raters``, ``excluded``,
+        ``items``, one column per overview statistic, the optional ICC columns and ``note``.
     """
     shown = overview_statistics()
     retest_of = {t["dataset"].iloc[0]: float(t["icc"].iloc[0]) for t in retest or [] if len(t)}

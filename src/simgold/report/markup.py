@@ -71,11 +71,14 @@ def md_text(text, line_start: bool = True) -> str:
     Parameters
     ----------
     text : object
+        Any value; shown as ``str(text)``, line breaks made spaces, control characters replaced.
     line_start : bool, optional
+        True: also escape what would start a list or heading at the start of a line.
 
     Returns
     -------
     str
+        The text with Markdown's special characters backslash-escaped and ``&``, ``<``, ``>`` as entities.
 
     Examples
     --------
@@ -102,10 +105,12 @@ def md_cell(value) -> str:
     Parameters
     ----------
     value : object
+        Any value; shown as ``str(value)`` on one line.
 
     Returns
     -------
     str
+        The cell text: backslashes and ``|`` escaped, HTML as entities, ``](`` and ``]:`` broken.
 
     Examples
     --------
@@ -127,11 +132,14 @@ def md_link(text, url: str) -> str:
     Parameters
     ----------
     text : object
+        The link's text (any value, escaped as :func:`md_text`).
     url : str
+        The destination, already checked (``check_url``).
 
     Returns
     -------
     str
+        A Markdown inline link, the destination in angle brackets.
     """
     return f"[{md_text(text, line_start=False)}]({_destination(url)})"
 
@@ -142,10 +150,12 @@ def md_url(url: str) -> str:
     Parameters
     ----------
     url : str
+        The destination, already checked (``check_url``).
 
     Returns
     -------
     str
+        A Markdown inline link whose text is the URL.
     """
     return md_link(url, url)
 
@@ -158,11 +168,14 @@ def code_fence(text: str, info: str = "") -> str:
     Parameters
     ----------
     text : str
+        The block's content (trailing newlines dropped).
     info : str, optional
+        The info string (a language such as ``bibtex``); other than ``[A-Za-z0-9_+.#-]`` dropped.
 
     Returns
     -------
     str
+        The fenced block, without a final newline.
 
     Examples
     --------
@@ -191,10 +204,12 @@ def md_code(text) -> str:
     Parameters
     ----------
     text : object
+        Any value, shown as ``str(text)``.
 
     Returns
     -------
     str
+        An inline code span, with backtick runs longer than any in the text.
     """
     return _code_span(str(text), in_table=False)
 
@@ -366,10 +381,12 @@ def md_prose(text: str) -> str:
     Parameters
     ----------
     text : str
+        The author's Markdown (CommonMark with tables and strikethrough).
 
     Returns
     -------
     str
+        The rewritten Markdown, blocks joined by newlines, no leading or trailing blank line.
 
     Examples
     --------
@@ -398,11 +415,14 @@ def formula_cells(table, columns) -> dict[str, int]:
     Parameters
     ----------
     table : object
+        A table with columns by name (a pandas DataFrame).
     columns : object
+        The names of the columns to check.
 
     Returns
     -------
     dict[str, int]
+        Column -> number of its str cells starting with ``FORMULA_START``; columns with none left out.
 
     Examples
     --------

@@ -73,10 +73,12 @@ def model_folder(model: str) -> str:
     Parameters
     ----------
     model : str
+        The model's name in the config.
 
     Returns
     -------
     str
+        The folder path, ``simgold__{model}/no_revision_available`` (slashes and spaces replaced).
 
     Examples
     --------
@@ -93,10 +95,12 @@ def embedding_dim(embeddings_file) -> int | None:
     Parameters
     ----------
     embeddings_file : object
+        Path (str or Path) of the model's embeddings Parquet table.
 
     Returns
     -------
     int | None
+        The fixed list size of the ``vector`` column; None for a variable-size (empty) column.
     """
     vector = pq.read_schema(embeddings_file).field("vector").type
     return int(vector.list_size) if getattr(vector, "list_size", -1) > 0 else None
@@ -109,10 +113,12 @@ def dataset_revision(gold_standard_file) -> str:
     Parameters
     ----------
     gold_standard_file : object
+        Path (str or Path) of the table the scores were computed against.
 
     Returns
     -------
     str
+        The first ``REVISION_DIGITS`` lowercase hex digits of the file's SHA-256.
     """
     return sha256_file(gold_standard_file)[:REVISION_DIGITS]
 
@@ -212,12 +218,16 @@ def mteb_model_meta(model: str, spec: dict, embed_dim: int | None = None) -> dic
     Parameters
     ----------
     model : str
+        The model's name in the config.
     spec : dict
+        The model's config block (``package``, ``language``, ...).
     embed_dim : int | None, optional
+        The vectors' dimension (None: unknown, written as null).
 
     Returns
     -------
     dict
+        Every field of ``MODEL_META_FIELDS``, in order; None for those simgold does not know.
 
     Examples
     --------

@@ -97,15 +97,17 @@ def run_footer(config: dict, version: str) -> str:
     """What made a page: the run's date (``archive.date``: a page never carries the wall clock, so
     that it rebuilds byte for byte), the simgold version and the digest of the resolved config.
 
-
     Parameters
     ----------
     config : dict
+        The resolved config (``archive.name`` and ``archive.date``; all of it is digested).
     version : str
+        simgold's version.
 
     Returns
     -------
     str
+        One line: version, run name and date, first 12 hex digits of the config's SHA-256.
 
     Examples
     --------
@@ -169,19 +171,24 @@ def dataset_page(
     Parameters
     ----------
     name : str
-    clean : pd.DataFrame | None
-    agreement : pd.DataFrame | None
-    scores : pd.DataFrame | None
-    context : pd.DataFrame | None
+        The dataset's name (the page's title).
+    clean, agreement, scores, context : pd.DataFrame | None
+        The dataset's cleaning, agreement, score summary and context-effect tables (None or empty: no section).
     figures : list[tuple[str, str]]
+        (image path relative to the page, caption) of each figure, in order.
     statistics : dict | None, optional
+        Table name -> table (``agreement_ci``, ``alpha``, ``msd``, ``audit``, ...); None: none.
     release : dict | None, optional
+        The release's ``files`` and ``meta`` (None: no release link).
     rejects : pd.DataFrame | None, optional
+        The rejects ledger (``reason``, ``file``, ``row``, ``column``, ``value``); None: no ledger section.
     footer : str, optional
+        The page's footer line (:func:`run_footer`).
 
     Returns
     -------
     str
+        The page's HTML document.
     """
     statistics = statistics or {}
     if scores is not None and "msd" in statistics:
@@ -271,15 +278,17 @@ def with_intervals(agreement: pd.DataFrame, ci: pd.DataFrame) -> pd.DataFrame:
     """The agreement table with a CI column after each statistic that has one: the two-way
     (``both``) interval, else the items-resampled one (a run before the two-way scheme).
 
-
     Parameters
     ----------
     agreement : pd.DataFrame
+        The agreement table (``stage``, ``subset``, a column per statistic, ...).
     ci : pd.DataFrame
+        The agreement_ci table (``stage``, ``subset``, ``statistic``, ``scheme``, ``ci_low``, ``ci_high``).
 
     Returns
     -------
     pd.DataFrame
+        A copy with a str ``<statistic> CI`` column after each statistic ("" without an interval).
 
     Examples
     --------
@@ -435,10 +444,12 @@ def reliability_view(summary: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     summary : pd.DataFrame
+        The reliability summaries (one row per dataset and stage).
 
     Returns
     -------
     pd.DataFrame
+        One row per summary row: the values, ``R_full 95%`` as text, raters for 0.8 and 0.9, note.
     """
     return pd.DataFrame(
         {
@@ -639,19 +650,30 @@ def index_page(
     Parameters
     ----------
     datasets : list[str]
+        The datasets whose pages are linked, in order.
     summary : pd.DataFrame
+        The score summary of every dataset and model (empty: no score tables).
     clean : pd.DataFrame
+        Every dataset's cleaning row (empty: no cleaning table).
     crosslingual : pd.DataFrame | None
+        The cross-lingual correlations, with their CIs (None or empty: no table).
     agreement : pd.DataFrame | None, optional
+        The agreement overview across datasets (None or empty: no table).
     reliability : pd.DataFrame | None, optional
+        The datasets' reliability summaries (None or empty: no table).
     audit : dict[str, pd.DataFrame] | None, optional
+        Dataset -> its audit findings (None or empty: no table).
     differences : pd.DataFrame | None, optional
+        The model differences across datasets (None or empty: no table).
     releases : dict[str, dict] | None, optional
+        Dataset -> its release's ``files`` and ``meta`` (None or empty: no list).
     footer : str, optional
+        The page's footer line (:func:`run_footer`).
 
     Returns
     -------
     str
+        The front page's HTML document.
     """
     parts = []
     if len(summary):

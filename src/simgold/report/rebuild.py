@@ -243,13 +243,18 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
     Parameters
     ----------
     directory : Path
+        The unpacked archive; the rerun goes to its ``rebuild/`` folder.
     cores : int, optional
+        Cores Snakemake may use.
     say : object, optional
+        Callable taking one str, for progress lines (default: ``print``).
     recompute : bool, optional
+        True: recompute the models' vectors too, and report how far they moved.
 
     Returns
     -------
     list[str]
+        The problems found (empty: every result file matches within its bound).
     """
     directory = Path(directory).absolute()
     say(_rebuild_warning(directory))

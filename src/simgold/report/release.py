@@ -87,8 +87,11 @@ class Release:
     Attributes
     ----------
     name : str
+        The dataset's name.
     files : dict[str, bytes]
+        File name -> its bytes, in the card's order.
     warnings : list[str]
+        Sentences for the reader (missing licence, pairs the gensim format cannot hold).
     """
 
     name: str
@@ -480,10 +483,12 @@ def model_text(model: dict) -> str:
     Parameters
     ----------
     model : dict
+        The model's config block.
 
     Returns
     -------
     str
+        Its ``description``, else its ``package``, else its ``path`` ("" with none).
     """
     return model.get("description") or model.get("package") or model.get("path", "")
 

@@ -56,13 +56,18 @@ def ro_crate(config: dict, records: list[dict], files: dict, outputs: list[str])
     Parameters
     ----------
     config : dict
+        The resolved config (``archive``: title, description, date, licence; the datasets).
     records : list[dict]
+        The raw inputs' records of ``archive.input_records``.
     files : dict
+        Archive member path -> its bytes (results' checksums are taken from them).
     outputs : list[str]
+        The result files of the run (those in ``files`` become the run's results).
 
     Returns
     -------
     str
+        The JSON-LD of ``ro-crate-metadata.json``: keys sorted, indented, ending in a newline.
     """
     arch = config["archive"]
     root = {

@@ -75,10 +75,13 @@ def read_manifest(directory: Path) -> tuple[dict[str, tuple[str, int]], list[str
     Parameters
     ----------
     directory : Path
+        The unpacked archive.
 
     Returns
     -------
     tuple[dict[str, tuple[str, int]], list[str]]
+        (path -> (sha256 hex, size in bytes), problems): the lines that parse and are safe,
+        and one message per refused line (or for a missing or empty MANIFEST).
     """
     path = directory / "MANIFEST"
     if not _small_regular_file(path):
@@ -111,10 +114,13 @@ def read_external(directory: Path) -> tuple[list[dict], list[str]]:
     Parameters
     ----------
     directory : Path
+        The unpacked archive.
 
     Returns
     -------
     tuple[list[dict], list[str]]
+        (rows, problems): each valid line as column -> str (``EXTERNAL_HEADER``), and one
+        message per bad line (or for a missing file or header).
     """
     name = "inputs/EXTERNAL.tsv"
     path = directory / name
@@ -172,10 +178,13 @@ def archive_path_of(path: str) -> str | None:
     Parameters
     ----------
     path : str
+        A configured input path, as the config spells it.
 
     Returns
     -------
     str | None
+        The POSIX member path (``inputs/external/up/...`` for paths above the project); None for
+        ``pkg:`` and absolute paths.
     """
     if path.startswith("pkg:") or PurePosixPath(path).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", path):
         return None
@@ -190,10 +199,13 @@ def verify(directory: Path) -> list[str]:
     Parameters
     ----------
     directory : Path
+        The unpacked archive.
 
     Returns
     -------
     list[str]
+        One message per problem: missing, changed, unlisted or odd files, bad MANIFEST or
+        EXTERNAL.tsv lines, withheld inputs not supplied as recorded.
     """
     directory = Path(directory)
     entries, problems = read_manifest(directory)
@@ -242,10 +254,12 @@ def read_withheld(directory: Path) -> dict[str, tuple[str, int]]:
     Parameters
     ----------
     directory : Path
+        The unpacked archive.
 
     Returns
     -------
     dict[str, tuple[str, int]]
+        Result path -> (sha256 hex, size in bytes) of each well-formed row; {} without the file.
     """
     path = directory / "WITHHELD.tsv"
     if not _small_regular_file(path):

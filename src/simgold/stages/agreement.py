@@ -62,12 +62,12 @@ def subsets(items: pd.DataFrame, names: list[str]) -> list[tuple[str, np.ndarray
     items : pd.DataFrame
         The items table (``item_id``, ``word1``, ``word2``, ...).
     names : list[str]
-        Names to derive the seed from.
+        Item columns to split on (``agreement.subsets``): a subset per distinct value.
 
     Returns
     -------
     list[tuple[str, np.ndarray]]
-        As the summary says.
+        (label, bool mask over ``items`` rows): ``all`` first, then ``column=value`` per value.
     """
     out = [("all", np.ones(len(items), dtype=bool))]
     for name in names:
@@ -162,7 +162,7 @@ def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshol
     Returns
     -------
     object
-        As the summary says.
+        (excluded, reasons): a bool array over ``stats.raters`` and an object array of why each is out.
     """
     R = len(stats.raters)
     excluded = np.zeros(R, dtype=bool)
@@ -210,7 +210,7 @@ def optimistic_note(n_excluded: int, method: str) -> str:
     Returns
     -------
     str
-        As the summary says.
+        The note ("optimistic: N raters excluded ..."); "" when no rater was excluded.
     """
     if not n_excluded:
         return ""
@@ -271,7 +271,7 @@ def agreement_report(
     Returns
     -------
     dict[str, pd.DataFrame]
-        As the summary says.
+        Table name -> table: ``agreement``, ``raters``, ``ratings`` (and ``agreement_ci`` with ``ci``).
     """
     outliers = outliers or {"method": "none"}
     item_ids = items["item_id"].to_numpy()
@@ -537,7 +537,7 @@ def alpha_levels(
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The alpha table (``TABLES["alpha"]`` columns): a row per stage, subset and level.
     """
     rows = []
     ids = items["item_id"].to_numpy()
@@ -587,7 +587,7 @@ def icc_levels(
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The icc table (``TABLES["icc"]`` columns): rows per stage and subset, value, CI, counts, note.
     """
     rows = []
     ids = items["item_id"].to_numpy()
@@ -656,7 +656,7 @@ def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float) -> pd.D
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The retest table (``TABLES["retest"]`` columns): the pooled row first, then a row per rater.
 
     Examples
     --------
@@ -701,7 +701,7 @@ def ranking_agreement(rankings: pd.DataFrame, min_overlap: int = 2) -> Agreement
     Returns
     -------
     AgreementStats
-        As the summary says.
+        Per-rater and pairwise Spearman averaged over targets; alpha over the target groups as units.
     """
     raters = np.array(sorted(rankings["rater"].unique()))
     R = len(raters)
@@ -767,7 +767,7 @@ def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | Non
     Returns
     -------
     dict
-        As the summary says.
+        Table name -> table: ``agreement``, ``raters`` and the filtered ``rankings``.
     """
     outliers = outliers or {"method": "none"}
     stats = ranking_agreement(rankings)

@@ -66,7 +66,8 @@ def read_ag_file(path: str, dataset: str, base_dir: str = ".") -> pd.DataFrame:
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        One row per comparison line (``COMPARISON_COLUMNS``): target, w1, w2, type (positive,
+        distractor, random), ``r`` = p1, the set (file stem), the file and line.
     """
     real = resolve_path(path, base_dir)
     if not real.is_file():
@@ -119,7 +120,8 @@ def from_rankings(dataset: str, rankings: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The comparisons table (``COMPARISON_COLUMNS``), ``r >= 0.5`` (pairs swapped where below);
+        only graded pairs ranked by some rater kept, ``n`` the raters behind ``r``.
     """
     first = rankings.drop_duplicates(["target", "candidate"])  # a candidate's category: its first row
     first = first.assign(other=first["category"] != "positive")
@@ -157,7 +159,8 @@ def from_ratings(dataset: str, items: pd.DataFrame, ratings: pd.DataFrame) -> pd
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The comparisons table (``COMPARISON_COLUMNS``), all of type positive, ``r >= 0.5``; only
+        pairs some rater rated both items of.
     """
     rated = ratings[ratings["score"].notna()].drop_duplicates(["item_id", "rater"])  # the first score
     item_index = pd.Index(rated["item_id"].unique())
@@ -253,14 +256,15 @@ def ag_score_parts(sim1: np.ndarray, sim2: np.ndarray, r: np.ndarray, tie_to_w1:
     sim2 : np.ndarray
         The similarity of each target and w2.
     r : np.ndarray
-        The correlation.
+        The share of raters preferring w1 over w2 (in ``[0, 1]``).
     tie_to_w1 : np.ndarray
         Whether a tie counts for w1.
 
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one ``s`` per comparison in ``[-1, 1]``: positive where the model sides with
+        the raters; NaN where ``sim1`` or ``sim2`` is.
     """
     delta = np.where(sim1 > sim2, 1.0, np.where(sim1 < sim2, -1.0, np.where(tie_to_w1, 1.0, -1.0)))
     s = delta * (2.0 * r - 1.0)

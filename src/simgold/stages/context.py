@@ -63,7 +63,8 @@ def context_pairs(items: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        One row per matched pair (``ContextPair`` columns: ``pair_id``, ``word1``, ``word2``,
+        ``item1``, ``item2``); context-1 items with no partner are left out.
     """
     one, two = items[items["context"] == 1], items[items["context"] == 2]
     by_row = two.set_index(["source_file", "source_row"])["item_id"]
@@ -102,16 +103,17 @@ def significance(
     ratings : pd.DataFrame | None
         The ratings (``item_id``, ``rater``, ``score``).
     means : pd.DataFrame | None
-        The gold means table.
+        The gold means table (``item_id``, ``mean``, ``sd``, ``n``), used when there are no ratings.
     test : str
         ``mannwhitney`` or ``wilcoxon``.
     pvalue : str
-        The p values.
+        The item column holding the shipped p-values (read when there are no ratings).
 
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        One row per context pair (``TEST_COLUMNS``): both items' n, mean, SD, the test statistic,
+        p, Benjamini-Hochberg q, the test's name, whether recomputed, a note.
     """
     pairs = context_pairs(items)
     rows = []

@@ -65,7 +65,8 @@ def target_spans(text: str, forms: list[str]) -> tuple[str, list[tuple[int, int]
     Returns
     -------
     tuple[str, list[tuple[int, int] | None]]
-        As the summary says.
+        The text without its tags, and per form its (start, end) character offsets in that text
+        (None where the form is not found).
     """
     marked, plain, pos = [], [], 0
     inside = None
@@ -133,7 +134,8 @@ def in_context_vectors(
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        One row per item: ``CONTEXT_VECTOR_COLUMNS`` (with ``missing``, the forms not found,
+        ``;``-joined) and ``vector1``, ``vector2`` (float64 arrays, None when a form is missing).
     """
     located = []
     for it in items.itertuples(index=False):
@@ -157,12 +159,13 @@ def context_vector_types(table: pd.DataFrame) -> dict:
     Parameters
     ----------
     table : pd.DataFrame
-        The table.
+        The in-context vectors table (``vector1``, ``vector2`` per item; None where missing).
 
     Returns
     -------
     dict
-        As the summary says.
+        ``vector1`` and ``vector2`` -> their pyarrow type: a float64 list of the vectors' length
+        (variable-size when no row has a vector).
     """
     dim = next((len(v) for v in table["vector1"] if v is not None), 0)
     return {c: pa.list_(pa.float64(), dim) if dim else pa.list_(pa.float64()) for c in ("vector1", "vector2")}
@@ -174,12 +177,13 @@ def context_predictions(table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     table : pd.DataFrame
-        The table.
+        The in-context vectors table of :func:`in_context_vectors`.
 
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The predictions table (``PREDICTION_COLUMNS``): ``sim`` the cosine (NaN where a vector is
+        missing), ``oov`` and ``oov_words`` from ``missing``.
     """
     found = np.array([v1 is not None and v2 is not None for v1, v2 in zip(table["vector1"], table["vector2"])])
     sim = np.full(len(table), np.nan)
@@ -212,11 +216,12 @@ def in_context_predictions(dataset: str, model: str, items: pd.DataFrame, encode
     encoder : object
         The contextual model (``simgold.io.minilm``).
     **options
-        Passed on.
+        Passed on to :func:`in_context_vectors`: ``form_columns``, ``store``, ``log``.
 
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The predictions table (``PREDICTION_COLUMNS``), one row per item, as
+        :func:`context_predictions` gives it.
     """
     return context_predictions(in_context_vectors(dataset, model, items, encoder, **options))

@@ -195,7 +195,8 @@ def with_msd(summary: pd.DataFrame, msd: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        A copy of ``summary`` with float columns ``msd`` and ``msd_r_jk``, set on the Spearman
+        rows of subset ``all`` and NaN elsewhere.
     """
     chosen = msd[(msd["r_jk_kind"] == "observed") | np.isclose(msd["r_jk"].astype(float), MSD_FALLBACK_R_JK)]
     chosen = chosen.assign(observed=chosen["r_jk_kind"] == "observed")

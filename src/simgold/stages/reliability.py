@@ -81,7 +81,8 @@ def split_half(
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        One row per split, ``SPLIT_COLUMNS``: ``dataset``, ``split``, ``n_items``, ``h``,
+        ``r_half``, ``r_full``, ``r1`` (NaN where the halves give no correlation).
     """
     rng = np.random.default_rng(seed_for(seed, dataset, stage, "split_half"))
     item, items = pd.factorize(ratings["item_id"], sort=True)
@@ -123,7 +124,8 @@ def projection(dataset: str, per_split: pd.DataFrame, observed: float, targets=T
     Returns
     -------
     dict[str, pd.DataFrame]
-        As the summary says.
+        ``summary`` (one row: means, percentile bounds, raters needed per target, note) and
+        ``curve`` (``m`` = 1 to at least 50, ``reliability``, ``low``, ``high``).
     """
     row = {"dataset": dataset, "n_splits": len(per_split), "observed_raters": float(observed)}
     valid = per_split.dropna(subset=["r_half"])
@@ -164,7 +166,8 @@ def split_note(per_split: pd.DataFrame) -> str:
     Returns
     -------
     str
-        As the summary says.
+        The note (how many splits lack a value and why; prefixed "no split-half correlation"
+        when all do); "" when every split has an ``r_half``.
 
     Examples
     --------
@@ -219,7 +222,8 @@ def reliability_projection(
     Returns
     -------
     dict[str, pd.DataFrame]
-        As the summary says.
+        ``splits`` (as :func:`split_half`), ``summary`` and ``curve`` (as :func:`projection`,
+        with a ``stage`` column).
 
     Examples
     --------

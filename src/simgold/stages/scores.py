@@ -353,11 +353,11 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
     dataset, model : str
         The dataset's and the model's names.
     gold : object
-        The gold means.
+        Float array: the gold mean of each item (NaN: none).
     sim : object
-        The model's similarities.
+        Float array: the model's similarity of each item (NaN: out of vocabulary).
     n_total : object
-        The dataset's items.
+        The dataset's number of items (``n_total`` of each row).
     settings : ScoringSettings
         The config's ``scoring`` settings.
     subset : object
@@ -366,7 +366,7 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
     Returns
     -------
     object
-        As the summary says.
+        list[ScoreRow]: one per metric, value and CI (NaN where undefined) and items used.
 
     Examples
     --------
@@ -411,7 +411,7 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
     Returns
     -------
     object
-        As the summary says.
+        list[ScoreRow]: ``ag_score`` for subset ``all`` and each ``type=...`` present.
     """
     s_all = ag_score_parts(sim1, sim2, comps["r"].to_numpy(float), comps["tie_to_w1"].to_numpy(bool))
     rows = []
@@ -529,12 +529,12 @@ def across_datasets(tables: list[pd.DataFrame]) -> pd.DataFrame:
     Parameters
     ----------
     tables : list[pd.DataFrame]
-        The tables.
+        Per-dataset model-difference tables (``metric``, ``p``, ``williams_p``, ...).
 
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The tables concatenated, with float columns ``q_bh`` and ``williams_q_bh`` added.
 
     Examples
     --------
@@ -567,12 +567,12 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     table : pd.DataFrame
-        The table.
+        One dataset's model-difference table (``dataset``, ``metric``, ``p``, ``williams_p``).
 
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        ``table`` with float columns ``p_holm`` and ``williams_p_holm`` added.
 
     Examples
     --------
@@ -610,12 +610,12 @@ def words_of(table: pd.DataFrame) -> list[str]:
     Parameters
     ----------
     table : pd.DataFrame
-        The table.
+        An items table (``word1``, ``word2``) or comparisons table (``target``, ``w1``, ``w2``).
 
     Returns
     -------
     list[str]
-        As the summary says.
+        The distinct words of those columns, sorted.
     """
     cols = [c for c in ("word1", "word2", "target", "w1", "w2") if c in table.columns]
     return sorted({w for c in cols for w in table[c].dropna().tolist()})
@@ -665,7 +665,7 @@ def score_dataset(
     Returns
     -------
     object
-        As the summary says.
+        (predictions, scores): the predictions table and the scores table (``SCORE_COLUMNS``).
     """
     if pred is None:
         pred = predictions(dataset, model, _pairs_for(dataset, kind, pairs_table), vectors)
@@ -722,7 +722,7 @@ def raters_below(model_spearman: float, raters: pd.DataFrame | None) -> tuple[fl
     Returns
     -------
     tuple[float, tuple[int, int]]
-        As the summary says.
+        (share in [0, 1], (raters below, raters counted)); (NaN, (0, 0)) without a value.
 
     Examples
     --------
@@ -752,7 +752,7 @@ def human_ceiling(agreement: pd.DataFrame | None) -> float:
     Returns
     -------
     float
-        As the summary says.
+        The ``vs_rest`` of the filtered stage, subset ``all``; NaN without an agreement table.
     """
     if agreement is None or agreement.empty:
         return float("nan")
@@ -767,12 +767,12 @@ def summary(scores: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     scores : pd.DataFrame
-        The scores table.
+        The scores table (``SCORE_COLUMNS``) of one or more datasets.
 
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        The non-extra score rows with ``SUMMARY_EXTRAS`` columns and ``low_coverage``, sorted.
     """
     is_extra = scores["metric"].isin(SUMMARY_EXTRAS)
     side = scores[is_extra].pivot_table(

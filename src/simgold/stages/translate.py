@@ -163,9 +163,9 @@ def adjudicate(
     source_items : pd.DataFrame
         The source dataset's items.
     translators : list[pd.DataFrame]
-        The translation settings.
+        The two translators' pair tables (``source1``, ``source2``, ``target1``, ``target2``).
     adjudication : pd.DataFrame | None
-        The adjudication settings of the config.
+        A pair table of decided translations, used where the translators disagree (None: none).
     rules : list[str] | None
         The adjudication rules, in order.
     frequencies : dict[str, float] | None
@@ -176,7 +176,8 @@ def adjudicate(
     Returns
     -------
     tuple[pd.DataFrame, pd.DataFrame]
-        As the summary says.
+        (accepted, dropped): the accepted pair table (``source1``, ``source2``, ``target1``,
+        ``target2``, ``file`` = how it was decided, ``row``), and the dropped source items (``DROPPED_COLUMNS``).
     """
     rules = rules or []
 
@@ -317,14 +318,15 @@ def link(target_items: pd.DataFrame, source_items: pd.DataFrame, targets: list[_
     source_items : pd.DataFrame
         The source dataset's items.
     targets : list[_Target]
-        The target reliabilities.
+        Each target item with its candidate source rows (and why it has none).
     dataset : str
         The dataset's name.
 
     Returns
     -------
     object
-        As the summary says.
+        (items, dropped): a copy of ``target_items`` with ``source_item_id`` (None if unlinked),
+        ``link_status`` and ``link_note``; and the unlinked target items with reasons (``DROPPED_COLUMNS``).
     """
     src_key = [_key(a, b) for a, b in zip(source_items["word1"], source_items["word2"])]
     linked: dict[int, int] = {}
@@ -416,12 +418,13 @@ def translate_dataset(
     base_dir : str
         The directory relative paths are resolved from.
     gold : tuple[pd.DataFrame, pd.DataFrame] | None
-        The gold means.
+        (target gold, source gold) means tables, to check ``by: row`` (None: no check).
 
     Returns
     -------
     object
-        As the summary says.
+        (items, dropped) as :func:`link` gives them; with ``by: translators`` the dropped table
+        also holds the source items the adjudication dropped, first.
     """
     if spec["by"] == "row" and gold is not None:
         rho, n = _row_alignment(gold[0], gold[1], target_items, source_items)
@@ -474,7 +477,8 @@ def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str
     Returns
     -------
     pd.DataFrame
-        As the summary says.
+        ``item_id`` of ``dataset`` and ``source_item_id`` in ``root`` (NaN/None where a link in
+        the chain is missing).
     """
     items = links[dataset][["item_id", "source_item_id"]].copy()
     current = sources[dataset]
@@ -497,7 +501,7 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resample
     Parameters
     ----------
     groups : dict[str, dict]
-        The group of each value.
+        Root dataset -> ``items``, ``gold`` (dataset -> gold means) and ``links`` (dataset -> linked items).
     languages : dict[str, str]
         The language of each dataset.
     resamples : int
@@ -510,7 +514,8 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resample
     Returns
     -------
     object
-        As the summary says.
+        (wide, correlations): per root item its gold mean in each dataset (a column per dataset),
+        and one row per dataset pair with ``n``, Spearman and its CI (NaN without resamples).
     """
     wide_parts, corr_rows = [], []
     for root, g in sorted(groups.items()):

@@ -163,7 +163,8 @@ def min_resamples(confidence: float) -> int:
     Returns
     -------
     int
-        As the summary says.
+        The resample count: ``ceil(2 / (1 - confidence))``, so each tail beyond the interval
+        holds at least one resample.
 
     Examples
     --------
@@ -184,7 +185,8 @@ def work_per_resample(m: RatingMatrix) -> dict:
     Returns
     -------
     dict
-        As the summary says.
+        Maps (statistic name, scheme) to the work of one resample of ``m`` (an int; the number of
+        ratings where the statistic has no work function for the scheme).
 
     Examples
     --------
@@ -231,7 +233,8 @@ def replicates(
     Returns
     -------
     dict
-        As the summary says.
+        Maps (statistic, scheme) to a float array of the statistic's value in each resample used
+        (NaN where it has none); keys whose count in ``wanted`` is 0 are left out.
     """
     draws_of = {"items": weights, "raters": counts, "both": np.hstack(both or (weights, counts))}
     if wanted is None:
@@ -314,7 +317,8 @@ def agreement_cis(
     Returns
     -------
     AgreementCI
-        As the summary says.
+        One row per (statistic, scheme) with the point value, the interval (NaN where there is
+        none), the resamples used, the undefined count and a note; and the replicate arrays.
 
     Examples
     --------
@@ -383,7 +387,8 @@ def resamples_within(resamples: int, work: int, max_work: int, confidence: float
     Returns
     -------
     int
-        As the summary says.
+        ``resamples`` when they fit ``max_work``, else as many as fit; 0 when that is fewer than
+        ``min_resamples(confidence)`` (and fewer than ``resamples``).
 
     Examples
     --------

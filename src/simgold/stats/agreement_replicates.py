@@ -243,7 +243,8 @@ def pairwise_items(
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one value per resample: the mean Spearman over the rater pairs with a value
+        (NaN in a resample where no pair has one).
     """
     total, count = _complete_pairs_items(m, weights, min_overlap, counts)
     # a pair sharing two items reaches min_overlap when they are drawn several times
@@ -275,7 +276,8 @@ def reference_items(m: RatingMatrix, weights: np.ndarray, leave_out: bool, min_o
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one value per resample: the mean over the raters of their Spearman with the
+        reference (NaN where no rater has a value).
     """
     mean, rest, has_rest = reference_values(m)
     keep = has_rest if leave_out else np.ones(len(mean), dtype=bool)
@@ -321,7 +323,7 @@ def alpha_items(m: RatingMatrix, weights: np.ndarray) -> np.ndarray:
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one interval alpha per resample (NaN where it has no value).
     """
     n_items = m.shape[0]
     v = m.score - m.score.mean()  # centred: no cancellation in the sums of squares
@@ -360,7 +362,8 @@ def alpha_raters(m: RatingMatrix, counts: np.ndarray, weights: np.ndarray | None
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one interval alpha per resample (NaN where there is no expected disagreement
+        or fewer than two pairable units).
     """
     v = m.score - m.score.mean()
     out = []
@@ -404,7 +407,8 @@ def pairwise_raters(pairs: PairResult, counts: np.ndarray) -> np.ndarray:
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one value per resample: the count-weighted mean pairwise Spearman (NaN where
+        no pair of different drawn raters has a value).
     """
     ok = ~np.isnan(pairs.rho)
     a, b, shape = pairs.a[ok], pairs.b[ok], (pairs.n_raters, pairs.n_raters)
@@ -448,7 +452,8 @@ def reference_raters(
     Returns
     -------
     np.ndarray
-        As the summary says.
+        Float array, one value per resample: the count-weighted mean Spearman of the drawn raters
+        with the reference (NaN where none has a value).
     """
     n_items, R = m.shape
     sums = [_csr((v, (m.item, m.rater)), shape=m.shape) for v in (m.score, np.ones(len(m.score)))]

@@ -315,7 +315,8 @@ def agreement_summary(stats: AgreementStats) -> dict:
     Returns
     -------
     dict
-        As the summary says.
+        Statistic name -> its value (a float, NaN where undefined; an int for the counts), in
+        the registry's (column) order.
     """
     return {name: statistic.value(stats) for name, statistic in AGREEMENT_STATISTICS.items()}
 
@@ -332,7 +333,8 @@ def slot_summary(m: RatingMatrix) -> dict:
     Returns
     -------
     dict
-        As the summary says.
+        Statistic name -> its value on the slots, in the registry's order; NaN for the
+        statistics with no slot function.
     """
     return {name: s.slots(m) if s.slots else np.nan for name, s in AGREEMENT_STATISTICS.items()}
 
@@ -352,7 +354,8 @@ def undefined_reason(stats: AgreementStats, statistic: str) -> str:
     Returns
     -------
     str
-        As the summary says.
+        A short sentence saying why the value is missing (one rater, constant scores, too few
+        shared items...); "" when the statistic has a value.
 
     Examples
     --------
@@ -439,7 +442,7 @@ def ci_statistics() -> tuple[str, ...]:
     Returns
     -------
     tuple[str, ...]
-        As the summary says.
+        Names of ``AGREEMENT_STATISTICS`` with at least one replicate scheme.
     """
     return tuple(name for name, s in AGREEMENT_STATISTICS.items() if s.replicates)
 
@@ -451,6 +454,6 @@ def slot_ci_statistics() -> tuple[str, ...]:
     Returns
     -------
     tuple[str, ...]
-        As the summary says.
+        Names of ``AGREEMENT_STATISTICS`` with a slot function and an ``items`` replicate.
     """
     return tuple(n for n, s in AGREEMENT_STATISTICS.items() if s.slots is not None and "items" in s.replicates)

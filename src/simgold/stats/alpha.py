@@ -181,7 +181,8 @@ def undefined_note(unit, value, level: str = "interval") -> str:
     Returns
     -------
     str
-        As the summary says.
+        A short sentence for the note (no pairable value, negative scores for the level, one
+        pairable item, no variation); "" when alpha has a value.
 
     Examples
     --------
@@ -211,7 +212,7 @@ def alpha_from_matrix(X: np.ndarray, level: str = "interval") -> float:
     Returns
     -------
     float
-        As the summary says.
+        Krippendorff's alpha of the values, NaN where it is undefined (see ``undefined_note``).
 
     Examples
     --------

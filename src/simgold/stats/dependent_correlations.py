@@ -149,7 +149,8 @@ def compare_predictions(gold, pred_j, pred_k, method: str = "spearman", *, confi
     Returns
     -------
     dict
-        As the summary says.
+        ``method``, ``n`` (items where all three are present), the three correlations ``r_jg``,
+        ``r_kg``, ``r_jk``, Williams' ``t``, ``df``, ``p`` and Zou's ``zou_low``, ``zou_high``.
 
     Examples
     --------
@@ -287,7 +288,7 @@ def critical_t(n: int, alpha: float = 0.05, two_sided: bool = True) -> float:
     Returns
     -------
     float
-        As the summary says.
+        The critical t at ``n - 3`` degrees of freedom, NaN for ``n < 4``.
 
     Examples
     --------
@@ -404,7 +405,7 @@ def minimum_significant_difference(r_best: float, n: int, r_jk: float, alpha: fl
     Returns
     -------
     float
-        As the summary says.
+        The threshold d, in correlation units; NaN where there is none (see ``msd_solution``).
 
     Examples
     --------
@@ -612,7 +613,8 @@ def msd_any_score(n: int, r_jk: float, alpha: float = 0.05, two_sided: bool = Tr
     Returns
     -------
     float
-        As the summary says.
+        The largest minimum significant difference over the grid of baselines, in correlation
+        units (0.0 when no baseline has one).
 
     Examples
     --------

@@ -171,7 +171,8 @@ def two_way_note(X: np.ndarray, confidence: float, *, single: Icc | None = None)
     Returns
     -------
     str
-        As the summary says.
+        A short sentence for the ICC table's note (too few items or raters, constant ratings,
+        undefined mean squares, no residual variance); "" when value and interval exist.
 
     Examples
     --------
@@ -216,7 +217,8 @@ def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float, *, s
     Returns
     -------
     str
-        As the summary says.
+        A short sentence for the ICC table's note (too few items with two ratings, constant
+        ratings, undefined mean squares, no variance within items); "" when both exist.
 
     Examples
     --------

@@ -34,7 +34,8 @@ def spearman_brown(r, factor):
     Returns
     -------
     object
-        As the summary says.
+        The lengthened test's reliability: a float for scalar inputs, else a float array of the
+        broadcast shape.
 
     Examples
     --------
@@ -58,7 +59,8 @@ def single_rater(r_half, h):
     Returns
     -------
     object
-        As the summary says.
+        One rater's reliability: a float for scalar inputs, else a float array of the broadcast
+        shape.
 
     Examples
     --------
@@ -83,7 +85,8 @@ def raters_needed(r1: float, target: float) -> float:
     Returns
     -------
     float
-        As the summary says.
+        The whole number of raters per item (1.0 when one rater reaches ``target``); NaN when
+        ``r1`` is NaN or not positive.
 
     Examples
     --------
@@ -108,6 +111,7 @@ def split_half_correlations(X: np.ndarray, in_first: np.ndarray) -> dict:
     Parameters
     ----------
     X : ndarray, items x raters
+        The scores, float, NaN where a rater did not rate an item.
     in_first : ndarray of bool, splits x raters
         True where a rater is in the first half of a split; the others form the second half.
 
@@ -185,7 +189,8 @@ def rating_splits(item: np.ndarray, score: np.ndarray, n_items: int, splits: int
     Returns
     -------
     dict
-        As the summary says.
+        Arrays with one value per split, as ``split_half_correlations``: ``split``, ``n_items``,
+        ``h`` and ``r_half``.
     """
     order = np.argsort(item, kind="stable")
     item, score = item[order], score[order]

@@ -19,14 +19,14 @@ def seed_for(base: int, *names: str) -> int:
     Parameters
     ----------
     base : int
-        The base of the scale.
+        The base seed (``scoring.seed``); the names' digest is XORed with it.
     *names
         Names to derive the seed from.
 
     Returns
     -------
     int
-        As the summary says.
+        A seed in ``[0, 2**63)``, the same for the same base and names on every machine and run.
 
     Examples
     --------

@@ -66,15 +66,22 @@ def last_lines(
     Parameters
     ----------
     routing : Stages
+        The run's stages, from ``simgold.workflow.routing.stages`` of the resolved config.
     targets : list[str]
+        The targets as named on the command line (rules or paths; empty: the whole workflow).
     rule_outputs : dict[str, list[str]]
+        Rule name -> its output files.
     jobs : list[tuple[str, dict]] | None
+        (rule name, wildcards) of each job of the run, run or already done; None: not known.
     archive : str
+        The archive's path (``results/archive/{name}.tar.gz``).
     archive_license : str | None
+        The config's ``archive.license`` (None or "": none chosen).
 
     Returns
     -------
     str
+        The text to print, lines joined by newlines (each part may be "").
     """
     made = asked_for(targets, rule_outputs)
     cleaned = routing.cleaned if jobs is None else datasets_of(jobs, "clean_dataset")

@@ -85,10 +85,12 @@ def stages(config: dict) -> Stages:
     Parameters
     ----------
     config : dict
+        The resolved config (``datasets``, ``models`` and the release settings).
 
     Returns
     -------
     Stages
+        The dataset lists per stage (cleaned, rated, scored pairs, released, ...), all sorted.
     """
     datasets = config["datasets"]
     names = sorted(datasets)
@@ -160,10 +162,12 @@ def all_targets(routing: Stages) -> list[str]:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
 
     Returns
     -------
     list[str]
+        Output paths: cleaning and agreement tables, score tables, then the report's files.
     """
     return _clean_and_agreement_targets(routing) + _score_targets(routing) + _report_targets(routing)
 
@@ -218,11 +222,14 @@ def release_outputs(routing: Stages, dataset: str) -> list[str]:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
     dataset : str
+        A released dataset's name.
 
     Returns
     -------
     list[str]
+        Paths of the release folder's files (plus ``release_scores`` when models score it).
     """
     scores = [result("release_scores", dataset=dataset)] if dataset in routing.scored_by else []
     return release_files(dataset, routing.kinds[dataset]) + scores
@@ -234,10 +241,12 @@ def released_and_scored(routing: Stages) -> list[str]:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
 
     Returns
     -------
     list[str]
+        Dataset names, in the order of ``routing.released``.
     """
     return [d for d in routing.released if d in routing.scored_by]
 
@@ -248,10 +257,12 @@ def scored_models(routing: Stages) -> list[str]:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
 
     Returns
     -------
     list[str]
+        Model names.
     """
     return sorted({m for _, m in routing.scored})
 
@@ -264,11 +275,14 @@ def gold_standard_file(routing: Stages, dataset: str) -> str:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
     dataset : str
+        The dataset's name.
 
     Returns
     -------
     str
+        The path of its ``gold`` table, or of its ``comparisons`` table.
     """
     return result("gold" if dataset in routing.gold_scored else "comparisons", dataset=dataset)
 
@@ -290,10 +304,12 @@ def figures_directory(dataset: str) -> str:
     Parameters
     ----------
     dataset : str
+        The dataset's name.
 
     Returns
     -------
     str
+        The folder's path (``RESULTS["report_figures"]`` for the dataset).
     """
     return result("report_figures", dataset=dataset)
 
@@ -309,12 +325,16 @@ def report_figures(routing: Stages, dataset: str, *, level: str) -> list[tuple[s
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
     dataset : str
+        The dataset's name.
     level : str
+        The CIs' level as a caption says it (e.g. ``95%``).
 
     Returns
     -------
     list[tuple[str, str]]
+        (PNG path, caption with ``{level}`` and ``{ceiling}`` filled) per figure shown.
     """
     # here, not at the top: the Snakefile imports this module at every parse (a cluster job parses it
     # again), and the figures' module loads pandas and the pages; only a report job's params read it
@@ -344,11 +364,14 @@ def unscored_warning(routing: Stages, languages: dict[str, str]) -> str:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
     languages : dict[str, str]
+        Dataset name -> its language code.
 
     Returns
     -------
     str
+        One ``simgold: ... is not scored`` line per such dataset, each ending in a newline.
     """
     return "".join(
         f"simgold: {d} is not scored: no configured model covers its language ({languages[d]!r});"
@@ -372,10 +395,12 @@ def release_report(released: list[str]) -> str:
     Parameters
     ----------
     released : list[str]
+        The datasets whose release logs are read.
 
     Returns
     -------
     str
+        A heading line and one indented line per warning, led by a newline; "" with none.
     """
     lines = []
     for d in released:
@@ -394,10 +419,12 @@ def withheld_warning(routing: Stages) -> str:
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
 
     Returns
     -------
     str
+        A line (led by a newline) naming the datasets kept out; "" when every one is released.
     """
     kept = [d for d in routing.datasets if d not in routing.released]
     if not kept:
@@ -415,10 +442,12 @@ def archive_licence_warning(license: str | None) -> str:
     Parameters
     ----------
     license : str | None
+        The config's ``archive.license`` (None or "": none chosen).
 
     Returns
     -------
     str
+        The warning, led by a newline; "" when a licence is chosen.
     """
     if license:
         return ""
@@ -437,11 +466,14 @@ def asked_for(targets: list[str], rule_outputs: dict[str, list[str]]) -> list[st
     Parameters
     ----------
     targets : list[str]
+        The targets as named on the command line.
     rule_outputs : dict[str, list[str]]
+        Rule name -> its output files.
 
     Returns
     -------
     list[str] | None
+        The files, in order and without repeats; None for a whole run.
     """
     if not targets or {"all", "archive"} & set(targets):
         return None
@@ -456,11 +488,14 @@ def datasets_of(jobs: list[tuple[str, dict]], *rules: str) -> list[str]:
     Parameters
     ----------
     jobs : list[tuple[str, dict]]
+        (rule name, wildcards) of each job of the run.
     *rules : str
+        The rule names whose jobs count.
 
     Returns
     -------
     list[str]
+        The distinct ``dataset`` wildcards of those jobs, sorted.
     """
     return sorted({wildcards["dataset"] for name, wildcards in jobs if name in rules and "dataset" in wildcards})
 
@@ -471,10 +506,12 @@ def release_rule(kind: str) -> str:
     Parameters
     ----------
     kind : str
+        The dataset's kind (``ratings``, ``means``, ``rankings``, ...).
 
     Returns
     -------
     str
+        ``release_{kind}``.
     """
     return f"release_{kind}"
 
@@ -492,12 +529,16 @@ def finished_message(routing: Stages, archive: str | None = None, made: list[str
     Parameters
     ----------
     routing : Stages
+        The run's stages, from :func:`stages` of the resolved config.
     archive : str | None, optional
+        The path of the archive this run made (None: no archive target).
     made : list[str] | None, optional
+        The files a targeted run was asked for (None: a whole run).
 
     Returns
     -------
     str
+        The lines, joined by newlines, led by a blank line.
     """
     if made is not None:
         named = [f"  {path}" for path in made[:_MAX_NAMED]]
