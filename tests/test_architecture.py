@@ -32,6 +32,7 @@ LAZY = (
     "markdown_it",
     "scipy.stats",
     "scipy.sparse",
+    "scipy.linalg",  # scipy's BLAS, loaded where a machine record lists the BLAS libraries
     "scipy.special",  # the GELU of MiniLM's encoder, only when MiniLM encodes
     "matplotlib",
     "numba",

@@ -726,7 +726,7 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
     diffs = _result(default_run, "scores", "ws353", "model_differences.parquet")
     for row in diffs.itertuples():
         expected = compare_predictions(
-            gold.to_numpy(), sims[row.model_a].to_numpy(), sims[row.model_b].to_numpy(), row.metric, row.confidence
+            gold.to_numpy(), sims[row.model_a].to_numpy(), sims[row.model_b].to_numpy(), row.metric, confidence=row.confidence
         )
         assert (row.zou_low, row.zou_high) == (expected["zou_low"], expected["zou_high"])
         assert (row.r_ab, row.williams_t, row.williams_p) == (expected["r_jk"], expected["t"], expected["p"])

@@ -19,6 +19,7 @@ import pandas as pd
 
 from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
 from simgold.io.machine import machine_json, machine_record
+from simgold.io.minilm import get_model
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.comparisons import from_rankings, from_ratings, read_ag_file, write_ag_file
 from simgold.stages.in_context import context_predictions, context_vector_types, in_context_vectors
@@ -76,8 +77,6 @@ def write_machine(snakemake, model, prov):
 
 
 def context_vectors_job(snakemake, log):
-    from simgold.io.minilm import get_model  # heavy: scipy.special; only a contextual model's jobs
-
     name, model_name, model = snakemake.wildcards.dataset, snakemake.wildcards.model, snakemake.params.model
     encoder = get_model()  # its vectors are computed once per context and span (simgold.io.vectorcache)
     items = read_parquet(snakemake.input.item_table)
