@@ -40,6 +40,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from simgold.io.labels import confidence_label
+from simgold.io.paths import RELEASE_DATA
 from simgold.io.tables import to_arrow, tsv_bytes, tsv_text
 from simgold.report.card import answers_text, column_types, dataset_card, markdown_table, pretty_name
 from simgold.report.card import yaml_front_matter
@@ -323,14 +324,17 @@ def release(
         The files, and the warnings for the log.
     """
     kind, out = ds["kind"], Release(name)
+    data = RELEASE_DATA[kind]  # the one list of a release's data files: what is written follows it
     descriptions = _column_descriptions(kind, ds.get("scale"))
     parts = _Parts()
     main = None
     if "gold" in tables:
         main, tables = _gold_files(out, parts, name, ds, tables, descriptions, made_with, provenance)
-    if kind in ("rankings", "comparisons"):  # a ratings dataset's comparisons stay in the run's results
+    if ".comparisons.parquet" in data or main is None:  # a ratings dataset's stay in the run's results
         stem = name if main is None else f"{name}.comparisons"
         _comparison_files(out, parts, stem, tables.get("comparisons"), descriptions, provenance, main is None)
+    if set(out.files) != {f"{name}{suffix}" for suffix in data}:
+        raise AssertionError(f"{name}: the release wrote {sorted(out.files)}, RELEASE_DATA[{kind!r}] says {data}")
     out.warnings += _licence_warnings(name, ds)
     record_sets = parts.record_sets
     parts.file_notes += [note for _, file, table, _ in record_sets if (note := _formula_note(file, table))]
@@ -391,7 +395,7 @@ def _gold_files(
                      (f"{name}.tsv", "the same table as UTF-8 text", len(main))]  # fmt: skip
     parts.record_sets.append(("gold", f"{name}.parquet", main, descriptions))
     parts.configs.append(("default", f"{name}.parquet", main))
-    if kind in ("ratings", "means"):
+    if ".txt" in RELEASE_DATA[kind]:
         _gensim_file(out, parts, name, ds, main, made_with)
     return main, tables
 
