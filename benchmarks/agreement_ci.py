@@ -37,7 +37,8 @@ from simgold.stats.agreement_ci import replicates, resamples_within, work_per_re
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES, ci_statistics
 from simgold.stats.resampling import draw_counts, draws
 from simgold.stats.alpha import krippendorff_alpha
-from simgold.stats.rank_correlation import RatingMatrix, _grouped_spearman, pairwise_spearman, vs_reference
+from simgold.stats.grouped_ranks import grouped_spearman
+from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman, vs_reference
 
 KEYS = [(s, scheme) for s in ci_statistics() for scheme in SCHEMES if scheme in AGREEMENT_STATISTICS[s].replicates]
 CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": default("agreement.ci_max_work")}
@@ -81,7 +82,10 @@ def _rest_of_copies(m: RatingMatrix, who: np.ndarray) -> np.ndarray:
     total = np.bincount(m.item, m.score, n_items)[m.item] - np.bincount(copies, m.score)[copies]
     count = np.bincount(m.item, minlength=n_items)[m.item] - np.bincount(copies)[copies]
     keep = count > 0
-    return _grouped_spearman(m.rater[keep], m.score[keep], total[keep] / count[keep], m.shape[1], MIN_OVERLAP)
+    codes = [np.unique(x, return_inverse=True)[1].reshape(-1) for x in (m.score[keep], total[keep] / count[keep])]
+    rho, n = grouped_spearman(m.rater[keep], *codes, m.shape[1])
+    rho[n < MIN_OVERLAP] = np.nan  # a copy sharing too few items with the rest has no rho
+    return rho
 
 
 # -------------------------------------------------------------------------------- timing

@@ -203,6 +203,8 @@ def test_no_module_takes_another_modules_private_name():
         found += private_imports(path, ".".join(parts))
     for path in sorted(SCRIPTS.glob("*.py")):
         found += private_imports(path, f"scripts.{path.stem}")
+    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+        found += private_imports(path, f"benchmarks.{path.stem}")
     assert found == []
 
 
