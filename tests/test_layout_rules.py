@@ -170,10 +170,12 @@ def test_the_lazy_import_count_sees_every_door(tmp_path):
     assert [line for line, _ in own_lazy_imports(module)] == [3, 5, 7, 10]
 
 
-def private_imports(path: Path, module: str) -> list[str]:
-    """``_private`` names one module takes from another of simgold (``from x import _y`` or ``x._y``)."""
-    tree = _tree(path)
-    aliases, found = {}, []
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _imported_names(tree: ast.Module, module: str):
+    """(line, the module a name comes from, the name, what it is called here) of simgold's imports."""
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             source = node.module or ""
@@ -181,17 +183,24 @@ def private_imports(path: Path, module: str) -> list[str]:
                 base = module.split(".")[: -node.level]
                 source = ".".join(base + ([node.module] if node.module else []))
             if _own(source):
-                for a in node.names:
-                    if a.name.startswith("_") and not a.name.startswith("__"):
-                        found.append(f"{_where(path, node.lineno)}: {source}.{a.name}")
-                    aliases[a.asname or a.name] = f"{source}.{a.name}"
+                yield from ((node.lineno, source, a.name, a.asname or a.name) for a in node.names)
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if _own(a.name):
-                    aliases[a.asname or a.name.split(".")[0]] = a.asname and a.name or a.name.split(".")[0]
+                if _own(a.name):  # `import simgold.io.paths` binds simgold; `as paths` binds the module
+                    yield node.lineno, "", a.name if a.asname else "simgold", a.asname or "simgold"
+
+
+def private_imports(path: Path, module: str) -> list[str]:
+    """``_private`` names one module takes from another of simgold (``from x import _y`` or ``x._y``)."""
+    tree = _tree(path)
+    aliases, found = {}, []
+    for line, source, name, local in _imported_names(tree, module):
+        if _private(name):
+            found.append(f"{_where(path, line)}: {source}.{name}")
+        aliases[local] = f"{source}.{name}" if source else name
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
-            if node.attr.startswith("_") and not node.attr.startswith("__"):
+            if _private(node.attr):
                 found.append(f"{_where(path, node.lineno)}: {aliases[node.value.id]}.{node.attr}")
     return found
 
