@@ -8,6 +8,7 @@ __all__ = [
     "compare",
     "croissant",
     "figures",
+    "frontmatter",
     "headline",
     "leaderboard",
     "markup",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from simgold.io.cardtext import CARD_PROSE
 from simgold.io.digests import sha256_bytes
-from simgold.report.card import KIND_TEXT, column_types, license_link, pretty_name
+from simgold.report.frontmatter import KIND_TEXT, column_types, license_link, pretty_name
 from simgold.report.markup import md_prose
 
 __all__ = ["croissant", "CROISSANT_CONTEXT"]

@@ -42,8 +42,8 @@ import pyarrow.parquet as pq
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RELEASE_DATA
 from simgold.io.tables import to_arrow, tsv_bytes, tsv_text
-from simgold.report.card import answers_text, column_types, dataset_card, markdown_table, pretty_name
-from simgold.report.card import yaml_front_matter
+from simgold.report.card import answers_text, dataset_card, markdown_table
+from simgold.report.frontmatter import column_types, pretty_name, yaml_front_matter
 from simgold.report.croissant import croissant
 from simgold.report.markup import FORMULA_START, formula_cells, md_code
 from simgold.report.headline import FEW_COMPARISONS, MIN_COMPARISONS
