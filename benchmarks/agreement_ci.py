@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from agreement import MIN_OVERLAP, measure, synthetic, whole_stage
 
-from simgold.io.schema import default
+from simgold.io.schema import schema_defaults
 from simgold.stats.agreement_ci import replicates, resamples_within, work_per_resample
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES, ci_statistics
 from simgold.stats.resampling import draw_counts, draws
@@ -41,7 +41,7 @@ from simgold.stats.grouped_ranks import grouped_spearman
 from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman, vs_reference
 
 KEYS = [(s, scheme) for s in ci_statistics() for scheme in SCHEMES if scheme in AGREEMENT_STATISTICS[s].replicates]
-CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": default("agreement.ci_max_work")}
+CI = {"resamples": 1000, "seed": 20261121, "confidence": 0.95, "max_work": schema_defaults("$defs", "dataset", "properties", "agreement")["ci_max_work"]}
 
 
 def danish_like(seed: int = 0) -> np.ndarray:

@@ -362,9 +362,10 @@ def test_work_per_resample_counts_from_the_ratings():
 
 
 def test_the_ci_settings_have_their_defaults_in_the_schema_only():
-    from simgold.io.schema import default
+    from simgold.io.schema import schema_defaults
 
-    assert default("agreement.ci_max_work") == 15_000_000 and default("agreement.resamples") == 1000
+    agreement = schema_defaults("$defs", "dataset", "properties", "agreement")
+    assert agreement["ci_max_work"] == 15_000_000 and agreement["resamples"] == 1000
     signature = inspect.signature(agreement_ci.agreement_cis).parameters
     assert all(signature[key].default is inspect.Parameter.empty for key in ("resamples", "seed", "max_work"))
 

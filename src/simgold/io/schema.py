@@ -15,7 +15,7 @@ from simgold.io.layouts import KINDS, LAYOUT_NAMES
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawformats import RAW_FORMATS, table_formats
 
-__all__ = ["SCHEMA_PATH", "load_schema", "defaults", "schema_defaults", "resolve_reader", "resolve_model", "default"]
+__all__ = ["SCHEMA_PATH", "load_schema", "defaults", "schema_defaults", "resolve_reader", "resolve_model"]
 
 SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
 
@@ -113,30 +113,3 @@ def resolve_model(spec: dict) -> dict:
     """
     return {**schema_defaults("$defs", "model"), **spec}
 
-
-def default(key: str):
-    """The default the schema gives one config key, by its dotted name: a top-level block's key
-    (``scoring.seed``) or a dataset's (``agreement.min_overlap``, under ``datasets.<name>``).
-
-    Parameters
-    ----------
-    key : str
-        The dotted key: a block and its keys, e.g. ``"scoring.confidence"``.
-
-    Returns
-    -------
-    object
-        The schema's default (None where the schema's default is null).
-
-    Examples
-    --------
-    >>> default("scoring.seed"), default("scoring.confidence"), default("agreement.min_overlap")
-    (20261121, 0.95, 5)
-    """
-    block, *path = key.split(".")
-    schema = load_schema()
-    blocks = schema["properties"] if block in schema["properties"] else schema["$defs"]["dataset"]["properties"]
-    node = blocks[block]
-    for part in path:
-        node = node["properties"][part]
-    return node["default"]

@@ -35,7 +35,7 @@ import pandas as pd
 from simgold.errors import InputError
 from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
-from simgold.io.schema import default
+from simgold.io.schema import schema_defaults
 from simgold.io.tables import TABLES
 from simgold.stats.correlation import spearman
 from simgold.stats.resampling import draws, percentile_interval, spearman_resamples
@@ -53,6 +53,7 @@ __all__ = [
 ]
 
 DROPPED_COLUMNS = TABLES["dropped"].names  # the canonical schema's columns, in order
+_SCORING = schema_defaults("properties", "scoring")  # the CIs' seed and level, as the scores take them
 
 
 class DroppedRow(NamedTuple):
@@ -490,7 +491,7 @@ def link_to_root(dataset: str, links: dict[str, pd.DataFrame], sources: dict[str
 
 
 def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resamples: int = 0,
-                 seed: int = default("scoring.seed"), confidence: float = default("scoring.confidence")):  # fmt: skip
+                 seed: int = _SCORING["seed"], confidence: float = _SCORING["confidence"]):  # fmt: skip
     """``groups``: root dataset -> {"items": root items, "gold": {dataset: gold}, "links": {dataset:
     translated items (source_item_id = root item id)}}. Returns (wide table, correlations).
 
