@@ -52,6 +52,34 @@ rule ranking_agreement:
         "../scripts/agreement.py"
 
 
+# Best-Worst Scaling: split-half reliability, each rater's agreement with the others, outlier
+# filtering (docs/methods.md section 13).
+rule bws_agreement:
+    input:
+        answers=result("clean", dataset="{dataset}", table="answers"),
+    output:
+        reliability=RESULTS["bws_reliability"],
+        raters=RESULTS["agreement_raters"],
+        answers=RESULTS["agreement_answers"],
+    log:
+        "logs/agreement/{dataset}.log",
+    wildcard_constraints:
+        dataset=alternatives(BWS),
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        outliers=dataset_param("outliers"),
+        bws=dataset_param("bws"),
+        seed=CONFIG["scoring"]["seed"],
+        confidence=CONFIG["scoring"]["confidence"],
+    script:
+        "../scripts/agreement.py"
+
+
 # Bootstrap CIs on the agreement, alpha at every level, ICC and test-retest (docs/methods.md
 # sections 4, 11.1, 11.2): a rule of its own, so the gold standard and the scores do not wait for the resamples.
 # It reads what rule agreement decided (the raters it excluded, the filtered ratings) rather than decide again.

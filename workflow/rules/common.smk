@@ -41,6 +41,7 @@ GOLD_SCORED, COSIMLEX, NOISED = STAGES.gold_scored, STAGES.cosimlex, STAGES.nois
 SCORED_MODELS = scored_models(STAGES)
 RELEASED = STAGES.released
 IN_CONTEXT = set(STAGES.in_context)
+BWS = STAGES.bws
 
 
 def alternatives(names):
@@ -144,6 +145,8 @@ def score_inputs(wildcards):
         inputs["comparisons"] = result("comparisons", dataset=d)
     if (d, wildcards.model) in IN_CONTEXT:
         inputs["context_vectors"] = result("context_vectors", dataset=d, model=wildcards.model)
+    if d in BWS:  # the MaxDiff accuracy: the model answers each tuple
+        inputs["answers"] = result("agreement_answers", dataset=d)
     if d in RATED or d in RANKED:
         inputs["agreement"] = result("agreement", dataset=d)
         inputs["raters"] = result("agreement_raters", dataset=d)

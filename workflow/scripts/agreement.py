@@ -7,6 +7,8 @@
 * ``agreement_ci``: Bootstrap CIs on agreement per stage and subset, Krippendorff's alpha at
   every level, intraclass correlations and test-retest reliability, on the raters the
   ``agreement`` job kept (its raters table and filtered ratings).
+* ``bws_agreement``: Best-Worst Scaling's split-half reliability, each rater's agreement with the
+  others, outlier filtering; writes the answers kept.
 """
 
 from simgold.io.tables import read_parquet, write_parquet
@@ -19,6 +21,7 @@ from simgold.stages.agreement import (
     ranking_report,
     retest_table,
 )
+from simgold.stages.bws_agreement import bws_report
 from simgold.workflow.job import provenance_for, run
 
 
@@ -116,6 +119,29 @@ def agreement_ci_job(snakemake, log):
     write_parquet(retest, snakemake.output.retest, table="retest", provenance=prov)
 
 
-JOBS = {"agreement": agreement_job, "ranking_agreement": ranking_agreement_job, "agreement_ci": agreement_ci_job}
+def bws_agreement_job(snakemake, log):
+    name, params = snakemake.wildcards.dataset, snakemake.params
+    report = bws_report(
+        name,
+        read_parquet(snakemake.input.answers),
+        outliers=params.outliers,
+        settings=params.bws,
+        confidence=params.confidence,
+        seed=params.seed,
+        log=log.info,
+    )
+    log.info("\n%s", report["reliability"].drop(columns=["dataset"]).T.to_string(header=False))
+    prov = provenance_for(snakemake)
+    write_parquet(report["reliability"], snakemake.output.reliability, table="bws_reliability", provenance=prov)
+    write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
+    write_parquet(report["answers"], snakemake.output.answers, table="answers", provenance=prov)
+
+
+JOBS = {
+    "agreement": agreement_job,
+    "ranking_agreement": ranking_agreement_job,
+    "agreement_ci": agreement_ci_job,
+    "bws_agreement": bws_agreement_job,
+}
 
 run(snakemake, JOBS[snakemake.rule])

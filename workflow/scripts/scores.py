@@ -23,6 +23,7 @@ from simgold.io.minilm import get_model
 from simgold.io.tables import TABLES, read_parquet, write_parquet
 from simgold.stages.comparisons import from_rankings, from_ratings, read_ag_file, write_ag_file
 from simgold.stages.in_context import context_predictions, context_vector_types, in_context_vectors
+from simgold.stages.maxdiff import maxdiff_scores
 from simgold.stages.msd import MSD_COLUMNS, dataset_msd, with_msd
 from simgold.stages.scores import (
     DIFFERENCE_METRICS,
@@ -124,9 +125,12 @@ def score_job(snakemake, log):
         comparisons=read_parquet(snakemake.input.comparisons) if "comparisons" in keys else None,
         agreement=read_parquet(snakemake.input.agreement) if "agreement" in keys else None,
         raters=read_parquet(snakemake.input.raters) if "raters" in keys else None,
-        scoring=ScoringSettings(**snakemake.params.scoring),
+        scoring=(scoring := ScoringSettings(**snakemake.params.scoring)),
         pred=pred,
     )
+    if "answers" in keys:  # a BWS dataset: the model answers each tuple too
+        rows = maxdiff_scores(name, model_name, read_parquet(snakemake.input.answers), pred, scoring)
+        scores = pd.concat([scores, pd.DataFrame(rows, columns=scores.columns)], ignore_index=True)
     log.info("\n%s", scores.to_string(index=False))
     prov = provenance_for(snakemake)
     write_parquet(pred, snakemake.output.predictions, table="predictions", provenance=prov)

@@ -5,7 +5,7 @@
 Part of the installed package (``simgold demo`` works from a wheel), standard library only; the
 pipeline never runs it.
 
-Five sheets in five languages, each in a format that real datasets use, with planted cases the
+Six sheets in five languages, each in a format that real datasets use, with planted cases the
 pipeline must find. The word pairs are real words; every rating is simulated from a latent
 similarity chosen by hand, per-rater noise and the planted behaviours below. The output is
 byte-for-byte reproducible (Python's ``random`` stream with a fixed seed; zip containers written
@@ -25,6 +25,10 @@ Planted cases (see ``raw/README.md``):
   in half points): rater ``T07`` stopped after 8 of 24 pairs; a few blank answers.
 * ``en/contexts.ods`` (English, two-context ODS sheet, CoSimLex design, 0-10, different raters
   per context): 8 pairs with a strong context effect, 6 null pairs.
+* ``en/bws.csv`` (English, Best-Worst Scaling, Kiritchenko & Mohammad's CSV with a tuple id and an
+  annotator): 24 pairs (``car:automobile``) in 48 4-tuples (8 random shuffles cut into tuples),
+  each tuple answered by 3 of 8 annotators; ``a07`` clicks at random; four bad answers planted
+  (best equals worst, a best not in its tuple, a blank worst, an answer given twice).
 * ``he/rankings.csv`` (Hebrew, target-group ranking sheet, Avraham & Goldberg design, UTF-8 with
   BOM and CRLF as Excel writes it): 8 targets x (4 positives, 1 distractor, 1 random) ranked by
   12 raters; ``rater_07`` gives one target an invalid ranking (rank 2 twice).
@@ -276,6 +280,33 @@ HEBREW_GROUPS = [  # target, 4 positives with latent similarity, distractor, ran
 ]
 
 
+ENGLISH_BWS = [  # (word1, word2, latent 0-1): classic similarity pairs, from synonyms to unrelated
+    ("car", "automobile", 0.95),
+    ("boy", "lad", 0.9),
+    ("coast", "shore", 0.9),
+    ("journey", "voyage", 0.88),
+    ("cup", "mug", 0.85),
+    ("forest", "woods", 0.85),
+    ("stone", "rock", 0.82),
+    ("river", "stream", 0.72),
+    ("hill", "mountain", 0.7),
+    ("pen", "pencil", 0.62),
+    ("tiger", "cat", 0.6),
+    ("coffee", "tea", 0.58),
+    ("king", "queen", 0.55),
+    ("doctor", "nurse", 0.5),
+    ("ocean", "lake", 0.5),
+    ("bread", "butter", 0.45),
+    ("chair", "table", 0.4),
+    ("teacher", "student", 0.35),
+    ("sun", "moon", 0.35),
+    ("money", "bank", 0.3),
+    ("dog", "bone", 0.25),
+    ("cord", "smile", 0.05),
+    ("noon", "string", 0.03),
+    ("rooster", "voyage", 0.02),
+]
+
 # --------------------------------------------------------------------------------------------
 # simulation helpers (stdlib only, so the stream never changes with a library upgrade)
 
@@ -413,6 +444,37 @@ def _hebrew_sheet(sim: _Sim) -> bytes:
                 cells.append(str(rank))
             lines.append(f"{target},{word},{category}," + ",".join(cells))
     return b"\xef\xbb\xbf" + ("\r\n".join(lines) + "\r\n").encode("utf-8")
+
+
+def _bws_tuples(sim: _Sim, n_items: int, k: int = 4, shuffles: int = 8) -> list[list[int]]:
+    """Kiritchenko & Mohammad's design: random shuffles of the items, each cut into k-tuples."""
+    tuples = []
+    for _ in range(shuffles):
+        order = list(range(n_items))
+        sim.rng.shuffle(order)
+        tuples += [order[i : i + k] for i in range(0, n_items - k + 1, k)]
+    return tuples
+
+
+def _english_bws_sheet(sim: _Sim) -> bytes:
+    raters = [f"a{k:02d}" for k in range(1, 9)]
+    items = [f"{w1}:{w2}" for w1, w2, _ in ENGLISH_BWS]
+    lines = ["tuple_id,annotator,Item1,Item2,Item3,Item4,BestItem,WorstItem"]
+    for t, tup in enumerate(_bws_tuples(sim, len(items))):
+        for r in (raters[t % 8], raters[(t + 3) % 8], raters[(t + 5) % 8]):
+            if r == "a07":  # planted: a random clicker
+                best, worst = sim.rng.sample(tup, 2)
+            else:
+                noisy = {i: ENGLISH_BWS[i][2] + sim.normal(0.12) for i in tup}
+                best, worst = max(tup, key=noisy.get), min(tup, key=noisy.get)
+            lines.append(",".join([f"t{t + 1:02d}", r] + [items[i] for i in tup] + [items[best], items[worst]]))
+    head = lines[1].split(",")
+    # planted: best equals worst, a best spelled unlike its tuple, a blank worst, an answer given twice
+    lines.append(",".join(head[:6] + [head[2], head[2]]).replace(head[1], "a09", 1))
+    lines.append(",".join(lines[4].split(",")[:6] + [lines[4].split(",")[2] + "s", lines[4].split(",")[3]]))
+    lines.append(",".join(lines[7].split(",")[:7] + [""]))
+    lines.append(lines[10])
+    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 # --------------------------------------------------------------------------------------------
@@ -592,6 +654,7 @@ def generate(out_dir: str | Path) -> dict[str, bytes]:
         "de/bewertungen.csv": _german_sheet(sim),
         "en/contexts.ods": ods_bytes(_english_context_sheet(sim), "ratings"),
         "he/rankings.csv": _hebrew_sheet(sim),
+        "en/bws.csv": _english_bws_sheet(sim),
     }
     for rel, data in files.items():
         path = Path(out_dir) / rel

@@ -65,6 +65,10 @@ RESULTS = MappingProxyType(
         "audit": "results/audit/{dataset}.parquet",
         "gold": "results/gold/{dataset}/gold.parquet",
         "gold_distribution": "results/gold/{dataset}/distribution.parquet",
+        # Best-Worst Scaling: split-half reliability, the answers kept, both scores of each item
+        "bws_reliability": "results/agreement/{dataset}/bws_reliability.parquet",
+        "agreement_answers": "results/agreement/{dataset}/answers.parquet",
+        "bws_scores": "results/gold/{dataset}/bws_scores.parquet",
         # the release of a gold standard (the folder to upload; every file declared, nothing else in
         # it): its data files (``RELEASE_DATA``), the dataset card, the Croissant metadata, and the
         # run's model scores beside the card, made by their own job once the models have run
@@ -130,6 +134,7 @@ RELEASE_DATA = MappingProxyType(
         "contexts": (".parquet", ".tsv"),
         "rankings": (".parquet", ".tsv", ".comparisons.parquet", ".comparisons.tsv"),
         "comparisons": (".parquet", ".tsv"),
+        "bws": (".parquet", ".tsv", ".txt", ".answers.parquet", ".answers.tsv"),
     }
 )
 

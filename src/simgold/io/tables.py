@@ -199,6 +199,53 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         },
         ["dataset", "bin_low"],
     ),
+    # a Best-Worst Scaling dataset's items: counts, the counting score with its bootstrap interval
+    # (answers or raters resampled: counting_resampled), the MaxDiff utility with its Wald interval
+    "bws_scores": (
+        {
+            "dataset": S,
+            "item_id": S,
+            "n_shown": I,
+            "n_best": I,
+            "n_worst": I,
+            "counting": F,
+            "counting_low": F,
+            "counting_high": F,
+            "counting_resampled": S,
+            "logit": F,
+            "logit_se": F,
+            "logit_low": F,
+            "logit_high": F,
+            "confidence": F,
+        },
+        ["dataset", "item_id"],
+    ),
+    # a Best-Worst Scaling dataset's split-half reliability, raw then filtered (when a rater is out)
+    "bws_reliability": (
+        {
+            "dataset": S,
+            "stage": S,
+            "n_answers": I,
+            "n_tuples": I,
+            "n_items": I,
+            "n_raters": I,
+            "k_min": I,
+            "k_max": I,
+            "answers_per_tuple": F,
+            "trials": I,
+            "shr_spearman": F,
+            "shr_pearson": F,
+            "shr_spearman_sb": F,
+            "shr_pearson_sb": F,
+            "ci_low": F,
+            "ci_high": F,
+            "confidence": F,
+            "target": F,
+            "answers_needed": F,
+            "note": S,
+        },
+        None,
+    ),
     # dropped translations, in the order found: source items first (translators), then target items
     "dropped": (
         {"dataset": S, "side": S, "item_id": S, "word1": S, "word2": S, "reason": S, "candidates": S},

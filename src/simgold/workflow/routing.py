@@ -47,7 +47,7 @@ class Stages:
 
     Attributes
     ----------
-    datasets, models, cleaned, compared, rated, ranked, context, translated, released : list of str
+    datasets, models, cleaned, compared, rated, ranked, bws, context, translated, released : list of str
         Datasets (or models) sorted.
     groups, model_datasets, scored_by : dict of str to list of str
         Translation groups; each model's datasets; each dataset's models.
@@ -65,6 +65,7 @@ class Stages:
     compared: list[str]  # with A&G comparisons (ag files, rankings, ratings of persistent raters)
     rated: list[str]  # with per-rater scores: calibration and agreement
     ranked: list[str]  # rankings: agreement
+    bws: list[str]  # Best-Worst Scaling answers: split-half reliability, rater agreement, scores
     context: list[str]  # two-context datasets: context significance and the CoSimLex metrics
     translated: list[str]  # translations of another dataset
     groups: dict[str, list[str]]  # translation root -> the datasets that translate it
@@ -113,6 +114,7 @@ def stages(config: dict) -> Stages:
         compared=[d for d in names if has_comparisons(datasets[d])],
         rated=[d for d in names if has_ratings(datasets[d])],
         ranked=[d for d in names if kinds[d] == "rankings"],
+        bws=[d for d in names if kinds[d] == "bws"],
         context=context,
         translated=translated,
         groups=_groups(datasets, translated),
@@ -180,10 +182,12 @@ def _clean_and_agreement_targets(routing: Stages) -> list[str]:
     out += _per_dataset(("calibrate_ratings", "calibrate_raters"), rated)
     out += _per_dataset(("agreement_ratings",), rated)
     out += _per_dataset(("agreement_rankings",), ranked)
+    out += _per_dataset(("bws_reliability", "agreement_raters", "agreement_answers"), routing.bws)
     out += _per_dataset(("agreement_ci", "agreement_alpha", "agreement_icc", "agreement_retest"), rated)
     out += _per_dataset(("reliability", "reliability_curve"), rated)
     out += _per_dataset(("audit",), cleaned)
     out += _per_dataset(("gold", "gold_distribution"), cleaned)
+    out += _per_dataset(("bws_scores",), routing.bws)
     out += _per_dataset(("translate_items", "translate_dropped"), routing.translated)
     return out + [result("crosslingual"), result("crosslingual_correlations")]
 
