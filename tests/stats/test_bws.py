@@ -430,3 +430,22 @@ def test_maxdiff_accuracy_against_a_plain_majority():
     assert acc.best == pytest.approx(np.mean(right_best), abs=1e-15)
     assert acc.worst == pytest.approx(np.mean(right_worst), abs=1e-15)
     assert acc.both == pytest.approx((acc.best + acc.worst) / 2, abs=1e-15) and acc.resamples == 100
+
+
+def test_counting_intervals_in_blocks_are_those_of_one_draw():
+    # 4000 answers of 4 items: the resamples are drawn and counted in blocks (memory); numpy's
+    # bounded integers give the same draws in blocks as in one call, so the intervals are one draw's
+    a = simulate(11, n_items=2000, rounds=8, answers_per_tuple=1).answers
+    low, high = counting_intervals(a, 300, np.random.default_rng(4), 0.95)
+    idx = draws(a.n_answers, 300, np.random.default_rng(4))
+    boot = np.empty((300, a.n_items))
+    for r, row in enumerate(idx):
+        shown, net = np.zeros(a.n_items), np.zeros(a.n_items)
+        np.add.at(shown, a.tuples[row].ravel(), 1.0)
+        np.add.at(net, a.best[row], 1.0)
+        np.add.at(net, a.worst[row], -1.0)
+        boot[r] = np.where(shown > 0, net / np.where(shown > 0, shown, 1), np.nan)
+    ref = np.array([np.quantile(c[~np.isnan(c)], [0.025, 0.975]) for c in boot.T])
+    np.testing.assert_allclose(low, ref[:, 0], atol=1e-12)
+    np.testing.assert_allclose(high, ref[:, 1], atol=1e-12)
+    assert np.isnan(boot).any()  # some items unseen in some resamples: both paths of the intervals run

@@ -210,9 +210,7 @@ def counting_scores(a: CodedAnswers) -> CountingScores:
 
 def _weighted_counts(a: CodedAnswers, weights: np.ndarray) -> np.ndarray:
     """blocks x n_items counting scores of answers weighted by each row of ``weights``."""
-    answer, item = _slots(a)
-    rows = np.arange(len(weights))[:, None]
-    size = len(weights) * a.n_items
+    (answer, item), rows, size = _slots(a), np.arange(len(weights))[:, None], len(weights) * a.n_items
 
     def count(items, w):
         return np.bincount((rows * a.n_items + items[None, :]).ravel(), w.ravel(), size).reshape(-1, a.n_items)
@@ -268,21 +266,22 @@ def counting_intervals(a: CodedAnswers, resamples: int, rng: np.random.Generator
     unit = _clusters(a, by)
     n_units = int(unit.max()) + 1 if len(unit) else 0
     step = max(1, _BLOCK_ENTRIES // max(a.tuples.size, 1))
-    blocks = []
+    scores = np.empty((resamples, a.n_items))
     for start in range(0, resamples, step):
         weights = draw_counts(draws(n_units, min(step, resamples - start), rng), n_units)[:, unit]
-        blocks.append(_weighted_counts(a, weights))
-    return _item_intervals(np.concatenate(blocks), confidence)
+        scores[start : start + step] = _weighted_counts(a, weights)
+    return _item_intervals(scores, confidence)
 
 
 def _item_intervals(scores: np.ndarray, confidence: float):
-    """Column-wise percentile intervals: numpy's quantiles where every resample has a value,
-    ``percentile_interval`` (the defined ones) elsewhere."""
+    """Column-wise percentile intervals (numpy's quantiles; ``percentile_interval`` where some are NaN)."""
     low, high = np.full(scores.shape[1], np.nan), np.full(scores.shape[1], np.nan)
     complete = ~np.isnan(scores).any(axis=0)
     tail = (1.0 - confidence) / 2.0
-    if complete.any():
-        low[complete], high[complete] = np.quantile(scores[:, complete], [tail, 1.0 - tail], axis=0)
+    step = max(1, _BLOCK_ENTRIES // max(len(scores), 1))  # the columns copied at once
+    for start in range(0, scores.shape[1], step):
+        cols = start + np.flatnonzero(complete[start : start + step])
+        low[cols], high[cols] = np.quantile(scores[:, cols], [tail, 1.0 - tail], axis=0)
     for j in np.flatnonzero(~complete):
         low[j], high[j], _ = percentile_interval(scores[:, j], confidence)
     return low, high
