@@ -10,6 +10,7 @@ __all__ = [
     "agreement_replicates",
     "agreement_statistics",
     "alpha",
+    "bws",
     "correlation",
     "dependent_correlations",
     "grouped_ranks",
