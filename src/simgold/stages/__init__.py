@@ -6,6 +6,8 @@ script (``workflow/scripts/X.py``): each takes tables and returns tables. Uses `
 __all__ = [
     "agreement",
     "audit",
+    "bws_agreement",
+    "bws_gold",
     "calibrate",
     "clean",
     "comparisons",
@@ -14,6 +16,7 @@ __all__ = [
     "extraction",
     "gold",
     "in_context",
+    "maxdiff",
     "msd",
     "noise",
     "reliability",

@@ -70,13 +70,13 @@ def reliability_row(dataset: str, stage: str, codes: AnswerCodes, settings: dict
         "trials": shr.trials,
         "shr_spearman": shr.spearman,
         "shr_pearson": shr.pearson,
-        "shr_spearman_sb": shr.spearman_sb,
-        "shr_pearson_sb": shr.pearson_sb,
+        "shr_spearman_sb": shr.spearman_brown,
+        "shr_pearson_sb": shr.pearson_brown,
         "ci_low": shr.ci_low,
         "ci_high": shr.ci_high,
         "confidence": confidence,
         "target": settings["target"],
-        "answers_needed": answers_needed(shr.spearman_sb, per_tuple, settings["target"]),
+        "answers_needed": answers_needed(shr.spearman_brown, per_tuple, settings["target"]),
         "note": shr.note,
     }
 
@@ -100,7 +100,7 @@ def rater_table(dataset: str, codes: AnswerCodes, outliers: dict) -> pd.DataFram
         One row per rater (``stage`` raw), sorted by rater.
     """
     agreement = rater_agreement(codes.coded)
-    share = np.asarray(agreement.agreement, dtype=float)
+    share = np.asarray(agreement.both, dtype=float)
     excluded = np.zeros(len(share), dtype=bool)
     reasons = np.array([""] * len(share), dtype=object)
     cut = outlier_cut(share, outliers["method"], outliers["k"], outliers.get("threshold"))
@@ -125,10 +125,15 @@ def rater_table(dataset: str, codes: AnswerCodes, outliers: dict) -> pd.DataFram
             "exclusion_reason": reasons,
         }
     )
-    return frame[list(TABLES["raters"].names)]
+    frame = frame[list(TABLES["raters"].names)]
+    # why a rater's agreement is missing: said in the reliability table's note
+    frame.attrs["notes"] = [f"rater {codes.raters[r]!r}: {n}" for r, n in zip(agreement.rater, agreement.note) if n]
+    return frame
 
 
-def bws_report(dataset: str, answers: pd.DataFrame, *, outliers: dict, settings: dict, confidence: float, seed, log=None) -> dict:
+def bws_report(
+    dataset: str, answers: pd.DataFrame, *, outliers: dict, settings: dict, confidence: float, seed, log=None
+) -> dict:
     """The BWS agreement stage: reliability (raw, and filtered when a rater is excluded), the raters
     table and the answers kept.
 
@@ -164,5 +169,6 @@ def bws_report(dataset: str, answers: pd.DataFrame, *, outliers: dict, settings:
             for rater, why in raters.loc[raters["excluded"], ["rater", "exclusion_reason"]].itertuples(index=False):
                 log(f"{dataset}: rater {rater!r} excluded ({why})")
         rows.append(reliability_row(dataset, "filtered", code_answers(kept), settings, confidence, seed))
+    rows[0]["note"] = "; ".join(filter(None, [rows[0]["note"], *raters.attrs.pop("notes", [])]))
     reliability = pd.DataFrame(rows, columns=list(BWS_RELIABILITY_COLUMNS))
     return {"reliability": reliability, "raters": raters, "answers": kept.reset_index(drop=True)}

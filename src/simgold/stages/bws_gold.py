@@ -79,7 +79,11 @@ def code_answers(answers: pd.DataFrame, item_ids=None) -> AnswerCodes:
     frame = answers.sort_values(["answer", "position"], kind="stable")
     ids = np.unique(np.asarray(frame["item_id"], dtype=object) if item_ids is None else np.asarray(item_ids, object))
     item = np.searchsorted(ids, np.asarray(frame["item_id"], dtype=object))
-    if len(item) and (item >= len(ids)).any() or not np.array_equal(ids[np.minimum(item, len(ids) - 1)], frame["item_id"]):
+    if (
+        len(item)
+        and (item >= len(ids)).any()
+        or not np.array_equal(ids[np.minimum(item, len(ids) - 1)], frame["item_id"])
+    ):
         raise ValueError("an answer shows an item that is not in the item list")
     tuple_ids, tuple_code = np.unique(np.asarray(frame["tuple"], dtype=object), return_inverse=True)
     named = frame["rater"].notna().to_numpy()
@@ -208,11 +212,14 @@ def gold_from_answers(
     if settings["score"] == "logit":
         u = scores["logit"].to_numpy(float)
         own = (np.nanmin(u), np.nanmax(u)) if np.isfinite(u).any() else (0.0, 0.0)
-        mean, low, high = (_on_scale(scores[c].to_numpy(float), own, scale) for c in ("logit", "logit_low", "logit_high"))
+        mean, low, high = (
+            _on_scale(scores[c].to_numpy(float), own, scale) for c in ("logit", "logit_low", "logit_high")
+        )
         basis = "bws logit (MaxDiff utilities, min-max mapped onto the scale)"
     else:
         mean, low, high = (
-            _on_scale(scores[c].to_numpy(float), BWS_SCALE, scale) for c in ("counting", "counting_low", "counting_high")
+            _on_scale(scores[c].to_numpy(float), BWS_SCALE, scale)
+            for c in ("counting", "counting_low", "counting_high")
         )
         basis = "bws counting (share best - share worst)"
     return _gold_table(dataset, scores, mean, low, high, scale, basis, confidence), scores
