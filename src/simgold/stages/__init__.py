@@ -6,6 +6,7 @@ script (``workflow/scripts/X.py``): each takes tables and returns tables. Uses `
 __all__ = [
     "agreement",
     "audit",
+    "bws_answers",
     "calibrate",
     "clean",
     "comparisons",
