@@ -47,7 +47,7 @@ def test_the_schema_takes_kinds_and_layouts_from_the_registry():
     raw = yaml.safe_load(open(SCHEMA_PATH, encoding="utf-8"))["$defs"]
     assert "enum" not in raw["dataset"]["properties"]["kind"] and "enum" not in raw["source"]["properties"]["layout"]
     defs = load_schema()["$defs"]
-    assert defs["dataset"]["properties"]["kind"]["enum"] == ["ratings", "rankings", "contexts", "means", "comparisons"]
+    assert defs["dataset"]["properties"]["kind"]["enum"] == ["ratings", "rankings", "contexts", "means", "bws", "comparisons"]
     assert defs["source"]["properties"]["layout"]["enum"] == ["wide", "long", "ragged"]
     assert list(KINDS) == defs["dataset"]["properties"]["kind"]["enum"]
     assert list(LAYOUT_NAMES) == defs["source"]["properties"]["layout"]["enum"]
@@ -59,9 +59,9 @@ def test_the_schema_takes_raw_file_formats_from_the_registry():
     raw = yaml.safe_load(open(SCHEMA_PATH, encoding="utf-8"))["$defs"]
     assert "enum" not in raw["source"]["properties"]["format"] and "enum" not in raw["reader"]["properties"]["format"]
     defs = load_schema()["$defs"]
-    assert defs["source"]["properties"]["format"]["enum"] == ["auto", *RAW_FORMATS] == ["auto", "text", "xlsx", "ods", "ag"]
+    assert defs["source"]["properties"]["format"]["enum"] == ["auto", *RAW_FORMATS] == ["auto", "text", "xlsx", "ods", "json", "ag"]
     # a translation table or a frequency list is a table: not the ag files a comparisons dataset reads whole
-    assert defs["reader"]["properties"]["format"]["enum"] == ["auto", *table_formats()] == ["auto", "text", "xlsx", "ods"]
+    assert defs["reader"]["properties"]["format"]["enum"] == ["auto", *table_formats()] == ["auto", "text", "xlsx", "ods", "json"]
     assert [name for name, entry in RAW_FORMATS.items() if entry.reader is None] == ["ag"]
 
 

@@ -19,7 +19,7 @@ import yaml
 from simgold.errors import ConfigError
 from simgold.io.cardtext import check_release, check_url
 from simgold.io.languages import ISO_639_1, model_languages
-from simgold.io.layouts import COLUMN_KEYS
+from simgold.io.layouts import BWS_PRESETS, COLUMN_KEYS
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawtable import did_you_mean
 from simgold.io.readers import resolve_path, source_paths
@@ -227,7 +227,9 @@ def resolve_dataset(spec: dict) -> dict:
             out[key] = {**_defaults(node), **out.get(key, {})}
     if "translation" in out:
         out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
-    out["sources"] = [{**_defaults(defs["source"]), **src} for src in out["sources"]]
+    out["sources"] = [
+        {**_defaults(defs["source"]), **BWS_PRESETS.get(src.get("preset"), {}), **src} for src in out["sources"]
+    ]
     return out
 
 
@@ -392,6 +394,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         _check_release(where, ds, base_dir)
         return ds
     _check_scale(where, kind, ds)
+    _check_item_list(where, ds, base_dir)
     if "min_answered" in ds:
         m = ds["min_answered"]
         if m >= 1 and m != int(m):
@@ -417,6 +420,20 @@ def _check_ag_sources(where: str, ds: dict, base_dir) -> None:
                 raise ConfigError(f"{where}.sources[{i}].path", f"{p!r} {problem}")
 
 
+def _check_item_list(where: str, ds: dict, base_dir) -> None:
+    """A bws dataset's item_list: its file is there, and it names its pairs one way."""
+    if "item_list" not in ds:
+        return
+    spec = ds["item_list"]
+    if ds["kind"] != "bws":
+        raise ConfigError(f"{where}.item_list", f"is only for kind 'bws' (not {ds['kind']!r})")
+    if ("item" in spec) == ("words" in spec):
+        raise ConfigError(f"{where}.item_list", "give item (one column: word1<separator>word2) or words (two columns)")
+    for p in source_paths(spec):
+        if problem := path_problem(resolved_path(p, base_dir, f"{where}.item_list.path")):
+            raise ConfigError(f"{where}.item_list.path", f"{p!r} {problem}")
+
+
 def _check_scale(where: str, kind: str, ds: dict) -> None:
     """The scale: required for values on one, a minimum below the maximum, not too many bins."""
     if kind in ("ratings", "contexts", "means"):
@@ -425,6 +442,10 @@ def _check_scale(where: str, kind: str, ds: dict) -> None:
         lo, hi = ds["scale"]
         if not lo < hi:
             raise ConfigError(f"{where}.scale", f"[{lo}, {hi}] is not a scale: the minimum must be below the maximum")
+    if kind == "bws":
+        ds.setdefault("scale", [-1, 1])  # the counting score's range
+        if not ds["scale"][0] < ds["scale"][1]:
+            raise ConfigError(f"{where}.scale", f"{ds['scale']} is not a scale: the minimum must be below the maximum")
     if "scale" in ds and (ds["scale"][1] - ds["scale"][0]) / ds["gold"]["bin_width"] > MAX_BINS:
         raise ConfigError(
             f"{where}.gold.bin_width", f"{ds['gold']['bin_width']:g} makes more than {MAX_BINS:,} bins over the scale"
@@ -640,7 +661,7 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
         The paths.
     """
     files = []
-    for src in ds["sources"]:
+    for src in ds["sources"] + ([ds["item_list"]] if "item_list" in ds else []):
         for part in [src] + ([src["word_forms"]] if "word_forms" in src else []):
             for p in source_paths(part):
                 files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)

@@ -32,7 +32,17 @@ from dataclasses import dataclass, field
 from simgold.errors import InputError
 from simgold.io.rawtable import RawTable
 
-__all__ = ["KINDS", "LAYOUTS", "LAYOUT_NAMES", "COLUMN_KEYS", "ONE_COLUMN_KEYS", "Layout", "Plan", "source_plan"]
+__all__ = [
+    "KINDS",
+    "LAYOUTS",
+    "BWS_PRESETS",
+    "LAYOUT_NAMES",
+    "COLUMN_KEYS",
+    "ONE_COLUMN_KEYS",
+    "Layout",
+    "Plan",
+    "source_plan",
+]
 
 
 @dataclass
@@ -273,6 +283,11 @@ def _two_context_columns(table: RawTable, src: dict, plan: Plan, role: str) -> N
     plan.slots = [_context_slot(table, k, ctx, plan) for k, ctx in enumerate(src["contexts"])]
 
 
+def _bws_columns(table: RawTable, src: dict, plan: Plan, role: str) -> None:
+    """A BWS answer (k items, best, worst) is not a value cell: ``simgold.stages.bws_answers`` reads it."""
+    raise InputError(table.files[0], "a bws source is read by simgold.stages.bws_answers, not as value cells")
+
+
 @dataclass(frozen=True)
 class Layout:
     """One layout of one kind: the column keys it needs, those it may also take, and the function
@@ -311,6 +326,39 @@ LAYOUTS: dict[tuple[str, str], Layout] = {
     ("contexts", "wide"): _layout("words contexts", "attributes", _two_context_columns),
     ("contexts", "long"): _layout("words context rater score", "attributes context_text", _long_columns),
     ("means", "wide"): _layout("words mean", "attributes sd n", _wide_columns),
+    # one row per Best-Worst Scaling answer: its k items, the best and the worst (stages.bws_answers)
+    ("bws", "wide"): _layout("items best worst", "rater tuple attributes", _bws_columns),
+}
+#: a bws source's ``preset``: the keys of a known export (keys the source gives beside it win);
+#: config/README.md describes each export column by column
+BWS_PRESETS: dict[str, dict] = {
+    # Kiritchenko & Mohammad's BWS scripts' CSV: Item1..Item4, BestItem, WorstItem (the items themselves)
+    "kiritchenko_mohammad": {
+        "items": ["Item1", "Item2", "Item3", "Item4"],
+        "best": "BestItem",
+        "worst": "WorstItem",
+        "choice": "item",
+    },
+    # Label Studio's CSV or JSON-MIN export of the labeling config simgold-bws (item1..item4, Choices
+    # best and worst over the positions 1..4)
+    "label_studio": {
+        "items": ["item1", "item2", "item3", "item4"],
+        "best": "best",
+        "worst": "worst",
+        "choice": "position",
+        "rater": "annotator",
+        "tuple": "id",
+    },
+    # Potato's CSV or TSV export (annotated_instances.tsv) of the bws scheme named bws, its instances'
+    # text the k items joined by " | "; best and worst are letters A, B, ...
+    "potato": {
+        "items": {"column": "displayed_text", "split": " | "},
+        "best": "bws:::best",
+        "worst": "bws:::worst",
+        "choice": "letter",
+        "rater": "user",
+        "tuple": "instance_id",
+    },
 }
 #: every kind of dataset; comparisons (ag-evaluation files) have no layout
 KINDS = (*dict.fromkeys(kind for kind, _ in LAYOUTS), "comparisons")
@@ -318,8 +366,9 @@ LAYOUT_NAMES = tuple(dict.fromkeys(layout for _, layout in LAYOUTS))
 #: every key of a source that names columns
 COLUMN_KEYS = frozenset().union(*(layout.allowed for layout in LAYOUTS.values()))
 #: the keys that name one column each (words and raters name several; attributes and contexts hold
-#: keys of their own; rater_names names raters, not columns), in the order the config checks them
-ONE_COLUMN_KEYS = tuple(sorted(COLUMN_KEYS - {"words", "raters", "attributes", "contexts", "rater_names"}))
+#: keys of their own; rater_names names raters, not columns; a bws source's items name k columns or
+#: pairs of them), in the order the config checks them
+ONE_COLUMN_KEYS = tuple(sorted(COLUMN_KEYS - {"words", "raters", "attributes", "contexts", "rater_names", "items"}))
 
 
 def source_plan(table: RawTable, src: dict, kind: str) -> Plan:

@@ -12,6 +12,7 @@ import pandas as pd
 
 __all__ = [
     "REASONS",
+    "BWS_REASONS",
     "BLANK",
     "RESOLVED",
     "NOT_A_REJECTED_VALUE",
@@ -44,7 +45,20 @@ REASONS = (
     "extra_fields",  # a row with more fields than the header: rejected whole, never shifted
     "ignored_row",  # not data: the header, a title row, a comment line, the header repeated
     "ignored_column",  # a column the config does not name
+    # a Best-Worst Scaling answer (kind bws), rejected whole: one ledger row per answer
+    "bws_malformed_item",  # an item without its separator, or with an empty word
+    "bws_wrong_size",  # k outside 3..8, or not the k of the answer's tuple elsewhere
+    "bws_repeated_item",  # an item twice in one tuple
+    "bws_unknown_item",  # an item the dataset's item_list does not hold
+    "bws_blank_choice",  # no best or no worst
+    "bws_not_in_tuple",  # the best or the worst is not one of the tuple's items
+    "bws_position_out_of_range",  # the best or the worst is not a position 1..k
+    "bws_best_is_worst",
+    "bws_repeated_answer",  # the same rater answered the same tuple again: the later answer
 )
+
+#: the reasons of a rejected BWS answer (kind bws only: a summary of another kind has no column for them)
+BWS_REASONS = tuple(r for r in REASONS if r.startswith("bws_"))
 
 
 #: ledger reasons of a value cell that held no value: a blank, a missing marker
@@ -84,6 +98,10 @@ REJECTION_HINTS = {
     "duplicate": "check 'duplicates'",
     "invalid_ranking": "check the rank columns",
     "rater_incomplete": "check 'min_answered'",
+    "bws_not_in_tuple": "check 'best', 'worst', 'choice' and 'casefold'",
+    "bws_position_out_of_range": "check 'choice' (item, position or letter)",
+    "bws_malformed_item": "check 'items' and 'separator'",
+    "bws_unknown_item": "check 'item_list'",
 }
 
 

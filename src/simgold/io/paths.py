@@ -35,7 +35,7 @@ __all__ = ["RESULTS_DIR", "CLEAN_TABLES", "RESULTS", "RELEASE_DATA", "result", "
 RESULTS_DIR = "results"
 
 #: the tables the clean stage writes for each dataset (the ``{table}`` of ``RESULTS["clean"]``)
-CLEAN_TABLES = ["items", "ratings", "means", "rankings", "repeats", "rejects", "summary"]
+CLEAN_TABLES = ["items", "ratings", "means", "rankings", "repeats", "answers", "rejects", "summary"]
 
 RESULTS = MappingProxyType(
     {

@@ -13,19 +13,20 @@ A format is one entry; say ``.tsv`` files read as delimited text under a name of
 ('tsv', 'text')
 >>> load_schema.cache_clear()
 >>> load_schema()["$defs"]["reader"]["properties"]["format"]["enum"]
-['auto', 'text', 'xlsx', 'ods', 'tsv']
+['auto', 'text', 'xlsx', 'ods', 'json', 'tsv']
 >>> del RAW_FORMATS["tsv"]
 >>> load_schema.cache_clear()
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from simgold.errors import InputError
-from simgold.io.rawtable import RawTable
+from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.sheets import read_sheet
 from simgold.io.textfiles import read_text
 
@@ -75,10 +76,56 @@ def _read_ods_source(real: Path, path: str, src: dict, language: str | None) -> 
     return read_sheet(real, path, fmt="ods", sheet=src["sheet"], skip_rows=src["skip_rows"], header=src["header"])
 
 
+def _read_json_source(real: Path, path: str, src: dict, language: str | None) -> RawTable:
+    """A JSON export (an array of objects, or JSON Lines: one object a line) as a table: a column
+    per key (nested objects' keys joined with ".", e.g. ``label_annotations.bws.best``; a list
+    kept as its JSON text), in order of first appearance; a row per object, numbered by its line
+    (JSON Lines) or its place in the array (1-based)."""
+    text = real.read_bytes().decode("utf-8-sig" if src["encoding"] == "utf-8" else src["encoding"])
+    try:
+        if text.lstrip().startswith("["):
+            records = [(k, obj) for k, obj in enumerate(json.loads(text), start=1)]
+        else:
+            records = [(k, json.loads(line)) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    except json.JSONDecodeError as err:
+        raise InputError(path, f"not valid JSON: {err.msg}", row=err.lineno) from None
+    flat = []
+    for row, obj in records:
+        if not isinstance(obj, dict):
+            raise InputError(path, f"a JSON {type(obj).__name__} where an object was expected", row=row)
+        flat.append((row, _flattened(obj)))
+    header = list(dict.fromkeys(key for _, fields in flat for key in fields))
+    rows = [[fields.get(key, ABSENT) for key in header] for _, fields in flat]
+    return RawTable(
+        files=[path],
+        header=header,
+        rows=rows,
+        lines=[[row for row, _ in flat]],
+        origin=[(0, j + 1) for j in range(len(header))],
+        raw_cells=sum(1 for cells in rows for cell in cells if not blank(cell)),
+    )
+
+
+def _flattened(obj: dict, prefix: str = "") -> dict:
+    """An object's scalar values by their dotted key; a list as its JSON text, null as absent."""
+    out: dict = {}
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flattened(value, f"{name}."))
+        elif isinstance(value, list):
+            out[name] = json.dumps(value, ensure_ascii=False)
+        elif value is not None:
+            out[name] = value
+    return out
+
+
 RAW_FORMATS: dict[str, RawFormat] = {
     "text": RawFormat(_read_text_source),
     "xlsx": RawFormat(_read_xlsx_source, (".xlsx", ".xlsm")),
     "ods": RawFormat(_read_ods_source, (".ods",)),
+    # JSON exports of annotation platforms (Label Studio's JSON-MIN, Potato's annotated_instances)
+    "json": RawFormat(_read_json_source, (".json", ".jsonl")),
     # ag-evaluation files: a comparisons dataset's sources, read whole by its stage (simgold.stages.scores)
     "ag": RawFormat(None),
 }

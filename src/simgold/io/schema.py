@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from simgold.io.layouts import KINDS, LAYOUT_NAMES
+from simgold.io.layouts import BWS_PRESETS, KINDS, LAYOUT_NAMES
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawformats import RAW_FORMATS, table_formats
 
@@ -34,6 +34,7 @@ def load_schema() -> dict:
     defs = schema["$defs"]
     defs["dataset"]["properties"]["kind"]["enum"] = list(KINDS)
     defs["source"]["properties"]["layout"]["enum"] = list(LAYOUT_NAMES)
+    defs["source"]["properties"]["preset"]["enum"] = list(BWS_PRESETS)
     defs["source"]["properties"]["format"]["enum"] = ["auto", *RAW_FORMATS]
     defs["reader"]["properties"]["format"]["enum"] = ["auto", *table_formats()]
     defs["model"]["properties"]["format"]["enum"] = ["auto", *FORMATS]

@@ -36,6 +36,7 @@ def check_source(where: str, kind: str, src: dict, base_dir) -> None:
         What its paths are relative to.
     """
     _check_layout(where, kind, src)
+    _check_bws(where, kind, src)
     _check_columns(where, src)
     _check_files(where, src, base_dir)
     if "word_forms" in src:
@@ -59,6 +60,24 @@ def _check_layout(where: str, kind: str, src: dict) -> None:
         raise ConfigError(f"{where}.{min(extra)}", f"is not used for kind {kind!r} with layout {layout!r}")
     if layout == "ragged" and not isinstance(src["raters"], dict):
         raise ConfigError(f"{where}.raters", "a ragged layout takes its ratings from a position on: raters: {from: N}")
+
+
+#: the source keys only a bws source takes (their columns are checked with the others)
+_BWS_KEYS = ("choice", "separator", "preset")
+
+
+def _check_bws(where: str, kind: str, src: dict) -> None:
+    """A bws source's own keys, and no bws key in a source of another kind."""
+    if kind != "bws":
+        for key in _BWS_KEYS:
+            if key in src:
+                raise ConfigError(f"{where}.{key}", f"is only for kind 'bws' (not {kind!r})")
+        return
+    items = src["items"]
+    if isinstance(items, list) and len(items) < 3:
+        raise ConfigError(
+            f"{where}.items", f"names {len(items)} item(s); a BWS tuple has 3 to 8 (one entry per position)"
+        )
 
 
 def _check_columns(where: str, src: dict) -> None:
@@ -185,6 +204,7 @@ def resolved_path(path: str, base_dir, where: str) -> Path:
 
 
 def _column_refs(src: dict):
+    yield from _item_refs(src.get("items"))
     for key in ("words", "raters"):
         val = src.get(key)
         if isinstance(val, list):
@@ -196,6 +216,16 @@ def _column_refs(src: dict):
         if key in src:
             yield key, src[key]
     yield from _attribute_refs(src)
+
+
+def _item_refs(items):
+    """(key, column) of a bws source's items: a column or a pair of columns per position, or one column."""
+    if isinstance(items, dict):
+        yield "items.column", items["column"]
+    elif isinstance(items, list):
+        for k, entry in enumerate(items):
+            for ref in entry if isinstance(entry, list) else [entry]:
+                yield f"items[{k}]", ref
 
 
 def _attribute_refs(src: dict):

@@ -140,6 +140,22 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         },
         ["dataset", "target", "rater", "candidate"],
     ),
+    # Best-Worst Scaling answers (kind bws; empty for the other kinds): one row per item of an
+    # accepted answer, choice "best", "worst" or ""; answer numbers in file order, sources in config order
+    "answers": (
+        {
+            "dataset": S,
+            "answer": I,
+            "tuple": S,
+            "rater": S,
+            "position": I,
+            "item_id": S,
+            "choice": S,
+            "source_file": S,
+            "source_row": I,
+        },
+        ["dataset", "answer", "position"],
+    ),
     "calibration": (
         {"dataset": S, "rater": S, "n_items": I, "mean_score": F, "calib_diff": F, "calib_shift": F, "n_changed": I},
         ["dataset", "rater"],

@@ -7,6 +7,7 @@ __all__ = [
     "agreement",
     "audit",
     "bws_agreement",
+    "bws_answers",
     "bws_gold",
     "calibrate",
     "clean",

@@ -1,5 +1,5 @@
 """Cleaning (docs/methods.md section 1): raw tables -> canonical ``items``, ``ratings``, ``means``,
-``rankings`` and the ``rejects`` ledger.
+``rankings`` and the ``rejects`` ledger (a ``bws`` dataset's ``answers``: ``simgold.stages.bws_answers``).
 
 **The ledger counts the file, not the config.** ``raw_cells`` is the number of non-blank cells
 the reader found (every row of every file or sheet read: header, title rows, comment lines and
@@ -55,9 +55,18 @@ from simgold.io.cells import (
     raw_text,
 )
 from simgold.io.config import check_dataset
-from simgold.io.ledger import BLANK, NOT_A_REJECTED_VALUE, REASONS, normalised_text, rejected_text, rejection_line
+from simgold.io.ledger import (
+    BLANK,
+    BWS_REASONS,
+    NOT_A_REJECTED_VALUE,
+    REASONS,
+    normalised_text,
+    rejected_text,
+    rejection_line,
+)
 from simgold.io.readers import read_source_table
 from simgold.io.tables import TABLES, sort_canonical
+from simgold.stages.bws_answers import BwsTables, clean_bws, empty_answers
 from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
 
 __all__ = [
@@ -104,6 +113,8 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
     """
     log = log or _LOG
     ds = check_dataset(name, spec, base_dir)
+    if ds["kind"] == "bws":  # one row per answer, not value cells: stages.bws_answers
+        return _assemble_bws(name, ds, clean_bws(name, ds, base_dir, log))
     ext = Extracted()
     for s_idx, src in enumerate(ds["sources"]):
         table = read_source_table(src, base_dir, ds["language"])
@@ -215,6 +226,7 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
         _exclude_incomplete(ds["min_answered"], len(first), cells, cid)
     tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
     tables["repeats"] = sort_canonical(repeats, "repeats")
+    tables["answers"] = empty_answers()
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
     held, rejected = _rejected_values(cells)
     tables["summary"] = tables["summary"].assign(
@@ -222,6 +234,29 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
         n_values_rejected=sum(rejected.values()),
         values_rejected=rejected_text(rejected),
         n_words_normalised=len(ext.normalised),
+    )
+    return tables
+
+
+def _assemble_bws(name: str, ds: dict, bws: BwsTables) -> dict[str, pd.DataFrame]:
+    """A bws dataset's tables: items, answers and the ledger; the value tables empty; its summary
+    counts answers (read, rejected by reason) where the other kinds count value cells."""
+    empty = {table: pd.DataFrame([], columns=list(TABLES[table].names)) for table in ("ratings", "means", "rankings")}
+    tables = {**{k: sort_canonical(v, k) for k, v in empty.items()}, "items": bws.items, "answers": bws.answers}
+    tables["rejects"] = bws.rejects
+    tables["repeats"] = pd.DataFrame([], columns=list(TABLES["repeats"].names))
+    summary = summarise(name, ds, tables, raw_cells=bws.raw_cells, label_cells=bws.label_cells)
+    counts = bws.rejects["reason"].value_counts()
+    rejected = {r: int(counts[r]) for r in BWS_REASONS if r in counts}
+    raters = bws.answers["rater"].dropna()
+    tables["summary"] = summary.assign(
+        n_raters=int(raters.nunique()),
+        n_values_held=bws.n_read,
+        n_values_rejected=sum(rejected.values()),
+        values_rejected=rejected_text(rejected),
+        n_words_normalised=bws.normalised,
+        n_answers=int(bws.answers["answer"].nunique()),
+        n_tuples=bws.n_tuples,
     )
     return tables
 
@@ -637,7 +672,9 @@ def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: in
         "ledger_balanced": accounted_cells(tables, label_cells) == raw_cells,
     }
     counts = tables["rejects"]["reason"].value_counts()
-    row.update({f"rejects_{r}": int(counts.get(r, 0)) for r in REASONS})
+    # a BWS answer's reasons are columns of a bws dataset's summary only (the other kinds' stay as they were)
+    reasons = [r for r in REASONS if ds["kind"] == "bws" or r not in BWS_REASONS]
+    row.update({f"rejects_{r}": int(counts.get(r, 0)) for r in reasons})
     return pd.DataFrame([row])
 
 
@@ -656,6 +693,8 @@ def require_accepted(name: str, tables: dict, ledger_path: str | None = None) ->
     """
     means = tables["means"]
     if len(tables["ratings"]) or len(tables["rankings"]) or means[["mean", "sd", "n"]].notna().any().any():
+        return
+    if len(tables.get("answers", ())):  # a bws dataset's accepted answers
         return
     counts = tables["rejects"]["reason"].value_counts()
     listed = ", ".join(f"{reason} {int(counts[reason])}" for reason in REASONS if reason in counts)
