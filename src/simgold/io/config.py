@@ -502,10 +502,16 @@ def spdx_license(where: str, expression: str) -> str:
     return checked.normalized_expression or expression
 
 
+def _bws_raters(ds: dict) -> bool:
+    """Whether every source of a bws dataset names its raters (its own rater key, or its preset's)."""
+    sources = ds["sources"] if ds["kind"] == "bws" else []
+    return bool(sources) and all("rater" in {**BWS_PRESETS.get(src.get("preset"), {}), **src} for src in sources)
+
+
 def _check_stages(where: str, ds: dict) -> None:
     """Calibration, outliers and agreement settings that fit the dataset."""
     calibration, outliers = ds["calibration"]["method"], ds["outliers"]["method"]
-    per_rater = has_ratings(ds) or ds["kind"] == "rankings"
+    per_rater = has_ratings(ds) or ds["kind"] == "rankings" or _bws_raters(ds)
     if calibration != "none" and (ds["kind"] == "rankings" or not has_ratings(ds)):
         raise ConfigError(f"{where}.calibration.method", f"{calibration!r} needs per-rater ratings (not {ds['kind']})")
     if outliers != "none" and not per_rater:
