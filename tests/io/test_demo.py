@@ -32,7 +32,7 @@ def clean(demo_data):
 
 def test_generator_reproduces_the_committed_files(tmp_path):
     files = generate(tmp_path)
-    assert len(files) == 5
+    assert len(files) == 6
     for rel, data in files.items():
         assert (DEMO / rel).read_bytes() == data, f"raw/demo/{rel} differs from what simgold.io.demo generates"
     committed = {p.relative_to(DEMO).as_posix() for p in DEMO.rglob("*") if p.is_file()}
@@ -149,6 +149,46 @@ def test_hebrew_rankings_with_one_invalid_group(clean):
     assert (random_rank >= 5).mean() > 0.95
 
 
+def _bws_sheet() -> pd.DataFrame:
+    return pd.read_csv(DEMO / "en" / "bws.csv", dtype=str, keep_default_na=False)
+
+
+def test_english_bws_design_and_planted_answers(clean):
+    raw = _bws_sheet()
+    good = raw.iloc[:-4]
+    items = good[["Item1", "Item2", "Item3", "Item4"]].to_numpy()
+    assert items.shape == (144, 4) and good["tuple_id"].nunique() == 48
+    assert (good.groupby("tuple_id")["annotator"].nunique() == 3).all()
+    # 8 shuffles of 24 pairs: each pair in 8 tuples, never twice in one
+    assert set(pd.Series(items[::3].ravel()).value_counts()) == {8} and all(len(set(r)) == 4 for r in items)
+    t = clean("demo-en-bws")
+    bad = t["rejects"][t["rejects"]["reason"] != "ignored_row"]
+    assert bad["source_row"].tolist() == [146, 147, 148, 149]  # the four planted rows, header at row 1
+    assert bad["reason"].tolist() == ["bws_best_is_worst", "bws_not_in_tuple", "bws_blank_choice",
+                                      "bws_repeated_answer"]  # fmt: skip
+    answers = t["answers"]
+    assert answers["answer"].nunique() == 144 and len(answers) == 144 * 4
+    chosen = answers[answers["choice"] != ""].groupby("answer")["choice"].apply(sorted)
+    assert all(c == ["best", "worst"] for c in chosen)
+
+
+def test_english_bws_random_clicker_disagrees_with_the_others():
+    """Read without simgold: a07's choices agree least with the others' counting scores."""
+    good = _bws_sheet().iloc[:-4]
+    agree = {}
+    for rater in sorted(good["annotator"].unique()):
+        others = good[good["annotator"] != rater]
+        shown = pd.Series(others[["Item1", "Item2", "Item3", "Item4"]].to_numpy().ravel()).value_counts()
+        score = (others["BestItem"].value_counts().reindex(shown.index, fill_value=0)
+                 - others["WorstItem"].value_counts().reindex(shown.index, fill_value=0)) / shown  # fmt: skip
+        mine = good[good["annotator"] == rater]
+        tuples = mine[["Item1", "Item2", "Item3", "Item4"]].to_numpy()
+        hits = [score[b] == score[list(r)].max() for r, b in zip(tuples, mine["BestItem"])]
+        hits += [score[w] == score[list(r)].min() for r, w in zip(tuples, mine["WorstItem"])]
+        agree[rater] = np.mean(hits)
+    assert min(agree, key=agree.get) == "a07" and agree["a07"] < 0.5 < min(v for r, v in agree.items() if r != "a07")
+
+
 def _ods_sheet(path) -> pd.DataFrame:
     """The one sheet of a demo ODS file (a header row, no repeated cells), read with the standard library."""
     import zipfile
@@ -170,6 +210,7 @@ def _independent_raw_cells() -> dict[str, int]:
     de = pd.read_csv(DEMO / "de" / "bewertungen.csv", sep=";", encoding="cp1252", dtype=str, keep_default_na=False)
     en = _ods_sheet(DEMO / "en" / "contexts.ods")
     he = pd.read_csv(DEMO / "he" / "rankings.csv", encoding="utf-8-sig")
+    bws = (DEMO / "en" / "bws.csv").read_text(encoding="utf-8").splitlines()
     gensim_data = Path(next(iter(importlib.util.find_spec("gensim").submodule_search_locations))) / "test" / "test_data"
 
     def data_lines(name):
@@ -183,6 +224,7 @@ def _independent_raw_cells() -> dict[str, int]:
         "demo-de": len(de),
         "demo-en-context": en.filter(regex="^c[12]_").size,
         "demo-he-rank": he.filter(like="rater_").size,
+        "demo-en-bws": len(bws) - 1,  # one value per answer row, the header aside
         "ws353": data_lines("wordsim353.tsv"),
         "simlex999": data_lines("simlex999.txt"),
     }
@@ -194,6 +236,7 @@ def test_ledger_invariant_for_every_shipped_dataset(config, clean):
     for name, cells in raw.items():
         t = clean(name)
         accepted = len(t["ratings"]) + len(t["rankings"]) + int(t["means"][["mean", "sd", "n"]].notna().sum().sum())
+        accepted += t["answers"]["answer"].nunique()
         values = t["rejects"][t["rejects"]["reason"] != "ignored_row"]  # not the header, title and comment lines
         assert accepted + len(values) == cells, name
 

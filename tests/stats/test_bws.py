@@ -27,6 +27,7 @@ from simgold.stats.bws import (
 )
 from simgold.stats.resampling import draws, halves_within_groups
 
+from ..conftest import peer
 from .bws_crowd import simulate
 
 # a small hand-made study: (rater, tuple, best, worst)
@@ -84,7 +85,7 @@ def test_counting_by_hand():
 
 
 def test_counting_against_bwsample():
-    bwsample = pytest.importorskip("bwsample")
+    bwsample = peer("bwsample")
     # bwsample's scoring_orme divides best minus worst by the number of ALL answers, not by the
     # item's showings (Orme's definition as Kiritchenko & Mohammad use it), and leaves out items
     # never chosen: the numerators agree exactly, and the scores wherever every item is shown in
@@ -105,7 +106,7 @@ def test_counting_against_bwsample():
 
 
 def test_counting_against_maxdiff():
-    pytest.importorskip("maxdiff")
+    peer("maxdiff")
     import pandas as pd
     from maxdiff import calculate_scores_no_ci, perform_maxdiff_analysis
 
@@ -190,7 +191,7 @@ def test_maxdiff_fit_against_a_dense_maximum_likelihood_fit():
 
 
 def test_maxdiff_fit_is_bradley_terry_for_pairs():
-    choix = pytest.importorskip("choix")
+    choix = peer("choix")
     rng = np.random.default_rng(3)
     pairs = [tuple(rng.choice(6, 2, replace=False)) for _ in range(80)]
     strength = np.array([1.0, 0.5, 0.2, 0.0, -0.4, -1.0])
