@@ -94,7 +94,7 @@ def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=None) -> dict:
     -------
     dict
         For one dataset ``{table: DataFrame}``, the tables ``items``, ``ratings``, ``means``,
-        ``rankings``, ``rejects`` (the ledger of every value not kept, with its reason), ``repeats``
+        ``rankings``, ``answers`` (Best-Worst Scaling), ``rejects`` (the ledger of every value not kept, with its reason), ``repeats``
         (a rater's repeated answers to one pair, before the duplicates rule: test-retest material)
         and ``summary`` (one row of counts); for a config ``{dataset: {table: DataFrame}}``.
 
@@ -107,7 +107,7 @@ def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=None) -> dict:
     >>> root = Path(simgold.__file__).resolve().parents[2]  # a source checkout: src/simgold
     >>> tables = clean("demo-hr", base_dir=root)
     >>> sorted(tables)
-    ['items', 'means', 'rankings', 'ratings', 'rejects', 'repeats', 'summary']
+    ['answers', 'items', 'means', 'rankings', 'ratings', 'rejects', 'repeats', 'summary']
     >>> tables["summary"][["n_items", "n_raters", "n_ratings", "n_rejects", "ledger_balanced"]]
        n_items  n_raters  n_ratings  n_rejects  ledger_balanced
     0       30        12        319         81             True

@@ -216,7 +216,8 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
         ["dataset", "bin_low"],
     ),
     # a Best-Worst Scaling dataset's items: counts, the counting score with its bootstrap interval
-    # (answers or raters resampled: counting_resampled), the MaxDiff utility with its Wald interval
+    # (raters resampled where every answer names one, else answers: counting_resampled) and with the
+    # answers resampled, the MaxDiff utility with its Wald interval
     "bws_scores": (
         {
             "dataset": S,
@@ -228,6 +229,8 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "counting_low": F,
             "counting_high": F,
             "counting_resampled": S,
+            "answers_low": F,  # the interval with the answers resampled, whatever counting_resampled says
+            "answers_high": F,
             "logit": F,
             "logit_se": F,
             "logit_low": F,

@@ -1,8 +1,9 @@
 """The gold standard of a Best-Worst Scaling dataset (docs/methods.md section 13), from its answers.
 
 Each item's counting score (the share of the answers showing it where it was chosen best, minus
-the share where it was chosen worst: -1 to 1) with a percentile bootstrap interval (answers
-resampled, or raters as clusters where the answers name their raters), and the MaxDiff model's
+the share where it was chosen worst: -1 to 1) with percentile bootstrap intervals (the answers
+resampled; and the raters as clusters where every answer names its rater, the gold's interval
+then), and the MaxDiff model's
 utility with its standard error from the observed information (``simgold.stats.bws``). The gold
 standard's ``mean`` is the score the config names (``bws.score``): counting, mapped linearly from
 -1..1 onto the dataset's scale, or the logit's utilities mapped by their own minimum and maximum
@@ -154,9 +155,14 @@ def _bws_scores(dataset: str, codes: AnswerCodes, settings: dict, confidence: fl
     coded = codes.coded
     counts = counting_scores(coded)
     by = "raters" if (coded.rater >= 0).all() and len(codes.raters) > 1 else "answers"
-    low, high = counting_intervals(
-        coded, settings["resamples"], np.random.default_rng(seed_for(seed, "bws_counting", dataset)), confidence, by=by
-    )
+    intervals = {
+        scheme: counting_intervals(
+            coded, settings["resamples"], np.random.default_rng(seed_for(seed, "bws_counting", dataset, scheme)),
+            confidence, by=scheme,
+        )
+        for scheme in dict.fromkeys(["answers", by])
+    }  # fmt: skip
+    low, high = intervals[by]
     fit = maxdiff_fit(coded, penalty=settings["penalty"], confidence=confidence)
     frame = pd.DataFrame(
         {
@@ -169,6 +175,8 @@ def _bws_scores(dataset: str, codes: AnswerCodes, settings: dict, confidence: fl
             "counting_low": low,
             "counting_high": high,
             "counting_resampled": by,
+            "answers_low": intervals["answers"][0],
+            "answers_high": intervals["answers"][1],
             "logit": fit.utility,
             "logit_se": fit.se,
             "logit_low": fit.ci_low,
