@@ -238,3 +238,27 @@ def test_simgold_agreement_prints_the_bws_datasets(tmp_path, capsys):
     assert lines[1].split() == ["dataset", "answers", "tuples", "raters", "excluded", "SHR", "SHR", "interval", "per",
                                 "tuple", "needed", "note"]  # fmt: skip
     assert lines[2].split() == ["bd", "12", "4", "3", "1", "0.907", "[0.700,", "0.970]", "2.0", "1.9", "for", "0.9"]
+
+
+def test_the_bws_figure_is_drawn_for_bws_datasets_only(tmp_path):
+    from types import SimpleNamespace
+
+    from simgold.report.figures import FIGURES, draw_dataset_figures
+
+    routing = SimpleNamespace(scored_by={}, noised=[], context=[], rated=[], ranked=[], cleaned=["bd", "r"], bws=["bd"])
+    assert [n for n, f in FIGURES.items() if f.shown_if(routing, "bd")] == ["bws", "distribution"]
+    assert "bws" not in [n for n, f in FIGURES.items() if f.shown_if(routing, "r")]
+    tables = _tables()
+    png = tmp_path / "bws.png"
+    draw_dataset_figures("bd", [(str(png), "")], {"bws_scores": tables["bws_scores"], "raters": tables["raters"]},
+                         {"method": "vs_rest_min", "k": 2.0, "threshold": 0.5})  # fmt: skip
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    draw_dataset_figures("bd", [(str(png), "")], {"bws_scores": tables["bws_scores"]}, None)  # no raters named
+
+
+def test_the_card_counts_answers_set_aside_by_bws_reason():
+    from simgold.report.card import answers_text
+
+    assert answers_text({"bws_best_is_worst": 2, "bws_not_in_tuple": 5}) == (
+        "5 answers whose best or worst is not in its tuple; 2 answers whose best is also its worst"
+    )

@@ -37,6 +37,16 @@ REASON_WORDS = {
     "invalid_ranking": "in a ranking that does not give each candidate one rank",
     "rater_incomplete": "of raters who stopped early",
     "extra_fields": "on a row with more fields than the header",
+    # a Best-Worst Scaling answer set aside (simgold.io.ledger's bws_ reasons): one answer per row
+    "bws_malformed_item": "with a pair whose two words could not be read",
+    "bws_wrong_size": "with a tuple of the wrong size",
+    "bws_repeated_item": "with a pair twice in one tuple",
+    "bws_unknown_item": "with a pair the dataset's item list does not hold",
+    "bws_blank_choice": "without a best or a worst",
+    "bws_not_in_tuple": "whose best or worst is not in its tuple",
+    "bws_position_out_of_range": "whose best or worst position is not in the tuple",
+    "bws_best_is_worst": "whose best is also its worst",
+    "bws_repeated_answer": "repeating a rater's answer to the same tuple (the later one set aside)",
 }
 #: the duplicates rule in the reader's words: what became of a rater's answers to a pair asked twice
 DUPLICATES_WORDS = {

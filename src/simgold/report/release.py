@@ -12,7 +12,7 @@
   the Hugging Face and Croissant metadata point at the Parquet file, which needs no such rule;
 * ``{dataset}.txt``: gensim's word-pair format (``word1<TAB>word2<TAB>score``, ``#`` comments), for
   ``KeyedVectors.evaluate_word_pairs``; only for datasets whose gold is one score per word pair
-  (ratings and means: not two-context datasets, whose pairs repeat with another context, nor
+  (ratings, means and BWS: not two-context datasets, whose pairs repeat with another context, nor
   rankings, whose score is a rank);
 * ``{dataset}.comparisons.parquet`` / ``.tsv``: the A&G comparisons with their weights, where the
   dataset has them;
