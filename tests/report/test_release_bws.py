@@ -262,3 +262,43 @@ def test_the_card_counts_answers_set_aside_by_bws_reason():
     assert answers_text({"bws_best_is_worst": 2, "bws_not_in_tuple": 5}) == (
         "5 answers whose best or worst is not in its tuple; 2 answers whose best is also its worst"
     )
+
+
+def test_the_cards_recompute_snippet_runs_in_the_release_folder(tmp_path):
+    """The card's block from the answers, run as written with a vectors file of the pairs' words."""
+    pytest.importorskip("simgold.stats.bws")  # the stats of BWS are another branch's until the merge
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    card = _release(tmp_path).files["README.md"].decode()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", card, flags=re.S) if "maxdiff_accuracy(" in b]
+    assert len(blocks) == 1
+    words = sorted({w for pair in WORDS for w in pair})
+    vectors = np.random.default_rng(7).normal(size=(len(words), 8))
+    lines = [f"{len(words)} 8"] + [w + " " + " ".join(f"{x:.6f}" for x in v) for w, v in zip(words, vectors)]
+    (tmp_path / "vectors.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = blocks[0] + "print('N', len(scores), accuracy.n_tuples)\n"
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": src})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "N 6 4" in done.stdout
+
+
+def test_the_scores_file_gives_maxdiff_accuracy_beside_spearman():
+    from simgold.report.release import scores_card
+
+    scores = pd.DataFrame({"dataset": "bd", "model": "m", "subset": "all",
+                           "metric": ["spearman", "maxdiff_best", "maxdiff_worst", "maxdiff_accuracy"],
+                           "value": [0.71, 0.75, 0.5, 0.625], "ci_low": [0.5, 0.5, 0.25, 0.4],
+                           "ci_high": [0.9, 1.0, 0.75, 0.8], "confidence": 0.95, "n_used": [6, 4, 4, 4],
+                           "n_total": [6, 4, 4, 5], "note": ""})  # fmt: skip
+    text = scores_card("bd", scores, pd.DataFrame(), {"m": {"description": "a model"}})
+    assert "## MaxDiff accuracy" in text
+    assert (
+        "| m | 0.710 | [0.500, 0.900] | 0.750 | [0.500, 1.000] | 0.500 | [0.250, 0.750] | 0.625 | [0.400, 0.800] | 4 of 5 |"
+        in text
+    )

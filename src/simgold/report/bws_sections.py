@@ -42,6 +42,8 @@ __all__ = [
     "card_gold",
     "card_evaluate",
     "page_tables",
+    "models_view",
+    "MAXDIFF_TEXT",
     "bws_overview",
 ]
 
@@ -72,6 +74,12 @@ BWS_LEGEND = (
     "the mean Spearman between two random halves of each tuple's answers, with its interval; raters: named in the "
     "answers; excluded: by the outlier rule on each rater's agreement with the others; per tuple: answers per tuple, "
     "and those a reliability of the target needs"
+)
+#: what MaxDiff accuracy is, under its table (the page's and ``scores.md``'s)
+MAXDIFF_TEXT = (
+    "MaxDiff accuracy (SemEval-2012 Task 2): the share of tuples where the pair the model finds most (best) or least "
+    "(worst) similar is the majority's choice, and both together, with bootstrap intervals over tuples; tuples: those "
+    "whose every pair the model scores"
 )
 _SCORE_WORDS = {
     "counting": "the counting score (the share of the answers showing the pair where it was chosen best, minus the "
@@ -428,16 +436,19 @@ def card_evaluate(name: str) -> list[str]:
         A paragraph and a Python block.
     """
     return [
-        "From the answers (SemEval-2012 Task 2's MaxDiff accuracy: the model answers each tuple with the pair its "
-        "similarities make most and least similar, and a guess is correct where the majority of that tuple's answers "
-        "chose it; `sim` holds the model's similarity of each pair in the order of `codes.item_ids`, NaN where it "
-        "has none, and a tuple with such a pair is left out and counted):",
-        "```python\nimport numpy as np\nimport pandas as pd\n"
+        "From the answers: both scores of each pair, and a model's MaxDiff accuracy as SemEval-2012 Task 2 scored "
+        "it (the model answers each tuple with the pair its similarities make most and least similar, and a guess is "
+        "correct where the majority of that tuple's answers chose it; a tuple with a pair the model has no similarity "
+        "for is left out and counted), with a bootstrap interval over tuples:",
+        "```python\nimport numpy as np\nimport pandas as pd\nimport simgold\n"
         "from simgold.stages.bws_gold import code_answers, scores_from_answers\n"
         "from simgold.stats.bws import maxdiff_accuracy\n\n"
         f'answers = pd.read_parquet("{name}.answers.parquet")\n'
         "scores = scores_from_answers(answers)  # per pair: counts, counting score, MaxDiff utility and its SE\n"
+        f'pairs = pd.read_parquet("{name}.parquet")\n'
+        'cosines = simgold.evaluate("vectors.txt", pairs).predictions["sim"].to_numpy()  # in the pairs\' order\n'
         "codes = code_answers(answers)\n"
+        'sim = pd.Series(cosines, index=pairs["item_id"]).reindex(codes.item_ids).to_numpy()  # in the codes\' order\n'
         "accuracy = maxdiff_accuracy(codes.coded, sim, 1000, np.random.default_rng(0), 0.95)\n"
         "print(accuracy.best, accuracy.worst, accuracy.both)\n```",
     ]
@@ -473,8 +484,21 @@ def _extremes(scores: pd.DataFrame, gold: pd.DataFrame | None, items: pd.DataFra
     ).reset_index(drop=True)
 
 
-def _models_view(scores: pd.DataFrame) -> pd.DataFrame:
-    """Each model's Spearman beside its MaxDiff accuracies, each with its interval."""
+def models_view(scores: pd.DataFrame) -> pd.DataFrame:
+    """Each model's Spearman beside its MaxDiff accuracies (best, worst, both), each with its
+    interval, and the tuples the accuracy is over.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        The models' scores tables on one BWS dataset (``model``, ``metric``, ``subset``, ``value``,
+        ``ci_low``, ``ci_high``, ``n_used``, ``n_total``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model, sorted by name.
+    """
     metrics = {"spearman": "Spearman", "maxdiff_best": "MaxDiff best", "maxdiff_worst": "MaxDiff worst",
                "maxdiff_accuracy": "MaxDiff both"}  # fmt: skip
     rows = scores[scores["metric"].isin(metrics) & (scores["subset"] == "all")]
@@ -534,11 +558,8 @@ def page_tables(statistics: dict, scores: pd.DataFrame | None, k: int = 10) -> l
             f"({bws_scores['counting_resampled'].iloc[0]} resampled) and its MaxDiff utility with the {level} Wald "
             "interval")))  # fmt: skip
     if scores is not None and len(scores) and scores["metric"].isin(["maxdiff_accuracy"]).any():
-        out.append((_models_view(scores), (
-            "The models two ways: Spearman with the gold standard, and MaxDiff accuracy (SemEval-2012 Task 2): the "
-            "share of tuples where the pair the model finds most (best) or least (worst) similar is the majority's "
-            "choice, and both together, with bootstrap intervals over tuples; tuples: those whose every pair the "
-            "model scores")))  # fmt: skip
+        out.append((models_view(scores), (
+            f"The models two ways: Spearman with the gold standard, and {MAXDIFF_TEXT}")))  # fmt: skip
     return out
 
 

@@ -45,7 +45,7 @@ import pyarrow.parquet as pq
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RELEASE_DATA
 from simgold.io.tables import to_arrow, tsv_bytes, tsv_text
-from simgold.report.bws_sections import answers_table, bws_descriptions, with_bws_scores
+from simgold.report.bws_sections import MAXDIFF_TEXT, answers_table, bws_descriptions, models_view, with_bws_scores
 from simgold.report.card import answers_text, dataset_card, markdown_table
 from simgold.report.frontmatter import column_types, pretty_name, yaml_front_matter
 from simgold.report.croissant import croissant
@@ -570,6 +570,8 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
         )
         lines += _correlation_section(correlations, extra, msd_values)
     lines += _ag_section(scores[scores["metric"] == "ag_score"])
+    if scores["metric"].eq("maxdiff_accuracy").any():  # a BWS dataset: the models answer its tuples too
+        lines += ["## MaxDiff accuracy", "", MAXDIFF_TEXT + ".", "", markdown_table(models_view(scores)), ""]
     described = [(m, model_text(models.get(m) or {})) for m in sorted(scores["model"].unique())]
     lines += ["## The models", "", markdown_table(pd.DataFrame(described, columns=["model", "what it is"]))]
     return "\n".join(lines).rstrip() + "\n"
