@@ -2,7 +2,8 @@
 
 simgold run [snakemake arguments]   run the pipeline (``snakemake``; ``--cores all`` unless given)
 simgold scores [--results DIR]      the dataset x model table of the last run
-simgold agreement [--results DIR]   one row per dataset: raters, excluded, items, pairwise, vs_rest, alpha
+simgold agreement [--results DIR]   one row per dataset: raters, excluded, items, pairwise, vs_rest, alpha;
+                                    Best-Worst Scaling datasets: answers, raters, split-half reliability
 simgold verify DIR                  check an unpacked archive against its MANIFEST
 simgold rebuild DIR [--cores N] [--recompute]
                                     rerun an unpacked archive and compare every result file
@@ -26,6 +27,7 @@ from simgold.io.digests import package_version
 from simgold.io.tables import read_parquet
 from simgold.report.rebuild import rebuild
 from simgold.report.verify import verify
+from simgold.report.bws_sections import BWS_LEGEND, bws_overview
 from simgold.report.headline import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
@@ -136,19 +138,23 @@ def _scores(results: Path) -> int:
 def _agreement(results: Path) -> int:
     pattern = within_results("agreement", dataset="*")
     agreements = [read_parquet(p) for p in sorted(results.glob(pattern))]
-    if not agreements:
+    bws = [read_parquet(p) for p in sorted(results.glob(within_results("bws_reliability", dataset="*")))]
+    if not agreements and not bws:
         print(f"{results / pattern}: no agreement tables; run the pipeline first (simgold run)", file=sys.stderr)
         return 1
     raters = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_raters", dataset="*")))]
-    icc = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_icc", dataset="*")))]
-    retest = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_retest", dataset="*")))]
-    table = agreement_overview(agreements, raters, icc or None, retest or None)  # an older run: no such column
-    shown = overview_statistics().items()
-    legend = "; ".join(f"{label}: {AGREEMENT_STATISTICS[name].description}" for name, label in shown)
-    legend += "; ICC(k): intraclass correlation of the raters' mean (ICC(2,k); ICC(1,k) for rating slots)"
-    legend += "; retest ICC: test-retest ICC(2,1) of the raters' repeated answers (blank: none repeated)"
-    print(f"raters: before outlier filtering; of the raters kept (optimistic where some were excluded): {legend}")
-    print(_table_text(table))
+    if agreements:
+        icc = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_icc", dataset="*")))]
+        retest = [read_parquet(p) for p in sorted(results.glob(within_results("agreement_retest", dataset="*")))]
+        table = agreement_overview(agreements, raters, icc or None, retest or None)  # an older run: no such column
+        shown = overview_statistics().items()
+        legend = "; ".join(f"{label}: {AGREEMENT_STATISTICS[name].description}" for name, label in shown)
+        legend += "; ICC(k): intraclass correlation of the raters' mean (ICC(2,k); ICC(1,k) for rating slots)"
+        legend += "; retest ICC: test-retest ICC(2,1) of the raters' repeated answers (blank: none repeated)"
+        print(f"raters: before outlier filtering; of the raters kept (optimistic where some were excluded): {legend}")
+        print(_table_text(table))
+    if bws:  # Best-Worst Scaling datasets: a table of their own
+        print(f"Best-Worst Scaling: {BWS_LEGEND}", _table_text(bws_overview(bws, raters)), sep="\n")
     return 0
 
 

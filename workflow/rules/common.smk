@@ -199,6 +199,11 @@ def report_inputs(wildcards):
         inputs["msd"] = result("msd", dataset=d)
     if d in CONTEXT_DATASETS:
         inputs["context"] = result("context_tests", dataset=d)
+    if d in BWS:  # split-half reliability, the raters' agreement, both scores of the pairs and their words
+        inputs["bws_reliability"] = result("bws_reliability", dataset=d)
+        inputs["raters"] = result("agreement_raters", dataset=d)
+        inputs["bws_scores"] = result("bws_scores", dataset=d)
+        inputs["item_table"] = result("clean", dataset=d, table="items")  # "items" is snakemake's
     return inputs
 
 
@@ -226,6 +231,11 @@ def release_inputs(wildcards):
         inputs["retest"] = result("agreement_retest", dataset=d)
     if CONFIG["datasets"][d]["kind"] in ("rankings", "comparisons"):  # a ratings dataset's gold is its scores
         inputs["comparisons"] = result("comparisons", dataset=d)
+    if d in BWS:  # the design and split-half reliability, the raters, both scores, and the answers released
+        inputs["bws_reliability"] = result("bws_reliability", dataset=d)
+        inputs["raters"] = result("agreement_raters", dataset=d)
+        inputs["bws_scores"] = result("bws_scores", dataset=d)
+        inputs["answers"] = result("agreement_answers", dataset=d)
     return inputs
 
 

@@ -22,6 +22,8 @@ from simgold.workflow.job import run
 
 #: the tables of docs/methods.md section 11 a page shows, where the dataset has them
 STATISTICS = ("agreement_ci", "alpha", "icc", "retest", "reliability", "gold", "differences", "msd", "audit")
+#: a Best-Worst Scaling dataset's tables (section 13; simgold.report.bws_sections.page_tables)
+BWS_STATISTICS = ("bws_reliability", "bws_scores", "raters", "item_table")
 
 
 def report_dataset_job(snakemake, log):
@@ -34,6 +36,8 @@ def report_dataset_job(snakemake, log):
     figure_tables = {**tables, "scores": scores, "noise": noise, "ranked": params.ranked}
     draw_dataset_figures(name, params.figures, figure_tables, params.outliers)
     statistics = {key: tables[key] for key in STATISTICS if key in tables}
+    if "bws_reliability" in tables:
+        statistics.update({key: tables[key] for key in BWS_STATISTICS if key in tables})
     html = dataset_page(
         name,
         clean=tables.get("clean"),

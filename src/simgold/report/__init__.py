@@ -4,6 +4,7 @@ Uses the layers below (stages, io, stats), never the workflow."""
 #: the layer's modules; each one's ``__all__`` is its public API (numpydoc, tested)
 __all__ = [
     "archive",
+    "bws_sections",
     "card",
     "compare",
     "croissant",

@@ -16,6 +16,7 @@ import pandas as pd
 from simgold.io.cardtext import CARD_PROSE
 from simgold.io.labels import confidence_label
 from simgold.io.ledger import normalised_text, set_aside
+from simgold.report.bws_sections import card_design, card_evaluate, card_gold, card_raters, card_reliability
 from simgold.report.frontmatter import KIND_TEXT, license_link
 from simgold.report.markup import Markdown, code_fence, md_cell, md_link, md_prose, md_text, md_url
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
@@ -36,6 +37,16 @@ REASON_WORDS = {
     "invalid_ranking": "in a ranking that does not give each candidate one rank",
     "rater_incomplete": "of raters who stopped early",
     "extra_fields": "on a row with more fields than the header",
+    # a Best-Worst Scaling answer set aside (simgold.io.ledger's bws_ reasons): one answer per row
+    "bws_malformed_item": "with a pair whose two words could not be read",
+    "bws_wrong_size": "with a tuple of the wrong size",
+    "bws_repeated_item": "with a pair twice in one tuple",
+    "bws_unknown_item": "with a pair the dataset's item list does not hold",
+    "bws_blank_choice": "without a best or a worst",
+    "bws_not_in_tuple": "whose best or worst is not in its tuple",
+    "bws_position_out_of_range": "whose best or worst position is not in the tuple",
+    "bws_best_is_worst": "whose best is also its worst",
+    "bws_repeated_answer": "repeating a rater's answer to the same tuple (the later one set aside)",
 }
 #: the duplicates rule in the reader's words: what became of a rater's answers to a pair asked twice
 DUPLICATES_WORDS = {
@@ -486,7 +497,7 @@ def _evaluate_section(name: str, kind: str, scored: bool = False) -> list[str]:
     ``simgold.evaluate_comparisons`` on the A&G comparisons of a rankings or comparisons dataset
     (the score the run's leaderboard gives), and where the run's own scores are."""
     parts = []
-    if kind in ("ratings", "means"):
+    if kind in ("ratings", "means", "bws"):
         parts += [
             "With gensim (the `.txt` file is its word-pair format; `restrict_vocab` the whole vocabulary, so that no "
             "pair is lost to gensim's default of 300,000 words; pairs with an unknown word are skipped and counted; a "
@@ -497,7 +508,7 @@ def _evaluate_section(name: str, kind: str, scored: bool = False) -> list[str]:
             "With simgold (the same Spearman, Pearson and OOV share as gensim's, with bootstrap CIs and Kendall's tau; "
             "a vectors file of any common format):",
         ]
-    if kind in ("ratings", "means", "contexts"):
+    if kind in ("ratings", "means", "contexts", "bws"):
         parts.append(
             "```python\nimport pandas as pd\nimport simgold\n\n"
             f'pairs = pd.read_parquet("{name}.parquet")\n'
@@ -524,6 +535,8 @@ def _evaluate_section(name: str, kind: str, scored: bool = False) -> list[str]:
             f'comparisons = pd.read_parquet("{table}")\n'
             'result = simgold.evaluate_comparisons("vectors.txt", comparisons)\nprint(result.scores)\n```'
         )
+    if kind == "bws":
+        parts += card_evaluate(name)
     parts.append(
         f'Reading a TSV with pandas: `pd.read_csv("{name}.tsv", sep="\\t", keep_default_na=False, na_values=[""])`, '
         "or words such as `NA` and `null` become missing values."
@@ -615,11 +628,7 @@ def dataset_card(
         (CARD_PROSE["recruitment"], prose["recruitment"]),
         (CARD_PROSE["pay"], prose["pay"]),
         (CARD_PROSE["demographics"], prose["demographics"]),
-        ("Raters", _raters_section(tables, ds) if "gold" in tables else []),
-        ("What was not kept", _ledger_section(tables["clean"].iloc[0], ds, tables.get("left_out")) if "clean" in tables
-         else []),  # fmt: skip
-        ("Agreement", _agreement_section(tables, confidence)),
-        ("The gold standard", _gold_section(tables, ds, confidence) if "gold" in tables else []),
+        *_study_sections(name, ds, tables, confidence),
         ("Against the released scores", _released_section(tables, ds)),
         ("Audit", _audit_section(tables, ds["kind"])),
         ("Evaluating a model", _evaluate_section(name, ds["kind"], scored)),
@@ -632,6 +641,30 @@ def dataset_card(
             for part in parts:
                 lines += [part, ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _study_sections(name: str, ds: dict, tables: dict, confidence: float) -> list[tuple[str, list[str]]]:
+    """The card's sections from the design to the gold standard: a BWS dataset's design, then the
+    raters, what was not kept, agreement and the gold standard, a BWS dataset's its own (its raters'
+    agreement with the others, split-half reliability, both scores)."""
+    bws, gold = ds["kind"] == "bws", "gold" in tables
+    if bws and gold:
+        raters, gold_parts = _rendered(card_raters(tables, ds)), _rendered(card_gold(tables, confidence))
+    elif gold:
+        raters, gold_parts = _raters_section(tables, ds), _gold_section(tables, ds, confidence)
+    return [
+        ("Best-Worst Scaling", card_design(name, tables, ds, confidence)),
+        ("Raters", raters if gold else []),
+        ("What was not kept", _ledger_section(tables["clean"].iloc[0], ds, tables.get("left_out")) if "clean" in tables
+         else []),  # fmt: skip
+        ("Agreement", _agreement_section(tables, confidence) + (_rendered(card_reliability(tables)) if bws else [])),
+        ("The gold standard", gold_parts if gold else []),
+    ]
+
+
+def _rendered(parts: list) -> list[str]:
+    """Card parts as Markdown: a table (``pandas.DataFrame``) as ``markdown_table``, text as it is."""
+    return [markdown_table(p) if isinstance(p, pd.DataFrame) else p for p in parts]
 
 
 def _creator_text(creator) -> str:

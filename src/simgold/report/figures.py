@@ -323,6 +323,43 @@ class Figure:
     shown_if: Callable[[Any, str], bool]
 
 
+def _bws_figure(scores: pd.DataFrame, raters: pd.DataFrame | None, outliers: dict | None, path, title: str) -> None:
+    """A Best-Worst Scaling dataset's two scores and its raters. Left: each pair's counting score
+    against its MaxDiff utility, with both intervals. Right: each rater's agreement with the others
+    (the share of their choices the others' scores agree with), excluded raters hatched, and the
+    outlier rule's cut (``outlier_cut`` on that share, as the agreement stage cuts it)."""
+    fig, (left, right) = _pyplot().subplots(1, 2, figsize=(10.5, 4.2))
+    shown = scores.dropna(subset=["counting", "logit"])
+    if len(shown):
+        left.errorbar(shown["logit"], shown["counting"], fmt="o", ms=3, color="#4C72B0", ecolor="#B0B0B0", lw=0.8,
+                      xerr=[shown["logit"] - shown["logit_low"], shown["logit_high"] - shown["logit"]],
+                      yerr=[shown["counting"] - shown["counting_low"], shown["counting_high"] - shown["counting"]])  # fmt: skip
+        left.set_xlabel("MaxDiff utility (Wald interval)")
+        left.set_ylabel("counting score (bootstrap interval)")
+        left.set_title(f"{len(shown):,} pairs", fontsize=9)
+    else:
+        _message(left, "no pair has both scores")
+    if raters is None or not len(raters) or raters["vs_rest"].isna().all():
+        _message(right, "no rater's agreement: the answers name fewer than two raters")
+    else:
+        stage = raters.sort_values(["vs_rest", "rater"], na_position="first", kind="stable")
+        bars = right.bar(np.arange(len(stage)), stage["vs_rest"], 0.7, color="#DD8452")
+        for bar, out in zip(bars, stage["excluded"].astype(bool)):
+            bar.set_hatch("//" if out else "")
+        outliers = outliers or {}
+        cut = outlier_cut(stage["vs_rest"].to_numpy(float), outliers.get("method", "none"), outliers.get("k", 1.0),
+                          outliers.get("threshold"))  # fmt: skip
+        if cut is not None:
+            right.axhline(cut.cut, color="#C44E52", lw=1.5, label=f"exclusion threshold {cut.cut:.3f}")
+            _legend_outside(right)
+        right.set_xticks(np.arange(len(stage)), stage["rater"].astype(str), rotation=90, fontsize=7)
+        right.set_ylim(0.0, 1.02)
+        right.set_ylabel("agreement with the other raters")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    _save(fig, path)
+
+
 def _raters_title(name: str, tables: Mapping[str, Any]) -> str:
     return f"{name}: agreement of each rater{' (rankings)' if tables.get('ranked') else ''}"
 
@@ -448,6 +485,20 @@ FIGURES: dict[str, Figure] = Figures(
                 "flattens, more raters per item buy little reliability."
             ),
             shown_if=lambda routing, d: d in routing.rated,
+        ),
+        "bws": Figure(
+            draw=lambda name, t, path: _bws_figure(
+                t["bws_scores"], t.get("raters"), t.get("outliers"), path, f"{name}: Best-Worst Scaling"
+            ),
+            caption="Best-Worst Scaling: each pair's counting score against its MaxDiff utility; each rater's agreement",
+            report_caption=(
+                "Best-Worst Scaling in {dataset} (docs/methods.md section 13). Left: each pair's counting score (the "
+                "share of the answers showing it where it was chosen best minus the share where it was chosen worst) "
+                "against its MaxDiff utility, with the bootstrap and Wald intervals. Right: each rater's agreement "
+                "with the others (the share of their best and worst choices the other raters' counting scores agree "
+                "with), excluded raters hatched, and the outlier rule's threshold as a red line."
+            ),
+            shown_if=lambda routing, d: d in getattr(routing, "bws", ()),  # a routing of an older run: no bws
         ),
         "distribution": Figure(
             draw=lambda name, t, path: _distribution_figure(t["gold"], t["distribution"], path, f"{name}: gold scores"),

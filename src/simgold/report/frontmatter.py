@@ -83,6 +83,8 @@ KIND_TEXT = {
     "contexts": "similarity ratings of word pairs, each pair in two contexts",
     "rankings": "candidates ranked by their similarity to a target word",
     "comparisons": "weighted comparisons of which of two candidates is more similar to a target word",
+    "bws": "Best-Worst Scaling answers (the most and the least similar pair of each tuple of word pairs), scored "
+    "into one score per pair",
 }
 
 

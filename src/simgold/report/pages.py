@@ -21,6 +21,7 @@ from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.io.digests import sha256_bytes
 from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
+from simgold.report.bws_sections import page_tables
 from simgold.report.headline import MAIN_METRICS, flag_scores, headline
 from simgold.stages.msd import with_msd
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES
@@ -210,6 +211,7 @@ def dataset_page(
         parts.append(_gold_precision_section(statistics["gold"]))
     if scores is not None and len(scores):
         parts.append(_scores_table(scores))
+    parts += [_html_table(view, caption) for view, caption in page_tables(statistics, scores)]  # BWS: empty else
     parts += _model_sections(statistics)
     if context is not None and len(context):
         caption = "Context effects: pairs whose similarity differs between the two contexts"

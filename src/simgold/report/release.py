@@ -12,10 +12,13 @@
   the Hugging Face and Croissant metadata point at the Parquet file, which needs no such rule;
 * ``{dataset}.txt``: gensim's word-pair format (``word1<TAB>word2<TAB>score``, ``#`` comments), for
   ``KeyedVectors.evaluate_word_pairs``; only for datasets whose gold is one score per word pair
-  (ratings and means: not two-context datasets, whose pairs repeat with another context, nor
+  (ratings, means and BWS: not two-context datasets, whose pairs repeat with another context, nor
   rankings, whose score is a rank);
 * ``{dataset}.comparisons.parquet`` / ``.tsv``: the A&G comparisons with their weights, where the
   dataset has them;
+* ``{dataset}.answers.parquet`` / ``.tsv``: a Best-Worst Scaling dataset's answers, one row per answer
+  and position (``simgold.report.bws_sections.answers_table``), from which its scores and a model's
+  MaxDiff accuracy can be recomputed; its gold table holds both scores of each pair;
 * ``README.md``: the dataset card, Hugging Face YAML front matter then the study in prose and
   tables;
 * ``croissant.json``: MLCommons Croissant 1.0 metadata of the Parquet files;
@@ -42,6 +45,7 @@ import pyarrow.parquet as pq
 from simgold.io.labels import confidence_label
 from simgold.io.paths import RELEASE_DATA
 from simgold.io.tables import to_arrow, tsv_bytes, tsv_text
+from simgold.report.bws_sections import MAXDIFF_TEXT, answers_table, bws_descriptions, models_view, with_bws_scores
 from simgold.report.card import answers_text, dataset_card, markdown_table
 from simgold.report.frontmatter import column_types, pretty_name, yaml_front_matter
 from simgold.report.croissant import croissant
@@ -259,8 +263,8 @@ def _left_out_text(left_out: dict[str, int]) -> str:
 # -------------------------------------------------------------------------------- the release
 
 
-def _column_descriptions(kind: str, scale) -> dict[str, str]:
-    """What each column of a release table is."""
+def _column_descriptions(kind: str, scale, bws: dict | None = None) -> dict[str, str]:
+    """What each column of a release table is (``bws``: a BWS dataset's ``bws`` block)."""
     out = {"item_id": "the item's id in the study's tables (dataset:row of first appearance)"}
     out.update(WORD_COLUMNS)
     out.update({column: text for column, (_, text) in GOLD_COLUMNS.items()})
@@ -270,6 +274,8 @@ def _column_descriptions(kind: str, scale) -> dict[str, str]:
         out["word1"], out["word2"] = "the target word", "a candidate ranked against the target's other candidates"
         out["score"] = "the candidate's mean rank among the target's candidates (lower = more similar)"
         out["rank"] = "the candidate's rank by mean rank, 1 the most similar"
+    elif kind == "bws":
+        out.update(bws_descriptions(bws, scale))
     elif scale is not None:
         out["score"] += f" ({scale[0]:g} to {scale[1]:g})"
     return out
@@ -325,7 +331,7 @@ def release(
     """
     kind, out = ds["kind"], Release(name)
     data = RELEASE_DATA[kind]  # the one list of a release's data files: what is written follows it
-    descriptions = _column_descriptions(kind, ds.get("scale"))
+    descriptions = _column_descriptions(kind, ds.get("scale"), ds.get("bws"))
     parts = _Parts()
     main = None
     if "gold" in tables:
@@ -333,6 +339,8 @@ def release(
     if ".comparisons.parquet" in data or main is None:  # a ratings dataset's stay in the run's results
         stem = name if main is None else f"{name}.comparisons"
         _comparison_files(out, parts, stem, tables.get("comparisons"), descriptions, provenance, main is None)
+    if ".answers.parquet" in data:  # a BWS dataset's answers: its scores can be recomputed from them
+        _answers_files(out, parts, name, tables, descriptions, provenance)
     if set(out.files) != {f"{name}{suffix}" for suffix in data}:
         raise AssertionError(f"{name}: the release wrote {sorted(out.files)}, RELEASE_DATA[{kind!r}] says {data}")
     out.warnings += _licence_warnings(name, ds)
@@ -381,6 +389,8 @@ def _gold_files(
     main = _gold_table(kind, tables["items"], tables["gold"])
     main, left_out = _scored_only(main, tables["items"], tables.get("rejects"), tables.get("repeats"), ds.get("scale"))
     main = _without_empty_columns(main)  # a means dataset has no SD, n or interval per item
+    if kind == "bws":  # both scores of each pair beside the gold's
+        main = with_bws_scores(main, tables.get("bws_scores"))
     if len(left_out):
         out.warnings.append(f"{name}: {len(left_out)} item(s) without a score left out of the release (the card "
                             f"says why): {', '.join(left_out['word1'] + '/' + left_out['word2'])}")  # fmt: skip
@@ -401,11 +411,14 @@ def _gold_files(
 
 
 def _gensim_file(out: Release, parts: _Parts, name: str, ds: dict, main: pd.DataFrame, made_with: str) -> None:
-    """gensim's word-pair file of a ratings or means dataset, and what it leaves out."""
+    """gensim's word-pair file of a ratings, means or BWS dataset, and what it leaves out."""
+    score = (
+        f"the BWS {(ds.get('bws') or {}).get('score', 'counting')} score" if ds["kind"] == "bws" else "the mean rating"
+    )
     header = [
         f"{name}: {pretty_name(name, ds)}",
         f"version {ds['release']['version']}; licence {ds['release'].get('license') or 'none given'}",
-        f"word1<TAB>word2<TAB>score (the mean rating{_scale_text(ds)}); made with {made_with}",
+        f"word1<TAB>word2<TAB>score ({score}{_scale_text(ds)}); made with {made_with}",
     ]
     text, left_out, swapped = _gensim_text(main, header)
     out.files[f"{name}.txt"] = text
@@ -432,6 +445,24 @@ def _comparison_files(
                      (f"{stem}.tsv", "the same table as UTF-8 text", len(comparisons))]  # fmt: skip
     parts.record_sets.append(("comparisons", f"{stem}.parquet", comparisons, descriptions))
     parts.configs.append(("default" if alone else "comparisons", f"{stem}.parquet", comparisons))
+
+
+def _answers_files(
+    out: Release, parts: _Parts, name: str, tables: dict, descriptions: dict, provenance: dict | None
+) -> None:
+    """A BWS dataset's answers (one row per answer and position, with the pairs' words)."""
+    given = tables.get("answers")
+    if given is None:
+        given = pd.DataFrame(columns=["answer", "tuple", "rater", "position", "item_id", "choice"])
+    answers = answers_table(given, tables["items"])
+    out.files[f"{name}.answers.parquet"] = _parquet_bytes(answers, "release_answers", provenance)
+    out.files[f"{name}.answers.tsv"] = tsv_bytes(answers)
+    n = answers["answer"].nunique()
+    parts.listed += [(f"{name}.answers.parquet", f"the {n:,} answers the scores are computed from, one row per answer "
+                      "and position: tuple, rater, pair, choice (typed)", len(answers)),
+                     (f"{name}.answers.tsv", "the same table as UTF-8 text", len(answers))]  # fmt: skip
+    parts.record_sets.append(("answers", f"{name}.answers.parquet", answers, descriptions))
+    parts.configs.append(("answers", f"{name}.answers.parquet", answers))
 
 
 def _licence_warnings(name: str, ds: dict) -> list[str]:
@@ -539,6 +570,8 @@ def scores_card(name: str, scores: pd.DataFrame, msd: pd.DataFrame, models: dict
         )
         lines += _correlation_section(correlations, extra, msd_values)
     lines += _ag_section(scores[scores["metric"] == "ag_score"])
+    if scores["metric"].eq("maxdiff_accuracy").any():  # a BWS dataset: the models answer its tuples too
+        lines += ["## MaxDiff accuracy", "", MAXDIFF_TEXT + ".", "", markdown_table(models_view(scores)), ""]
     described = [(m, model_text(models.get(m) or {})) for m in sorted(scores["model"].unique())]
     lines += ["## The models", "", markdown_table(pd.DataFrame(described, columns=["model", "what it is"]))]
     return "\n".join(lines).rstrip() + "\n"
