@@ -61,7 +61,8 @@ def _tables() -> dict:
     counting = (counts["n_best"] - counts["n_worst"]) / counts["n_shown"]
     scores = counts.assign(
         dataset="bd", counting=counting, counting_low=counting - 0.2, counting_high=counting + 0.2,
-        counting_resampled="raters", logit=counting * 3, logit_se=0.5, logit_low=counting * 3 - 1,
+        counting_resampled="raters", answers_low=counting - 0.25, answers_high=counting + 0.25, n_tuples=2,
+        note="", logit=counting * 3, logit_se=0.5, logit_low=counting * 3 - 1,
         logit_high=counting * 3 + 1, confidence=0.95,
     )[list(TABLES["bws_scores"].names)]  # fmt: skip
     gold = pd.DataFrame({"dataset": "bd", "item_id": scores["item_id"], "n": scores["n_shown"], "mean": counting,

@@ -52,6 +52,10 @@ def test_counting_gold_on_the_scale_by_hand():
     assert g["n"].tolist() == [2, 3, 3, 1, 0]
     assert np.isnan(g.loc["e", ["mean", "rank", "ci_low", "ci_high"]].astype(float)).all()
     assert g["basis"].iloc[0].startswith("bws counting")
+    # a and d are shown in one tuple each: no interval, a note; b and c in two
+    assert scores["n_tuples"].tolist() == [1, 2, 2, 1, 0]
+    assert g[["ci_low", "ci_high"]].loc[["a", "d"]].isna().all().all() and g.loc[["b", "c"], "ci_low"].notna().all()
+    assert scores.set_index("item_id")["note"].loc[["a", "d"]].str.startswith("shown in a single tuple").all()
     assert (g["confidence"] == 0.9).all() and g["sd"].isna().all()
 
 

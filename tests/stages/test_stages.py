@@ -71,6 +71,7 @@ TINY = Stages(
     compared=["r"],
     rated=["r"],
     ranked=[],
+    bws=[],
     context=[],
     translated=[],
     groups={},

@@ -225,6 +225,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "n_shown": I,
             "n_best": I,
             "n_worst": I,
+            "n_tuples": I,  # the distinct tuples that showed the item
             "counting": F,
             "counting_low": F,
             "counting_high": F,
@@ -236,6 +237,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "logit_low": F,
             "logit_high": F,
             "confidence": F,
+            "note": S,  # why an interval is missing
         },
         ["dataset", "item_id"],
     ),

@@ -163,6 +163,12 @@ def _bws_scores(dataset: str, codes: AnswerCodes, settings: dict, confidence: fl
         for scheme in dict.fromkeys(["answers", by])
     }  # fmt: skip
     low, high = intervals[by]
+    # an item shown in one tuple only: its answers compare it with the same tuple-mates every time,
+    # so resampling them cannot tell its value from that tuple's make-up: no interval, a note
+    n_tuples = _tuples_per_item(coded)
+    single = n_tuples == 1
+    for lo, hi in intervals.values():
+        lo[single], hi[single] = np.nan, np.nan
     fit = maxdiff_fit(coded, penalty=settings["penalty"], confidence=confidence)
     frame = pd.DataFrame(
         {
@@ -171,6 +177,7 @@ def _bws_scores(dataset: str, codes: AnswerCodes, settings: dict, confidence: fl
             "n_shown": counts.n_shown,
             "n_best": counts.n_best,
             "n_worst": counts.n_worst,
+            "n_tuples": n_tuples,
             "counting": counts.score,
             "counting_low": low,
             "counting_high": high,
@@ -182,9 +189,18 @@ def _bws_scores(dataset: str, codes: AnswerCodes, settings: dict, confidence: fl
             "logit_low": fit.ci_low,
             "logit_high": fit.ci_high,
             "confidence": confidence,
+            "note": np.where(single, "shown in a single tuple: no counting interval", ""),
         }
     )
     return frame[list(BWS_SCORE_COLUMNS)]
+
+
+def _tuples_per_item(coded: CodedAnswers) -> np.ndarray:
+    """How many distinct tuples showed each item."""
+    width = max(int(coded.tuple_code.max(initial=0)) + 1, 1)
+    shown = coded.tuples >= 0
+    pairs = coded.tuples[shown] * width + np.broadcast_to(coded.tuple_code[:, None], coded.tuples.shape)[shown]
+    return np.bincount(np.unique(pairs) // width, minlength=coded.n_items)
 
 
 def gold_from_answers(
