@@ -28,14 +28,15 @@ worst the lowest). The issue's size (the defaults): 25,000 items, 50,000 tuples,
    * ``maxdiff``: ``calculate_scores_no_ci`` (its count score, a scan of every answer per item:
      timed on ``--maxdiff-items`` items, its own code on that sample, and scaled to all items) and
      ``perform_maxdiff_analysis`` (its numpy core, which holds answers x k x items booleans: timed
-     on blocks of ``--maxdiff-answers`` answers and scaled to all answers), on integer codes made
+     on the first ``--maxdiff-answers`` answers and scaled to all answers), on integer codes made
      by ``pandas.factorize`` (timed apart); its score must be ours x 100 (checked);
-   * a plain numpy count (``np.unique`` codes and three ``np.bincount``), the floor a user could write.
+   * a plain count (item codes by ``pandas.factorize`` and three ``np.bincount``), the floor a user could write.
 
 Values are checked equal between the sides before any timing is printed. CPU seconds are the
 process's user + system time around each call (``time.process_time``); every side runs
-``--repeat`` times, alternately, and the medians are printed (other jobs share the machine). The
-ratios read ``ours / peer`` on the counting step: above 1, ours is the slower.
+``--repeat`` times, alternately, and the medians are printed (other jobs share the machine). Each
+ratio is the one above 1 and says which way it reads (``ours / peer``: ours slower; ``peer / ours``:
+ours faster). Last, an estimate (not run) of maxdiff's ``bootstrap_analysis`` at the same resamples.
 """
 
 from __future__ import annotations
