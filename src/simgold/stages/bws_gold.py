@@ -77,25 +77,24 @@ def code_answers(answers: pd.DataFrame, item_ids=None) -> AnswerCodes:
     >>> codes.item_ids.tolist(), codes.coded.best.tolist(), codes.coded.worst.tolist()
     (['a', 'b', 'c', 'd'], [0, 3], [2, 2])
     """
-    frame = answers.sort_values(["answer", "position"], kind="stable")
-    ids = np.unique(np.asarray(frame["item_id"], dtype=object) if item_ids is None else np.asarray(item_ids, object))
-    item = np.searchsorted(ids, np.asarray(frame["item_id"], dtype=object))
-    if (
-        len(item)
-        and (item >= len(ids)).any()
-        or not np.array_equal(ids[np.minimum(item, len(ids) - 1)], frame["item_id"])
-    ):
+    order = np.lexsort((answers["position"].to_numpy(np.int64), answers["answer"].to_numpy(np.int64)))
+    frame = answers if (order == np.arange(len(order))).all() else answers.iloc[order]  # the stages' own order
+    # codes in sorted order of the ids (pandas' hash tables: the coding costs about what counting does)
+    if item_ids is None:
+        item, ids = pd.factorize(frame["item_id"], sort=True)
+    else:
+        ids = pd.Index(sorted(item_ids))
+        item = ids.get_indexer(frame["item_id"])
+    if (item < 0).any():
         raise ValueError("an answer shows an item that is not in the item list")
-    tuple_ids, tuple_code = np.unique(np.asarray(frame["tuple"], dtype=object), return_inverse=True)
-    named = frame["rater"].notna().to_numpy()
-    raters = np.unique(np.asarray(frame["rater"][named], dtype=object))
-    rater = np.full(len(frame), -1, dtype=np.int64)
-    rater[named] = np.searchsorted(raters, np.asarray(frame["rater"][named], dtype=object))
+    tuple_code, tuple_ids = pd.factorize(frame["tuple"], sort=True)
+    rater, raters = pd.factorize(frame["rater"], sort=True, use_na_sentinel=True)  # -1: no rater
     choice = frame["choice"].map(_CHOICE_CODES).to_numpy(np.int64)
     coded = coded_answers(
-        frame["answer"].to_numpy(np.int64), frame["position"].to_numpy(np.int64), item, choice,
-        tuple_code.astype(np.int64), rater, len(ids),
+        frame["answer"].to_numpy(np.int64), frame["position"].to_numpy(np.int64), item.astype(np.int64), choice,
+        tuple_code.astype(np.int64), rater.astype(np.int64), len(ids),
     )  # fmt: skip
+    ids, raters, tuple_ids = (np.asarray(x, dtype=object) for x in (ids, raters, tuple_ids))
     return AnswerCodes(coded, ids, raters, tuple_ids)
 
 
