@@ -153,7 +153,8 @@ def test_clean_a_dataset_a_spec_or_a_whole_config():
     one = simgold.clean("ws353", base_dir=ROOT)
     assert len(one["items"]) == len(one["means"]) == 353 and one["summary"]["ledger_balanced"].all()
     every = simgold.clean(ROOT / "config" / "config.yaml", base_dir=ROOT)
-    assert sorted(every) == ["demo-da", "demo-de", "demo-en-context", "demo-he-rank", "demo-hr", "simlex999", "ws353"]
+    assert sorted(every) == ["demo-da", "demo-de", "demo-en-bws", "demo-en-context", "demo-he-rank", "demo-hr",
+                             "simlex999", "ws353"]  # fmt: skip
     spec = {"language": "en", "kind": "means", "scale": [0, 10], "duplicates": "all"}
     spec["sources"] = [{"path": WORDSIM, "comment": "#", "header": False, "sep": "\t", "words": [1, 2], "mean": 3}]
     assert simgold.clean(spec)["means"]["mean"].tolist() == one["means"]["mean"].tolist()

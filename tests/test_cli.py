@@ -64,7 +64,7 @@ def test_demo_writes_the_shipped_sheets(tmp_path):
     proc = simgold("demo", tmp_path / "demo")
     assert proc.returncode == 0
     shipped = sorted(p.relative_to(ROOT / "raw" / "demo") for p in (ROOT / "raw" / "demo").rglob("*") if p.is_file())
-    assert len(proc.stdout.splitlines()) == len(shipped) == 5
+    assert len(proc.stdout.splitlines()) == len(shipped) == 6
     for rel in shipped:
         assert (tmp_path / "demo" / rel).read_bytes() == (ROOT / "raw" / "demo" / rel).read_bytes(), rel
 

@@ -50,7 +50,7 @@ def test_simgold_demo_runs_from_an_installed_wheel(tmp_path):
     proc = _run([venv / "bin" / "simgold", "demo", "out"], elsewhere, env)
     written = sorted(p.relative_to(elsewhere / "out").as_posix() for p in (elsewhere / "out").rglob("*") if p.is_file())
     shipped = sorted(p.relative_to(DEMO).as_posix() for p in DEMO.rglob("*") if p.is_file())
-    assert written == shipped and len(shipped) == 5
-    assert len(proc.stdout.splitlines()) == 5
+    assert written == shipped and len(shipped) == 6
+    assert len(proc.stdout.splitlines()) == 6
     for rel in shipped:
         assert (elsewhere / "out" / rel).read_bytes() == (DEMO / rel).read_bytes(), rel

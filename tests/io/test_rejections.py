@@ -108,7 +108,7 @@ def test_a_dataset_no_model_scores_is_named():
 
     routing = Stages(
         datasets=["ja-noun", "ws353"], models=["glove"], cleaned=["ja-noun", "ws353"], compared=[], rated=[],
-        ranked=[], context=[], translated=[], groups={}, model_datasets={"glove": ["ws353"]},
+        ranked=[], bws=[], context=[], translated=[], groups={}, model_datasets={"glove": ["ws353"]},
         scored=[("ws353", "glove")], scored_by={"ws353": ["glove"]}, gold_scored={"ja-noun", "ws353"},
         cosimlex=[], noised=[], released=["ja-noun", "ws353"], in_context=[], kinds={"ja-noun": "means", "ws353": "means"},
     )  # fmt: skip

@@ -116,10 +116,12 @@ GROUPS = {
                 r".*\.attributes\.\*\.value"],
     "tables": [r".*\.path(\[\])?", r".*\.rater_names\.\*", r".*\.raters(\[\])?", r"models\.\*\.description",
                r".*\.(words|source_words|target_words)\[\]", r".*\.attributes\.\*(\.column)?",
-               r".*\.(rater|score|mean|sd|n|context|context_text|candidate|category|target|text|join|source|word|count)"],
+               r".*\.(rater|score|mean|sd|n|context|context_text|candidate|category|target|text|join|source|word|count)",
+               r".*\.(items(\[\])*|items\.column|best|worst|tuple|item_list\.item)"],  # BWS columns: the ledger names them
     "archive": [r"archive\.(title|description)"],
     "json": [],
-    "read": [r".*\.(encoding|sep|comment|sheet|strip)", r".*\.missing\[\]", r"datasets\.\*\.context\.pvalue"],
+    "read": [r".*\.(encoding|sep|comment|sheet|strip)", r".*\.missing\[\]", r"datasets\.\*\.context\.pvalue",
+             r".*\.(separator|items\.split)"],
 }  # fmt: skip
 
 

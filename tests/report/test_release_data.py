@@ -295,7 +295,8 @@ def test_a_release_holds_the_files_its_kind_declares_and_no_other(name, tmp_path
         [f"{name}{s}" for s in RELEASE_DATA[ds["kind"]]] + ["README.md", "croissant.json"]
     )
     configs = [c["config_name"] for c in front_matter(made.files["README.md"].decode())["configs"]]
-    assert configs == (["default", "comparisons"] if ds["kind"] == "rankings" else ["default"])
+    second = {"rankings": ["comparisons"], "bws": ["answers"]}.get(ds["kind"], [])  # the kind's second table
+    assert configs == ["default", *second]
 
 
 def test_the_danish_similarity_dataset_has_no_comparisons_file(shared_specs):

@@ -21,8 +21,8 @@ from simgold.workflow.routing import (
 
 from ..conftest import ROOT, checked_default_config
 
-EN = ["demo-en-context", "simlex999", "ws353"]
-ALL = ["demo-da", "demo-de", "demo-en-context", "demo-he-rank", "demo-hr", "simlex999", "ws353"]
+EN = ["demo-en-bws", "demo-en-context", "simlex999", "ws353"]
+ALL = ["demo-da", "demo-de", "demo-en-bws", "demo-en-context", "demo-he-rank", "demo-hr", "simlex999", "ws353"]
 
 
 def _config():
@@ -34,12 +34,12 @@ def test_the_default_configs_stages():
     assert s.datasets == ALL and s.models == ["e5-small", "glove-6b-50d", "minilm"]
     assert s.cleaned == ALL  # no ag-evaluation files
     assert s.rated == ["demo-da", "demo-de", "demo-en-context", "demo-hr"]  # the contexts sheet has raters
-    assert s.ranked == ["demo-he-rank"] and s.context == ["demo-en-context"]
+    assert s.ranked == ["demo-he-rank"] and s.context == ["demo-en-context"] and s.bws == ["demo-en-bws"]
     assert s.compared == ["demo-da", "demo-de", "demo-he-rank", "demo-hr"]  # ratings of persistent raters, rankings
     assert s.translated == ["demo-hr"] and s.groups == {"demo-da": ["demo-hr"]}
     assert s.model_datasets["glove-6b-50d"] == EN == s.model_datasets["minilm"]
     assert s.model_datasets["e5-small"] == ALL  # da, hr, de, en, he
-    assert len(s.scored) == 7 + 3 + 3 and s.scored_by["ws353"] == ["e5-small", "glove-6b-50d", "minilm"]
+    assert len(s.scored) == 8 + 4 + 4 and s.scored_by["ws353"] == ["e5-small", "glove-6b-50d", "minilm"]
     assert s.scored_by["demo-da"] == ["e5-small"]
     assert s.gold_scored == set(ALL) - {"demo-he-rank"}
     assert s.cosimlex == [("demo-en-context", m) for m in ("e5-small", "glove-6b-50d", "minilm")]
@@ -57,7 +57,7 @@ def test_the_noise_block_restricts_datasets_and_models():
     assert s.noised == [("ws353", "e5-small"), ("ws353", "glove-6b-50d"), ("ws353", "minilm")]
     raw["noise"] = {"models": ["minilm"]}  # one model, every dataset it scores with its words' own vectors
     s = stages(check_config(raw, base_dir=ROOT))
-    assert s.noised == [(d, "minilm") for d in ("simlex999", "ws353")]
+    assert s.noised == [(d, "minilm") for d in ("demo-en-bws", "simlex999", "ws353")]
 
 
 # -------------------------------------------------------------------------------- the files a run makes
