@@ -16,7 +16,7 @@ worst the lowest). The issue's size (the defaults): 25,000 items, 50,000 tuples,
    does when every answer names its rater); split-half reliability over 100 trials (the default
    ``bws.split_half_trials``, ``simgold.stages.bws_agreement.reliability_row``). Stated apart, not
    in the goal: the agreement stage's per-rater agreement (``rater_agreement``) and the MaxDiff
-   model's fit (``maxdiff_fit``, L-BFGS-B; no SEs above its item cap).
+   model's fit (``maxdiff_fit``, L-BFGS-B then Newton's steps; no SEs above its item cap).
 2. The counting step (same work on every side: the parsed answers to each item's counting score),
    the peers starting from the CSV read by pandas, ours from the clean answers table:
 
@@ -59,7 +59,8 @@ import pandas as pd
 from simgold.stages.bws_agreement import reliability_row
 from simgold.stages.bws_gold import code_answers
 from simgold.stages.clean import clean_dataset
-from simgold.stats.bws import counting_intervals, counting_scores, maxdiff_fit, rater_agreement
+from simgold.stats.bws import counting_intervals, counting_scores, rater_agreement
+from simgold.stats.maxdiff_model import maxdiff_fit
 
 try:
     import bwsample

@@ -34,7 +34,7 @@ LAZY = (
     "scipy.sparse",
     "scipy.linalg",  # scipy's BLAS, loaded where a machine record lists the BLAS libraries
     "scipy.special",  # the GELU of MiniLM's encoder, only when MiniLM encodes
-    "scipy.optimize",  # the MaxDiff model's fit (simgold.stats.bws), only the jobs that fit it
+    "scipy.optimize",  # the MaxDiff model's fit (simgold.stats.maxdiff_model), only the jobs that fit it
     "matplotlib",
     "numba",
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)

@@ -21,10 +21,10 @@ from simgold.stats.bws import (
     counting_intervals,
     counting_scores,
     maxdiff_accuracy,
-    maxdiff_fit,
     rater_agreement,
     split_half,
 )
+from simgold.stats.maxdiff_model import maxdiff_fit
 from simgold.stats.resampling import draws, halves_within_groups
 
 from ..conftest import peer

@@ -4,7 +4,8 @@ Each item's counting score (the share of the answers showing it where it was cho
 the share where it was chosen worst: -1 to 1) with percentile bootstrap intervals (the answers
 resampled; and the raters as clusters where every answer names its rater, the gold's interval
 then), and the MaxDiff model's
-utility with its standard error from the observed information (``simgold.stats.bws``). The gold
+utility with its standard error from the observed information (``simgold.stats.bws``,
+``simgold.stats.maxdiff_model``). The gold
 standard's ``mean`` is the score the config names (``bws.score``): counting, mapped linearly from
 -1..1 onto the dataset's scale, or the logit's utilities mapped by their own minimum and maximum
 onto it. The gold table keeps its columns (``n``: the answers that showed the item; ``sd`` and
@@ -20,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
-from simgold.stats.bws import CodedAnswers, coded_answers, counting_intervals, counting_scores, maxdiff_fit
+from simgold.stats.bws import CodedAnswers, coded_answers, counting_intervals, counting_scores
+from simgold.stats.maxdiff_model import maxdiff_fit
 from simgold.stats.correlation import rankdata
 from simgold.stats.seeds import seed_for
 
@@ -109,7 +111,7 @@ def scores_from_answers(answers: pd.DataFrame, *, penalty: float | None = None) 
         One row per answer and position: ``answer``, ``tuple``, ``rater``, ``position``,
         ``item_id``, ``choice``.
     penalty : float, optional
-        The MaxDiff fit's L2 penalty (default: ``simgold.stats.bws.PENALTY``).
+        The MaxDiff fit's L2 penalty (default: ``simgold.stats.maxdiff_model.PENALTY``).
 
     Returns
     -------

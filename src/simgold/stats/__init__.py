@@ -16,6 +16,7 @@ __all__ = [
     "grouped_ranks",
     "icc",
     "item_means",
+    "maxdiff_model",
     "multiple",
     "noise_kernel",
     "rank_correlation",
