@@ -408,10 +408,38 @@ def test_front_page_and_score_files(default_run):
         ), path
 
 
+def test_the_bws_demo_from_answers_to_release(default_run):
+    """What a user of the BWS demo looks at: the random clicker excluded, the reliability, the gold
+    and both scores, the models' MaxDiff accuracy, and a release whose answers give the scores back."""
+    from simgold.stages.bws_gold import scores_from_answers
+
+    results = default_run / "results"
+    raters = pd.read_parquet(results / "agreement" / "demo-en-bws" / "raters.parquet")
+    assert raters.loc[raters["excluded"], "rater"].tolist() == ["a07"]  # the planted random clicker
+    reliability = pd.read_parquet(results / "agreement" / "demo-en-bws" / "bws_reliability.parquet")
+    assert reliability["stage"].tolist() == ["raw", "filtered"]
+    assert reliability["n_answers"].tolist() == [144, 126]  # 148 rows, 4 to the ledger; a07's 18 out
+    assert (reliability["shr_spearman_sb"] > 0.9).all()
+    gold = pd.read_parquet(results / "gold" / "demo-en-bws" / "gold.parquet")
+    items = pd.read_parquet(results / "clean" / "demo-en-bws" / "items.parquet").set_index("item_id")
+    ranked = gold.sort_values("rank")["item_id"].map(lambda i: f"{items.loc[i, 'word1']}:{items.loc[i, 'word2']}")
+    assert set(ranked.iloc[-3:]) == {"cord:smile", "noon:string", "rooster:voyage"}  # latent 0.02 to 0.05
+    scores = pd.read_parquet(results / "scores" / "demo-en-bws" / "minilm" / "scores.parquet").set_index("metric")
+    for metric in ("maxdiff_best", "maxdiff_worst", "maxdiff_accuracy", "spearman"):
+        assert 0 < scores.loc[metric, "ci_low"] <= scores.loc[metric, "value"] <= scores.loc[metric, "ci_high"]
+    assert scores.loc["maxdiff_accuracy", "n_used"] == 48
+    release = results / "release" / "demo-en-bws"
+    again = scores_from_answers(pd.read_parquet(release / "demo-en-bws.answers.parquet"))
+    table = pd.read_parquet(release / "demo-en-bws.parquet").set_index("item_id")
+    assert again.set_index("item_id")["counting"].to_dict() == pytest.approx(table["counting"].to_dict(), abs=1e-15)
+    card = (release / "README.md").read_text(encoding="utf-8")
+    assert "## Best-Worst Scaling" in card and "split-half" in card.lower()
+
+
 def test_default_config_builds_every_target(default_run):
     config = yaml.safe_load((default_run / "config" / "config.yaml").read_text(encoding="utf-8"))
     for dataset in config["datasets"]:
-        for table in ("items", "ratings", "means", "rankings", "repeats", "rejects", "summary"):
+        for table in ("items", "ratings", "means", "rankings", "answers", "repeats", "rejects", "summary"):
             assert (default_run / "results" / "clean" / dataset / f"{table}.parquet").is_file()
         assert (default_run / "logs" / "clean" / f"{dataset}.log").is_file()
     for dataset in config["datasets"]:
@@ -433,7 +461,10 @@ def test_default_config_builds_every_target(default_run):
             p.name for p in release.iterdir()
         }
         assert not [p.name for p in release.iterdir() if p.name.startswith(".")]  # no marker file to upload
-        assert (release / f"{dataset}.txt").exists() == (config["datasets"][dataset]["kind"] in ("ratings", "means"))
+        # one score per word pair: ratings, means and Best-Worst Scaling
+        assert (release / f"{dataset}.txt").exists() == (
+            config["datasets"][dataset]["kind"] in ("ratings", "means", "bws")
+        )
         page = (default_run / "results" / "report" / dataset / "index.html").read_text(encoding="utf-8")
         assert f'href="../../release/{dataset}/README.md"' in page and f'href="../release/{dataset}/README.md"' in front
         gold = pd.read_parquet(default_run / "results" / "gold" / dataset / "gold.parquet")
@@ -726,7 +757,11 @@ def test_williams_test_and_minimum_significant_difference_beside_the_scores(defa
     diffs = _result(default_run, "scores", "ws353", "model_differences.parquet")
     for row in diffs.itertuples():
         expected = compare_predictions(
-            gold.to_numpy(), sims[row.model_a].to_numpy(), sims[row.model_b].to_numpy(), row.metric, confidence=row.confidence
+            gold.to_numpy(),
+            sims[row.model_a].to_numpy(),
+            sims[row.model_b].to_numpy(),
+            row.metric,
+            confidence=row.confidence,
         )
         assert (row.zou_low, row.zou_high) == (expected["zou_low"], expected["zou_high"])
         assert (row.r_ab, row.williams_t, row.williams_p) == (expected["r_jk"], expected["t"], expected["p"])
