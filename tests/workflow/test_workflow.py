@@ -485,7 +485,7 @@ def test_default_config_builds_every_target(default_run):
     assert round(spearman.loc[("simlex999", "glove-6b-50d"), "value"], 4) == 0.2646
     assert round(spearman.loc[("simlex999", "e5-small"), "value"], 3) == 0.514
     e5 = {d for d, m in spearman.index if m == "e5-small"}
-    assert e5 == {"demo-da", "demo-de", "demo-en-context", "demo-hr", "simlex999", "ws353"}
+    assert e5 == {"demo-da", "demo-de", "demo-en-bws", "demo-en-context", "demo-hr", "simlex999", "ws353"}
     assert (spearman["ci_low"] < spearman["value"]).all() and (spearman["value"] < spearman["ci_high"]).all()
     assert spearman.loc[("demo-da", "e5-small"), "human_ceiling"] > 0.8
     raters = pd.read_parquet(default_run / "results" / "agreement" / "demo-da" / "raters.parquet")
