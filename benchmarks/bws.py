@@ -316,7 +316,7 @@ def report_ours(med: dict, mine: dict) -> None:
     if fit is None:
         print("  MaxDiff logit fit: skipped (--no-logit)")
         return
-    what = f"MaxDiff logit fit (maxdiff_fit, {fit.n_iterations} L-BFGS-B iterations)"
+    what = f"MaxDiff logit fit (maxdiff_fit, {fit.n_iterations} L-BFGS-B iterations and Newton steps)"
     print(f"  {what:<62} {med['logit'][0]:7.2f} {med['logit'][1]:7.2f}")
     print(f"    converged: {fit.converged}; {fit.note or 'with standard errors'}")
 
