@@ -332,16 +332,14 @@ def test_each_letter_answer_problem_has_its_ledger_row(tmp_path, row, reason, co
     assert len(tables["answers"]) == 4 and bool(tables["summary"]["ledger_balanced"].iloc[0])
 
 
+#: the bad-input corpus's BWS file (tests/bad_inputs/bws_answers.csv), as a source
+CORPUS_SOURCE = {"path": "bws_answers.csv", "items": ["i1", "i2", "i3", "i4"], "best": "best", "worst": "worst",
+                 "rater": "rater", "tuple": "tuple"}  # fmt: skip
+
+
 def test_data_rows_counted_from_the_file_are_accepted_answers_plus_ledger_rows():
     corpus = Path(__file__).parents[1] / "bad_inputs"
-    src = {
-        "path": "bws_answers.csv",
-        "items": ["i1", "i2", "i3", "i4"],
-        "best": "best",
-        "worst": "worst",
-        "rater": "rater",
-        "tuple": "tuple",
-    }
+    src = CORPUS_SOURCE
     tables = clean_dataset("x", {**bws([src]), "max_rejected": 1}, base_dir=str(corpus))
     rows = data_rows(corpus / "bws_answers.csv")
     assert rows == 10
@@ -354,14 +352,7 @@ def test_data_rows_counted_from_the_file_are_accepted_answers_plus_ledger_rows()
 
 def test_max_rejected_counts_answers(tmp_path):
     corpus = Path(__file__).parents[1] / "bad_inputs"
-    src = {
-        "path": "bws_answers.csv",
-        "items": ["i1", "i2", "i3", "i4"],
-        "best": "best",
-        "worst": "worst",
-        "rater": "rater",
-        "tuple": "tuple",
-    }
+    src = CORPUS_SOURCE
     tables = clean_dataset("x", bws([src]), base_dir=str(corpus))
     with pytest.raises(DataError, match="x: 8 of 10 value cells rejected"):
         check_rejected(tables["summary"].iloc[0], 0.2, "ledger.tsv")

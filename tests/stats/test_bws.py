@@ -43,6 +43,16 @@ HAND = [
 NAMES = sorted({w for _, t, _, _ in HAND for w in t})
 
 
+def plain_counting(a, rows, n_items):
+    """Counting scores of the answers ``rows`` by a plain loop: (best - worst) / shown, NaN unshown."""
+    net, shown = np.zeros(n_items), np.zeros(n_items)
+    for j in rows:
+        shown[a.tuples[j][a.tuples[j] >= 0]] += 1
+        net[a.best[j]] += 1
+        net[a.worst[j]] -= 1
+    return np.where(shown > 0, net / np.where(shown > 0, shown, 1), np.nan)
+
+
 def _coded(rows=HAND, names=NAMES) -> CodedAnswers:
     """The answers through the long-array constructor, as the stage hands them over."""
     code = {w: i for i, w in enumerate(names)}
@@ -266,14 +276,7 @@ def _plain_split_half(crowd, rng):
         rows = rng.permutation(np.flatnonzero(a.tuple_code == t))
         for half, part in enumerate((rows[: len(rows) // 2], rows[len(rows) // 2 :])):
             halves[half][0].extend(part)
-    scores = []
-    for rows, _ in halves:
-        net, shown = np.zeros(a.n_items), np.zeros(a.n_items)
-        for j in rows:
-            shown[a.tuples[j]] += 1
-            net[a.best[j]] += 1
-            net[a.worst[j]] -= 1
-        scores.append(np.where(shown > 0, net / np.where(shown > 0, shown, 1), np.nan))
+    scores = [plain_counting(a, rows, a.n_items) for rows, _ in halves]
     both = ~np.isnan(scores[0]) & ~np.isnan(scores[1])
     return spearmanr(scores[0][both], scores[1][both])[0]
 
@@ -339,14 +342,7 @@ def test_split_half_is_the_plain_split_of_the_same_halves():
     first = halves_within_groups(a.tuple_code, 20, 4, np.random.default_rng(1))  # answers already by tuple
     rho, r = [], []
     for split in first:
-        scores = []
-        for rows in (np.flatnonzero(split), np.flatnonzero(~split)):
-            net, shown = np.zeros(40), np.zeros(40)
-            for j in rows:
-                shown[a.tuples[j]] += 1
-                net[a.best[j]] += 1
-                net[a.worst[j]] -= 1
-            scores.append(np.where(shown > 0, net / np.where(shown > 0, shown, 1), np.nan))
+        scores = [plain_counting(a, rows, 40) for rows in (np.flatnonzero(split), np.flatnonzero(~split))]
         both = ~np.isnan(scores[0]) & ~np.isnan(scores[1])
         rho.append(spearmanr(scores[0][both], scores[1][both])[0])
         r.append(pearsonr(scores[0][both], scores[1][both])[0])
