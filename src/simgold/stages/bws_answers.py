@@ -130,6 +130,20 @@ class _State:
     label_cells: int = 0
     n_read: int = 0
     normalised: int = 0
+    # an item cell's text -> (pair, problem, words normalisation changed): items recur across
+    # answers and as best and worst, so each distinct cell is parsed and normalised once
+    parsed: dict = field(default_factory=dict)
+
+    def item(self, raw: object, separator: str) -> tuple[tuple[str, str] | None, str, int]:
+        """``parse_item`` of a one-column item cell, and how many of its words normalisation changed."""
+        if not isinstance(raw, str):
+            pair, problem = parse_item(raw, separator, self.ds["unicode"], self.ds["casefold"])
+            return pair, problem, 0
+        key = (raw, separator)
+        if key not in self.parsed:
+            pair, problem = parse_item(raw, separator, self.ds["unicode"], self.ds["casefold"])
+            self.parsed[key] = (pair, problem, _changed(raw.split(separator), self.ds["unicode"]))
+        return self.parsed[key]
 
     def key(self, pair: tuple[str, str]) -> tuple[str, str]:
         """The identity of an item: unordered in a symmetric dataset."""
@@ -412,10 +426,10 @@ def _row_items(table: RawTable, i: int, cols: _Columns, state: _State) -> tuple[
         parts = [] if blank(raw) else str(raw if isinstance(raw, str) else cell_text(raw)).split(text)
         out = []
         for part in parts:
-            pair, problem = parse_item(part, cols.separator, form, fold)
+            pair, problem, changed = state.item(part, cols.separator)
             if pair is None:
                 raise _Rejected(j, "bws_malformed_item", problem)
-            state.normalised += _changed(part.split(cols.separator), form)
+            state.normalised += changed
             out.append((pair, j))
         return out, j
     out = []
@@ -424,14 +438,13 @@ def _row_items(table: RawTable, i: int, cols: _Columns, state: _State) -> tuple[
         if all(blank(v) for v in raws):
             continue
         if len(entry) == 1:
-            pair, problem = parse_item(raws[0], cols.separator, form, fold)
-            words = raws[0].split(cols.separator) if isinstance(raws[0], str) else []
+            pair, problem, changed = state.item(raws[0], cols.separator)
         else:
             pair, problem = _pair(*raws, form, fold)
-            words = [w for w in raws if isinstance(w, str)]
+            changed = _changed([w for w in raws if isinstance(w, str)], form)
         if pair is None:
             raise _Rejected(entry[int(len(entry) == 2 and not blank(raws[0]))], "bws_malformed_item", problem)
-        state.normalised += _changed(words, form)
+        state.normalised += changed
         out.append((pair, entry[0]))
     return out, cols.items[0][0]
 
@@ -454,7 +467,7 @@ def _choice(table: RawTable, i: int, j: int, which: str, cols: _Columns, keys: l
             )
             raise _Rejected(j, "bws_position_out_of_range", f"the {which} is not {names}")
         return position
-    pair, problem = parse_item(raw, cols.separator, state.ds["unicode"], state.ds["casefold"])
+    pair, problem, _ = state.item(raw, cols.separator)
     if pair is None or state.key(pair) not in keys:
         why = problem or f"{pair[0]}/{pair[1]} is not one of the tuple's items"
         raise _Rejected(j, "bws_not_in_tuple", f"the {which}: {why}")
