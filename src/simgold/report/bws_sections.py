@@ -31,6 +31,7 @@ from simgold.io.labels import confidence_label
 
 __all__ = [
     "ANSWER_COLUMNS",
+    "bws_precision_text",
     "BWS_COLUMNS",
     "BWS_LEGEND",
     "bws_descriptions",
@@ -628,3 +629,31 @@ def bws_overview(reliability: list[pd.DataFrame], raters: list[pd.DataFrame]) ->
         "note",
     ]
     return pd.DataFrame(rows, columns=columns).sort_values("dataset", kind="stable").reset_index(drop=True)
+
+
+def bws_precision_text(level: str) -> str:
+    """The caption of a BWS dataset page's precision table: its intervals are the counting score's
+    bootstrap, and two pairs are resolved when their intervals do not overlap.
+
+    Parameters
+    ----------
+    level : str
+        The intervals' level as captions say it ("95%").
+
+    Returns
+    -------
+    str
+        The caption.
+
+    Examples
+    --------
+    >>> bws_precision_text("95%")[:60]
+    'How precise the gold standard is: each pair has a 95% percen'
+    """
+    return (
+        f"How precise the gold standard is: each pair has a {level} percentile bootstrap interval of its counting "
+        "score (raters resampled where the answers name them; half-widths on the dataset's scale; a pair shown in "
+        "a single tuple has none), and of every two pairs, the share whose intervals do not overlap. Models are "
+        "ranked on the order of the pairs: where most are unresolved, a model's Spearman rests on differences the "
+        "answers did not make"
+    )

@@ -21,7 +21,7 @@ from simgold.io.paths import RESULTS
 from simgold.io.tables import AUDIT_CHECKS as CHECKS
 from simgold.io.digests import sha256_bytes
 from simgold.io.ledger import counted_apart_text, rejected_examples, rejection_line
-from simgold.report.bws_sections import page_tables
+from simgold.report.bws_sections import bws_precision_text, page_tables
 from simgold.report.headline import MAIN_METRICS, flag_scores, headline
 from simgold.stages.msd import with_msd
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS, SCHEMES
@@ -505,8 +505,7 @@ AUDIT_SHOWN = 20  # findings shown per check on a page (the table has them all)
 
 
 def _gold_precision_section(gold: pd.DataFrame) -> str:
-    """How precisely the ratings fix the gold: the items' t intervals and the share of item pairs
-    whose order Welch's test resolves (docs/methods.md section 5)."""
+    """How precisely the answers fix the gold: item intervals, the share of item pairs they resolve (section 5, 13)."""
     with_ci = gold["ci_low"].notna() if "ci_low" in gold else pd.Series(False, index=gold.index)
     half = ((gold["ci_high"] - gold["ci_low"]) / 2)[with_ci] if with_ci.any() else pd.Series(dtype=float)
     level = confidence_labels(gold.get("confidence", []))
@@ -519,7 +518,8 @@ def _gold_precision_section(gold: pd.DataFrame) -> str:
             "pairs resolved": [float(gold["resolved_share"].mean()) if "resolved_share" in gold else np.nan],
         }
     )
-    return _html_table(view, (
+    bws = "basis" in gold and len(gold) and str(gold["basis"].iloc[0]).startswith("bws")  # intervals not t
+    return _html_table(view, bws_precision_text(level) if bws else (
         f"How precise the gold standard is: each item's mean has a {level} Student's t interval from its ratings "
         "(half-widths on the dataset's scale; an item needs two ratings), and of every two items, the share whose "
         f"order Welch's test resolves at that level. Models are ranked on the order of the items: where most pairs "
