@@ -20,6 +20,7 @@ __all__ = [
     "multiple",
     "noise_kernel",
     "rank_correlation",
+    "rating_design",
     "reliability",
     "resampling",
     "retest",
