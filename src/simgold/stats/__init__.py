@@ -11,6 +11,7 @@ __all__ = [
     "agreement_statistics",
     "alpha",
     "bws",
+    "bws_design",
     "correlation",
     "dependent_correlations",
     "grouped_ranks",
