@@ -145,34 +145,41 @@ def outlier_cut(avg_pairwise, method: str, k: float = 1.0, threshold: float | No
     return None
 
 
-def select_outliers(stats: AgreementStats, method: str, k: float = 1.0, threshold: float | None = None):
-    """(excluded mask over stats.raters, reasons); decided once, not iterated, by ``outlier_cut``.
+def select_outliers(avg_pairwise, vs_rest, outliers: dict, names: dict | None = None):
+    """(excluded mask over the raters, reasons); decided once, not iterated, by ``outlier_cut``.
 
     Parameters
     ----------
-    stats : AgreementStats
-        The agreement of one rating matrix.
-    method : str
-        The method (as named in the config).
-    k : float
-        SDs below the mean (``pairwise_sd``).
-    threshold : float | None
-        The minimum vs_rest (``vs_rest_min``).
+    avg_pairwise, vs_rest : array_like of float
+        Each rater's average pairwise Spearman (``pairwise_sd``) and vs_rest (``vs_rest_min``); NaN: none.
+    outliers : dict
+        The dataset's ``outliers`` block: ``method``, ``k`` (``pairwise_sd``, default 1), ``threshold``.
+    names : dict, optional
+        What a reason calls each column (default: its name), for a statistic standing in for both.
 
     Returns
     -------
     object
-        (excluded, reasons): a bool array over ``stats.raters`` and an object array of why each is out.
+        (excluded, reasons): a bool array over the raters and an object array of why each is out.
+
+    Examples
+    --------
+    >>> excluded, reasons = select_outliers([0.8, 0.7, 0.1], [0.8, 0.7, 0.1], {"method": "vs_rest_min", "threshold": 0.3})
+    >>> excluded.tolist(), reasons[2]
+    ([False, False, True], 'vs_rest_min: vs_rest 0.100 < 0.3')
     """
-    R = len(stats.raters)
+    columns = {"avg_pairwise": np.asarray(avg_pairwise, dtype=float), "vs_rest": np.asarray(vs_rest, dtype=float)}
+    R = len(columns["vs_rest"])
     excluded = np.zeros(R, dtype=bool)
     reasons = np.array([""] * R, dtype=object)
-    rule = outlier_cut(stats.avg_pairwise, method, k, threshold)
+    method = outliers["method"]
+    rule = outlier_cut(columns["avg_pairwise"], method, outliers.get("k", 1.0), outliers.get("threshold"))
     if rule is not None:
-        values = stats.avg_pairwise if rule.column == "avg_pairwise" else stats.vs_rest
+        values = columns[rule.column]
         excluded = ~np.isnan(values) & (values < rule.cut)
+        name = (names or {}).get(rule.column, rule.column)
         for j in np.flatnonzero(excluded):
-            reasons[j] = f"{method}: {rule.column} {values[j]:.3f} < {rule.rule}"
+            reasons[j] = f"{method}: {name} {values[j]:.3f} < {rule.rule}"
     return excluded, reasons
 
 
@@ -285,7 +292,7 @@ def agreement_report(
 
     def decide(calibrated_stats: AgreementStats) -> np.ndarray:
         excluded, decision["reasons"] = select_outliers(
-            calibrated_stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold")
+            calibrated_stats.avg_pairwise, calibrated_stats.vs_rest, outliers
         )
         if log and excluded.any():
             log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
@@ -771,7 +778,7 @@ def ranking_report(dataset: str, rankings: pd.DataFrame, *, outliers: dict | Non
     """
     outliers = outliers or {"method": "none"}
     stats = ranking_agreement(rankings)
-    excluded, reasons = select_outliers(stats, outliers["method"], outliers.get("k", 1.0), outliers.get("threshold"))
+    excluded, reasons = select_outliers(stats.avg_pairwise, stats.vs_rest, outliers)
     if log and excluded.any():
         log(f"excluded raters: {', '.join(map(str, stats.raters[excluded]))}")
     dropped = set(stats.raters[excluded])

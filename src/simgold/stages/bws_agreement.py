@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
-from simgold.stages.agreement import outlier_cut
+from simgold.stages.agreement import select_outliers
 from simgold.stages.bws_gold import AnswerCodes, code_answers
 from simgold.stats.bws import answers_needed, rater_agreement, split_half
 from simgold.stats.seeds import seed_for
@@ -101,13 +101,10 @@ def rater_table(dataset: str, codes: AnswerCodes, outliers: dict) -> pd.DataFram
     """
     agreement = rater_agreement(codes.coded)
     share = np.asarray(agreement.both, dtype=float)
-    excluded = np.zeros(len(share), dtype=bool)
-    reasons = np.array([""] * len(share), dtype=object)
-    cut = outlier_cut(share, outliers["method"], outliers["k"], outliers.get("threshold"))
-    if cut is not None:
-        excluded = ~np.isnan(share) & (share < cut.cut)
-        for j in np.flatnonzero(excluded):
-            reasons[j] = f"{outliers['method']}: bws agreement {share[j]:.3f} < {cut.rule}"
+    # one share stands in for both of the ratings' columns the outlier rule cuts
+    excluded, reasons = select_outliers(
+        share, share, outliers, {"avg_pairwise": "bws agreement", "vs_rest": "bws agreement"}
+    )
     n = len(share)
     frame = pd.DataFrame(
         {
