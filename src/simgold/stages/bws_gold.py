@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.tables import TABLES
+from simgold.stages.gold import finish_gold
 from simgold.stats.bws import CodedAnswers, coded_answers, counting_intervals, counting_scores
 from simgold.stats.maxdiff_model import maxdiff_fit
-from simgold.stats.correlation import rankdata
 from simgold.stats.seeds import seed_for
 
 __all__ = ["BWS_SCALE", "BWS_SCORE_COLUMNS", "AnswerCodes", "code_answers", "scores_from_answers", "gold_from_answers"]
@@ -247,7 +247,10 @@ def gold_from_answers(
             for c in ("counting", "counting_low", "counting_high")
         )
         basis = "bws counting (share best - share worst)"
-    return _gold_table(dataset, scores, mean, low, high, scale, basis, confidence), scores
+    frame = pd.DataFrame({"item_id": scores["item_id"], "n": scores["n_shown"], "mean": mean})
+    frame["sd"], frame["median"] = np.nan, np.nan  # one score per item, not a mean of ratings
+    intervals = (low, high, _resolved_share(low, high))
+    return finish_gold(dataset, frame, scale, basis, confidence, intervals), scores
 
 
 def _resolved_share(low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -259,18 +262,3 @@ def _resolved_share(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     below = np.searchsorted(hi, low, side="left")
     share = (above + below) / max(len(lo) - 1, 1)
     return np.where(ok & (len(lo) > 1), share, np.nan)
-
-
-def _gold_table(dataset, scores, mean, low, high, scale, basis, confidence) -> pd.DataFrame:
-    gold = pd.DataFrame({"dataset": dataset, "item_id": scores["item_id"], "n": scores["n_shown"]})
-    gold["mean"], gold["sd"], gold["median"], gold["rsd"] = mean, np.nan, np.nan, np.nan
-    gold["mean_unit"] = (mean - scale[0]) / (scale[1] - scale[0])
-    finite = np.isfinite(mean)
-    lo, hi = (mean[finite].min(), mean[finite].max()) if finite.any() else (np.nan, np.nan)
-    gold["mean_minmax"] = (mean - lo) / (hi - lo) if hi > lo else np.nan
-    ranks = np.full(len(gold), np.nan)
-    ranks[finite] = rankdata(-mean[finite])
-    gold["rank"], gold["ci_low"], gold["ci_high"], gold["confidence"] = ranks, low, high, confidence
-    gold["resolved_share"] = _resolved_share(low, high)
-    gold["basis"], gold["released_mean"] = basis, np.nan
-    return gold[list(TABLES["gold"].names)].sort_values("item_id", kind="stable").reset_index(drop=True)

@@ -34,6 +34,7 @@ __all__ = [
     "CONFIDENCE",
     "DISTRIBUTION_COLUMNS",
     "GOLD_COLUMNS",
+    "finish_gold",
     "gold_from_means",
     "gold_from_rankings",
     "gold_from_ratings",
@@ -45,14 +46,43 @@ DISTRIBUTION_COLUMNS = TABLES["distribution"].names  # the canonical schema's co
 CONFIDENCE = schema_defaults("properties", "scoring")["confidence"]  # the per-item CIs' level by default
 
 
-def _finish(dataset: str, frame: pd.DataFrame, scale, basis: str, confidence: float) -> pd.DataFrame:
+def finish_gold(
+    dataset: str, frame: pd.DataFrame, scale, basis: str, confidence: float, intervals: tuple | None = None
+) -> pd.DataFrame:
+    """The gold table from each item's ``n``, ``mean``, ``sd`` and ``median``: the intervals, the
+    share of item pairs resolved, the scale-based columns and the rank, sorted by item id.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    frame : pandas.DataFrame
+        One row per item: ``item_id``, ``n``, ``mean``, ``sd``, ``median`` (and any attribute).
+    scale : sequence of float or None
+        The declared scale's minimum and maximum; None leaves the scale-based columns null.
+    basis : str
+        What the gold is made from (the ``basis`` column).
+    confidence : float
+        The intervals' level.
+    intervals : tuple of numpy.ndarray, optional
+        (low, high, resolved share) made otherwise (a BWS dataset's bootstrap); by default
+        Student's t intervals of the mean and Welch's test.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The gold table (``GOLD_COLUMNS``).
+    """
     for col in ("mean", "sd", "median"):
         frame[col] = pd.to_numeric(frame[col], errors="raise").astype(float)
     mean = frame["mean"]
     counts = pd.to_numeric(frame["n"]).astype(float).to_numpy()
-    frame["ci_low"], frame["ci_high"] = t_interval(mean, frame["sd"], counts, confidence)
+    if intervals is None:
+        frame["ci_low"], frame["ci_high"] = t_interval(mean, frame["sd"], counts, confidence)
+        frame["resolved_share"] = resolved_share(mean, frame["sd"], counts, confidence)
+    else:
+        frame["ci_low"], frame["ci_high"], frame["resolved_share"] = intervals
     frame["confidence"] = confidence
-    frame["resolved_share"] = resolved_share(mean, frame["sd"], counts, confidence)
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["rsd"] = np.where(mean != 0, 100.0 * frame["sd"] / mean, np.nan)
     if scale is not None:
@@ -117,7 +147,7 @@ def gold_from_ratings(
     frame["median"] = g.median().reindex(frame.index)
     if released is not None and len(released):
         frame["released_mean"] = released.set_index("item_id")["mean"].reindex(frame.index)
-    return _finish(dataset, frame.reset_index(), scale, "ratings", confidence)
+    return finish_gold(dataset, frame.reset_index(), scale, "ratings", confidence)
 
 
 def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scale, *, confidence: float = CONFIDENCE):
@@ -150,7 +180,7 @@ def gold_from_means(dataset: str, items: pd.DataFrame, means: pd.DataFrame, scal
     frame["released_mean"] = frame["mean"]
     frame = frame.reset_index()
     frame["n"] = frame["n"].astype("Int64")
-    return _finish(dataset, frame, scale, "shipped means", confidence)
+    return finish_gold(dataset, frame, scale, "shipped means", confidence)
 
 
 def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame, *, confidence: float = CONFIDENCE):
@@ -181,7 +211,7 @@ def gold_from_rankings(dataset: str, items: pd.DataFrame, rankings: pd.DataFrame
     frame["rank"] = frame.groupby("word1")["mean"].rank(method="average")
     for col in ("mean_unit", "mean_minmax"):
         frame[col] = np.nan
-    return _finish(dataset, frame, None, "rankings (mean rank; lower = more similar)", confidence)
+    return finish_gold(dataset, frame, None, "rankings (mean rank; lower = more similar)", confidence)
 
 
 def score_distribution(dataset: str, gold: pd.DataFrame, scale, bin_width: float) -> pd.DataFrame:
