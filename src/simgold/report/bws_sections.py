@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.io.labels import confidence_label
+from simgold.stats.correlation import spearman
 
 __all__ = [
     "ANSWER_COLUMNS",
@@ -393,7 +394,8 @@ def card_gold(tables: dict, confidence: float) -> list:
     if scores is not None and len(scores):
         shown = scores[scores["item_id"].isin(gold["item_id"])]
         half = ((shown["counting_high"] - shown["counting_low"]) / 2).dropna()
-        rho = _spearman(shown["counting"], shown["logit"])
+        both = shown[["counting", "logit"]].dropna()  # pairs shown: both scores
+        rho = spearman(both["counting"], both["logit"]) if len(both) >= 3 else np.nan
         parts.append(
             f"Each pair's counting score has a {confidence_label(confidence)} percentile bootstrap interval "
             f"({shown['counting_resampled'].iloc[0]} resampled"
@@ -413,13 +415,6 @@ def card_gold(tables: dict, confidence: float) -> list:
             )
         )
     return parts
-
-
-def _spearman(a: pd.Series, b: pd.Series) -> float:
-    both = pd.DataFrame({"a": a, "b": b}).dropna()
-    if len(both) < 3 or both["a"].nunique() < 2 or both["b"].nunique() < 2:
-        return np.nan
-    return float(both["a"].rank().corr(both["b"].rank()))
 
 
 def card_evaluate(name: str) -> list[str]:
