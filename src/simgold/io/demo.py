@@ -43,7 +43,7 @@ import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-__all__ = ["generate", "ods_bytes", "xlsx_bytes"]
+__all__ = ["fixed_time_zip", "generate", "ods_bytes", "xlsx_bytes"]
 
 SEED = 20261121
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)
@@ -481,7 +481,26 @@ def _english_bws_sheet(sim: _Sim) -> bytes:
 # deterministic spreadsheet containers
 
 
-def _zip(entries: list[tuple[str, bytes]]) -> bytes:
+def fixed_time_zip(entries: list[tuple[str, bytes]]) -> bytes:
+    """A zip container whose every member carries one fixed time, so that the same members always
+    give the same bytes (XLSX and ODS are zip files).
+
+    Parameters
+    ----------
+    entries : list of (str, bytes)
+        The members' names and contents, in the order written (``mimetype`` is stored, the others
+        deflated).
+
+    Returns
+    -------
+    bytes
+        The zip file.
+
+    Examples
+    --------
+    >>> fixed_time_zip([("a.txt", b"x")]) == fixed_time_zip([("a.txt", b"x")])
+    True
+    """
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for name, data in entries:
@@ -560,7 +579,7 @@ def xlsx_bytes(rows: list[list], sheet_name: str) -> bytes:
         f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="{rels_pkg}">'
         f'<Relationship Id="rId1" Type="{rels_doc}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>'
     )
-    return _zip(
+    return fixed_time_zip(
         [
             ("[Content_Types].xml", content_types.encode()),
             ("_rels/.rels", root_rels.encode()),
@@ -623,7 +642,7 @@ def ods_bytes(rows: list[list], sheet_name: str) -> bytes:
         '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
         "</manifest:manifest>"
     )
-    return _zip(
+    return fixed_time_zip(
         [
             ("mimetype", b"application/vnd.oasis.opendocument.spreadsheet"),
             ("META-INF/manifest.xml", manifest.encode()),
