@@ -8,6 +8,8 @@ simgold verify DIR                  check an unpacked archive against its MANIFE
 simgold rebuild DIR [--cores N] [--recompute]
                                     rerun an unpacked archive and compare every result file
 simgold demo DIR                    write the simulated demo sheets (raw/demo)
+simgold design ratings PAIRS ...    one questionnaire per rater, design.parquet and the config that
+                                    reads the returned questionnaires (config/README.md, "Designing")
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ from simgold.report.bws_sections import BWS_LEGEND, bws_overview
 from simgold.report.headline import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
+from simgold.design.output import config_text, write_design
+from simgold.design.pairs import read_pairs
+from simgold.design.ratings import design_ratings, pilot_reliability
+from simgold.stats.rating_design import size_rating_design
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
 _PARALLELISM = (
@@ -206,6 +212,106 @@ def _demo(directory: Path) -> int:
     return 0
 
 
+def _sizing(args, pairs):
+    """How K is chosen or what it reaches: from a pilot dataset's r1 or assumed SDs (None without either)."""
+    if args.pilot is None and args.item_sd is None and args.noise_sd is None:
+        if args.reliability is not None:
+            raise ValueError("--reliability needs --pilot DATASET, or --item-sd and --noise-sd, to size K")
+        return None
+    r1 = pilot_reliability(args.results, args.pilot) if args.pilot else None
+    return size_rating_design(
+        len(pairs.where("item")) + len(pairs.where("repeat")),
+        args.reliability,
+        raters_per_item=args.per_item,
+        r1=r1,
+        item_sd=args.item_sd,
+        noise_sd=args.noise_sd,
+        n_raters=args.raters,
+        n_anchors=len(pairs.where("anchor")),
+        n_repeats=len(pairs.where("repeat")),
+        n_attention=len(pairs.where("attention")),
+    )
+
+
+def _design_ratings(args) -> int:
+    out = args.out or Path("design") / args.name
+    try:
+        pairs = read_pairs(args.pairs)
+        sizing = _sizing(args, pairs)
+        template = args.instructions.read_text(encoding="utf-8") if args.instructions else None
+        design = design_ratings(
+            pairs,
+            name=args.name,
+            scale=tuple(args.scale),
+            n_raters=args.raters,
+            raters_per_item=sizing.raters_per_item if sizing else args.per_item,
+            seed=args.seed,
+            language=args.language,
+            raw_dir=args.raw_dir,
+            formats=tuple(dict.fromkeys(args.formats)),
+            instructions=template,
+            tolerance=args.tolerance,
+            max_failures=args.max_failures,
+            whole_numbers=not args.decimal,
+            sizing=sizing,
+        )
+    except (OSError, ValueError) as err:
+        print(f"simgold design ratings: {err}", file=sys.stderr)
+        return 1
+    raw_dir = args.raw_dir or f"raw/{args.name}"
+    config = config_text(
+        {args.name: design.dataset},
+        [
+            f"simgold design ratings {args.pairs} (seed {args.seed}): the dataset that reads the returned",
+            f"questionnaires. Put them in {raw_dir}/ as they come back, then run:",
+            f"  simgold run --configfile {out / 'config.yaml'}",
+        ],
+    )
+    written = write_design(out, design.files, design.table, config, "ratings")
+    print("\n".join(design.summary))
+    print(f"wrote {len(written)} files to {out}/: questionnaires in sheets/, design.parquet, config.yaml")
+    print(
+        f"next: send each rater their sheet; put the returned files in {raw_dir}/; simgold run --configfile {out / 'config.yaml'}"
+    )
+    return 0
+
+
+def _design_parser(sub) -> None:
+    design = sub.add_parser("design", help="design a collection: questionnaires, and the config that reads them back")
+    kinds = design.add_subparsers(dest="design", metavar="kind", required=True)
+    p = kinds.add_parser(
+        "ratings", help="one questionnaire per rater from a file of pairs (word1, word2, role, expect)"
+    )
+    p.add_argument(
+        "pairs",
+        type=Path,
+        help="CSV or TSV: word1, word2 and optionally role (item, repeat, anchor, attention), expect",
+    )
+    p.add_argument("--name", required=True, help="the dataset's name in the config written")
+    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
+    p.add_argument("--scale", nargs=2, type=float, required=True, metavar=("LOW", "HIGH"))
+    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
+    k = p.add_mutually_exclusive_group(required=True)
+    k.add_argument("--per-item", type=int, help="K, the raters of each pair")
+    k.add_argument(
+        "--reliability", type=float, help="K sized for this reliability of the pairs' means (Spearman-Brown)"
+    )
+    p.add_argument(
+        "--pilot", metavar="DATASET", help="size by this dataset's single-rater reliability (a finished run)"
+    )
+    p.add_argument("--results", type=Path, default=Path("results"), help="the pilot's results (default: results)")
+    p.add_argument("--item-sd", type=float, help="size by an assumed SD of the pairs' true values ...")
+    p.add_argument("--noise-sd", type=float, help="... and of one rater's noise")
+    p.add_argument("--seed", type=int, default=0, help="the same seed writes the same files (default 0)")
+    p.add_argument("--out", type=Path, help="the folder written (default: design/NAME)")
+    p.add_argument("--raw-dir", help="where the returned files will be, as the config says (default: raw/NAME)")
+    p.add_argument("--formats", nargs="+", choices=["xlsx", "csv"], default=["xlsx"], help="the config reads the first")
+    p.add_argument("--instructions", type=Path, help="a template of the instructions sheet (fields: {rater} ...)")
+    p.add_argument("--tolerance", type=float, default=0.0, help="how far an attention answer may be off (default 0)")
+    p.add_argument("--max-failures", type=int, default=0, help="failed checks a rater may have (default 0)")
+    p.add_argument("--decimal", action="store_true", help="accept any number on the scale, not whole numbers only")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="simgold", description="Word-similarity gold standards and embedding evaluation."
@@ -235,6 +341,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p = sub.add_parser("demo", help="write the simulated demo sheets")
     p.add_argument("directory", type=Path)
+    _design_parser(sub)
     return top
 
 
@@ -260,6 +367,8 @@ def _main(argv: list[str] | None) -> int:
         return _rejects(args.results, args.dataset)
     if args.command in ("verify", "rebuild"):
         return _archive(args.command, args.directory, getattr(args, "cores", 2), getattr(args, "recompute", False))
+    if args.command == "design":
+        return _design_ratings(args)
     return _demo(args.directory)
 
 
