@@ -15,6 +15,7 @@ simgold design ratings PAIRS ...    one questionnaire per rater, design.parquet 
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from simgold.io.ledger import normalised_text, rejected_examples, rejection_line
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
 from simgold.design.output import config_text, write_design
 from simgold.design.pairs import read_pairs
+from simgold.design.rankings import design_rankings
 from simgold.design.ratings import design_ratings, pilot_reliability
 from simgold.stats.rating_design import size_rating_design
 
@@ -258,22 +260,67 @@ def _design_ratings(args) -> int:
     except (OSError, ValueError) as err:
         print(f"simgold design ratings: {err}", file=sys.stderr)
         return 1
+    return _write_design(args, design, "ratings", out)
+
+
+def _write_design(args, design, kind: str, out: Path) -> int:
+    """The design's files, design.parquet and config.yaml written, and what to do next said."""
     raw_dir = args.raw_dir or f"raw/{args.name}"
     config = config_text(
         {args.name: design.dataset},
         [
-            f"simgold design ratings {args.pairs} (seed {args.seed}): the dataset that reads the returned",
-            f"questionnaires. Put them in {raw_dir}/ as they come back, then run:",
+            f"simgold design {kind} {getattr(args, 'pairs', None) or args.groups} (seed {args.seed}): the dataset",
+            f"that reads the returned files. Put them in {raw_dir}/ as they come back, then run:",
             f"  simgold run --configfile {out / 'config.yaml'}",
         ],
     )
-    written = write_design(out, design.files, design.table, config, "ratings")
+    written = write_design(out, design.files, design.table, config, kind)
     print("\n".join(design.summary))
-    print(f"wrote {len(written)} files to {out}/: questionnaires in sheets/, design.parquet, config.yaml")
-    print(
-        f"next: send each rater their sheet; put the returned files in {raw_dir}/; simgold run --configfile {out / 'config.yaml'}"
-    )
+    print(f"wrote {len(written)} files to {out}/: the raters' files in sheets/, design.parquet, config.yaml")
+    extra = [rel for rel in design.files if not rel.startswith("sheets/")]
+    if extra:  # files the returned sheets need beside them (the rankings' implied ranks)
+        print(f"copy {', '.join(str(out / rel) for rel in extra)} to {raw_dir}/ as well")
+    print(f"next: send each rater their file; put the returned files in {raw_dir}/; then")
+    print(f"  simgold run --configfile {out / 'config.yaml'}")
     return 0
+
+
+def _design_rankings(args) -> int:
+    out = args.out or Path("design") / args.name
+    try:
+        with args.groups.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle, delimiter="\t" if args.groups.suffix in (".tsv", ".tab") else ",")
+            header = [h.strip() for h in next(reader, [])]
+            if header[:3] != ["target", "candidate", "category"]:
+                raise ValueError(f"line 1: the header is {header!r}; expected target, candidate, category")
+            rows = [row for row in reader if any(cell.strip() for cell in row)]
+        vocabulary = args.vocabulary.read_text(encoding="utf-8-sig").split()
+        design = design_rankings(
+            rows,
+            vocabulary,
+            name=args.name,
+            language=args.language,
+            n_random=args.random,
+            n_raters=args.raters,
+            raters_per_group=args.per_group,
+            seed=args.seed,
+            formats=tuple(dict.fromkeys(args.formats)),
+            raw_dir=args.raw_dir or f"raw/{args.name}",
+            instructions=args.instructions.read_text(encoding="utf-8") if args.instructions else None,
+            first_row=2,
+        )
+    except (OSError, ValueError) as err:
+        print(f"simgold design rankings: {args.groups}: {err}", file=sys.stderr)
+        return 1
+    return _write_design(args, design, "rankings", out)
+
+
+def _common_design_arguments(p) -> None:
+    p.add_argument("--seed", type=int, default=0, help="the same seed writes the same files (default 0)")
+    p.add_argument("--out", type=Path, help="the folder written (default: design/NAME)")
+    p.add_argument("--raw-dir", help="where the returned files will be, as the config says (default: raw/NAME)")
+    p.add_argument("--formats", nargs="+", choices=["xlsx", "csv"], default=["xlsx"], help="the config reads the first")
+    p.add_argument("--instructions", type=Path, help="a template of the instructions sheet (fields: {rater} ...)")
 
 
 def _design_parser(sub) -> None:
@@ -302,14 +349,21 @@ def _design_parser(sub) -> None:
     p.add_argument("--results", type=Path, default=Path("results"), help="the pilot's results (default: results)")
     p.add_argument("--item-sd", type=float, help="size by an assumed SD of the pairs' true values ...")
     p.add_argument("--noise-sd", type=float, help="... and of one rater's noise")
-    p.add_argument("--seed", type=int, default=0, help="the same seed writes the same files (default 0)")
-    p.add_argument("--out", type=Path, help="the folder written (default: design/NAME)")
-    p.add_argument("--raw-dir", help="where the returned files will be, as the config says (default: raw/NAME)")
-    p.add_argument("--formats", nargs="+", choices=["xlsx", "csv"], default=["xlsx"], help="the config reads the first")
-    p.add_argument("--instructions", type=Path, help="a template of the instructions sheet (fields: {rater} ...)")
+    _common_design_arguments(p)
     p.add_argument("--tolerance", type=float, default=0.0, help="how far an attention answer may be off (default 0)")
     p.add_argument("--max-failures", type=int, default=0, help="failed checks a rater may have (default 0)")
     p.add_argument("--decimal", action="store_true", help="accept any number on the scale, not whole numbers only")
+    p = kinds.add_parser("rankings", help="Avraham & Goldberg's ranking groups: raters rank each target's positives")
+    p.add_argument("groups", type=Path, help="CSV or TSV: target, candidate, category (positive or distractor)")
+    p.add_argument(
+        "--vocabulary", type=Path, required=True, help="words to draw random words from (whitespace-separated)"
+    )
+    p.add_argument("--random", type=int, default=1, help="random words per target (default 1)")
+    p.add_argument("--name", required=True, help="the dataset's name in the config written")
+    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
+    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
+    p.add_argument("--per-group", type=int, required=True, help="K, the raters who rank each target's group")
+    _common_design_arguments(p)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -368,7 +422,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command in ("verify", "rebuild"):
         return _archive(args.command, args.directory, getattr(args, "cores", 2), getattr(args, "recompute", False))
     if args.command == "design":
-        return _design_ratings(args)
+        return {"ratings": _design_ratings, "rankings": _design_rankings}[args.design](args)
     return _demo(args.directory)
 
 

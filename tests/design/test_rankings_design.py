@@ -10,6 +10,7 @@ import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
+import yaml
 
 from simgold.design.rankings import IMPLIED_FILE, SHEET_NAME, design_rankings
 from simgold.stages.clean import clean_dataset
@@ -322,3 +323,25 @@ def test_the_same_seed_gives_the_same_bytes_and_table():
     assert first.files == again.files
     pd.testing.assert_frame_equal(first.table, again.table)
     assert first.summary == again.summary and first.dataset == again.dataset
+
+
+def test_the_rankings_command_writes_the_design_and_refuses_a_bad_header(tmp_path, monkeypatch, capsys):
+    from simgold.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    rows = ["target,candidate,category", "car,truck,positive", "car,bus,positive", "car,road,distractor"]
+    rows += ["dog,wolf,positive", "dog,fox,positive", "dog,bone,distractor"]
+    (tmp_path / "groups.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "vocab.txt").write_text("sky pen cup lamp\n", encoding="utf-8")
+    args = ["design", "rankings", "groups.csv", "--vocabulary", "vocab.txt", "--name", "toy", "--language", "en"]
+    assert main([*args, "--raters", "3", "--per-group", "2", "--seed", "2"]) == 0
+    out = tmp_path / "design" / "toy"
+    assert sorted(p.name for p in (out / "sheets").iterdir()) == ["r01.xlsx", "r02.xlsx", "r03.xlsx"]
+    table = pd.read_parquet(out / "design.parquet")
+    assert len(table) == 2 * 2 * 2  # 2 groups x 2 raters x 2 positives to rank
+    config = yaml.safe_load((out / "config.yaml").read_text(encoding="utf-8"))["datasets"]["toy"]
+    assert config["kind"] == "rankings" and config["sources"][-1]["path"] == "raw/toy/implied_ranks.csv"
+    assert "copy design/toy/implied_ranks.csv to raw/toy/ as well" in capsys.readouterr().out
+    (tmp_path / "groups.csv").write_text("word,cand,cat\ncar,truck,positive\n", encoding="utf-8")
+    assert main([*args, "--raters", "3", "--per-group", "2"]) == 1
+    assert "groups.csv: line 1: the header is ['word', 'cand', 'cat']" in capsys.readouterr().err

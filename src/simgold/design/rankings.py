@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, xlsx_bytes
+from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, rater_names, xlsx_bytes
 from simgold.io.cells import normalise_word
 from simgold.io.languages import ISO_639_1
 from simgold.stats.rating_design import RaterAssignment, assign_raters
@@ -179,7 +179,7 @@ def design_rankings(
     frame = _draw_randoms(_read_groups(groups, first_row), vocabulary, n_random, seed)
     targets = list(dict.fromkeys(frame["target"]))
     assignment = assign_raters(len(targets), n_raters, raters_per_group, seed_for(seed, "rankings", "assignment"))
-    ids = _rater_ids(n_raters)
+    ids = rater_names(n_raters)
     table = _design_table(frame, targets, assignment, ids, seed)
     template = DEFAULT_INSTRUCTIONS if instructions is None else instructions
     files = _sheets(table, frame, ids, template, formats)
@@ -259,11 +259,6 @@ def _draw_randoms(frame: pd.DataFrame, vocabulary, n_random: int, seed: int) -> 
 
 def _first_index(frame: pd.DataFrame) -> dict:
     return {t: k for k, t in enumerate(dict.fromkeys(frame["target"]))}
-
-
-def _rater_ids(n_raters: int) -> list[str]:
-    width = max(2, len(str(n_raters)))
-    return [f"r{k:0{width}d}" for k in range(1, n_raters + 1)]
 
 
 def _design_table(frame, targets, assignment: RaterAssignment, ids, seed: int) -> pd.DataFrame:

@@ -30,10 +30,10 @@ import pandas as pd
 from simgold.design.pairs import PairList
 from simgold.io.paths import within_results
 from simgold.io.tables import read_parquet
-from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, xlsx_bytes
+from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, rater_names, xlsx_bytes
 from simgold.stats.rating_design import RaterAssignment, RatingSizing, assign_raters, questionnaire_orders
 
-__all__ = ["RATING_INSTRUCTIONS", "RatingDesign", "design_ratings", "pilot_reliability", "rater_names"]
+__all__ = ["RATING_INSTRUCTIONS", "RatingDesign", "design_ratings", "pilot_reliability"]
 
 #: the instructions a rater reads, unless the design is given its own template (same fields)
 RATING_INSTRUCTIONS = """\
@@ -77,26 +77,6 @@ class RatingDesign:
     files: dict
     dataset: dict
     summary: list
-
-
-def rater_names(n_raters: int) -> list[str]:
-    """The raters' ids: ``r01``, ``r02``, ... (as wide as ``n_raters`` needs, at least two digits).
-
-    Parameters
-    ----------
-    n_raters : int
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> rater_names(3), rater_names(120)[-1]
-    (['r01', 'r02', 'r03'], 'r120')
-    """
-    width = max(2, len(str(n_raters)))
-    return [f"r{j:0{width}d}" for j in range(1, n_raters + 1)]
 
 
 def pilot_reliability(results: str | Path, dataset: str) -> float:

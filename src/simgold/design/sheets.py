@@ -34,7 +34,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from simgold.io.demo import fixed_time_zip
 
-__all__ = ["AnswerRule", "Questionnaire", "csv_text", "fill_instructions", "write", "xlsx_bytes"]
+__all__ = ["AnswerRule", "Questionnaire", "csv_text", "fill_instructions", "rater_names", "write", "xlsx_bytes"]
 
 #: the document date every workbook carries (its creation and last change)
 FIXED_DATE = datetime(2026, 1, 1)
@@ -137,6 +137,26 @@ class Questionnaire:
     rows: tuple
     answer_columns: tuple
     rule: AnswerRule
+
+
+def rater_names(n_raters: int) -> list[str]:
+    """The raters' ids: ``r01``, ``r02``, ... (as wide as ``n_raters`` needs, at least two digits).
+
+    Parameters
+    ----------
+    n_raters : int
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> rater_names(3), rater_names(120)[-1]
+    (['r01', 'r02', 'r03'], 'r120')
+    """
+    width = max(2, len(str(n_raters)))
+    return [f"r{j:0{width}d}" for j in range(1, n_raters + 1)]
 
 
 def fill_instructions(template: str, fields: dict) -> str:
