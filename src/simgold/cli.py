@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from simgold.errors import SimgoldError
 from simgold.io.config import check_config_files
 from simgold.io.demo import generate as generate_demo
@@ -38,6 +40,7 @@ from simgold.design.output import config_text, write_design
 from simgold.design.pairs import read_pairs
 from simgold.design.rankings import design_rankings
 from simgold.design.ratings import design_ratings, pilot_reliability
+from simgold.design.topup import design_topup
 from simgold.stats.rating_design import size_rating_design
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
@@ -266,10 +269,13 @@ def _design_ratings(args) -> int:
 def _write_design(args, design, kind: str, out: Path) -> int:
     """The design's files, design.parquet and config.yaml written, and what to do next said."""
     raw_dir = args.raw_dir or f"raw/{args.name}"
+    if kind == "topup":  # a further round's files are read from a folder of their own
+        raw_dir += f"/round{args.round}"
     config = config_text(
         {args.name: design.dataset},
         [
-            f"simgold design {kind} {getattr(args, 'pairs', None) or args.groups} (seed {args.seed}): the dataset",
+            f"simgold design {kind} {getattr(args, 'pairs', None) or getattr(args, 'groups', None) or args.name} "
+            f"(seed {args.seed}): the dataset",
             f"that reads the returned files. Put them in {raw_dir}/ as they come back, then run:",
             f"  simgold run --configfile {out / 'config.yaml'}",
         ],
@@ -277,7 +283,7 @@ def _write_design(args, design, kind: str, out: Path) -> int:
     written = write_design(out, design.files, design.table, config, kind)
     print("\n".join(design.summary))
     print(f"wrote {len(written)} files to {out}/: the raters' files in sheets/, design.parquet, config.yaml")
-    extra = [rel for rel in design.files if not rel.startswith("sheets/")]
+    extra = [rel for rel in design.files if "sheets/" not in rel]
     if extra:  # files the returned sheets need beside them (the rankings' implied ranks)
         print(f"copy {', '.join(str(out / rel) for rel in extra)} to {raw_dir}/ as well")
     print(f"next: send each rater their file; put the returned files in {raw_dir}/; then")
@@ -313,6 +319,63 @@ def _design_rankings(args) -> int:
         print(f"simgold design rankings: {args.groups}: {err}", file=sys.stderr)
         return 1
     return _write_design(args, design, "rankings", out)
+
+
+def _dataset_entry(config_files: list[Path], dataset: str) -> dict:
+    """The dataset's entry as the run saw it: the last of the config files that has it."""
+    entry = None
+    for path in config_files:
+        datasets = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("datasets") or {}
+        entry = datasets.get(dataset, entry)
+    if entry is None:
+        raise ValueError(f"no dataset {dataset!r} in {', '.join(map(str, config_files))}")
+    return entry
+
+
+def _new_rater_ids(known, count: int) -> list[str]:
+    """Ids of raters who join: r13, r14, ... after r01..r12 (new01, ... beside ids of another form)."""
+    numbers = [int(r[1:]) for r in known if len(r) > 1 and r[0] == "r" and r[1:].isdigit()]
+    if len(numbers) == len(known):
+        first = max(numbers, default=0)
+        width = max(2, len(str(first + count)))
+        return [f"r{j:0{width}d}" for j in range(first + 1, first + count + 1)]
+    return [f"new{j:02d}" for j in range(1, count + 1)]
+
+
+def _design_topup(args) -> int:
+    name, results = args.name, args.results
+    out = args.out or Path("design") / f"{name}-round{args.round}"
+    try:
+        entry = _dataset_entry(args.config, name)
+        tables = {
+            table: read_parquet(results / within_results(stage, dataset=name, **extra))
+            for table, stage, extra in [
+                ("items", "clean", {"table": "items"}),
+                ("ratings", "clean", {"table": "ratings"}),
+                ("gold", "gold", {}),
+                ("raters", "agreement_raters", {}),
+            ]
+        }
+        excluded = tables["raters"].loc[tables["raters"]["excluded"].astype(bool), "rater"]
+        design = design_topup(
+            name,
+            entry,
+            tables["items"],
+            tables["ratings"],
+            tables["gold"],
+            budget=args.budget,
+            seed=args.seed,
+            excluded=set(excluded),
+            new_raters=_new_rater_ids(sorted(set(tables["ratings"]["rater"])), args.new_raters),
+            round_number=args.round,
+            raw_dir=args.raw_dir,
+            formats=tuple(dict.fromkeys(args.formats)),
+            instructions=args.instructions.read_text(encoding="utf-8") if args.instructions else None,
+        )
+    except (OSError, ValueError) as err:
+        print(f"simgold design topup: {err}", file=sys.stderr)
+        return 1
+    return _write_design(args, design, "topup", out)
 
 
 def _common_design_arguments(p) -> None:
@@ -363,6 +426,16 @@ def _design_parser(sub) -> None:
     p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
     p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
     p.add_argument("--per-group", type=int, required=True, help="K, the raters who rank each target's group")
+    _common_design_arguments(p)
+    p = kinds.add_parser("topup", help="a further round of a ratings dataset: answers where the gold's CIs are widest")
+    p.add_argument("name", metavar="DATASET", help="the dataset (its results must exist)")
+    p.add_argument("--budget", type=int, required=True, help="N, the further answers to ask for")
+    p.add_argument(
+        "--config", type=Path, nargs="+", default=[Path("config/config.yaml")], help="the run's config files"
+    )
+    p.add_argument("--results", type=Path, default=Path("results"), help="the run's results (default: results)")
+    p.add_argument("--new-raters", type=int, default=0, help="raters who join in this round (default 0)")
+    p.add_argument("--round", type=int, default=2, help="the round's number (default 2): raw/DATASET/roundN/")
     _common_design_arguments(p)
 
 
@@ -422,7 +495,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command in ("verify", "rebuild"):
         return _archive(args.command, args.directory, getattr(args, "cores", 2), getattr(args, "recompute", False))
     if args.command == "design":
-        return {"ratings": _design_ratings, "rankings": _design_rankings}[args.design](args)
+        return {"ratings": _design_ratings, "rankings": _design_rankings, "topup": _design_topup}[args.design](args)
     return _demo(args.directory)
 
 

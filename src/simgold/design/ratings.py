@@ -33,7 +33,14 @@ from simgold.io.tables import read_parquet
 from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, rater_names, xlsx_bytes
 from simgold.stats.rating_design import RaterAssignment, RatingSizing, assign_raters, questionnaire_orders
 
-__all__ = ["RATING_INSTRUCTIONS", "RatingDesign", "design_ratings", "pilot_reliability"]
+__all__ = [
+    "RATING_INSTRUCTIONS",
+    "RatingDesign",
+    "design_ratings",
+    "pilot_reliability",
+    "rating_questionnaires",
+    "rating_source",
+]
 
 #: the instructions a rater reads, unless the design is given its own template (same fields)
 RATING_INSTRUCTIONS = """\
@@ -188,12 +195,13 @@ def design_ratings(
     if n_raters < raters_per_item:
         raise ValueError(f"R = {n_raters} raters cannot give each item K = {raters_per_item} raters: R < K")
     assignment = assign_raters(len(items), n_raters, raters_per_item, seed)
-    table = _design_table(pairs, items, anchors, checks, assignment, seed)
     rule = AnswerRule("whole" if whole_numbers else "decimal", lo, hi)
-    files = _questionnaires(table, rule, formats, instructions or RATING_INSTRUCTIONS, lo, hi)
+    table, files = rating_questionnaires(
+        pairs, assignment.rater_items, rater_names(n_raters), rule, seed, formats=formats, instructions=instructions
+    )
     summary = _summary(pairs, assignment, len(items), anchors, checks, sizing)
     entry = _dataset_entry(pairs, name, (lo, hi), language, anchors, checks, (tolerance, max_failures))
-    entry["sources"] = [_source(raw_dir, rater, formats[0]) for rater in rater_names(n_raters)]
+    entry["sources"] = [rating_source(raw_dir, rater, formats[0]) for rater in rater_names(n_raters)]
     card = entry["release"]["card"]
     card["pairs"] += "\n\n" + "\n".join(f"- {line}" for line in summary)
     card["instructions"] = fill_instructions(
@@ -202,20 +210,57 @@ def design_ratings(
     return RatingDesign(assignment, table, files, entry, summary)
 
 
-def _design_table(pairs, items, anchors, checks, assignment, seed) -> pd.DataFrame:
+def rating_questionnaires(
+    pairs: PairList, rater_items, names, rule: AnswerRule, seed: int, *, formats=("xlsx",), instructions=None
+) -> tuple[pd.DataFrame, dict]:
+    """Every rater's questionnaire from the items each rates: the design table and the files.
+
+    Parameters
+    ----------
+    pairs : PairList
+        The pairs; its ``item`` and ``repeat`` rows, in file order, are the items ``rater_items``
+        count (``anchor`` and ``attention`` rows are asked of every rater).
+    rater_items : sequence of array_like of int
+        Each rater's items (indices into the item and repeat rows, in file order).
+    names : sequence of str
+        The raters' ids, one per entry of ``rater_items``.
+    rule : AnswerRule
+        What a rating cell accepts.
+    seed : int
+        The orders' and the words' seed (each rater's stream derived from it).
+    formats : tuple of str, default ("xlsx",)
+        ``xlsx`` and/or ``csv``.
+    instructions : str, optional
+        The instructions' template (``RATING_INSTRUCTIONS`` by default).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per question (``RatingDesign.table``'s columns).
+    files : dict
+        ``sheets/{rater}.xlsx`` (and ``.csv``) and their bytes.
+    """
+    table = _design_table(pairs, rater_items, names, seed)
+    template = instructions or RATING_INSTRUCTIONS
+    return table, _questionnaires(table, rule, formats, template, rule.low, rule.high)
+
+
+def _design_table(pairs, rater_items, names, seed) -> pd.DataFrame:
     """One row per question: the item ids of ``questionnaire_orders`` mapped back to pair rows."""
+    items = sorted(pairs.where("item") + pairs.where("repeat"))
+    anchors, checks = pairs.where("anchor"), pairs.where("attention")
     rows = np.array(items + anchors + checks)  # design ids 0.. index this
     n_items, n_anchors = len(items), len(anchors)
     repeated = [items.index(i) for i in pairs.where("repeat")]
     order = questionnaire_orders(
-        assignment.rater_items,
+        rater_items,
         seed,
         anchors=range(n_items, n_items + n_anchors),
         repeats=repeated,
         attention=range(n_items + n_anchors, len(rows)),
     )
     pair_row = rows[order.item]
-    names = np.array(rater_names(len(assignment.loads)))
+    names = np.array(names)
     table = pd.DataFrame(
         {
             "rater": names[order.rater],
@@ -261,9 +306,29 @@ def _questionnaires(table, rule, formats, template, lo, hi) -> dict:
     return files
 
 
-def _source(raw_dir: str, rater: str, returned: str) -> dict:
+def rating_source(raw_dir: str, rater: str, returned: str) -> dict:
     """The source that reads one rater's returned questionnaire: a row per answer, the rater's id on
-    each (so that it travels with the answers, whatever the file is called)."""
+    each (so that it travels with the answers, whatever the file is called).
+
+    Parameters
+    ----------
+    raw_dir : str
+        Where the returned file is.
+    rater : str
+        The rater's id (the file's name).
+    returned : str
+        ``xlsx`` or ``csv``.
+
+    Returns
+    -------
+    dict
+        The config's source entry.
+
+    Examples
+    --------
+    >>> rating_source("raw/s", "r01", "csv")
+    {'path': 'raw/s/r01.csv', 'layout': 'long', 'words': ['word 1', 'word 2'], 'rater': 'rater', 'score': 'rating'}
+    """
     sheet = {"sheet": "ratings"} if returned == "xlsx" else {}
     return {"path": f"{raw_dir}/{rater}.{returned}", **sheet, "layout": "long", "words": ["word 1", "word 2"]} | {
         "rater": "rater",

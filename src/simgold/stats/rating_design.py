@@ -33,6 +33,7 @@ from simgold.stats.reliability import raters_needed, spearman_brown
 from simgold.stats.seeds import seed_for
 
 __all__ = [
+    "allocate_answers",
     "QuestionnaireOrder",
     "RaterAssignment",
     "RatingSizing",
@@ -641,3 +642,45 @@ def _fisher_interval(r: float, n: int, level: float) -> tuple[float, float]:
     quantile = NormalDist().inv_cdf(0.5 + level / 2.0)
     z, se = math.atanh(r), 1.0 / math.sqrt(n - 3)
     return _doubled(math.tanh(z - quantile * se)), _doubled(math.tanh(z + quantile * se))
+
+
+def allocate_answers(widths, counts, budget: int, caps=None) -> np.ndarray:
+    """Share ``budget`` further answers among items so that the widest intervals shrink most: each
+    answer in turn goes to the item whose interval, as expected after the answers given so far, is
+    widest (a mean's interval narrows as ``1 / sqrt(n)``: ``width * sqrt(n / (n + extra))``).
+
+    Parameters
+    ----------
+    widths : array_like of float
+        Each item's interval width now (NaN or inf: no interval yet, served first).
+    counts : array_like of int
+        The answers each item has now (at least 1 where the width is finite).
+    budget : int
+        The answers to share (at least 0).
+    caps : array_like of int, optional
+        The most answers an item may take (the raters who could still answer it); no limit when
+        not given.
+
+    Returns
+    -------
+    ndarray of int
+        The further answers of each item (summing to ``budget``, or to the caps' sum when that is
+        smaller).
+
+    Examples
+    --------
+    >>> allocate_answers([2.0, 1.0, 0.5], [4, 4, 4], 3).tolist()
+    [3, 0, 0]
+    >>> allocate_answers([2.0, 1.0, 0.5], [4, 4, 4], 6, caps=[2, 9, 9]).tolist()
+    [2, 4, 0]
+    """
+    widths = np.asarray(widths, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    budget = _positive_int("budget", budget, minimum=0)
+    caps = np.full(len(widths), budget) if caps is None else np.asarray(caps, dtype=np.int64)
+    scale = np.where(np.isfinite(widths), widths, np.inf) * np.sqrt(np.maximum(counts, 1.0))
+    extra = np.zeros(len(widths), dtype=np.int64)
+    for _ in range(min(budget, int(caps.sum()))):
+        expected = np.where(extra < caps, scale / np.sqrt(np.maximum(counts, 1.0) + extra), -np.inf)
+        extra[int(np.argmax(expected))] += 1  # the first of equal widths: the same shares on any machine
+    return extra
