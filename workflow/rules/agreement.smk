@@ -7,6 +7,7 @@ rule agreement:
         raw=result("clean", dataset="{dataset}", table="ratings"),
         calibrated=RESULTS["calibrate_ratings"],
         calibration=RESULTS["calibrate_raters"],
+        rejects=result("clean", dataset="{dataset}", table="rejects"),  # the attention checks' answers
     output:
         agreement=RESULTS["agreement"],
         raters=RESULTS["agreement_raters"],
@@ -25,6 +26,8 @@ rule agreement:
         agreement=dataset_param("agreement"),
         outliers=dataset_param("outliers"),
         persistent_raters=dataset_param("persistent_raters"),
+        attention=dataset_param("attention"),
+        anchors=dataset_param("anchors"),
     script:
         "../scripts/agreement.py"
 
@@ -110,6 +113,7 @@ rule agreement_ci:
         agreement=dataset_param("agreement"),
         outliers=dataset_param("outliers"),
         persistent_raters=dataset_param("persistent_raters"),
+        anchors=dataset_param("anchors"),
         seed=CONFIG["scoring"]["seed"],
         confidence=CONFIG["scoring"]["confidence"],
     script:

@@ -4,6 +4,7 @@
 rule calibrate:
     input:
         ratings=result("clean", dataset="{dataset}", table="ratings"),
+        item_table=result("clean", dataset="{dataset}", table="items"),  # the anchors (simgold.stages.controls)
     output:
         ratings=RESULTS["calibrate_ratings"],
         raters=RESULTS["calibrate_raters"],
@@ -20,5 +21,6 @@ rule calibrate:
     params:
         scale=dataset_param("scale"),
         calibration=dataset_param("calibration"),
+        anchors=dataset_param("anchors"),
     script:
         "../scripts/calibrate.py"

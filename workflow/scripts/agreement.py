@@ -22,17 +22,21 @@ from simgold.stages.agreement import (
     retest_table,
 )
 from simgold.stages.bws_agreement import bws_report
+from simgold.stages.controls import scored, with_attention
 from simgold.workflow.job import provenance_for, run
 
 
 def agreement_job(snakemake, log):
     name = snakemake.wildcards.dataset
     settings = snakemake.params.agreement
+    items, raw, calibrated = scored(  # the anchors leave agreement, filtering and gold here unless in_gold
+        snakemake.params.anchors, *(read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated"))
+    )
     report = agreement_report(
         name,
-        read_parquet(snakemake.input.item_table),
-        read_parquet(snakemake.input.raw),
-        read_parquet(snakemake.input.calibrated),
+        items,
+        raw,
+        calibrated,
         read_parquet(snakemake.input.calibration),
         min_overlap=settings["min_overlap"],
         subset_names=settings["subsets"],
@@ -49,7 +53,8 @@ def agreement_job(snakemake, log):
     )
     prov = provenance_for(snakemake)
     write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
-    write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
+    raters = with_attention(report["raters"], read_parquet(snakemake.input.rejects), snakemake.params.attention)
+    write_parquet(raters, snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["ratings"], snakemake.output.ratings, table="ratings", provenance=prov)
 
 
@@ -74,9 +79,10 @@ def ranking_agreement_job(snakemake, log):
 def agreement_ci_job(snakemake, log):
     name, params = snakemake.wildcards.dataset, snakemake.params
     settings = params.agreement
-    items, raw, calibrated, raters, filtered = (
-        read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated", "raters", "filtered")
+    items, raw, calibrated, filtered = scored(  # without the anchors, as the agreement job had them
+        params.anchors, *(read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated", "filtered"))
     )
+    raters = read_parquet(snakemake.input.raters)
     ci = {
         "resamples": settings["resamples"],
         "max_work": settings["ci_max_work"],

@@ -2,13 +2,17 @@
 
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.calibrate import calibrate
+from simgold.stages.controls import calibration_exclusions
 from simgold.workflow.job import provenance_for, run
 
 
 def main(snakemake, log):
     settings = snakemake.params.calibration
     ratings = read_parquet(snakemake.input.ratings)
-    calibrated, raters = calibrate(ratings, snakemake.params.scale, **settings)
+    without = calibration_exclusions(read_parquet(snakemake.input.item_table), snakemake.params.anchors)
+    if without:
+        log.info("calibration: parameters without the ratings of %d anchors", len(without))
+    calibrated, raters = calibrate(ratings, snakemake.params.scale, **settings, without=without)
     moved = raters[raters["calib_shift"] != 0]
     log.info("calibration %s: %d of %d raters moved", settings["method"], len(moved), len(raters))
     for r in moved.itertuples():
