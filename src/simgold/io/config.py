@@ -400,9 +400,9 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         m = ds["min_answered"]
         if m >= 1 and m != int(m):
             raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
+    _check_controls(where, ds)
     for i, src in enumerate(ds["sources"]):
         check_source(f"{where}.sources[{i}]", kind, src, base_dir)
-    _check_controls(where, ds)
     _check_stages(where, ds)
     _check_release(where, ds, base_dir)
     return ds

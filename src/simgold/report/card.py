@@ -241,13 +241,13 @@ def _anchors_text(ds: dict) -> str:
         return ""
     spec, n = ds["anchors"], len(ds["anchors"]["items"])
     where = (
-        "are in the gold standard, agreement and outlier filtering like every pair"
+        "in the gold standard, agreement and outlier filtering like every pair"
         if spec["in_gold"]
-        else "are not in the gold standard, agreement or outlier filtering"
+        else "not in the gold standard, agreement or outlier filtering"
     )
     used = "with" if spec["calibration"] else "without"
-    anchors = f"The {n} anchor pair{'s' * (n != 1)}, rated by every rater first,"
-    return f"{anchors} {where}; calibration is computed {used} them."
+    anchors = f"The {n} anchor pair{'s' * (n != 1)}, rated by every rater first, {'are' if n != 1 else 'is'}"
+    return f"{anchors} {where}; calibration is computed {used} {'them' if n != 1 else 'it'}."
 
 
 def _agreement_section(tables: dict, confidence: float) -> list[str]:
