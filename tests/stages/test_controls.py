@@ -135,6 +135,7 @@ def test_anchors_are_not_in_agreement_or_the_gold_unless_in_gold(tmp_path):
     items, ratings = t["items"], t["ratings"]
     kept, raw = scored({"in_gold": False, "calibration": False}, items, ratings)
     assert kept["item_id"].tolist() == ["t:000002", "t:000003"] and len(raw) == 6
+    assert "anchor" not in kept.columns and "anchor" in items.columns
     gold = gold_from_ratings("t", kept, raw, (0, 6))
     assert gold[["item_id", "n", "mean"]].values.tolist() == [["t:000002", 3, 4.0], ["t:000003", 3, 4.0]]
     _, table = calibrate(raw, (0, 6), "none", 1.0, 1.0)

@@ -3,11 +3,11 @@
 
 rule agreement:
     input:
+        unpack(attention_inputs),  # the ledger, where the dataset has attention checks
         item_table=result("clean", dataset="{dataset}", table="items"),
         raw=result("clean", dataset="{dataset}", table="ratings"),
         calibrated=RESULTS["calibrate_ratings"],
         calibration=RESULTS["calibrate_raters"],
-        rejects=result("clean", dataset="{dataset}", table="rejects"),  # the attention checks' answers
     output:
         agreement=RESULTS["agreement"],
         raters=RESULTS["agreement_raters"],

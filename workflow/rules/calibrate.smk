@@ -3,8 +3,7 @@
 
 rule calibrate:
     input:
-        ratings=result("clean", dataset="{dataset}", table="ratings"),
-        item_table=result("clean", dataset="{dataset}", table="items"),  # the anchors (simgold.stages.controls)
+        unpack(calibrate_inputs),
     output:
         ratings=RESULTS["calibrate_ratings"],
         raters=RESULTS["calibrate_raters"],

@@ -22,7 +22,7 @@ from simgold.stages.agreement import (
     retest_table,
 )
 from simgold.stages.bws_agreement import bws_report
-from simgold.stages.controls import scored, with_attention
+from simgold.stages.controls import recorded_params, scored, with_attention
 from simgold.workflow.job import provenance_for, run
 
 
@@ -51,9 +51,11 @@ def agreement_job(snakemake, log):
             ["stage", "subset", "n_raters", "n_items", "pairwise", "vs_mean", "vs_rest", "alpha_interval", "note"]
         ].to_string(index=False),
     )
-    prov = provenance_for(snakemake)
+    prov = provenance_for(snakemake, recorded_params(snakemake.params))
     write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
-    raters = with_attention(report["raters"], read_parquet(snakemake.input.rejects), snakemake.params.attention)
+    attention = snakemake.params.attention  # the ledger is an input only where the dataset has attention checks
+    rejects = read_parquet(snakemake.input.rejects) if attention else None
+    raters = with_attention(report["raters"], rejects, attention)
     write_parquet(raters, snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["ratings"], snakemake.output.ratings, table="ratings", provenance=prov)
 
@@ -115,7 +117,7 @@ def agreement_ci_job(snakemake, log):
     )
     log.info("\n%s", table.drop(columns=["dataset", "confidence", "note"]).to_string(index=False))
     log.info("\n%s", alpha.drop(columns=["dataset"]).to_string(index=False))
-    prov = provenance_for(snakemake)  # every input read, the agreement job's raters and ratings too
+    prov = provenance_for(snakemake, recorded_params(params))  # every input read, the agreement job's too
     write_parquet(table, snakemake.output.ci, table="agreement_ci", provenance=prov)
     write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
     log.info("\n%s", icc.drop(columns=["dataset", "note"]).to_string(index=False))

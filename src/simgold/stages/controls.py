@@ -33,6 +33,7 @@ __all__ = [
     "excluded_by_attention",
     "calibration_exclusions",
     "scored",
+    "recorded_params",
 ]
 
 _DETAIL = re.compile(r"""^rater ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"): .*: (passed|failed)$""", re.DOTALL)
@@ -241,7 +242,8 @@ def calibration_exclusions(items: pd.DataFrame, anchors: dict | None) -> set:
 
 def scored(anchors: dict | None, items: pd.DataFrame, *ratings: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
     """What agreement, outlier filtering and the gold standard see: the items and ratings without
-    the anchors, unless ``anchors.in_gold`` (the one place anchors leave them).
+    the anchors, unless ``anchors.in_gold`` (the one place anchors leave them); without them, the
+    items have no ``anchor`` column either (it would be false throughout).
 
     Parameters
     ----------
@@ -270,4 +272,26 @@ def scored(anchors: dict | None, items: pd.DataFrame, *ratings: pd.DataFrame) ->
     anchor = items["anchor"].fillna(False).astype(bool).to_numpy()
     left_out = set(items.loc[anchor, "item_id"])
     kept = [r[~r["item_id"].isin(left_out)].reset_index(drop=True) for r in ratings]
-    return (items[~anchor].reset_index(drop=True), *kept)
+    return (items[~anchor].drop(columns="anchor").reset_index(drop=True), *kept)
+
+
+def recorded_params(params) -> dict:
+    """A job's params as its provenance records them: ``attention`` and ``anchors`` only where the
+    dataset has them, so that a dataset without them keeps the bytes its tables had.
+
+    Parameters
+    ----------
+    params : mapping
+        The job's params (``snakemake.params``).
+
+    Returns
+    -------
+    dict
+        The params to record.
+
+    Examples
+    --------
+    >>> recorded_params({"scale": [0, 6], "anchors": None, "attention": {"items": []}})
+    {'scale': [0, 6], 'attention': {'items': []}}
+    """
+    return {k: v for k, v in params.items() if k not in ("attention", "anchors") or v is not None}
