@@ -24,6 +24,7 @@ from simgold.stages.calibrate import calibrate
 from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_means, gold_from_ratings
 from simgold.stages.comparisons import ag_score_parts
+from simgold.stages.controls import calibration_exclusions, scored
 from simgold.stages.scores import ScoringSettings, Vectors, score_dataset, words_of
 from simgold.stats.agreement_statistics import agreement_summary
 from simgold.stats.rank_correlation import RatingMatrix
@@ -137,11 +138,13 @@ def _gold_standard(name: str, spec: dict, base_dir=".") -> tuple[pd.DataFrame, p
     tables = clean_dataset(name, spec, str(base_dir))
     items = tables["items"]
     if has_ratings(spec):
-        calibrated, calibration = calibrate(tables["ratings"], spec["scale"], **spec["calibration"])
+        anchors, without = spec.get("anchors"), calibration_exclusions(items, spec.get("anchors"))
+        calibrated, calibration = calibrate(tables["ratings"], spec["scale"], **spec["calibration"], without=without)
+        items, raw, calibrated = scored(anchors, items, tables["ratings"], calibrated)
         kept = agreement_report(
             name,
             items,
-            tables["ratings"],
+            raw,
             calibrated,
             calibration,
             min_overlap=spec["agreement"]["min_overlap"],

@@ -3,6 +3,7 @@
 
 rule agreement:
     input:
+        unpack(attention_inputs),  # the ledger, where the dataset has attention checks
         item_table=result("clean", dataset="{dataset}", table="items"),
         raw=result("clean", dataset="{dataset}", table="ratings"),
         calibrated=RESULTS["calibrate_ratings"],
@@ -25,6 +26,8 @@ rule agreement:
         agreement=dataset_param("agreement"),
         outliers=dataset_param("outliers"),
         persistent_raters=dataset_param("persistent_raters"),
+        attention=dataset_param("attention"),
+        anchors=dataset_param("anchors"),
     script:
         "../scripts/agreement.py"
 
@@ -110,6 +113,7 @@ rule agreement_ci:
         agreement=dataset_param("agreement"),
         outliers=dataset_param("outliers"),
         persistent_raters=dataset_param("persistent_raters"),
+        anchors=dataset_param("anchors"),
         seed=CONFIG["scoring"]["seed"],
         confidence=CONFIG["scoring"]["confidence"],
     script:

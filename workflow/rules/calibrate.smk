@@ -3,7 +3,7 @@
 
 rule calibrate:
     input:
-        ratings=result("clean", dataset="{dataset}", table="ratings"),
+        unpack(calibrate_inputs),
     output:
         ratings=RESULTS["calibrate_ratings"],
         raters=RESULTS["calibrate_raters"],
@@ -20,5 +20,6 @@ rule calibrate:
     params:
         scale=dataset_param("scale"),
         calibration=dataset_param("calibration"),
+        anchors=dataset_param("anchors"),
     script:
         "../scripts/calibrate.py"

@@ -66,6 +66,25 @@ def dataset_sources(wildcards):
     return dataset_input_files(CONFIG["datasets"][wildcards.dataset])
 
 
+def calibrate_inputs(wildcards):
+    """The cleaned ratings; and the items, whose anchor column marks the anchors calibration
+    leaves out of its parameters, where the dataset has anchors (simgold.stages.controls)."""
+    d = wildcards.dataset
+    inputs = {"ratings": result("clean", dataset=d, table="ratings")}
+    if "anchors" in CONFIG["datasets"][d]:
+        inputs["item_table"] = result("clean", dataset=d, table="items")
+    return inputs
+
+
+def attention_inputs(wildcards):
+    """The ledger, whose attention_check rows the raters table counts, where the dataset has
+    attention checks (simgold.stages.controls)."""
+    d = wildcards.dataset
+    if "attention" not in CONFIG["datasets"][d]:
+        return {}
+    return {"rejects": result("clean", dataset=d, table="rejects")}
+
+
 def gold_inputs(wildcards):
     """What the gold standard is made from: filtered ratings, filtered rankings, or shipped means."""
     d = wildcards.dataset

@@ -21,6 +21,7 @@ rule gold:
         kind=dataset_param("kind"),
         scale=dataset_param("scale"),
         gold=dataset_param("gold"),
+        anchors=dataset_param("anchors"),
         confidence=CONFIG["scoring"]["confidence"],
     script:
         "../scripts/gold.py"

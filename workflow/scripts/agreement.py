@@ -22,17 +22,21 @@ from simgold.stages.agreement import (
     retest_table,
 )
 from simgold.stages.bws_agreement import bws_report
+from simgold.stages.controls import recorded_params, scored, with_attention
 from simgold.workflow.job import provenance_for, run
 
 
 def agreement_job(snakemake, log):
     name = snakemake.wildcards.dataset
     settings = snakemake.params.agreement
+    items, raw, calibrated = scored(  # the anchors leave agreement, filtering and gold here unless in_gold
+        snakemake.params.anchors, *(read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated"))
+    )
     report = agreement_report(
         name,
-        read_parquet(snakemake.input.item_table),
-        read_parquet(snakemake.input.raw),
-        read_parquet(snakemake.input.calibrated),
+        items,
+        raw,
+        calibrated,
         read_parquet(snakemake.input.calibration),
         min_overlap=settings["min_overlap"],
         subset_names=settings["subsets"],
@@ -47,9 +51,12 @@ def agreement_job(snakemake, log):
             ["stage", "subset", "n_raters", "n_items", "pairwise", "vs_mean", "vs_rest", "alpha_interval", "note"]
         ].to_string(index=False),
     )
-    prov = provenance_for(snakemake)
+    prov = provenance_for(snakemake, recorded_params(snakemake.params))
     write_parquet(table, snakemake.output.agreement, table="agreement", provenance=prov)
-    write_parquet(report["raters"], snakemake.output.raters, table="raters", provenance=prov)
+    attention = snakemake.params.attention  # the ledger is an input only where the dataset has attention checks
+    rejects = read_parquet(snakemake.input.rejects) if attention else None
+    raters = with_attention(report["raters"], rejects, attention)
+    write_parquet(raters, snakemake.output.raters, table="raters", provenance=prov)
     write_parquet(report["ratings"], snakemake.output.ratings, table="ratings", provenance=prov)
 
 
@@ -74,9 +81,10 @@ def ranking_agreement_job(snakemake, log):
 def agreement_ci_job(snakemake, log):
     name, params = snakemake.wildcards.dataset, snakemake.params
     settings = params.agreement
-    items, raw, calibrated, raters, filtered = (
-        read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated", "raters", "filtered")
+    items, raw, calibrated, filtered = scored(  # without the anchors, as the agreement job had them
+        params.anchors, *(read_parquet(snakemake.input[key]) for key in ("item_table", "raw", "calibrated", "filtered"))
     )
+    raters = read_parquet(snakemake.input.raters)
     ci = {
         "resamples": settings["resamples"],
         "max_work": settings["ci_max_work"],
@@ -109,7 +117,7 @@ def agreement_ci_job(snakemake, log):
     )
     log.info("\n%s", table.drop(columns=["dataset", "confidence", "note"]).to_string(index=False))
     log.info("\n%s", alpha.drop(columns=["dataset"]).to_string(index=False))
-    prov = provenance_for(snakemake)  # every input read, the agreement job's raters and ratings too
+    prov = provenance_for(snakemake, recorded_params(params))  # every input read, the agreement job's too
     write_parquet(table, snakemake.output.ci, table="agreement_ci", provenance=prov)
     write_parquet(alpha, snakemake.output.alpha, table="alpha", provenance=prov)
     log.info("\n%s", icc.drop(columns=["dataset", "note"]).to_string(index=False))

@@ -7,13 +7,14 @@ Best-Worst Scaling answers (the distribution's figure is drawn with the dataset'
 
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.bws_gold import gold_from_answers
+from simgold.stages.controls import recorded_params, scored
 from simgold.stages.gold import gold_from_means, gold_from_rankings, gold_from_ratings, score_distribution
 from simgold.workflow.job import provenance_for, run
 
 
 def gold_job(snakemake, log):
     name, scale, confidence = snakemake.wildcards.dataset, snakemake.params.scale, snakemake.params.confidence
-    items = read_parquet(snakemake.input.item_table)
+    (items,) = scored(snakemake.params.anchors, read_parquet(snakemake.input.item_table))  # anchors: in_gold
     released = read_parquet(snakemake.input.means)
     if "ratings" in snakemake.input.keys():
         gold = gold_from_ratings(
@@ -52,7 +53,7 @@ def write_gold(snakemake, log, gold, scale, resolved_by):
     share = gold["resolved_share"].mean()
     log.info("item pairs whose order %s, %s): %.3f", resolved_by, snakemake.params.confidence, share)
     log.info("\n%s", distribution.to_string(index=False))
-    prov = provenance_for(snakemake)
+    prov = provenance_for(snakemake, recorded_params(snakemake.params))
     write_parquet(gold, snakemake.output.gold, table="gold", provenance=prov)
     write_parquet(distribution, snakemake.output.distribution, table="distribution", provenance=prov)
 

@@ -223,7 +223,8 @@ def resolve_dataset(spec: dict) -> dict:
     defs = load_schema()["$defs"]
     out = {**_defaults(defs["dataset"]), **copy.deepcopy(spec)}
     for key, node in defs["dataset"]["properties"].items():
-        if node.get("type") == "object" and "properties" in node:  # calibration, outliers, ...
+        # calibration, outliers, ...; a block with a required key (attention, anchors) only when given
+        if node.get("type") == "object" and "properties" in node and (key in out or "required" not in node):
             out[key] = {**_defaults(node), **out.get(key, {})}
     if "translation" in out:
         out["translation"] = {**_defaults(defs["translation"]), **out["translation"]}
@@ -399,6 +400,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         m = ds["min_answered"]
         if m >= 1 and m != int(m):
             raise ConfigError(f"{where}.min_answered", f"{m} must be a whole number of items, or a share below 1")
+    _check_controls(where, ds)
     for i, src in enumerate(ds["sources"]):
         check_source(f"{where}.sources[{i}]", kind, src, base_dir)
     _check_stages(where, ds)
@@ -506,6 +508,28 @@ def _bws_raters(ds: dict) -> bool:
     """Whether every source of a bws dataset names its raters (its own rater key, or its preset's)."""
     sources = ds["sources"] if ds["kind"] == "bws" else []
     return bool(sources) and all("rater" in {**BWS_PRESETS.get(src.get("preset"), {}), **src} for src in sources)
+
+
+def _check_controls(where: str, ds: dict) -> None:
+    """Attention checks and anchors: a ratings dataset's only; an expected answer on the scale; a
+    pair named once (as the dataset matches pairs: casefold, symmetric), never both a check and an anchor."""
+    named = {}
+    for key in ("attention", "anchors"):
+        if key not in ds:
+            continue
+        if ds["kind"] != "ratings":
+            raise ConfigError(f"{where}.{key}", f"is only for kind 'ratings' (not {ds['kind']!r})")
+        for i, entry in enumerate(ds[key]["items"]):
+            at = f"{where}.{key}.items[{i}]"
+            words = entry["words"] if key == "attention" else entry
+            pair = tuple(w.casefold() if ds["casefold"] else w for w in words)
+            pair = tuple(sorted(pair)) if ds["symmetric"] else pair
+            if pair in named:
+                raise ConfigError(f"{at}", f"the pair {words[0]} / {words[1]} is already at {named[pair]}")
+            named[pair] = at
+            low, high = ds["scale"]
+            if key == "attention" and not low <= entry["expect"] <= high:
+                raise ConfigError(f"{at}.expect", f"{entry['expect']:g} is not on the scale [{low:g}, {high:g}]")
 
 
 def _check_stages(where: str, ds: dict) -> None:

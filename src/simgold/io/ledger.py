@@ -13,7 +13,9 @@ import pandas as pd
 __all__ = [
     "REASONS",
     "BWS_REASONS",
+    "ATTENTION_REASONS",
     "BLANK",
+    "CHECKS",
     "RESOLVED",
     "NOT_A_REJECTED_VALUE",
     "NOT_DATA",
@@ -41,6 +43,8 @@ REASONS = (
     "duplicate_merged",
     "invalid_ranking",
     "rater_incomplete",
+    "attention_check",  # an answer to an attention check (datasets' attention key): not an item, not a rejection
+    "attention_failed",  # a rating of a rater who failed more attention checks than attention.max_failures
     "empty_rater",  # a rater with no value at all in a source: an empty column, not a few gaps
     "extra_fields",  # a row with more fields than the header: rejected whole, never shifted
     "ignored_row",  # not data: the header, a title row, a comment line, the header repeated
@@ -61,12 +65,18 @@ REASONS = (
 BWS_REASONS = tuple(r for r in REASONS if r.startswith("bws_"))
 
 
+#: the reasons of the attention checks (a dataset with an ``attention`` key only: a summary of another
+#: dataset has no column for them)
+ATTENTION_REASONS = ("attention_check", "attention_failed")
+
 #: ledger reasons of a value cell that held no value: a blank, a missing marker
 BLANK = ("missing", "short_row", "empty_rater")
 #: ledger reasons of answers the duplicates rule resolved as configured
 RESOLVED = ("duplicate_superseded", "duplicate_merged")
+#: ledger reasons of an answer to an attention check: the answer is kept in the ledger, not rejected
+CHECKS = ("attention_check",)
 #: none of these is a rejected value
-NOT_A_REJECTED_VALUE = BLANK + RESOLVED
+NOT_A_REJECTED_VALUE = BLANK + RESOLVED + CHECKS
 
 
 def rejected_text(rejected: dict[str, int]) -> str:
@@ -98,6 +108,7 @@ REJECTION_HINTS = {
     "duplicate": "check 'duplicates'",
     "invalid_ranking": "check the rank columns",
     "rater_incomplete": "check 'min_answered'",
+    "attention_failed": "check 'attention' (the expected answers, tolerance, max_failures)",
     "bws_not_in_tuple": "check 'best', 'worst', 'choice' and 'casefold'",
     "bws_position_out_of_range": "check 'choice' (item, position or letter)",
     "bws_malformed_item": "check 'items' and 'separator'",
@@ -176,8 +187,8 @@ def rejected_examples(rejects: pd.DataFrame, per_reason: int = 5) -> pd.DataFram
 
 def set_aside(counts) -> dict[str, int]:
     """The ledger rows that are not rejected values, counted apart: blanks and missing markers,
-    answers the duplicates rule resolved, and cells that are not data (header, title, comment,
-    columns not named). ``counts``: ledger rows by reason (a mapping, e.g. a ``value_counts``).
+    answers the duplicates rule resolved, answers to attention checks, and cells that are not data
+    (header, title, comment, columns not named). ``counts``: ledger rows by reason (a mapping, e.g. a ``value_counts``).
 
     Parameters
     ----------
@@ -193,6 +204,7 @@ def set_aside(counts) -> dict[str, int]:
     return {
         "blank or missing": n(BLANK),
         "resolved by the duplicates rule": n(RESOLVED),
+        "answers to attention checks": n(CHECKS),
         "header, title or comment cells": n(("ignored_row",)),
         "cells of columns the config does not name": n(("ignored_column",)),
     }

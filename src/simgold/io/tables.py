@@ -178,6 +178,9 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "vs_rest": F,
             "excluded": B,
             "exclusion_reason": S,
+            # answers to the dataset's attention checks and those failed (null without an attention key)
+            "attention_checks": I,
+            "attention_failures": I,
         },
         None,
     ),

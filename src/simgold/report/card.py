@@ -20,6 +20,7 @@ from simgold.report.bws_sections import card_design, card_evaluate, card_gold, c
 from simgold.report.frontmatter import KIND_TEXT, license_link
 from simgold.report.markup import Markdown, code_fence, md_cell, md_link, md_prose, md_text, md_url
 from simgold.report.pages import AUDIT_CHECK_TEXT, interval_text, reliability_view, with_intervals
+from simgold.stages.controls import excluded_by_attention
 from simgold.stats.correlation import spearman
 
 __all__ = ["dataset_card", "markdown_table", "answers_text"]
@@ -36,6 +37,7 @@ REASON_WORDS = {
     "duplicate": "to a pair listed more than once (all of a rater's answers to it set aside)",
     "invalid_ranking": "in a ranking that does not give each candidate one rank",
     "rater_incomplete": "of raters who stopped early",
+    "attention_failed": "of raters who failed the attention checks",
     "extra_fields": "on a row with more fields than the header",
     # a Best-Worst Scaling answer set aside (simgold.io.ledger's bws_ reasons): one answer per row
     "bws_malformed_item": "with a pair whose two words could not be read",
@@ -153,6 +155,7 @@ def _raters_section(tables: dict, ds: dict) -> list[str]:
     stopped = _stopped_early(tables.get("rejects"), ds, int(summary.get("n_items", 0) or 0))
     if stopped:
         parts.append(stopped)
+    parts += [text for text in (_attention_text(tables.get("rejects"), ds), _anchors_text(ds)) if text]
     calibration = tables.get("calibration")
     if calibration is not None and len(calibration):
         method = ds["calibration"]
@@ -209,6 +212,42 @@ def _stopped_early(rejects: pd.DataFrame | None, ds: dict, n_items: int) -> str:
         f"{'their' if len(who) != 1 else 'the'} {len(cells):,} answers are not used and "
         f"{'they are' if len(who) != 1 else 'the rater is'} not counted above."
     )
+
+
+def _attention_text(rejects: pd.DataFrame | None, ds: dict) -> str:
+    """The raters excluded for failing attention checks (``attention``), in words: how many of the
+    raters who answered a check, the rule, who, and the ratings set aside."""
+    if rejects is None or "attention" not in ds:
+        return ""
+    spec = ds["attention"]
+    failed, answered = excluded_by_attention(rejects, spec)
+    rule = (
+        f"more than {spec['max_failures']} of the {len(spec['items'])} checks off by more than "
+        f"{spec['tolerance']:g} from the expected answer"
+    )
+    if not failed:
+        return f"No rater was excluded for failing attention checks ({answered} answered them; excluded: {rule})."
+    ratings = int((rejects["reason"] == "attention_failed").sum())
+    return (
+        f"{len(failed)} of {answered} raters {'were' if len(failed) != 1 else 'was'} excluded for failing attention "
+        f"checks ({rule}): {', '.join(md_text(str(r), False) for r in failed)}; their {ratings:,} ratings are not "
+        "used and they are not counted above."
+    )
+
+
+def _anchors_text(ds: dict) -> str:
+    """Whether the anchors (``anchors``) are in the gold standard and in calibration."""
+    if "anchors" not in ds:
+        return ""
+    spec, n = ds["anchors"], len(ds["anchors"]["items"])
+    where = (
+        "in the gold standard, agreement and outlier filtering like every pair"
+        if spec["in_gold"]
+        else "not in the gold standard, agreement or outlier filtering"
+    )
+    used = "with" if spec["calibration"] else "without"
+    anchors = f"The {n} anchor pair{'s' * (n != 1)}, rated by every rater first, {'are' if n != 1 else 'is'}"
+    return f"{anchors} {where}; calibration is computed {used} {'them' if n != 1 else 'it'}."
 
 
 def _agreement_section(tables: dict, confidence: float) -> list[str]:

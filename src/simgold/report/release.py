@@ -52,6 +52,7 @@ from simgold.report.croissant import croissant
 from simgold.report.markup import FORMULA_START, formula_cells, md_code
 from simgold.report.headline import FEW_COMPARISONS, MIN_COMPARISONS
 from simgold.report.pages import interval_text
+from simgold.stages.controls import scored
 from simgold.stages.msd import with_msd
 
 __all__ = ["Release", "release", "scores_card", "model_text", "GOLD_COLUMNS", "WORD_COLUMNS", "COMPARISON_COLUMNS"]
@@ -386,7 +387,8 @@ def _gold_files(
     """The gold standard's files (Parquet, TSV and, for a word-pair dataset, gensim's text), and the
     tables the card describes: only the items with a score, and those left out."""
     kind = ds["kind"]
-    main = _gold_table(kind, tables["items"], tables["gold"])
+    (items,) = scored(ds.get("anchors"), tables["items"])  # the anchors, unless in the gold standard, are not released
+    main = _gold_table(kind, items, tables["gold"])
     main, left_out = _scored_only(main, tables["items"], tables.get("rejects"), tables.get("repeats"), ds.get("scale"))
     main = _without_empty_columns(main)  # a means dataset has no SD, n or interval per item
     if kind == "bws":  # both scores of each pair beside the gold's

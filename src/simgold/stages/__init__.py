@@ -13,6 +13,7 @@ __all__ = [
     "clean",
     "comparisons",
     "context",
+    "controls",
     "cosimlex",
     "extraction",
     "gold",

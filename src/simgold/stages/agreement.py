@@ -459,7 +459,7 @@ def _rater_table(dataset, per_stage, calibration, excluded, reasons, all_raters)
         frame["excluded"] = frame["rater"].map(status["excluded"]).astype(bool)
         frame["exclusion_reason"] = frame["rater"].map(status["exclusion_reason"])
         frames.append(frame)
-    return pd.concat(frames, ignore_index=True)[list(RATER_COLUMNS)]
+    return pd.concat(frames, ignore_index=True).reindex(columns=list(RATER_COLUMNS))  # attention_*: controls
 
 
 def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci) -> dict[str, pd.DataFrame]:

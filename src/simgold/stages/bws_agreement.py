@@ -122,7 +122,7 @@ def rater_table(dataset: str, codes: AnswerCodes, outliers: dict) -> pd.DataFram
             "exclusion_reason": reasons,
         }
     )
-    frame = frame[list(TABLES["raters"].names)]
+    frame = frame.reindex(columns=list(TABLES["raters"].names))  # no attention checks: null
     # why a rater's agreement is missing: said in the reliability table's note
     frame.attrs["notes"] = [f"rater {codes.raters[r]!r}: {n}" for r, n in zip(agreement.rater, agreement.note) if n]
     return frame

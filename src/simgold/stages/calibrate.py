@@ -9,6 +9,10 @@ so results never leave the scale and never change order.
 ``zscore``: per rater ``(x - mean_r) / sd_r`` mapped back onto the pooled mean and SD of all
 scores. A rater whose scores are all equal (sd 0) gets the pooled mean. The result is on the
 dataset's pooled scale and may lie beyond the nominal bounds.
+
+``without``: items whose ratings are calibrated but left out of the parameters (the dataset's
+anchors unless ``anchors.calibration``: ``simgold.stages.controls.calibration_exclusions``): the
+means, SDs and the per-rater table are of the other ratings.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ __all__ = ["RATER_COLUMNS", "calibrate"]
 RATER_COLUMNS = TABLES["calibration"].names  # the canonical schema's columns, in order
 
 
-def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step: float):
+def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step: float, *, without=()):
     """Return (calibrated ratings with a ``raw_score`` column, per-rater calibration table).
 
     Parameters
@@ -38,6 +42,9 @@ def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step:
         ``shift``: a rater whose mean is further than this from the dataset mean moves.
     step : float
         ``shift``: how far the scores of such a rater move, towards the dataset mean.
+    without : collection of str
+        Item ids whose ratings are calibrated but do not count in the means and SDs (and in the
+        table's ``n_items`` and ``mean_score``).
 
     Returns
     -------
@@ -59,9 +66,11 @@ def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step:
     if out.empty:
         return out, pd.DataFrame(columns=list(RATER_COLUMNS))
     low, high = scale
-    grouped = out.groupby("rater", sort=True)["score"]  # the raw scores, whatever happens to out["score"]
-    raw_mean = grouped.mean()
-    overall = out["score"].mean()
+    basis = out[~out["item_id"].isin(list(without))] if len(without) else out  # the ratings the parameters are of
+    grouped = basis.groupby("rater", sort=True)["score"]  # the raw scores, whatever happens to out["score"]
+    raters = pd.Index(np.unique(out["rater"].to_numpy()), name="rater")
+    raw_mean = grouped.mean().reindex(raters)
+    overall = basis["score"].mean()
     diff = raw_mean - overall
     shift = pd.Series(0.0, index=diff.index)
     if method == "shift":
@@ -73,11 +82,12 @@ def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step:
         moved = np.clip(x + delta, low, high)
         out["score"] = np.where(at_bound, x, moved)
     elif method == "zscore":
-        pooled_sd = out["score"].std(ddof=1)
-        sd_r = grouped.transform("std")  # ddof=1, vectorised
-        z = (out["score"] - grouped.transform("mean")) / sd_r
+        pooled_sd = basis["score"].std(ddof=1)
+        sd_r = out["rater"].map(grouped.std())  # ddof=1
+        z = (out["score"] - out["rater"].map(grouped.mean())) / sd_r
         out["score"] = np.where((sd_r > 0) & sd_r.notna(), overall + z * pooled_sd, overall)
-        shift = (out.groupby("rater")["score"].mean() - raw_mean).round(12)
+        by_rater = out.groupby("rater")
+        shift = (by_rater["score"].mean() - by_rater["raw_score"].mean()).round(12)
     elif method != "none":
         raise ValueError(f"unknown calibration method {method!r}")
     changed = (out["score"] != out["raw_score"]).groupby(out["rater"]).sum()
@@ -86,7 +96,7 @@ def calibrate(ratings: pd.DataFrame, scale, method: str, threshold: float, step:
         {
             "dataset": dataset,
             "rater": diff.index,
-            "n_items": grouped.size().to_numpy(),
+            "n_items": grouped.size().reindex(raters, fill_value=0).to_numpy(),
             "mean_score": raw_mean.to_numpy(),
             "calib_diff": diff.to_numpy(),
             "calib_shift": shift.reindex(diff.index).to_numpy(),

@@ -35,6 +35,12 @@ parsed once. Steps, in order:
    Only accepted values take part: a missing repeat does not displace a real answer;
 5. raters who answered fewer than ``min_answered`` items are excluded (``rater_incomplete``).
 
+Attention checks (the ``attention`` key, ``simgold.stages.controls``) come before step 4: a check
+pair is not an item, each accepted answer to it goes to the ledger (``attention_check``, counted
+apart, not a rejected value) and every accepted rating of a rater who failed more than
+``max_failures`` checks goes there too (``attention_failed``). Anchors (``anchors``) stay items,
+marked in the items table's ``anchor`` column. A check or anchor pair no source holds is a warning.
+
 Rankings are checked per (target, rater): the ranks must be a permutation of 1..m over the m
 candidates of the target, else the whole group goes to the ledger as ``invalid_ranking``.
 """
@@ -56,6 +62,7 @@ from simgold.io.cells import (
 )
 from simgold.io.config import check_dataset
 from simgold.io.ledger import (
+    ATTENTION_REASONS,
     BLANK,
     BWS_REASONS,
     NOT_A_REJECTED_VALUE,
@@ -67,6 +74,7 @@ from simgold.io.ledger import (
 from simgold.io.readers import read_source_table
 from simgold.io.tables import TABLES, sort_canonical
 from simgold.stages.bws_answers import BwsTables, clean_bws, empty_answers
+from simgold.stages.controls import check_detail, control_pairs, pair_index
 from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
 
 __all__ = [
@@ -135,6 +143,7 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
                 " ledger as ignored_column (a rater column the raters pattern misses?)"
             )
     _log_counts(log, ext)
+    _log_controls(log, ds, ext.items)
     return _assemble(name, ds, ext)
 
 
@@ -145,6 +154,15 @@ def _log_counts(log: logging.Logger, ext: Extracted) -> None:
     extra = sum(1 for note in ext.notes if note[6] == "extra_fields")
     if extra:
         log.warning(f"{extra} cells of rows with more fields than the header are in the ledger as extra_fields")
+
+
+def _log_controls(log: logging.Logger, ds: dict, items: Items) -> None:
+    for key, what in (("attention", "attention check"), ("anchors", "anchor")):
+        pairs = control_pairs(ds, key)
+        found = set(pair_index(items.word1, items.word2, pairs, ds["symmetric"]).tolist())
+        for k, (a, b) in enumerate(pairs):
+            if k not in found:
+                log.warning(f"the {what} {a} / {b} ({key}.items[{k}]) is in no source of the dataset")
 
 
 @dataclass
@@ -213,8 +231,12 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     _classify(cells, ds)
     _empty_raters(cells, ds)
     items = ext.items
-    ident, occurrence, first, same_pair = _identities(items, ds)
+    checks = control_pairs(ds, "attention")
+    check = pair_index(items.word1, items.word2, checks, ds["symmetric"])
+    ident, occurrence, first, same_pair = _identities(items, ds, check >= 0)  # a check pair is not an item
     _bad_rows(cells, items)
+    if checks:
+        _attention_checks(ds["attention"], cells, check, checks)
     width = max(6, len(str(len(first))))
     item_ids = np.array([f"{name}:{k:0{width}d}" for k in range(1, len(first) + 1)], dtype=object)
     cid = ident[cells.item] if len(cells.item) else np.empty(0, dtype=np.int64)
@@ -347,8 +369,8 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
         cells.reject(k, "empty_rater", f"rater {rater!r} has no rating in any row of {file}")
 
 
-def _identities(items: Items, ds: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Step 4's item identities: (identity per item row, -1 when unusable; occurrence per
+def _identities(items: Items, ds: dict, left_out) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Step 4's item identities: (identity per item row, -1 when unusable or ``left_out``; occurrence per
     identity; the first item row of each identity; per item row, the identity of the pair's first
     occurrence, which differs from the row's identity only under ``duplicates: all``), identities
     in order of first appearance."""
@@ -370,7 +392,7 @@ def _identities(items: Items, ds: dict) -> tuple[np.ndarray, np.ndarray, np.ndar
     )
     seen = key.groupby(list(key.columns), sort=False).cumcount().to_numpy() + 1
     key["occurrence"] = seen if ds["duplicates"] == "all" else 1
-    usable = np.array([not p for p in items.problem], dtype=bool)
+    usable = np.array([not p for p in items.problem], dtype=bool) & ~np.asarray(left_out, dtype=bool)
     groups = key[usable].groupby(["a", "b", "context", "text", "occurrence"], sort=False).ngroup().to_numpy()
     ident = np.full(n, -1, dtype=np.int64)
     ident[usable] = groups
@@ -474,6 +496,29 @@ def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
             cells.reject(ks, "invalid_ranking", detail)
 
 
+def _attention_checks(spec: dict, cells: Cells, check: np.ndarray, pairs: list) -> None:
+    """Every accepted answer on a check pair's row to the ledger (``attention_check``, its detail
+    saying passed or failed); then every accepted rating of a rater who failed more than
+    ``max_failures`` checks (``attention_failed``). A blank answer is ``missing``, not a failure."""
+    expect, tolerance = [float(e["expect"]) for e in spec["items"]], float(spec["tolerance"])
+    answered = np.flatnonzero((check[cells.item] >= 0) & (cells.reason == 0)) if len(cells.item) else []
+    failed: dict[int, int] = {}
+    asked: dict[int, int] = {}
+    for k in answered:
+        c, code = check[cells.item[k]], int(cells.rater[k])
+        asked[code] = asked.get(code, 0) + 1
+        failed[code] = failed.get(code, 0) + int(abs(cells.value[k] - expect[c]) > tolerance)
+        detail = check_detail(cells.raters[code], pairs[c], expect[c], tolerance, cells.value[k])
+        cells.reject(k, "attention_check", detail)
+    rated = (cells.reason == 0) & (cells.role == ROLE_CODES["rating"])
+    for code in sorted(c for c, n in failed.items() if n > spec["max_failures"] and cells.raters[c] is not None):
+        detail = (
+            f"rater {cells.raters[code]!r} failed {failed[code]} of {asked[code]} attention checks answered, more"
+            f" than max_failures {spec['max_failures']} (tolerance {number_text(tolerance)})"
+        )
+        cells.reject(rated & (cells.rater == code), "attention_failed", detail)
+
+
 def _exclude_incomplete(threshold: float, n_items: int, cells: Cells, cid: np.ndarray) -> None:
     need = threshold * n_items if threshold < 1 else threshold
     rated = (cells.reason == 0) & (cells.role == ROLE_CODES["rating"])
@@ -539,7 +584,11 @@ def _items_table(name, ds, items: Items, occurrence, first, item_ids) -> pd.Data
         }
         row.update({a: attrs.get(a) for a in extra})
         rows.append(row)
-    return pd.DataFrame(rows, columns=list(ITEM_COLUMNS) + extra)
+    table = pd.DataFrame(rows, columns=list(ITEM_COLUMNS) + extra)
+    if "anchors" in ds:  # a column of its own only where the dataset has anchors
+        words = [np.asarray(w, dtype=object)[first] for w in (items.word1, items.word2)]
+        table["anchor"] = pair_index(*words, control_pairs(ds, "anchors"), ds["symmetric"]) >= 0
+    return table
 
 
 def _frame(columns: tuple, data: dict, n: int) -> pd.DataFrame:
@@ -674,6 +723,7 @@ def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: in
     counts = tables["rejects"]["reason"].value_counts()
     # a BWS answer's reasons are columns of a bws dataset's summary only (the other kinds' stay as they were)
     reasons = [r for r in REASONS if ds["kind"] == "bws" or r not in BWS_REASONS]
+    reasons = [r for r in reasons if "attention" in ds or r not in ATTENTION_REASONS]  # likewise the checks'
     row.update({f"rejects_{r}": int(counts.get(r, 0)) for r in reasons})
     return pd.DataFrame([row])
 
