@@ -1,7 +1,8 @@
-# How many raters are enough (docs/methods.md section 11.3), on the ratings as they were given.
+# How many raters are enough (docs/methods.md section 11.3), on the ratings as they were given
+# (without the anchors, as agreement and the gold standard have them, unless anchors.in_gold).
 rule reliability:
     input:
-        result("clean", dataset="{dataset}", table="ratings"),
+        unpack(calibrate_inputs),
     output:
         summary=RESULTS["reliability"],
         curve=RESULTS["reliability_curve"],
@@ -17,6 +18,7 @@ rule reliability:
         runtime=10,
     params:
         persistent_raters=dataset_param("persistent_raters"),
+        anchors=dataset_param("anchors"),
         seed=CONFIG["scoring"]["seed"],
     script:
         "../scripts/reliability.py"

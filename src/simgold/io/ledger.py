@@ -16,6 +16,7 @@ __all__ = [
     "ATTENTION_REASONS",
     "BLANK",
     "CHECKS",
+    "EXCLUDED_RATER",
     "RESOLVED",
     "NOT_A_REJECTED_VALUE",
     "NOT_DATA",
@@ -75,8 +76,11 @@ BLANK = ("missing", "short_row", "empty_rater")
 RESOLVED = ("duplicate_superseded", "duplicate_merged")
 #: ledger reasons of an answer to an attention check: the answer is kept in the ledger, not rejected
 CHECKS = ("attention_check",)
+#: ledger reasons of the answers of a rater the attention checks excluded: the rater is set aside,
+#: not the values (several careless raters must not stop a study's cleaning at max_rejected)
+EXCLUDED_RATER = ("attention_failed",)
 #: none of these is a rejected value
-NOT_A_REJECTED_VALUE = BLANK + RESOLVED + CHECKS
+NOT_A_REJECTED_VALUE = BLANK + RESOLVED + CHECKS + EXCLUDED_RATER
 
 
 def rejected_text(rejected: dict[str, int]) -> str:
@@ -143,7 +147,9 @@ def rejection_line(summary: pd.Series) -> str | None:
     reasons = str(summary["values_rejected"])
     top = reasons.split(" ", 1)[0]
     hint = f" - {REJECTION_HINTS[top]}" if top in REJECTION_HINTS else ""
-    return f"{summary['dataset']}: {rejected:,} of {held:,} value cells rejected ({rejected / held:.1%}): {reasons}{hint}"
+    return (
+        f"{summary['dataset']}: {rejected:,} of {held:,} value cells rejected ({rejected / held:.1%}): {reasons}{hint}"
+    )
 
 
 NOT_DATA = ("ignored_row", "ignored_column")  # header, title and comment cells; columns the config does not name
@@ -180,14 +186,17 @@ def rejected_examples(rejects: pd.DataFrame, per_reason: int = 5) -> pd.DataFram
     counts = data["reason"].value_counts()
     order = sorted(counts.index, key=lambda r: (-counts[r], REASONS.index(r) if r in REASONS else 99))
     shown = data.groupby("reason", sort=False).head(per_reason)
-    shown = shown.assign(count=shown["reason"].map(counts), order=shown["reason"].map({r: i for i, r in enumerate(order)}))
+    shown = shown.assign(
+        count=shown["reason"].map(counts), order=shown["reason"].map({r: i for i, r in enumerate(order)})
+    )
     columns = ["reason", "count", "source_file", "source_row", "column", "raw_value", "detail"]
     return shown.sort_values(["order"], kind="stable")[columns].reset_index(drop=True)
 
 
 def set_aside(counts) -> dict[str, int]:
     """The ledger rows that are not rejected values, counted apart: blanks and missing markers,
-    answers the duplicates rule resolved, answers to attention checks, and cells that are not data
+    answers the duplicates rule resolved, answers to attention checks and of the raters they excluded,
+    and cells that are not data
     (header, title, comment, columns not named). ``counts``: ledger rows by reason (a mapping, e.g. a ``value_counts``).
 
     Parameters
@@ -205,6 +214,7 @@ def set_aside(counts) -> dict[str, int]:
         "blank or missing": n(BLANK),
         "resolved by the duplicates rule": n(RESOLVED),
         "answers to attention checks": n(CHECKS),
+        "answers of raters the attention checks excluded": n(EXCLUDED_RATER),
         "header, title or comment cells": n(("ignored_row",)),
         "cells of columns the config does not name": n(("ignored_column",)),
     }
