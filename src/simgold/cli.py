@@ -259,6 +259,7 @@ def _design_ratings(args) -> int:
             max_failures=args.max_failures,
             whole_numbers=not args.decimal,
             sizing=sizing,
+            design_path=(out / "design.parquet").as_posix(),
         )
     except (OSError, ValueError) as err:
         print(f"simgold design ratings: {err}", file=sys.stderr)

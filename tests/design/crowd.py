@@ -40,6 +40,7 @@ def fill_sheets(
     scale: tuple[float, float],
     noise_sd: float,
     seed: int,
+    bias_sd: float = 0.3,
 ) -> Filled:
     """Fill every ``sheets/r*.xlsx`` and save it under ``out`` (the returned files)."""
     rng = np.random.default_rng(seed)
@@ -49,7 +50,7 @@ def fill_sheets(
         rater = path.stem
         book = openpyxl.load_workbook(path)
         rows = list(book["ratings"].iter_rows(min_row=2))
-        bias = rng.normal(0.0, 0.3)
+        bias = rng.normal(0.0, bias_sd)
         seen, blanks, answers, twice = set(), 0, 0, 0
         for n, row in enumerate(rows):
             key = frozenset((row[1].value, row[2].value))

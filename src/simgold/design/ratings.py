@@ -70,7 +70,8 @@ class RatingDesign:
         The design: one row per question, columns ``rater``, ``position`` (from 1), ``item`` (the
         pair's line in the pairs file), ``word1``, ``word2`` (as in the pairs file), ``role``
         (``item``, ``anchor``, ``repeat``, ``attention``), ``swapped`` (the words shown the other
-        way round); sorted by rater and position.
+        way round), ``file`` (the returned file the answer is read from); sorted by rater and
+        position.
     files : dict
         Each questionnaire's path (``sheets/r01.xlsx``, ...) and bytes.
     dataset : dict
@@ -131,6 +132,7 @@ def design_ratings(
     max_failures: int = 0,
     whole_numbers: bool = True,
     sizing: RatingSizing | None = None,
+    design_path: str | None = None,
 ) -> RatingDesign:
     """Design a rating study: who rates what in which order, their questionnaires, and the config
     entry that reads them back.
@@ -163,6 +165,10 @@ def design_ratings(
         Whether the questionnaire accepts whole numbers only (else any number on the scale).
     sizing : RatingSizing, optional
         How K was chosen (``size_rating_design``), stated in the summary and the card.
+    design_path : str, optional
+        Where the design table will be (``design.parquet``): the entry's ``design`` key, so that
+        cleaning checks the returned files against it (deleted rows, answers not asked for, raters
+        not in the design).
 
     Returns
     -------
@@ -201,6 +207,9 @@ def design_ratings(
     )
     summary = _summary(pairs, assignment, len(items), anchors, checks, sizing)
     entry = _dataset_entry(pairs, name, (lo, hi), language, anchors, checks, (tolerance, max_failures))
+    table["file"] = [f"{raw_dir}/{rater}.{formats[0]}" for rater in table["rater"]]  # where its answer comes back
+    if design_path:
+        entry["design"] = {"path": design_path}
     entry["sources"] = [rating_source(raw_dir, rater, formats[0]) for rater in rater_names(n_raters)]
     card = entry["release"]["card"]
     card["pairs"] += "\n\n" + "\n".join(f"- {line}" for line in summary)

@@ -396,6 +396,7 @@ def check_dataset(name: str, spec: dict, base_dir: str | Path = ".") -> dict:
         return ds
     _check_scale(where, kind, ds)
     _check_item_list(where, ds, base_dir)
+    _check_design(where, ds, base_dir)
     if "min_answered" in ds:
         m = ds["min_answered"]
         if m >= 1 and m != int(m):
@@ -434,6 +435,17 @@ def _check_item_list(where: str, ds: dict, base_dir) -> None:
     for p in source_paths(spec):
         if problem := path_problem(resolved_path(p, base_dir, f"{where}.item_list.path")):
             raise ConfigError(f"{where}.item_list.path", f"{p!r} {problem}")
+
+
+def _check_design(where: str, ds: dict, base_dir) -> None:
+    """A ratings dataset's design file: there, and of a ratings dataset."""
+    if "design" not in ds:
+        return
+    if ds["kind"] != "ratings":
+        raise ConfigError(f"{where}.design", f"is only for kind 'ratings' (not {ds['kind']!r})")
+    path = ds["design"]["path"]
+    if problem := path_problem(resolved_path(path, base_dir, f"{where}.design.path")):
+        raise ConfigError(f"{where}.design.path", f"{path!r} {problem}")
 
 
 def _check_scale(where: str, kind: str, ds: dict) -> None:
@@ -691,7 +703,7 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
         The paths.
     """
     files = []
-    for src in ds["sources"] + ([ds["item_list"]] if "item_list" in ds else []):
+    for src in ds["sources"] + [ds[key] for key in ("item_list", "design") if key in ds]:
         for part in [src] + ([src["word_forms"]] if "word_forms" in src else []):
             for p in source_paths(part):
                 files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)

@@ -14,6 +14,7 @@ __all__ = [
     "REASONS",
     "BWS_REASONS",
     "ATTENTION_REASONS",
+    "DESIGN_REASONS",
     "BLANK",
     "CHECKS",
     "EXCLUDED_RATER",
@@ -46,6 +47,8 @@ REASONS = (
     "rater_incomplete",
     "attention_check",  # an answer to an attention check (datasets' attention key): not an item, not a rejection
     "attention_failed",  # a rating of a rater who failed more attention checks than attention.max_failures
+    "design_unassigned",  # a rating of a pair the dataset's design did not ask its rater
+    "design_unanswered",  # a pair the design asked a rater, with no row in the returned file (a deleted row)
     "empty_rater",  # a rater with no value at all in a source: an empty column, not a few gaps
     "extra_fields",  # a row with more fields than the header: rejected whole, never shifted
     "ignored_row",  # not data: the header, a title row, a comment line, the header repeated
@@ -69,9 +72,11 @@ BWS_REASONS = tuple(r for r in REASONS if r.startswith("bws_"))
 #: the reasons of the attention checks (a dataset with an ``attention`` key only: a summary of another
 #: dataset has no column for them)
 ATTENTION_REASONS = ("attention_check", "attention_failed")
+#: the reasons of a dataset's design (a dataset with a ``design`` key only)
+DESIGN_REASONS = ("design_unassigned", "design_unanswered")
 
 #: ledger reasons of a value cell that held no value: a blank, a missing marker
-BLANK = ("missing", "short_row", "empty_rater")
+BLANK = ("missing", "short_row", "empty_rater", "design_unanswered")
 #: ledger reasons of answers the duplicates rule resolved as configured
 RESOLVED = ("duplicate_superseded", "duplicate_merged")
 #: ledger reasons of an answer to an attention check: the answer is kept in the ledger, not rejected
@@ -113,6 +118,7 @@ REJECTION_HINTS = {
     "invalid_ranking": "check the rank columns",
     "rater_incomplete": "check 'min_answered'",
     "attention_failed": "check 'attention' (the expected answers, tolerance, max_failures)",
+    "design_unassigned": "check 'design' (the design the files answer) and that each file went to its rater",
     "bws_not_in_tuple": "check 'best', 'worst', 'choice' and 'casefold'",
     "bws_position_out_of_range": "check 'choice' (item, position or letter)",
     "bws_malformed_item": "check 'items' and 'separator'",

@@ -63,6 +63,7 @@ from simgold.io.cells import (
 from simgold.io.config import check_dataset
 from simgold.io.ledger import (
     ATTENTION_REASONS,
+    DESIGN_REASONS,
     BLANK,
     BWS_REASONS,
     NOT_A_REJECTED_VALUE,
@@ -74,7 +75,7 @@ from simgold.io.ledger import (
 from simgold.io.readers import read_source_table
 from simgold.io.tables import TABLES, sort_canonical
 from simgold.stages.bws_answers import BwsTables, clean_bws, empty_answers
-from simgold.stages.controls import check_detail, control_pairs, pair_index
+from simgold.stages.controls import check_detail, control_pairs, design_problems, pair_index, read_design
 from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
 
 __all__ = [
@@ -235,6 +236,8 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     check = pair_index(items.word1, items.word2, checks, ds["symmetric"])
     ident, occurrence, first, same_pair = _identities(items, ds, check >= 0)  # a check pair is not an item
     _bad_rows(cells, items)
+    if "design" in ds:
+        _check_design(ds, cells, items, ext.notes)
     if checks:
         _attention_checks(ds["attention"], cells, check, checks)
     width = max(6, len(str(len(first))))
@@ -519,6 +522,37 @@ def _attention_checks(spec: dict, cells: Cells, check: np.ndarray, pairs: list) 
         cells.reject(rated & (cells.rater == code), "attention_failed", detail)
 
 
+def _check_design(ds: dict, cells: Cells, items: Items, notes: list) -> None:
+    """The answers against their design: a rater it does not name stops the run, an answer it did not
+    ask for is rejected, a question without an answer (a deleted row) is a blank ledger row."""
+    path = ds["design"]["path"]
+    k = np.flatnonzero(cells.role == ROLE_CODES["rating"])
+    who = cells.raters[cells.rater[k]]
+    word1, word2 = (np.asarray(w, dtype=object)[cells.item[k]] for w in (items.word1, items.word2))
+    found = design_problems(read_design(path), word1, word2, who, ds)
+    if found.unknown:
+        first = k[np.flatnonzero(who == found.unknown[0])[0]]
+        raise DataError(
+            f"{cells.where(first)}: rater {found.unknown[0]!r} is not in the design {path} (raters not in it: "
+            f"{', '.join(map(repr, found.unknown))}); is the file one the design wrote, returned by its rater?"
+        )
+    bad = found.unassigned & (cells.reason[k] == 0)
+    details = [
+        f"rater {r!r} was not asked {a} / {b} by the design {path}" for r, a, b in zip(who[bad], word1[bad], word2[bad])
+    ]
+    cells.reject(k[bad], "design_unassigned", np.array(details, dtype=object))
+    answers = pd.DataFrame({"rater": who, "file": cells.files[cells.block[k]], "cell": k})
+    by_file = answers.drop_duplicates(["rater", "file"]).set_index(["rater", "file"])["cell"]  # where a note goes
+    by_rater = answers.drop_duplicates("rater").set_index("rater")["cell"]
+    for row in found.unanswered.to_dict("records"):
+        c = by_file.get((row["rater"], row["file"])) if "file" in row else by_rater.get(row["rater"])
+        if c is not None:  # a file without any answer: the source's own checks say so
+            asked = f"{row['word1']} / {row['word2']} ({row['role']}, question {row['position']})"
+            detail = f"rater {row['rater']!r} was asked {asked} and the file has no row for it"
+            where = (cells.src[c], cells.files[cells.block[c]], int(row["position"]) + 1, cells.j[c])
+            notes.append((*where, cells.labels[cells.block[c]], "", "design_unanswered", detail))
+
+
 def _exclude_incomplete(threshold: float, n_items: int, cells: Cells, cid: np.ndarray) -> None:
     need = threshold * n_items if threshold < 1 else threshold
     rated = (cells.reason == 0) & (cells.role == ROLE_CODES["rating"])
@@ -543,7 +577,9 @@ def _tables(name, ds, items, cells, cid, occurrence, first, item_ids, notes) -> 
     tables = {
         "items": _items_table(name, ds, items, occurrence, first, item_ids),
         "ratings": _ratings_table(name, cells, rated, cid, item_ids),
-        "means": _means_table(name, cells, np.flatnonzero(accepted & (cells.role >= ROLE_CODES["mean"])), cid, item_ids),
+        "means": _means_table(
+            name, cells, np.flatnonzero(accepted & (cells.role >= ROLE_CODES["mean"])), cid, item_ids
+        ),
         "rankings": _rankings_table(name, cells, np.flatnonzero(accepted & (cells.role == ROLE_CODES["rank"])), items),
     }
     tables = {k: sort_canonical(v, k) for k, v in tables.items()}
@@ -724,6 +760,7 @@ def summarise(name: str, ds: dict, tables: dict, raw_cells: int, label_cells: in
     # a BWS answer's reasons are columns of a bws dataset's summary only (the other kinds' stay as they were)
     reasons = [r for r in REASONS if ds["kind"] == "bws" or r not in BWS_REASONS]
     reasons = [r for r in reasons if "attention" in ds or r not in ATTENTION_REASONS]  # likewise the checks'
+    reasons = [r for r in reasons if "design" in ds or r not in DESIGN_REASONS]  # and the design's
     row.update({f"rejects_{r}": int(counts.get(r, 0)) for r in reasons})
     return pd.DataFrame([row])
 

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from simgold.errors import DataError
 from simgold.io.cells import normalise_word
+from simgold.io.tables import read_parquet
 
 __all__ = [
     "control_pairs",
@@ -34,7 +37,14 @@ __all__ = [
     "calibration_exclusions",
     "scored",
     "recorded_params",
+    "DESIGN_COLUMNS",
+    "DesignProblems",
+    "design_problems",
+    "read_design",
 ]
+
+#: the columns a design table must have (``simgold design ratings`` writes them)
+DESIGN_COLUMNS = ("rater", "position", "word1", "word2", "role")
 
 _DETAIL = re.compile(r"""^rater ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"): .*: (passed|failed)$""", re.DOTALL)
 
@@ -295,3 +305,97 @@ def recorded_params(params) -> dict:
     {'scale': [0, 6], 'attention': {'items': []}}
     """
     return {k: v for k, v in params.items() if k not in ("attention", "anchors") or v is not None}
+
+
+@dataclass(frozen=True)
+class DesignProblems:
+    """How returned questionnaires differ from their design (``design_problems``).
+
+    Attributes
+    ----------
+    unknown : list of str
+        Raters of the files the design does not name, sorted.
+    unassigned : numpy.ndarray of bool
+        Per answer: a pair the design did not ask its rater (a rater the design names).
+    unanswered : pandas.DataFrame
+        The design's rows no answer is for (``rater``, ``position``, ``word1``, ``word2``, ``role``,
+        and ``file`` where the design names the returned files; a pair asked twice and answered
+        once: its second asking), in design order.
+    """
+
+    unknown: list
+    unassigned: np.ndarray
+    unanswered: pd.DataFrame
+
+
+def design_problems(design: pd.DataFrame, word1, word2, raters, ds: dict) -> DesignProblems:
+    """Compare the answers read with the design they answer: who was not in it, which answers it
+    did not ask for, which of its questions have no answer.
+
+    Parameters
+    ----------
+    design : pandas.DataFrame
+        The design (``DESIGN_COLUMNS``; words as in the pairs file).
+    word1, word2 : array_like of str
+        Each answer's pair, as items keep it (every row read, whatever its value).
+    raters : array_like of str
+        Each answer's rater.
+    ds : dict
+        The dataset's resolved config (its ``unicode``, ``casefold`` and ``symmetric``).
+
+    Returns
+    -------
+    DesignProblems
+
+    Examples
+    --------
+    >>> design = pd.DataFrame({"rater": ["r1", "r1", "r2"], "position": [1, 2, 1],
+    ...                        "word1": ["cat", "sun", "cat"], "word2": ["dog", "moon", "dog"], "role": "item"})
+    >>> ds = {"unicode": "NFC", "casefold": False, "symmetric": True}
+    >>> found = design_problems(design, ["dog", "car"], ["cat", "bus"], ["r1", "r1"], ds)
+    >>> found.unknown, found.unassigned.tolist(), found.unanswered[["rater", "word1"]].values.tolist()
+    ([], [False, True], [['r1', 'sun'], ['r2', 'cat']])
+    """
+    words = [design[c].map(lambda w: normalise_word(w, ds["unicode"], ds["casefold"])) for c in ("word1", "word2")]
+    pairs = list(dict.fromkeys(zip(*words)))
+    asked_pair = pair_index(*words, pairs, ds["symmetric"])
+    answer_pair = pair_index(word1, word2, pairs, ds["symmetric"])
+    raters = np.asarray(raters, dtype=object)
+    named = set(design["rater"])
+    asked = (
+        pd.Series(1, index=pd.MultiIndex.from_arrays([design["rater"].to_numpy(), asked_pair]))
+        .groupby(level=[0, 1])
+        .size()
+    )
+    answered = pd.Series(1, index=pd.MultiIndex.from_arrays([raters, answer_pair])).groupby(level=[0, 1]).size()
+    unassigned = np.array([r in named and (r, k) not in asked.index for r, k in zip(raters, answer_pair)], dtype=bool)
+    # the design's rows past the answers given, per (rater, pair): a deleted row, or a repeat's second asking
+    order = design.assign(_pair=asked_pair).sort_values(["rater", "position"], kind="stable")
+    nth = order.groupby(["rater", "_pair"]).cumcount().to_numpy()
+    given = np.array([answered.get((r, k), 0) for r, k in zip(order["rater"], order["_pair"])])
+    columns = list(DESIGN_COLUMNS) + (["file"] if "file" in design else [])  # the file the answer was to come back in
+    unanswered = order.loc[nth >= given, columns].reset_index(drop=True)
+    return DesignProblems(sorted(set(raters) - named), unassigned, unanswered)
+
+
+def read_design(path) -> pd.DataFrame:
+    """A design table (``design.parquet``), its columns checked.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    simgold.errors.DataError
+        A file that is not a design table, naming the columns it lacks.
+    """
+    design = read_parquet(path)
+    missing = [c for c in DESIGN_COLUMNS if c not in design]
+    if missing:
+        raise DataError(f"{path}: not a design table: no column {', '.join(missing)} (simgold design writes it)")
+    return design
