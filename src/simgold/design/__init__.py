@@ -4,4 +4,4 @@ that reads the returned files. Uses the layers below (stages, io, stats), never 
 workflow."""
 
 #: the layer's modules; each one's ``__all__`` is its public API (numpydoc, tested)
-__all__ = ["sheets"]
+__all__ = ["bws", "platforms", "sheets"]
