@@ -4,4 +4,4 @@ that reads the returned files. Uses the layers below (stages, io, stats), never 
 workflow."""
 
 #: the layer's modules; each one's ``__all__`` is its public API (numpydoc, tested)
-__all__ = ["output", "pairs", "rankings", "ratings", "sheets", "topup"]
+__all__ = ["bws", "output", "pairs", "platforms", "rankings", "ratings", "sheets", "topup"]
