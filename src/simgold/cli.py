@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+from dataclasses import dataclass
 import os
 import subprocess
 import sys
@@ -36,12 +37,14 @@ from simgold.report.bws_sections import BWS_LEGEND, bws_overview
 from simgold.report.headline import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
+from simgold.design.bws import design_bws
 from simgold.design.output import config_text, write_design
 from simgold.design.pairs import read_pairs
 from simgold.design.rankings import design_rankings
 from simgold.design.ratings import design_ratings, pilot_reliability
 from simgold.design.topup import design_topup
 from simgold.stats.rating_design import size_rating_design
+from simgold.stats.reliability import single_rater
 
 #: snakemake options that already say how many jobs may run (so `run` adds no --cores)
 _PARALLELISM = (
@@ -267,6 +270,16 @@ def _design_ratings(args) -> int:
     return _write_design(args, design, "ratings", out)
 
 
+@dataclass(frozen=True)
+class _Written:
+    """What ``_write_design`` writes of a design whose entry the command completes."""
+
+    files: dict
+    table: object
+    dataset: dict
+    summary: list
+
+
 def _write_design(args, design, kind: str, out: Path) -> int:
     """The design's files, design.parquet and config.yaml written, and what to do next said."""
     raw_dir = args.raw_dir or f"raw/{args.name}"
@@ -284,12 +297,73 @@ def _write_design(args, design, kind: str, out: Path) -> int:
     written = write_design(out, design.files, design.table, config, kind)
     print("\n".join(design.summary))
     print(f"wrote {len(written)} files to {out}/: the raters' files in sheets/, design.parquet, config.yaml")
-    extra = [rel for rel in design.files if "sheets/" not in rel]
+    extra = [rel for rel in design.files if "/" not in rel]
     if extra:  # files the returned sheets need beside them (the rankings' implied ranks)
         print(f"copy {', '.join(str(out / rel) for rel in extra)} to {raw_dir}/ as well")
     print(f"next: send each rater their file; put the returned files in {raw_dir}/; then")
     print(f"  simgold run --configfile {out / 'config.yaml'}")
     return 0
+
+
+def _bws_sizing(args, n_items: int):
+    """Answers per tuple: given, or for a split-half reliability from a pilot BWS dataset's."""
+    if args.reliability is None:
+        return args.per_tuple, []
+    if args.pilot is None:
+        raise ValueError(
+            "--reliability needs --pilot DATASET (a finished run's BWS dataset) to size the answers per tuple"
+        )
+    path = args.results / within_results("bws_reliability", dataset=args.pilot)
+    if not path.is_file():
+        raise ValueError(f"{path}: not found; run the pipeline on the pilot dataset {args.pilot!r} first")
+    pilot = read_parquet(path).iloc[-1]  # after outlier filtering where raters were excluded
+    shr, per_tuple = float(pilot["shr_spearman_sb"]), float(pilot["answers_per_tuple"])
+    r1 = float(single_rater(shr, per_tuple))
+    sizing = size_rating_design(n_items, args.reliability, r1=r1, n_raters=args.raters)
+    low, high = sizing.interval
+    return sizing.raters_per_item, [
+        f"answers per tuple K = {sizing.raters_per_item}: the pilot {args.pilot}'s split-half reliability "
+        f"{shr:.3f} at {per_tuple:g} answers per tuple is one answer's r1 = {r1:.3f}; K answers reach "
+        f"{args.reliability:g} by Spearman-Brown (as many tuples per item as the pilot's)",
+        f"expected split-half reliability {sizing.expected_split_half:.3f}, {sizing.level:.0%} interval "
+        f"[{low:.3f}, {high:.3f}] (halves of {sizing.raters_per_item // 2} and "
+        f"{sizing.raters_per_item - sizing.raters_per_item // 2} answers per tuple; Fisher's z over {n_items} items)",
+    ]
+
+
+def _design_bws(args) -> int:
+    out = args.out or Path("design") / args.name
+    try:
+        pairs = read_pairs(args.pairs)
+        if others := sorted(set(pairs.role) - {"item"}):
+            raise ValueError(
+                f"{args.pairs}: roles {others} are for rating questionnaires; a BWS design takes pairs only"
+            )
+        per_tuple, sizing = _bws_sizing(args, len(pairs.words))
+        template = args.instructions.read_text(encoding="utf-8") if args.instructions else None
+        design = design_bws(
+            list(pairs.words),
+            name=args.name,
+            k=args.k,
+            factor=args.factor,
+            n_raters=args.raters,
+            answers_per_tuple=per_tuple,
+            seed=args.seed,
+            formats=tuple(dict.fromkeys(args.formats)),
+            raw_dir=args.raw_dir or f"raw/{args.name}",
+            instructions=template,
+            language=args.language,
+        )
+    except (OSError, ValueError) as err:
+        print(f"simgold design bws: {err}", file=sys.stderr)
+        return 1
+    summary = [*design.summary, *sizing]
+    returned = args.formats[0]
+    entry = {"description": f"{args.name}: designed with simgold design bws ({returned})", **design.datasets[returned]}
+    entry.setdefault("outliers", {"method": "pairwise_sd", "k": 2.0})
+    entry["release"] = {"card": {"pairs": f"The pairs of `{args.pairs}`.\n\n" + "\n".join(f"- {s}" for s in summary)}}
+    result = _Written(files=design.files, table=design.table, dataset=entry, summary=summary)
+    return _write_design(args, result, "bws", out)
 
 
 def _design_rankings(args) -> int:
@@ -379,11 +453,11 @@ def _design_topup(args) -> int:
     return _write_design(args, design, "topup", out)
 
 
-def _common_design_arguments(p) -> None:
+def _common_design_arguments(p, formats=("xlsx", "csv")) -> None:
     p.add_argument("--seed", type=int, default=0, help="the same seed writes the same files (default 0)")
     p.add_argument("--out", type=Path, help="the folder written (default: design/NAME)")
     p.add_argument("--raw-dir", help="where the returned files will be, as the config says (default: raw/NAME)")
-    p.add_argument("--formats", nargs="+", choices=["xlsx", "csv"], default=["xlsx"], help="the config reads the first")
+    p.add_argument("--formats", nargs="+", choices=formats, default=["xlsx"], help="the config reads the first")
     p.add_argument("--instructions", type=Path, help="a template of the instructions sheet (fields: {rater} ...)")
 
 
@@ -417,6 +491,19 @@ def _design_parser(sub) -> None:
     p.add_argument("--tolerance", type=float, default=0.0, help="how far an attention answer may be off (default 0)")
     p.add_argument("--max-failures", type=int, default=0, help="failed checks a rater may have (default 0)")
     p.add_argument("--decimal", action="store_true", help="accept any number on the scale, not whole numbers only")
+    p = kinds.add_parser("bws", help="Best-Worst Scaling tuples from a file of pairs: sheets, Potato, Label Studio")
+    p.add_argument("pairs", type=Path, help="CSV or TSV with word1, word2")
+    p.add_argument("--name", required=True, help="the dataset's name in the config written")
+    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
+    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
+    p.add_argument("--k", type=int, default=4, help="items per tuple (default 4)")
+    p.add_argument("--factor", type=float, default=2.0, help="tuples per item: factor x N tuples (default 2)")
+    k = p.add_mutually_exclusive_group(required=True)
+    k.add_argument("--per-tuple", type=int, help="K, the answers each tuple gets")
+    k.add_argument("--reliability", type=float, help="K sized for this split-half reliability (needs --pilot)")
+    p.add_argument("--pilot", metavar="DATASET", help="a finished run's BWS dataset whose reliability sizes K")
+    p.add_argument("--results", type=Path, default=Path("results"), help="the pilot's results (default: results)")
+    _common_design_arguments(p, ("xlsx", "csv", "potato", "label_studio"))
     p = kinds.add_parser("rankings", help="Avraham & Goldberg's ranking groups: raters rank each target's positives")
     p.add_argument("groups", type=Path, help="CSV or TSV: target, candidate, category (positive or distractor)")
     p.add_argument(
@@ -496,7 +583,9 @@ def _main(argv: list[str] | None) -> int:
     if args.command in ("verify", "rebuild"):
         return _archive(args.command, args.directory, getattr(args, "cores", 2), getattr(args, "recompute", False))
     if args.command == "design":
-        return {"ratings": _design_ratings, "rankings": _design_rankings, "topup": _design_topup}[args.design](args)
+        return {"ratings": _design_ratings, "bws": _design_bws, "rankings": _design_rankings, "topup": _design_topup}[
+            args.design
+        ](args)
     return _demo(args.directory)
 
 

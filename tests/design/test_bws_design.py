@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 import openpyxl
+import pandas as pd
 import pytest
 
 from simgold.design.bws import FORMATS, SHEET, design_bws
@@ -193,3 +194,28 @@ def test_a_crowd_fills_the_workbooks_and_the_written_config_reads_them_back(tmp_
     ]
     assert unanswered in (7, 8)
     assert set(answers["question"]) == set(range(1, 19)) and bool(tables["summary"]["ledger_balanced"].iloc[0])
+
+
+def test_the_bws_command_sizes_answers_per_tuple_from_a_pilot(tmp_path, monkeypatch, capsys):
+    import yaml
+
+    from simgold.cli import main
+    from simgold.io.tables import write_parquet
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.csv").write_text("word1,word2\n" + "".join(f"a{i},b{i}\n" for i in range(12)))
+    pilot = pd.DataFrame({"dataset": ["p", "p"], "stage": ["raw", "filtered"], "shr_spearman_sb": [0.7, 0.8]})
+    write_parquet(pilot.assign(answers_per_tuple=[3.0, 2.0]), tmp_path / "results/agreement/p/bws_reliability.parquet")
+    args = ["design", "bws", "pairs.csv", "--name", "b", "--language", "en", "--raters", "10"]
+    assert main([*args, "--reliability", "0.9", "--pilot", "p", "--formats", "label_studio", "xlsx"]) == 0
+    out = capsys.readouterr().out
+    # the filtered row: r1 = 0.8 / (2 - 0.8) = 2/3; K = 0.9 (1/3) / ((2/3) 0.1) = 4.5, rounded up: 5
+    assert "answers per tuple K = 5" in out and "each tuple answered by 5 of 10 raters" in out
+    config = yaml.safe_load((tmp_path / "design/b/config.yaml").read_text())["datasets"]["b"]
+    assert config["sources"][0]["preset"] == "label_studio" and config["sources"][0]["path"] == "raw/b/export.json"
+    assert "&id" not in (tmp_path / "design/b/config.yaml").read_text()
+    assert main([*args, "--reliability", "0.9"]) == 1
+    assert "--reliability needs --pilot DATASET" in capsys.readouterr().err
+    (tmp_path / "pairs.csv").write_text("word1,word2,role,expect\ncat,dog,,\nsun,sun,attention,6\n")
+    assert main([*args, "--per-tuple", "2"]) == 1
+    assert "roles ['attention'] are for rating questionnaires" in capsys.readouterr().err

@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from ..conftest import peer
 import yaml
 
 from simgold.design.bws import design_bws
@@ -82,9 +84,9 @@ def test_tasks_hold_the_items_and_the_tuple():
 
 
 def test_label_studio_sdk_parses_the_config_and_every_task_holds_its_data_keys():
-    """label-studio-sdk is not in the test extra: it pins numpy below the project's (its
-    opencv-python-headless); run with an environment that has it (fixtures/README.md)."""
-    sdk = pytest.importorskip("label_studio_sdk.label_interface")
+    """label-studio-sdk, Label Studio's own parser of labeling configs (the test extra pins it below
+    2.0, whose opencv-python-headless pins numpy below the project's)."""
+    sdk = peer("label_studio_sdk.label_interface")
     design = fixture_design()
     config = design.files["label_studio/labeling_config.xml"].decode()
     interface = sdk.LabelInterface(config)

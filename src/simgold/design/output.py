@@ -27,7 +27,11 @@ __all__ = ["config_text", "write_design"]
 
 
 class _Dumper(yaml.SafeDumper):
-    """Lists of plain values on one line (``[word 1, word 2]``), text of several lines as a block."""
+    """Lists of plain values on one line (``[word 1, word 2]``), text of several lines as a block,
+    and every value written out where it stands (no ``&id001`` anchors for values used twice)."""
+
+    def ignore_aliases(self, data):
+        return True
 
 
 def _list(dumper, values):
