@@ -76,3 +76,28 @@ def _answer(kind, key, truth, expect, scale, bias, noise_sd, rng, progress):
     if kind == "random":
         return int(rng.integers(lo, hi + 1))
     return int(np.clip(np.rint(truth[key] + bias + rng.normal(0.0, noise_sd)), lo, hi))
+
+
+def label_studio_export(table, truth: dict, random_raters: set, noise_sd: float, seed: int, separator: str = ":"):
+    """Label Studio's JSON-MIN export (the fields of tests/design/fixtures/label_studio_export.json)
+    of a crowd answering a BWS design's tuples: each answer's best and worst are the positions of
+    the highest and lowest of the items' true values plus the answer's own noise; a random rater's
+    are two positions at random."""
+    rng = np.random.default_rng(seed)
+    items = sorted(c for c in table.columns if c.startswith("item"))
+    tasks = {t: k + 1 for k, t in enumerate(sorted(set(table["tuple"])))}  # Label Studio numbers tasks itself
+    records = []
+    for n, row in enumerate(table.itertuples(index=False), start=1):
+        shown = [getattr(row, c) for c in items]
+        if row.rater in random_raters:
+            best, worst = rng.choice(len(shown), 2, replace=False)
+        else:
+            value = [truth[frozenset(p.split(separator))] + rng.normal(0.0, noise_sd) for p in shown]
+            best, worst = int(np.argmax(value)), int(np.argmin(value))
+        records.append(
+            {**dict(zip(items, shown)), "tuple": row.tuple, "id": tasks[row.tuple], "best": str(best + 1)}
+            | {"worst": str(worst + 1), "annotator": int(row.rater[1:]), "annotation_id": n}
+            | {"created_at": "2026-11-28T10:33:01.716211Z", "updated_at": "2026-11-28T10:33:01.716237Z"}
+            | {"lead_time": None}
+        )
+    return records

@@ -4,6 +4,7 @@ and ``snakemake`` runs with the config written, nothing written by hand. Five se
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from simgold.cli import main
 from simgold.stages.reliability import reliability_projection
 
 from ..userpath import fresh_copy, snakemake
-from .crowd import fill_sheets, true_values
+from .crowd import fill_sheets, label_studio_export, true_values
 
 pytestmark = pytest.mark.workflow
 
@@ -72,12 +73,42 @@ def loop(tmp_path_factory):
             seed,
         )
         runs[name] = (seed, truth, filled)
+        runs[f"bws-s{seed}"] = _bws(project, words, seed)
     configs = [f"design/{name}/config.yaml" for name in runs]
-    targets = [f"results/{stage}/{name}/{table}.parquet" for name in runs for stage, table in _TABLES]
+    targets = [
+        f"results/{stage}/{name}/{table}.parquet"
+        for name in runs
+        if name.startswith("study")
+        for stage, table in _TABLES
+    ]
+    targets += [
+        f"results/{stage}/{name}/{table}.parquet"
+        for name in runs
+        if name.startswith("bws")
+        for stage, table in _BWS_TABLES
+    ]
     snakemake(project, "--cores", "2", "--configfile", *configs, "--replace-workflow-config", "--", *targets)
     return project, runs
 
 
+def _bws(project, words, seed):
+    """A BWS design of the same pairs answered on Label Studio by a crowd with one random clicker (r05)."""
+    name = f"bws-s{seed}"
+    (project / "bws-pairs.csv").write_text("word1,word2\n" + "".join(f"{a},{b}\n" for a, b in words), encoding="utf-8")
+    args = ["design", "bws", "bws-pairs.csv", "--name", name, "--language", "en", "--raters", "8", "--per-tuple", "3"]
+    args += ["--seed", str(seed), "--formats", "label_studio", "xlsx", "--out", f"design/{name}"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(project)
+        assert main(args) == 0
+    truth = true_values(words, SCALE, seed)
+    table = pd.read_parquet(project / "design" / name / "design.parquet")
+    export = label_studio_export(table, truth, {"r05"}, NOISE_SD, seed)
+    (project / "raw" / name).mkdir(parents=True)
+    (project / "raw" / name / "export.json").write_text(json.dumps(export, indent=1), encoding="utf-8")
+    return seed, truth, len(export)
+
+
+_BWS_TABLES = [("gold", "bws_scores"), ("agreement", "raters"), ("agreement", "bws_reliability"), ("clean", "items")]
 _TABLES = [("gold", "gold"), ("agreement", "raters"), ("agreement", "retest"), ("reliability", "summary")]
 _TABLES += [("clean", "rejects"), ("clean", "items")]
 
@@ -88,7 +119,7 @@ def _table(project, stage, name, table):
 
 def test_the_same_seed_writes_the_same_files_byte_for_byte(loop):
     project, runs = loop
-    for name in runs:
+    for name in (n for n in runs if n.startswith("study")):
         first, again = project / "design" / name, project / "design" / f"{name}-again"
         files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
         assert len(files) == 12 + 2  # 12 questionnaires, design.parquet, config.yaml
@@ -153,3 +184,20 @@ def test_the_ledger_counts_the_unanswered_cells_and_the_repeats_give_test_retest
     kept = {r: n for r, n in filled.repeats_answered.items() if r != "r03"}
     assert pooled["n_pairs"] == sum(kept.values()) > 0
     assert 0 < pooled["icc"] <= 1  # the good raters answer a repeat close to their first answer
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_bws_design_answered_on_label_studio_comes_back_as_its_gold_standard(loop, seed):
+    project, runs = loop
+    name = f"bws-s{seed}"
+    _, truth, n_answers = runs[name]
+    raters = _table(project, "agreement", name, "raters")
+    assert set(raters.loc[raters["excluded"], "rater"]) == {"5"}, raters  # r05, Label Studio's annotator 5
+    reliability = _table(project, "agreement", name, "bws_reliability").set_index("stage")
+    assert reliability.loc["raw", "n_answers"] == n_answers == 80 * 2 * 3  # 160 tuples, 3 answers each
+    items = _table(project, "clean", name, "items").set_index("item_id")
+    scores = _table(project, "gold", name, "bws_scores")
+    true = [truth[frozenset((items.at[i, "word1"], items.at[i, "word2"]))] for i in scores["item_id"]]
+    # a score correlates with the truth as the square root of its reliability (minus the 0.05 the design allows)
+    shr = reliability.loc["filtered", "shr_spearman_sb"]
+    assert spearmanr(scores["counting"], true).statistic >= math.sqrt(shr) - 0.05 > 0.9
