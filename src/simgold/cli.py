@@ -461,21 +461,24 @@ def _common_design_arguments(p, formats=("xlsx", "csv")) -> None:
     p.add_argument("--instructions", type=Path, help="a template of the instructions sheet (fields: {rater} ...)")
 
 
+def _study_arguments(p, source: str, help_text: str) -> None:
+    """The arguments every new study's design takes: its input file, name, language and raters."""
+    p.add_argument(source, type=Path, help=help_text)
+    p.add_argument("--name", required=True, help="the dataset's name in the config written")
+    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
+    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
+
+
 def _design_parser(sub) -> None:
     design = sub.add_parser("design", help="design a collection: questionnaires, and the config that reads them back")
     kinds = design.add_subparsers(dest="design", metavar="kind", required=True)
     p = kinds.add_parser(
         "ratings", help="one questionnaire per rater from a file of pairs (word1, word2, role, expect)"
     )
-    p.add_argument(
-        "pairs",
-        type=Path,
-        help="CSV or TSV: word1, word2 and optionally role (item, repeat, anchor, attention), expect",
+    _study_arguments(
+        p, "pairs", "CSV or TSV: word1, word2 and optionally role (item, repeat, anchor, attention), expect"
     )
-    p.add_argument("--name", required=True, help="the dataset's name in the config written")
-    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
     p.add_argument("--scale", nargs=2, type=float, required=True, metavar=("LOW", "HIGH"))
-    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
     k = p.add_mutually_exclusive_group(required=True)
     k.add_argument("--per-item", type=int, help="K, the raters of each pair")
     k.add_argument(
@@ -492,10 +495,7 @@ def _design_parser(sub) -> None:
     p.add_argument("--max-failures", type=int, default=0, help="failed checks a rater may have (default 0)")
     p.add_argument("--decimal", action="store_true", help="accept any number on the scale, not whole numbers only")
     p = kinds.add_parser("bws", help="Best-Worst Scaling tuples from a file of pairs: sheets, Potato, Label Studio")
-    p.add_argument("pairs", type=Path, help="CSV or TSV with word1, word2")
-    p.add_argument("--name", required=True, help="the dataset's name in the config written")
-    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
-    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
+    _study_arguments(p, "pairs", "CSV or TSV with word1, word2")
     p.add_argument("--k", type=int, default=4, help="items per tuple (default 4)")
     p.add_argument("--factor", type=float, default=2.0, help="tuples per item: factor x N tuples (default 2)")
     k = p.add_mutually_exclusive_group(required=True)
@@ -504,15 +504,17 @@ def _design_parser(sub) -> None:
     p.add_argument("--pilot", metavar="DATASET", help="a finished run's BWS dataset whose reliability sizes K")
     p.add_argument("--results", type=Path, default=Path("results"), help="the pilot's results (default: results)")
     _common_design_arguments(p, ("xlsx", "csv", "potato", "label_studio"))
+    _later_design_parsers(kinds)
+
+
+def _later_design_parsers(kinds) -> None:
+    """``design rankings`` and ``design topup``."""
     p = kinds.add_parser("rankings", help="Avraham & Goldberg's ranking groups: raters rank each target's positives")
-    p.add_argument("groups", type=Path, help="CSV or TSV: target, candidate, category (positive or distractor)")
+    _study_arguments(p, "groups", "CSV or TSV: target, candidate, category (positive or distractor)")
     p.add_argument(
         "--vocabulary", type=Path, required=True, help="words to draw random words from (whitespace-separated)"
     )
     p.add_argument("--random", type=int, default=1, help="random words per target (default 1)")
-    p.add_argument("--name", required=True, help="the dataset's name in the config written")
-    p.add_argument("--language", required=True, help="the dataset's ISO 639-1 code")
-    p.add_argument("--raters", type=int, required=True, help="R, the raters who take part")
     p.add_argument("--per-group", type=int, required=True, help="K, the raters who rank each target's group")
     _common_design_arguments(p)
     p = kinds.add_parser("topup", help="a further round of a ratings dataset: answers where the gold's CIs are widest")
