@@ -10,6 +10,10 @@ simgold rebuild DIR [--cores N] [--recompute]
 simgold demo DIR                    write the simulated demo sheets (raw/demo)
 simgold design ratings PAIRS ...    one questionnaire per rater, design.parquet and the config that
                                     reads the returned questionnaires (config/README.md, "Designing")
+simgold design bws PAIRS ...        Best-Worst Scaling tuples: sheets, Label Studio's and Potato's files
+simgold design rankings GROUPS ...  Avraham & Goldberg's ranking groups
+simgold design topup DATASET --budget N
+                                    a further round where the gold standard's intervals are widest
 """
 
 from __future__ import annotations
