@@ -494,3 +494,27 @@ def test_recompute_reports_each_models_largest_vector_difference_and_score_chang
         "recompute: m pearson: largest change 0 (a, 0.55 archived, 0.55 recomputed)",
         "recompute: m spearman: largest change 0.0125 (b, 0.4 archived, 0.4125 recomputed)",
     ]
+
+
+def test_every_file_a_dataset_reads_is_an_input_of_the_archive(tmp_path):
+    """Sources, their word_forms tables, a bws item_list and a ratings design: each is archived (a
+    rebuild reads every one of them)."""
+    for name in ("a.tsv", "forms.tsv", "items.tsv", "design.parquet", "b.csv"):
+        (tmp_path / name).write_text(name)
+    datasets = {
+        "r": {
+            "sources": [{"path": "a.tsv", "word_forms": {"path": "forms.tsv"}}],
+            "design": {"path": "design.parquet"},
+        },
+        "b": {"sources": [{"path": "b.csv"}], "item_list": {"path": "items.tsv"}},
+    }
+    for ds in datasets.values():
+        ds["redistribute"] = True
+    records = input_records(datasets, tmp_path)
+    assert [(r["path"], r["datasets"], r["archive_path"]) for r in records] == [
+        ("a.tsv", ["r"], "a.tsv"),
+        ("b.csv", ["b"], "b.csv"),
+        ("design.parquet", ["r"], "design.parquet"),
+        ("forms.tsv", ["r"], "forms.tsv"),
+        ("items.tsv", ["b"], "items.tsv"),
+    ]

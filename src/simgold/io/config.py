@@ -44,6 +44,7 @@ __all__ = [
     "translation_root",
     "translation_files",
     "dataset_input_files",
+    "dataset_raw_paths",
     "card_input_files",
     "embedding_mem_mb",
 ]
@@ -702,12 +703,35 @@ def dataset_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:
     list of str
         The paths.
     """
-    files = []
-    for src in ds["sources"] + [ds[key] for key in ("item_list", "design") if key in ds]:
-        for part in [src] + ([src["word_forms"]] if "word_forms" in src else []):
-            for p in source_paths(part):
-                files.append(str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p)
-    return files
+    return [str(resolve_path(p, base_dir)) if p.startswith("pkg:") else p for p in dataset_raw_paths(ds)]
+
+
+def dataset_raw_paths(ds: dict) -> list[str]:
+    """Every raw file a dataset reads, as configured: its sources, their ``word_forms`` tables, its
+    ``item_list`` and its ``design`` (not its translation's files: ``translation_files``).
+
+    Parameters
+    ----------
+    ds : dict
+        A resolved dataset.
+
+    Returns
+    -------
+    list of str
+        The configured paths (``pkg:`` paths as given), in config order.
+
+    Examples
+    --------
+    >>> ds = {"sources": [{"path": "a.tsv", "word_forms": {"path": "f.tsv"}}], "design": {"path": "d.parquet"}}
+    >>> dataset_raw_paths(ds)
+    ['a.tsv', 'f.tsv', 'd.parquet']
+    """
+    parts = [
+        part
+        for src in ds["sources"] + [ds[key] for key in ("item_list", "design") if key in ds]
+        for part in [src] + ([src["word_forms"]] if "word_forms" in src else [])
+    ]
+    return [p for part in parts for p in source_paths(part)]
 
 
 def card_input_files(ds: dict, base_dir: str | Path = ".") -> list[str]:

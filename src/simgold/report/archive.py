@@ -37,10 +37,10 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from simgold.io.config import kept_out, translation_files
+from simgold.io.config import dataset_raw_paths, kept_out, translation_files
 from simgold.io.languages import model_languages
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
-from simgold.io.readers import resolve_path, source_paths
+from simgold.io.readers import resolve_path
 from simgold.io.digests import package_version, sha256_bytes, sha256_file
 from simgold.report.card import markdown_table
 from simgold.report.markup import Markdown, md_prose, md_text
@@ -190,8 +190,8 @@ def input_records(datasets: dict, root: Path) -> list[dict]:
     """
     records = {}
     for name, ds in sorted(datasets.items()):
-        sources = [p for src in ds["sources"] for p in source_paths(src)]
-        for p in sources + translation_files(ds):
+        # every file the dataset reads: sources, word_forms tables, item_list, design, translation
+        for p in dataset_raw_paths(ds) + translation_files(ds):
             real = resolve_path(p, root)
             rec = records.setdefault(
                 p,
