@@ -46,7 +46,7 @@ from simgold.design.output import config_text, write_design
 from simgold.design.pairs import read_pairs
 from simgold.design.rankings import design_rankings
 from simgold.design.ratings import design_ratings, pilot_reliability
-from simgold.design.topup import design_topup
+from simgold.design.topup import design_bws_topup, design_topup
 from simgold.stats.rating_design import size_rating_design
 from simgold.stats.reliability import single_rater
 
@@ -426,35 +426,59 @@ def _design_topup(args) -> int:
     out = args.out or Path("design") / f"{name}-round{args.round}"
     try:
         entry = _dataset_entry(args.config, name)
-        tables = {
-            table: read_parquet(results / within_results(stage, dataset=name, **extra))
-            for table, stage, extra in [
-                ("items", "clean", {"table": "items"}),
-                ("ratings", "clean", {"table": "ratings"}),
-                ("gold", "gold", {}),
-                ("raters", "agreement_raters", {}),
-            ]
-        }
-        excluded = tables["raters"].loc[tables["raters"]["excluded"].astype(bool), "rater"]
-        design = design_topup(
-            name,
-            entry,
-            tables["items"],
-            tables["ratings"],
-            tables["gold"],
-            budget=args.budget,
-            seed=args.seed,
-            excluded=set(excluded),
-            new_raters=_new_rater_ids(sorted(set(tables["ratings"]["rater"])), args.new_raters),
-            round_number=args.round,
-            raw_dir=args.raw_dir,
-            formats=tuple(dict.fromkeys(args.formats)),
-            instructions=args.instructions.read_text(encoding="utf-8") if args.instructions else None,
-        )
+        design = (_bws_topup if entry.get("kind") == "bws" else _ratings_topup)(args, entry, name, results)
     except (OSError, ValueError) as err:
         print(f"simgold design topup: {err}", file=sys.stderr)
         return 1
     return _write_design(args, design, "topup", out)
+
+
+def _ratings_topup(args, entry: dict, name: str, results: Path):
+    tables = {
+        table: read_parquet(results / within_results(stage, dataset=name, **extra))
+        for table, stage, extra in [
+            ("items", "clean", {"table": "items"}),
+            ("ratings", "clean", {"table": "ratings"}),
+            ("gold", "gold", {}),
+            ("raters", "agreement_raters", {}),
+        ]
+    }
+    excluded = tables["raters"].loc[tables["raters"]["excluded"].astype(bool), "rater"]
+    return design_topup(
+        name,
+        entry,
+        tables["items"],
+        tables["ratings"],
+        tables["gold"],
+        budget=args.budget,
+        seed=args.seed,
+        excluded=set(excluded),
+        new_raters=_new_rater_ids(sorted(set(tables["ratings"]["rater"])), args.new_raters),
+        round_number=args.round,
+        raw_dir=args.raw_dir,
+        formats=tuple(dict.fromkeys(args.formats)),
+        instructions=args.instructions.read_text(encoding="utf-8") if args.instructions else None,
+    )
+
+
+def _bws_topup(args, entry: dict, name: str, results: Path):
+    if not args.raters or not args.per_tuple:
+        raise ValueError(f"{name} is a BWS dataset: give the round's --raters R and --per-tuple K")
+    return design_bws_topup(
+        name,
+        entry,
+        read_parquet(results / within_results("clean", dataset=name, table="items")),
+        read_parquet(results / within_results("bws_scores", dataset=name)),
+        budget=args.budget,
+        seed=args.seed,
+        n_raters=args.raters,
+        answers_per_tuple=args.per_tuple,
+        k=args.k,
+        round_number=args.round,
+        raw_dir=args.raw_dir,
+        formats=tuple(dict.fromkeys(args.formats)),
+        language=entry.get("language", "en"),
+    )
 
 
 def _common_design_arguments(p, formats=("xlsx", "csv")) -> None:
@@ -530,7 +554,10 @@ def _later_design_parsers(kinds) -> None:
     p.add_argument("--results", type=Path, default=Path("results"), help="the run's results (default: results)")
     p.add_argument("--new-raters", type=int, default=0, help="raters who join in this round (default 0)")
     p.add_argument("--round", type=int, default=2, help="the round's number (default 2): raw/DATASET/roundN/")
-    _common_design_arguments(p)
+    p.add_argument("--raters", type=int, help="a BWS dataset: the round's raters R")
+    p.add_argument("--per-tuple", type=int, help="a BWS dataset: the answers each tuple gets")
+    p.add_argument("--k", type=int, default=4, help="a BWS dataset: pairs per tuple (default 4)")
+    _common_design_arguments(p, ("xlsx", "csv", "potato", "label_studio"))
 
 
 def parser() -> argparse.ArgumentParser:

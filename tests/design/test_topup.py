@@ -101,3 +101,43 @@ def test_the_topup_command_reads_the_run_and_says_where_the_round_goes(tmp_path,
     assert len(config["sources"]) == 4 + table["rater"].nunique()
     assert main(["design", "topup", "nope", "--budget", "4"]) == 1
     assert "no dataset 'nope' in config/config.yaml" in capsys.readouterr().err
+
+
+def _answer_bws(files: dict, folder):
+    """Every BWS sheet answered (best: the first pair, worst: the last) and put in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel, data in files.items():
+        if not rel.endswith(".xlsx"):
+            continue
+        path = folder / rel.rsplit("/", 1)[-1]
+        path.write_bytes(data)
+        book = openpyxl.load_workbook(path)
+        for row in book["answers"].iter_rows(min_row=2):
+            row[-2].value, row[-1].value = 1, 4
+        book.save(path)
+
+
+def test_a_bws_topup_shows_the_least_certain_pairs_again_in_tuples_of_its_own(tmp_path, monkeypatch):
+    from simgold.design.bws import design_bws
+    from simgold.design.topup import design_bws_topup
+
+    monkeypatch.chdir(tmp_path)
+    pairs = [(f"a{i}", f"b{i}") for i in range(12)]
+    first = design_bws(pairs, name="b", n_raters=3, answers_per_tuple=2, seed=2, formats=("xlsx",), raw_dir="raw/b")
+    _answer_bws(first.files, tmp_path / "raw" / "b")
+    tables = clean_dataset("b", first.datasets["xlsx"])
+    items = tables["items"]
+    # hand-made intervals: the first six pairs the widest
+    scores = pd.DataFrame({"item_id": items["item_id"], "n_shown": 4, "counting_low": -0.5})
+    scores["counting_high"] = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4] + [-0.4] * 6
+    topup = design_bws_topup(
+        "b", first.datasets["xlsx"], items, scores, budget=6, seed=1, n_raters=2, answers_per_tuple=2
+    )
+    # 6 // 2 = 3 tuples of 4: 12 slots, each pair in about two, so the 6 widest pairs
+    assert topup.extra["item_id"].tolist() == items["item_id"][:6].tolist() and topup.extra["extra"].sum() == 12
+    assert set(topup.table["tuple"]) == {"r2t0001", "r2t0002", "r2t0003"} and set(topup.table["round"]) == {2}
+    _answer_bws(topup.files, tmp_path / "raw" / "b" / "round2")
+    both = clean_dataset("b", topup.dataset)
+    answers = both["answers"].drop_duplicates(["tuple", "rater"])
+    assert len(answers) == len(tables["answers"].drop_duplicates(["tuple", "rater"])) + 3 * 2
+    assert answers["tuple"].str.startswith("r2t").sum() == 6

@@ -50,7 +50,7 @@ from simgold.design.platforms import (
     potato_config,
     potato_instances,
 )
-from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, xlsx_bytes
+from simgold.design.sheets import AnswerRule, Questionnaire, csv_text, fill_instructions, rater_names, xlsx_bytes
 from simgold.io.cells import normalise_word, word_problem
 from simgold.stats.bws_design import TupleDesign, bws_tuples
 from simgold.stats.rating_design import RaterAssignment, assign_raters, questionnaire_orders
@@ -115,6 +115,7 @@ def design_bws(
     instructions: str | None = None,
     separator: str = ":",
     language: str = "en",
+    tuple_prefix: str = "t",
 ) -> BwsDesign:
     """Design a Best-Worst Scaling study of ``pairs``: ``round(factor * len(pairs))`` k-tuples, each
     answered by ``answers_per_tuple`` of ``n_raters`` raters, and the files of every format.
@@ -146,6 +147,9 @@ def design_bws(
         The text between an item's two words.
     language : str, default "en"
         The dataset's language.
+    tuple_prefix : str, default "t"
+        The tuples' ids are this and a number (``t0001``): a further round's tuples take another
+        prefix, since a tuple id names one tuple in the whole dataset.
 
     Returns
     -------
@@ -168,7 +172,7 @@ def design_bws(
         raise ValueError(f"{len(texts)} pairs: a tuple of k = {k} needs at least {k}")
     tuples = bws_tuples(len(texts), k=k, factor=factor, seed=seed)
     assignment = assign_raters(tuples.n_tuples, n_raters, answers_per_tuple, seed)
-    table = _table(tuples, assignment, texts, seed)
+    table = _table(tuples, assignment, texts, seed, tuple_prefix)
     files = _files(table, set(formats), name, k, answers_per_tuple, instructions)
     datasets = {fmt: _dataset(fmt, table, raw_dir, k, separator, language) for fmt in FORMATS if fmt in formats}
     return BwsDesign(tuples, assignment, table, files, datasets, _summary(tuples, assignment, k))
@@ -204,10 +208,9 @@ def _items(pairs: Sequence, separator: str, potato: bool) -> list[str]:
     return texts
 
 
-def _table(tuples: TupleDesign, assignment: RaterAssignment, texts: list[str], seed: int) -> pd.DataFrame:
-    n_raters = len(assignment.rater_items)
-    rater_ids = [f"r{x:0{max(2, len(str(n_raters)))}d}" for x in range(1, n_raters + 1)]
-    tuple_ids = [f"t{t:0{max(4, len(str(tuples.n_tuples)))}d}" for t in range(1, tuples.n_tuples + 1)]
+def _table(tuples: TupleDesign, assignment: RaterAssignment, texts: list[str], seed: int, prefix: str) -> pd.DataFrame:
+    rater_ids = rater_names(len(assignment.rater_items))
+    tuple_ids = [f"{prefix}{t:0{max(4, len(str(tuples.n_tuples)))}d}" for t in range(1, tuples.n_tuples + 1)]
     order = questionnaire_orders(assignment.rater_items, seed)
     items = np.asarray(texts, dtype=object)[tuples.tuples[order.item]]
     frame = pd.DataFrame(

@@ -5,6 +5,11 @@ excluded) and have not rated the item yet, least loaded first, then to new rater
 config entry it returns is the first round's with the second round's files added: the raters keep
 their ids, so that a rater's answers of both rounds are one rater's.
 
+A Best-Worst Scaling dataset's further round (``design_bws_topup``) shows again the pairs whose
+counting scores are least certain (the widest bootstrap intervals), in new tuples of their own (each
+pair in about two of them), with ids of the round's own (``r2t0001``: a tuple id names one tuple in
+the whole dataset).
+
 Examples
 --------
 >>> import pandas as pd
@@ -27,12 +32,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from simgold.design.bws import design_bws
 from simgold.design.pairs import PairList
 from simgold.design.ratings import rating_questionnaires, rating_source
 from simgold.design.sheets import AnswerRule
 from simgold.stats.rating_design import allocate_answers
 
-__all__ = ["TopupDesign", "design_topup"]
+__all__ = ["TopupDesign", "design_bws_topup", "design_topup"]
 
 
 @dataclass(frozen=True)
@@ -187,3 +193,104 @@ def _summary(frame: pd.DataFrame, names: list, budget: int, folder: str) -> list
         f"intervals first: mean width {frame['width'].mean():.3f} now, {frame['expected_width'].mean():.3f} expected",
         f"{len(names)} raters asked (ids kept); their files are read from {folder}/",
     ]
+
+
+def design_bws_topup(
+    name: str,
+    entry: dict,
+    items: pd.DataFrame,
+    scores: pd.DataFrame,
+    *,
+    budget: int,
+    seed: int,
+    n_raters: int,
+    answers_per_tuple: int,
+    k: int = 4,
+    round_number: int = 2,
+    raw_dir: str | None = None,
+    formats: tuple = ("xlsx",),
+    language: str = "en",
+) -> TopupDesign:
+    """Design a further round of a Best-Worst Scaling dataset: ``budget`` answers to tuples of the
+    pairs whose counting scores are least certain.
+
+    Parameters
+    ----------
+    name : str
+        The dataset.
+    entry : dict
+        Its config entry (kind ``bws``).
+    items : pandas.DataFrame
+        Its cleaned ``items`` (``item_id``, ``word1``, ``word2``).
+    scores : pandas.DataFrame
+        Its ``bws_scores`` (``item_id``, ``n_shown``, ``counting_low``, ``counting_high``).
+    budget : int
+        The answers to ask for: ``budget // answers_per_tuple`` tuples.
+    seed : int
+        The same seed gives the same files.
+    n_raters, answers_per_tuple, k : int
+        The round's raters, answers per tuple and pairs per tuple (``design_bws``).
+    round_number : int, default 2
+        The round; its files are read from ``{raw_dir}/round{round_number}/``.
+    raw_dir : str, optional
+        The first round's folder (``raw/{name}`` by default).
+    formats : tuple of str, default ("xlsx",)
+        As for ``design_bws``; the entry reads the first.
+    language : str, default "en"
+        The dataset's language.
+
+    Returns
+    -------
+    TopupDesign
+        ``extra``: the pairs shown again, widest interval first (``width``, and ``extra``: the
+        tuples each is in).
+
+    Raises
+    ------
+    ValueError
+        A dataset not of kind bws, or a budget too small for one tuple of k pairs per round.
+    """
+    if entry.get("kind") != "bws":
+        raise ValueError(f"dataset {name!r} is of kind {entry.get('kind')!r}; a BWS topup needs kind bws")
+    n_tuples = budget // answers_per_tuple
+    frame = scores[["item_id", "n_shown", "counting_low", "counting_high"]].merge(items[["item_id", "word1", "word2"]])
+    width = (frame["counting_high"] - frame["counting_low"]).to_numpy(dtype=float)
+    frame = frame.assign(n=frame["n_shown"], width=np.where(np.isfinite(width), width, 2.0))  # no interval: -1..1
+    frame = frame.sort_values(["width", "item_id"], ascending=[False, True], ignore_index=True)
+    chosen = min(len(frame), max(k, -(-n_tuples * k // 2)))  # each pair in about two of the round's tuples
+    if n_tuples < 1 or chosen < k:
+        raise ValueError(
+            f"{name}: a budget of {budget} answers is not one tuple of {k} pairs answered {answers_per_tuple} times"
+        )
+    frame = frame.head(chosen)
+    folder = f"{raw_dir or f'raw/{name}'}/round{round_number}"
+    design = design_bws(
+        list(zip(frame["word1"], frame["word2"])),
+        name=name,
+        k=k,
+        factor=n_tuples / chosen,
+        n_raters=n_raters,
+        answers_per_tuple=answers_per_tuple,
+        seed=seed,
+        formats=formats,
+        raw_dir=folder,
+        language=language,
+        tuple_prefix=f"r{round_number}t",
+    )
+    shown = np.bincount(design.tuples.tuples.ravel(), minlength=chosen)  # the tuples each pair is in
+    frame = frame.assign(extra=shown, expected_width=np.nan)[
+        ["item_id", "word1", "word2", "n", "width", "extra", "expected_width"]
+    ]
+    dataset = copy.deepcopy(entry)
+    dataset["sources"] = list(dataset["sources"]) + design.datasets[formats[0]]["sources"]
+    summary = [
+        f"{design.tuples.n_tuples} tuples of {k} of the {chosen} pairs whose counting intervals are widest "
+        f"(mean width {frame['width'].mean():.3f}), each answered {answers_per_tuple} times: "
+        f"{design.tuples.n_tuples * answers_per_tuple} answers of a budget of {budget}",
+        *design.summary[1:],
+        f"the round's files are read from {folder}/ (its raters are r01, r02, ...: where the first round's "
+        "had those ids, send rNN's file to the first round's rNN, so that a rater's answers stay one rater's)",
+    ]
+    table = design.table.assign(round=round_number)
+    files = {f"round{round_number}/{rel}": data for rel, data in design.files.items()}
+    return TopupDesign(frame, table, files, dataset, summary)
