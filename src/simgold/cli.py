@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import string
 from dataclasses import dataclass
 import os
 import subprocess
@@ -41,10 +42,13 @@ from simgold.report.bws_sections import BWS_LEGEND, bws_overview
 from simgold.report.headline import agreement_overview, headline, overview_statistics
 from simgold.io.ledger import normalised_text, rejected_examples, rejection_line, set_aside_text
 from simgold.stats.agreement_statistics import AGREEMENT_STATISTICS
+from simgold.design.bws import INSTRUCTIONS as BWS_INSTRUCTIONS
 from simgold.design.bws import design_bws
 from simgold.design.output import config_text, write_design
 from simgold.design.pairs import read_pairs
+from simgold.design.rankings import DEFAULT_INSTRUCTIONS as RANKING_INSTRUCTIONS
 from simgold.design.rankings import design_rankings
+from simgold.design.sheets import fill_instructions
 from simgold.design.ratings import design_ratings, pilot_reliability
 from simgold.design.topup import design_bws_topup, design_topup
 from simgold.stats.rating_design import size_rating_design
@@ -274,6 +278,14 @@ def _design_ratings(args) -> int:
     return _write_design(args, design, "ratings", out)
 
 
+def _card(source: Path, summary, template: str) -> dict:
+    """The release card's keys a design knows: how the pairs were chosen (the design) and the
+    instructions, each rater's own values shown as <field>."""
+    fields = {name: f"<{name}>" for _, name, _, _ in string.Formatter().parse(template) if name}
+    pairs = f"The pairs of `{source}`.\n\n" + "\n".join(f"- {line}" for line in summary)
+    return {"pairs": pairs, "instructions": fill_instructions(template, fields)}
+
+
 @dataclass(frozen=True)
 class _Written:
     """What ``_write_design`` writes of a design whose entry the command completes."""
@@ -365,7 +377,7 @@ def _design_bws(args) -> int:
     returned = args.formats[0]
     entry = {"description": f"{args.name}: designed with simgold design bws ({returned})", **design.datasets[returned]}
     entry.setdefault("outliers", {"method": "pairwise_sd", "k": 2.0})
-    entry["release"] = {"card": {"pairs": f"The pairs of `{args.pairs}`.\n\n" + "\n".join(f"- {s}" for s in summary)}}
+    entry["release"] = {"card": _card(args.pairs, summary, template or BWS_INSTRUCTIONS)}
     result = _Written(files=design.files, table=design.table, dataset=entry, summary=summary)
     return _write_design(args, result, "bws", out)
 
@@ -397,7 +409,10 @@ def _design_rankings(args) -> int:
     except (OSError, ValueError) as err:
         print(f"simgold design rankings: {args.groups}: {err}", file=sys.stderr)
         return 1
-    return _write_design(args, design, "rankings", out)
+    template = args.instructions.read_text(encoding="utf-8") if args.instructions else RANKING_INSTRUCTIONS
+    entry = {**design.dataset, "release": {"card": _card(args.groups, design.summary, template)}}
+    written = _Written(files=design.files, table=design.table, dataset=entry, summary=list(design.summary))
+    return _write_design(args, written, "rankings", out)
 
 
 def _dataset_entry(config_files: list[Path], dataset: str) -> dict:
