@@ -518,3 +518,30 @@ def test_every_file_a_dataset_reads_is_an_input_of_the_archive(tmp_path):
         ("forms.tsv", ["r"], "forms.tsv"),
         ("items.tsv", ["b"], "items.tsv"),
     ]
+
+
+def test_rebuild_refuses_an_archive_holding_a_file_where_it_works(tmp_path, monkeypatch):
+    """A member named ``rebuild`` (listed in the MANIFEST, so the archive verifies): one line, no traceback."""
+    root, _, _ = _unpacked(tmp_path)
+    (root / "inputs" / "external" / "up" / "shared").mkdir(parents=True, exist_ok=True)
+    (root / "inputs" / "external" / "up" / "shared" / "closed.tsv").write_text("sly\tstrange\t1\n")
+    (root / "rebuild").write_text("x")
+    manifest = (root / "MANIFEST").read_text()
+    _write_manifest(root, [*manifest.splitlines(), f"{hashlib.sha256(b'x').hexdigest()}  1  rebuild"])
+    assert verify(root) == []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("nothing may run"))
+    assert rebuild(root, say=lambda _: None) == [
+        "rebuild: the archive holds a file there, where rebuild makes its working folder; nothing was run"
+    ]
+
+
+def test_verify_walks_folders_of_any_depth(tmp_path):
+    """1,300 nested folders: no RecursionError (the walk keeps a list, it does not recurse)."""
+    root, _, _ = _unpacked(tmp_path)
+    deep = root / "results"
+    for _ in range(1300):  # one level at a time (os.makedirs itself recurses)
+        deep = deep / "d"
+        deep.mkdir()
+    (deep / "x.txt").write_text("x")
+    problems = verify(root)
+    assert "results/" + "d/" * 1300 + "x.txt: not in the MANIFEST" in problems

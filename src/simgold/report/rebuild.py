@@ -262,6 +262,9 @@ def rebuild(directory: Path, cores: int = 2, say=print, recompute: bool = False)
     if problems:
         return problems + ["rebuild: refused: the archive does not verify (problems above); nothing was run"]
     entries, _ = read_manifest(directory)
+    scratch = directory / SCRATCH
+    if scratch.is_symlink() or (scratch.exists() and not scratch.is_dir()):  # a member of the archive, even
+        return [f"{SCRATCH}: the archive holds a file there, where rebuild makes its working folder; nothing was run"]
     rows, _ = read_external(directory)
     problems = _environment_problems(rows)
     if problems:

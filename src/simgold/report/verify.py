@@ -23,26 +23,26 @@ __all__ = ["verify", "read_manifest", "read_external", "read_withheld", "archive
 
 def _tree(directory: Path) -> tuple[dict[str, int], list[str], list[str]]:
     """({regular file: size}, links, other non-regular files: FIFOs, devices, sockets) under
-    ``directory``, relative, from ``lstat`` alone: nothing is followed or opened."""
+    ``directory``, relative, from ``lstat`` alone: nothing is followed or opened. Walked with a list
+    of folders still to read, not by recursion, so that no depth of folders can exhaust the stack."""
     found, links, odd = {}, [], []
-    for top, dirs, names in os.walk(directory, followlinks=False):
-        rel_top = Path(top).relative_to(directory)
-        for name in sorted(dirs):
-            if (Path(top) / name).is_symlink():
-                links.append((rel_top / name).as_posix())
-        dirs[:] = sorted(
-            d for d in dirs if not (Path(top) / d).is_symlink() and (top != str(directory) or d != SCRATCH)
-        )
-        for name in names:
-            rel = (rel_top / name).as_posix()
-            info = os.lstat(Path(top) / name)
-            if stat.S_ISLNK(info.st_mode):
-                links.append(rel)
-            elif stat.S_ISREG(info.st_mode):
-                found[rel] = info.st_size
-            else:
-                odd.append(rel)
-    return found, sorted(links), sorted(odd)
+    pending = [(directory, PurePosixPath())]
+    while pending:
+        top, rel_top = pending.pop()
+        with os.scandir(top) as entries:
+            for entry in entries:
+                rel = rel_top / entry.name
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISLNK(info.st_mode):
+                    links.append(rel.as_posix())
+                elif stat.S_ISDIR(info.st_mode):
+                    if not (top == directory and entry.name == SCRATCH):  # rebuild's own working folder
+                        pending.append((Path(entry.path), rel))
+                elif stat.S_ISREG(info.st_mode):
+                    found[rel.as_posix()] = info.st_size
+                else:
+                    odd.append(rel.as_posix())
+    return dict(sorted(found.items())), sorted(links), sorted(odd)
 
 
 #: the largest MANIFEST or EXTERNAL.tsv read (a real one is a few hundred kilobytes)
