@@ -111,9 +111,12 @@ def _check_files(where: str, src: dict, base_dir) -> None:
         raise ConfigError(
             f"{where}.encoding", f"{src['encoding']!r} is not an encoding Python knows (e.g. utf-8, cp1252)"
         ) from None
+    seen = {}
     for k, p in enumerate(source_paths(src)):
         key = f"{where}.path" + (f"[{k}]" if isinstance(src["path"], list) else "")
         real = resolved_path(p, base_dir, key)
+        if (first := seen.setdefault(real.resolve(), k)) != k:  # joined with itself: every column twice
+            raise ConfigError(key, f"{p!r} is path[{first}] again; a path list joins different files side by side")
         try:
             fmt = detect_format(p, src["format"])
         except InputError as err:  # an .xls file
