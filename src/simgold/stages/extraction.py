@@ -18,6 +18,7 @@ from simgold.io.cells import (
     cell_problem,
     cell_text,
     normalise_word,
+    parse_value,
     word_problem,
 )
 from simgold.io.layouts import Plan
@@ -102,7 +103,8 @@ def _text(raw: object) -> str | None:
     return unicodedata.normalize("NFC", text).strip() or None
 
 
-def _attr_values(table: RawTable, i: int, cols) -> dict:
+def _attr_values(table: RawTable, i: int, cols, decimal: str) -> dict:
+    """A row's attributes; a float attribute is read by the rules of a rating (the source's decimal)."""
     values = {}
     for name, j, typ in cols:
         raw = table.cell(i, j)
@@ -112,12 +114,23 @@ def _attr_values(table: RawTable, i: int, cols) -> dict:
         elif typ == "string":
             values[name] = unicodedata.normalize("NFC", text)
         else:
-            try:
-                values[name] = int(text) if typ == "int" else float(text.replace(",", "."))
-            except ValueError:
-                file, row, col = table.where(i, j)
-                raise InputError(file, f"attribute {name!r} must be {typ}", row=row, column=col, value=text) from None
+            values[name] = _attr_number(table, (i, j), name, typ, (raw, text), decimal)
     return values
+
+
+def _attr_number(table: RawTable, at: tuple, name: str, typ: str, cell: tuple, decimal: str):
+    raw, text = cell
+    if typ == "float":  # "1,234" in a file whose decimal is "." is no number, as for a rating
+        value, _, detail = parse_value(raw, missing=frozenset(), decimal=decimal)
+    else:
+        try:
+            value, detail = int(text), ""
+        except ValueError:
+            value, detail = None, "not a whole number"
+    if value is None:
+        file, row, col = table.where(*at)
+        raise InputError(file, f"attribute {name!r} must be {typ}: {detail}", row=row, column=col, value=text)
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,7 +247,7 @@ def extract_source(
     plan = layouts.source_plan(table, src, ds["kind"])
     columns = list(zip_longest(*table.rows, fillvalue=ABSENT))  # the table transposed, once
     n, base, slots = len(table.rows), len(out.items), len(plan.slots)
-    _add_items(table, plan, ds, out, forms)
+    _add_items(table, plan, ds, out, forms, src["decimal"])
     i, lines = np.arange(n), np.asarray(table.lines[0], dtype=np.int64)
     for j, role, rater, slot in plan.values:
         raters = out.items.rater[base:] if plan.rater is not None else rater  # long layouts: the row's rater
@@ -259,7 +272,7 @@ def _column(columns: list, j: int, n: int) -> np.ndarray:
     return values
 
 
-def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: WordForms | None = None) -> None:
+def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: WordForms | None, decimal: str) -> None:
     form, fold = ds["unicode"], ds["casefold"]
     for i in range(len(table.rows)):
         file, row = table.row_where(i)
@@ -275,7 +288,7 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
             out.normalised += [
                 (file, row, w) for w, p in zip(raw_words, plain) if isinstance(w, str) and p != w.strip(" ")
             ]
-        attrs = {**plan.constants, **_attr_values(table, i, plan.attrs)}
+        attrs = {**plan.constants, **_attr_values(table, i, plan.attrs, decimal)}
         rater, context, text = None, None, None
         if plan.rater is not None:
             rater = normalise_word(table.cell(i, plan.rater), "NFC", False)
@@ -296,7 +309,7 @@ def _add_items(table: RawTable, plan: Plan, ds: dict, out: Extracted, forms: Wor
                 word2=words[1],
                 context=slot.context if slot.context is not None else context,
                 context_text=_text(table.cell(i, slot.text)) if slot.text is not None else text,
-                attrs={**attrs, **slot.constants, **_attr_values(table, i, slot.attrs)},
+                attrs={**attrs, **slot.constants, **_attr_values(table, i, slot.attrs, decimal)},
                 file=file,
                 row=row,
                 rater=rater,
