@@ -37,6 +37,7 @@ LAZY = (
     "scipy.optimize",  # the MaxDiff model's fit (simgold.stats.maxdiff_model), only the jobs that fit it
     "matplotlib",
     "numba",
+    "platformdirs",  # Snakemake's profile folders, only for `simgold run` (it comes with snakemake)
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)
     "simgold.io.minilm",  # scipy.special (its GELU), only MiniLM's jobs
     "simgold.stats.dependent_correlations",  # scipy.special, only the jobs that test or show the MSD

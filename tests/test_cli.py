@@ -6,11 +6,13 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from simgold import cli
 from simgold.io.tables import write_parquet
 
 from .conftest import ROOT
@@ -289,3 +291,111 @@ def test_rejects_shows_control_characters_escaped(tmp_path):
     for shown in ("ca\\rt", "\\x1b[2Jdog", "חתול\\x00"):
         assert shown in out, out
     assert "\n2 word cell(s) normalised (Unicode form, invisible characters removed" in out
+
+
+# `simgold run` reads every config file Snakemake will read before Snakemake starts: the profiles'
+# too, and refuses in one line what is not a regular readable file, a bomb, or a target taken as a file
+
+
+@pytest.fixture
+def started(tmp_path, monkeypatch):
+    """Run in an empty folder; subprocess.call records the command instead of starting Snakemake."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SNAKEMAKE_PROFILE", raising=False)
+    commands = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda command: commands.append(command) or 0)
+    return commands
+
+
+def _write(path, text="datasets: {}\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_a_bomb_in_a_profiles_configfile_is_refused_quickly(tmp_path, started, capsys):
+    _write(tmp_path / "prof" / "profile.yaml", "cores: 1\nconfigfile: bomb.yaml\n")
+    _write(tmp_path / "prof" / "bomb.yaml", _alias_bomb(levels=12))  # 9**12 values once expanded
+    begin = time.perf_counter()
+    assert cli.main(["run", "-n", "--profile", "prof"]) == 1
+    assert time.perf_counter() - begin < 5 and started == []
+    assert capsys.readouterr().err == (
+        "config prof/bomb.yaml, line 7: a5 expands through YAML aliases to more than 100,000 values (an alias"
+        " bomb?); refused before expanding it (configfile of profile prof/profile.yaml)\n"
+    )
+
+
+def test_a_bomb_in_the_profile_itself_is_refused(tmp_path, started, capsys):
+    _write(tmp_path / "prof" / "profile.yaml", _alias_bomb(levels=12).replace("datasets: {}", "cores: 1"))
+    assert cli.main(["run", "-n", "--profile", "prof"]) == 1 and started == []
+    assert capsys.readouterr().err.startswith("config prof/profile.yaml, line 7: a5 expands through YAML aliases")
+
+
+def test_snakemake_profile_in_the_environment_is_read(tmp_path, started, capsys, monkeypatch):
+    _write(tmp_path / "prof" / "profile.yaml", "configfile: typo.yaml\n")
+    monkeypatch.setenv("SNAKEMAKE_PROFILE", "prof")
+    assert cli.main(["run", "-n"]) == 1 and started == []
+    assert (
+        capsys.readouterr().err == "config file typo.yaml (configfile of profile prof/profile.yaml): does not exist\n"
+    )
+    assert cli.main(["run", "-n", "--profile", "none"]) == 0 and len(started) == 1  # `none` overrides it
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "missing", "loop", "directory"])
+def test_what_is_not_a_regular_file_is_one_line_naming_it(tmp_path, started, capsys, kind):
+    path = {"device": "/dev/zero", "directory": "."}.get(kind, str(tmp_path / "bad.yaml"))
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "loop":
+        os.symlink("bad.yaml", path)
+    problem = {
+        "device": "is a character device, not a regular file",
+        "fifo": "is a FIFO (a named pipe), not a regular file",
+        "missing": "does not exist",
+        "loop": "is a symbolic link loop",
+        "directory": "is a directory, not a regular file",
+    }[kind]
+    assert cli.main(["run", "-n", "--configfile", path]) == 1 and started == []
+    assert capsys.readouterr().err == f"config file {path}: {problem}\n"
+
+
+def test_a_target_after_configfile_is_refused_with_the_fix(tmp_path, started, capsys):
+    _write(tmp_path / "design" / "x" / "config.yaml")
+    assert cli.main(["run", "--configfile", "design/x/config.yaml", "archive"]) == 1 and started == []
+    assert capsys.readouterr().err == (
+        "simgold run: 'archive' follows --configfile, so Snakemake would read it as a config file, and there is"
+        " no such file; put targets before --configfile or after `--` (simgold run archive --configfile FILE,"
+        " or simgold run --configfile FILE -- archive)\n"
+    )
+    assert cli.main(["run", "archive", "--configfile", "design/x/config.yaml"]) == 0
+    assert cli.main(["run", "--configfile", "design/x/config.yaml", "--", "archive"]) == 0
+    assert [command[-3:] for command in started] == [
+        ["archive", "--configfile", "design/x/config.yaml"],
+        ["design/x/config.yaml", "--", "archive"],
+    ]
+
+
+def test_good_configs_from_every_route_run(tmp_path, started, capsys):
+    _write(tmp_path / "config" / "config.yaml")
+    _write(tmp_path / "Snakefile", "rule all:\n    input: []\n")
+    _write(tmp_path / "profiles" / "default" / "profile.yaml", "configfile: local.yaml\n")
+    _write(tmp_path / "profiles" / "default" / "local.yaml")
+    _write(tmp_path / "ok.yaml")
+    assert cli.main(["run", "-n"]) == 0
+    assert cli.main(["run", "-n", "--configfile", "ok.yaml"]) == 0
+    assert [command[1:] for command in started] == [["-n"], ["-n", "--configfile", "ok.yaml"]]
+    # the workflow profile's configfile was read: a key given twice in it stops the run
+    _write(tmp_path / "profiles" / "default" / "local.yaml", "datasets: {}\ndatasets: {}\n")
+    assert cli.main(["run", "-n"]) == 1 and len(started) == 2
+    assert capsys.readouterr().err.startswith("config profiles/default/local.yaml, line 2: datasets is given twice")
+    assert cli.main(["run", "-n", "--configfile", "ok.yaml"]) == 0  # the command line's replaces it
+
+
+def test_the_console_script_refuses_a_device_in_one_line(tmp_path):
+    """No Python traceback and no .snakemake directory: Snakemake never started."""
+    _write(tmp_path / "prof" / "profile.yaml", "configfile: /dev/zero\n")
+    proc = simgold("run", "-n", "--profile", "prof", cwd=tmp_path)
+    message = (
+        "config file /dev/zero (configfile of profile prof/profile.yaml): is a character device, not a regular file"
+    )
+    assert (proc.returncode, proc.stderr, proc.stdout) == (1, message + "\n", "")
+    assert not (tmp_path / ".snakemake").exists()

@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from simgold.errors import SimgoldError
-from simgold.io.config import check_config_files
+from simgold.io.profiles import check_run_configs, command_line_config_files
 from simgold.io.demo import generate as generate_demo
 from simgold.io.labels import confidence_labels
 from simgold.io.paths import within_results
@@ -71,37 +71,25 @@ _PARALLELISM = (
 
 def config_files(args: list[str]) -> list[str]:
     """The config files a snakemake command line makes it read: the workflow's own and those given
-    with ``--configfile a.yaml b.yaml``, ``--configfiles ...`` or ``--configfile=a.yaml``.
+    with ``--configfile a.yaml b.yaml``, ``--configfiles ...`` or ``--configfile=a.yaml`` (those its
+    profiles name: :func:`simgold.io.profiles.check_run_configs`).
 
     Examples
     --------
     >>> config_files(["-n", "--configfile", "a.yaml", "b.yaml", "--configfiles=c.yaml", "all"])
     ['config/config.yaml', 'a.yaml', 'b.yaml', 'c.yaml']
     """
-    files, taking = ["config/config.yaml"], False
-    for arg in args:
-        if arg == "--":  # only targets follow
-            break
-        if not arg.startswith("-"):
-            if taking:  # like argparse, "+" takes every value up to the next option
-                files.append(arg)
-            continue
-        name, has_value, value = arg.partition("=")
-        # --configfile, --configfiles, or a shorter prefix should argparse accept it (3.11 calls it ambiguous)
-        is_configfile = name.startswith("--configf") and "--configfiles".startswith(name)
-        taking = is_configfile and not has_value
-        if is_configfile and has_value:
-            files.append(value)
-    return files
+    return ["config/config.yaml", *command_line_config_files(args)]
 
 
 def _run(args: list[str]) -> int:
-    # Snakemake merges a --configfile into its config (expanding an alias bomb of mappings) before
-    # the Snakefile's own check runs: so the files are checked here, before Snakemake starts
+    # Snakemake merges a --configfile and a profile's configfile into its config (expanding an alias
+    # bomb of mappings, reading a device) before the Snakefile's own check runs: so every file it will
+    # read is checked here, before Snakemake starts
     options = args[: args.index("--")] if "--" in args else args
     try:
         if not {"-h", "--help"} & set(options):  # help reads no config
-            check_config_files(config_files(args))
+            check_run_configs(args)
     except SimgoldError as err:
         print(err, file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ __all__ = [
     "models",
     "ods",
     "paths",
+    "profiles",
     "progress",
     "rawformats",
     "rawrecords",
