@@ -590,7 +590,7 @@ def test_word_forms_files_and_pattern_are_checked_with_the_config(tmp_path):
 
     spec = _forms_files(tmp_path, [("cat-n", "dog-n")])
     spec["sources"][1]["word_forms"]["strip"] = "-[a-z"
-    with pytest.raises(ConfigError, match=r"sources\[1\]\.word_forms\.strip.*not a regular expression"):
+    with pytest.raises(ConfigError, match=r"sources\[1\]\.word_forms\.strip.*not a valid regular expression"):
         check_dataset("t", spec, str(tmp_path))
     spec["sources"][1]["word_forms"] = {**spec["sources"][1]["word_forms"], "strip": "-x", "path": ["lemma.txt", "gone.txt"]}
     with pytest.raises(ConfigError, match=r"word_forms\.path\[1\].*'gone\.txt' does not exist"):
