@@ -590,8 +590,70 @@ def test_word_forms_files_and_pattern_are_checked_with_the_config(tmp_path):
 
     spec = _forms_files(tmp_path, [("cat-n", "dog-n")])
     spec["sources"][1]["word_forms"]["strip"] = "-[a-z"
-    with pytest.raises(ConfigError, match=r"sources\[1\]\.word_forms\.strip.*not a regular expression"):
+    with pytest.raises(ConfigError, match=r"sources\[1\]\.word_forms\.strip.*not a valid regular expression"):
         check_dataset("t", spec, str(tmp_path))
     spec["sources"][1]["word_forms"] = {**spec["sources"][1]["word_forms"], "strip": "-x", "path": ["lemma.txt", "gone.txt"]}
     with pytest.raises(ConfigError, match=r"word_forms\.path\[1\].*'gone\.txt' does not exist"):
         check_dataset("t", spec, str(tmp_path))
+
+
+def _forms_table(tmp_path, rows, strip=None, **dataset):
+    """A dataset whose second source is mapped by a word_forms table of ``rows`` (w1 w2 t1 t2)."""
+    (tmp_path / "forms.txt").write_text("".join(" ".join(r) + "\n" for r in rows), encoding="utf-8")
+    (tmp_path / "a.csv").write_text("w1,w2,ann\nfeline,canine,5\n", encoding="utf-8")
+    (tmp_path / "b.csv").write_text("w1,w2,bob\ncat,dog,4\n", encoding="utf-8")
+    forms = {"path": "forms.txt", "header": False, "sep": "whitespace", "source_words": [1, 2], "target_words": [3, 4]}
+    return ds([{"path": "a.csv", "words": ["w1", "w2"], "raters": ["ann"]},
+               {"path": "b.csv", "words": ["w1", "w2"], "raters": ["bob"],
+                "word_forms": {**forms, **({"strip": strip} if strip else {})}}], **dataset)  # fmt: skip
+
+
+def test_a_symmetric_datasets_reversed_pair_mapped_another_way_is_an_error_naming_both_rows(tmp_path):
+    """dog / cat is cat / dog in a symmetric dataset: mapping it to puppy / kitten after cat / dog
+    went to feline / canine gave two forms of one pair, and the first row silently won."""
+    spec = _forms_table(tmp_path, [("cat", "dog", "feline", "canine"), ("dog", "cat", "puppy", "kitten")])
+    message = (
+        "forms.txt, row 2: the pair dog / cat is mapped to canine / feline (row 1, as cat / dog -> feline / canine: "
+        "the same pair in a symmetric dataset) and to puppy / kitten; expected one form of the dataset per source pair"
+    )
+    with pytest.raises(InputError) as err:
+        run(tmp_path, spec)
+    assert str(err.value) == message
+    # the reversed pair mapped to the reversed target is the same mapping: no error, bob's rating lands on ann's item
+    spec = _forms_table(tmp_path, [("cat", "dog", "feline", "canine"), ("dog", "cat", "canine", "feline")])
+    assert ratings(run(tmp_path, spec)) == [("feline", "canine", "ann", 5.0), ("feline", "canine", "bob", 4.0)]
+    # a pair of one word twice is its own reverse; an asymmetric dataset keeps the two orders apart
+    run(tmp_path, _forms_table(tmp_path, [("cat", "dog", "feline", "canine"), ("cat", "cat", "a", "b")] * 2))
+    spec = _forms_table(tmp_path, [("cat", "dog", "feline", "canine"), ("dog", "cat", "puppy", "kitten")],
+                        symmetric=False)  # fmt: skip
+    assert ratings(run(tmp_path, spec)) == [("feline", "canine", "ann", 5.0), ("feline", "canine", "bob", 4.0)]
+
+
+def test_a_strip_that_empties_a_word_is_an_error_naming_the_pattern(tmp_path):
+    """``strip: ".*"`` emptied every word, and the error spoke of "the pair  /  mapped two ways"."""
+    spec = _forms_table(tmp_path, [("cat", "dog", "feline", "canine"), ("cow", "hen", "bovine", "fowl")], strip=".*")
+    with pytest.raises(ConfigError) as err:
+        run(tmp_path, spec)
+    assert str(err.value) == (
+        "config datasets.t.sources[1].word_forms.strip: '.*' leaves nothing of the source word 'cat' (forms.txt, "
+        "row 1): a strip pattern removes a part of each word, e.g. '-[a-z]$' for a tag"
+    )
+    # a strip that leaves something: the table maps as before (look-around works as with re)
+    spec = _forms_table(tmp_path, [("cat-n", "dog-n", "feline", "canine")], strip=r"(?<=[a-z])-[a-z]$")
+    assert ratings(run(tmp_path, spec)) == [("feline", "canine", "ann", 5.0), ("feline", "canine", "bob", 4.0)]
+
+
+def test_a_strip_that_backtracks_without_end_stops_with_a_one_line_error(tmp_path, monkeypatch):
+    """``(a|aa)+$`` on 40 letters and a b backtracks exponentially: with re the clean job hung."""
+    from simgold.io import patterns
+
+    monkeypatch.setattr(patterns, "PATTERN_SECONDS", 0.2)
+    word = "a" * 40 + "b"
+    spec = _forms_table(tmp_path, [(word, "dog", "feline", "canine")], strip="(a|aa)+$")
+    with pytest.raises(patterns.PatternTimeout) as err:
+        run(tmp_path, spec)
+    assert str(err.value) == (
+        f"config datasets.t.sources[1].word_forms.strip: the pattern '(a|aa)+$' did not finish within 0.2 s on "
+        f"'{word}' (a nested repetition such as (a|aa)+ can take exponential time): simplify the pattern"
+    )
+    assert "\n" not in str(err.value) and isinstance(err.value, ConfigError)

@@ -20,6 +20,7 @@ __all__ = [
     "models",
     "ods",
     "paths",
+    "patterns",
     "profiles",
     "progress",
     "rawformats",

@@ -25,11 +25,11 @@ derived when this module is imported: a real layout is a line of the ``LAYOUTS``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from simgold.errors import InputError
+from simgold.io.patterns import PatternTimeout, compile_pattern, search
 from simgold.io.rawtable import RawTable
 
 __all__ = [
@@ -196,10 +196,13 @@ def _raters_by_pattern(table: RawTable, spec: str, what: str) -> list[tuple[int,
         raise InputError(
             table.files[0], f"{what}: a pattern needs a header", expected="positions for header-less files"
         )
-    pattern = re.compile(spec)
+    pattern = compile_pattern(spec, what)  # checked with the config: compiles
     out = []
     for j, name in enumerate(table.header):
-        m = pattern.search(name) if name else None
+        try:
+            m = search(pattern, name, what) if name else None
+        except PatternTimeout as err:
+            raise InputError(table.files[0], f"{what}: {err.reason}", column=name) from None
         if not m:
             continue
         rater = m.group(1) if pattern.groups else name

@@ -8,11 +8,11 @@ in a format it can be read in. Every error names the key, e.g. ``datasets.dsd-da
 from __future__ import annotations
 
 import codecs
-import re
 from pathlib import Path
 
 from simgold.errors import ConfigError, InputError
 from simgold.io.layouts import COLUMN_KEYS, LAYOUTS, ONE_COLUMN_KEYS
+from simgold.io.patterns import compile_pattern, search
 from simgold.io.rawformats import detect_format
 from simgold.io.rawtable import close_names, did_you_mean
 from simgold.io.readers import resolve_path, source_paths, text_header
@@ -138,12 +138,7 @@ def _check_word_forms(where: str, forms: dict, base_dir) -> None:
         if problem := path_problem(resolved_path(p, base_dir, key)):
             raise ConfigError(key, f"{p!r} {problem}")
     if "strip" in forms:
-        try:
-            re.compile(forms["strip"])
-        except re.error as err:
-            raise ConfigError(
-                f"{where}.word_forms.strip", f"{forms['strip']!r} is not a regular expression: {err}"
-            ) from None
+        compile_pattern(forms["strip"], f"{where}.word_forms.strip")
 
 
 def _named_columns(src: dict) -> list[tuple[str, str | int]]:
@@ -172,15 +167,15 @@ def _check_column_names(where: str, src: dict, names: list[str] | None) -> None:
     if names is None:
         return
     named = [(key, ref) for key, ref in _named_columns(src) if isinstance(ref, str)]
-    pattern = src.get("raters") if isinstance(src.get("raters"), str) else None
+    pattern = compile_pattern(src["raters"], f"{where}.raters") if isinstance(src.get("raters"), str) else None
     header = [n for n in names if n]
     for key, ref in named:
         if ref not in names:
             close = close_names(ref, header)
             hint = did_you_mean(close)
             raise ConfigError(f"{where}.{key}", f"no column named {ref!r} in the file's header{hint} (it has {header})")
-        if pattern and key != "extra_fields.join" and re.search(pattern, ref):
-            raise ConfigError(f"{where}.raters", f"the pattern {pattern!r} also matches {key} column {ref!r}")
+        if pattern and key != "extra_fields.join" and search(pattern, ref, f"{where}.raters"):
+            raise ConfigError(f"{where}.raters", f"the pattern {pattern.pattern!r} also matches {key} column {ref!r}")
 
 
 def resolved_path(path: str, base_dir, where: str) -> Path:
@@ -245,10 +240,7 @@ def _attribute_refs(src: dict):
 
 
 def _check_regex(where: str, pattern: str) -> None:
-    try:
-        compiled = re.compile(pattern)
-    except re.error as err:
-        raise ConfigError(where, f"{pattern!r} is not a valid regular expression: {err}") from None
+    compiled = compile_pattern(pattern, where)
     if compiled.groups > 1:
         raise ConfigError(
             where, f"{pattern!r} has {compiled.groups} capture groups; at most one (the rater id) is allowed"

@@ -9,15 +9,19 @@ and the score distribution with SD and RSD by score (as Table 1 and Figure 1 of 
 paper).
 
 PNG files written with the Agg backend and no metadata, so the same tables give the same bytes.
+Every text is drawn as plain text (``_plain_text``): a rater, word or model name holding ``$``,
+``\\``, ``_`` or ``^`` is printed as it is, never read as mathtext or TeX.
 matplotlib is imported when the first figure is drawn: the registry (read by the workflow's
 routing) and the pages need no matplotlib.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +36,8 @@ from simgold.stages.agreement import OutlierCut, outlier_cut
 __all__ = ["Figure", "Figures", "FIGURES", "draw_dataset_figures", "figures_rst", "main"]
 
 _SAVE = {"dpi": 110, "metadata": {"Software": None}}
+#: matplotlib settings for every figure: text is plain text, never mathtext (``$...$``) or TeX
+_PLAIN_TEXT = {"text.parse_math": False, "text.usetex": False}
 
 
 def _pyplot():
@@ -42,6 +48,27 @@ def _pyplot():
     import matplotlib.pyplot as plt  # here: as above
 
     return plt
+
+
+@contextmanager
+def _plain_text() -> Iterator[None]:
+    """matplotlib with every text plain: a label made while it holds (and the tick labels drawn
+    when the figure is saved inside it) prints ``r$\\foo$`` as those six characters."""
+    import matplotlib  # here: heavy, and only drawing needs it
+
+    with matplotlib.rc_context(_PLAIN_TEXT):
+        yield
+
+
+def _plain(draw: Callable) -> Callable:
+    """A figure function that draws and saves its figure inside ``_plain_text``."""
+
+    @functools.wraps(draw)
+    def plain(*args, **kwargs):
+        with _plain_text():
+            return draw(*args, **kwargs)
+
+    return plain
 
 
 def _save(fig, path) -> None:
@@ -73,6 +100,7 @@ def _legend_outside(ax, **kwargs) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
 
 
+@_plain
 def _rater_agreement_figure(
     raters: pd.DataFrame, agreement: pd.DataFrame, path, title: str, outliers: dict | None = None
 ) -> None:
@@ -131,6 +159,7 @@ def _rater_bars(ax, stage: pd.DataFrame, agreement: pd.DataFrame, threshold) -> 
     _legend_outside(ax, handles=handles + ax.get_legend_handles_labels()[0])
 
 
+@_plain
 def _distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, title: str) -> None:
     """Left: items per bin of the scale. Right, where the dataset has SDs: mean SD and RSD of the
     items in each bin against the bin's average score (no empty panel where it has none)."""
@@ -156,6 +185,7 @@ def _distribution_figure(gold: pd.DataFrame, distribution: pd.DataFrame, path, t
     _save(fig, path)
 
 
+@_plain
 def _reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title: str) -> None:
     """Expected reliability of the item means against the raters per item (Spearman-Brown from the
     split-half single-rater reliability), its band from the splits' 2.5-97.5 percentiles, the 0.8
@@ -198,6 +228,7 @@ def _reliability_figure(summary: pd.DataFrame, curve: pd.DataFrame, path, title:
 METRIC_AXES = {"spearman": ("Spearman's rho", None), "ag_score": ("A&G score (share of comparisons kept)", (0.0, 1.0))}
 
 
+@_plain
 def _scores_figure(scores: pd.DataFrame, path, title: str) -> None:
     """The main metric of every model with its CI, one panel per metric (Spearman's rho and the A&G
     score are on different scales), and the human ceiling (leave-one-out Spearman of the raters)
@@ -233,6 +264,7 @@ def _scores_figure(scores: pd.DataFrame, path, title: str) -> None:
     _save(fig, path)
 
 
+@_plain
 def _noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
     """Mean Spearman against the noise level, with the 2.5-97.5 percentile band, per model."""
     fig, ax = _pyplot().subplots(figsize=(9, 3.6))
@@ -244,18 +276,22 @@ def _noise_figure(tables: list[pd.DataFrame], path, title: str) -> None:
         ax.set_title(title, fontsize=10)
         _save(fig, path)
         return
+    handles, labels = [], []  # given to the legend as they are: a model named "_x" is not hidden
     for t in tables:
         model = t["model"].iloc[0]
         if t["mean"].isna().all():  # listed, with why, so that a missing curve is not taken for a hidden one
             why = t["note"].iloc[0] if "note" in t else ""
-            ax.plot([], [], " ", label=f"{model}: no curve{f' ({why})' if why else ''}")
+            handles += ax.plot([], [], " ")
+            labels.append(f"{model}: no curve{f' ({why})' if why else ''}")
             continue
-        label = f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
-        ax.plot(t["level"], t["mean"], "o-", ms=3, label=label)
+        labels.append(
+            f"{model}: trend {t['trend_spearman'].iloc[0]:.2f}, monotonic in {t['monotonic_share'].iloc[0]:.0%} of {t['m'].iloc[0]} curves"
+        )
+        handles += ax.plot(t["level"], t["mean"], "o-", ms=3)
         ax.fill_between(t["level"], t["p2_5"], t["p97_5"], alpha=0.2)
     ax.set_xlabel(_noise_axis_label(curves))
     ax.set_ylabel("Spearman")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    ax.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     _save(fig, path)
@@ -270,6 +306,7 @@ def _noise_axis_label(tables: list[pd.DataFrame]) -> str:
     return "noise level n (U(-n, n) added to every vector element)"
 
 
+@_plain
 def _context_figure(tests: pd.DataFrame, path, title: str) -> None:
     """Each pair's mean rating in context 1 and context 2 (filled where q < 0.05)."""
     t = tests.assign(diff=tests["mean2"] - tests["mean1"]).sort_values("diff", kind="stable").reset_index(drop=True)
@@ -323,6 +360,7 @@ class Figure:
     shown_if: Callable[[Any, str], bool]
 
 
+@_plain
 def _bws_figure(scores: pd.DataFrame, raters: pd.DataFrame | None, outliers: dict | None, path, title: str) -> None:
     """A Best-Worst Scaling dataset's two scores and its raters. Left: each pair's counting score
     against its MaxDiff utility, with both intervals. Right: each rater's agreement with the others
@@ -546,7 +584,8 @@ def draw_dataset_figures(name: str, figures: list[tuple[str, str]], tables: dict
         kind = Path(path).stem
         if kind not in FIGURES:
             raise ValueError(f"{path}: no figure of that name ({', '.join(FIGURES)})")
-        FIGURES[kind].draw(name, tables, path)
+        with _plain_text():  # a figure added to the registry gets plain text too
+            FIGURES[kind].draw(name, tables, path)
 
 
 #: what stands for the dataset's name in a caption of workflow/report/figures.rst (Jinja2)

@@ -131,7 +131,8 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
         log.info(f"{', '.join(table.files)}: {len(table.rows)} data rows, {table.width} columns, separator {sep}")
         for message in table.messages:
             log.info(message)
-        forms = WordForms.read(src["word_forms"], ds, base_dir) if "word_forms" in src else None
+        where = f"datasets.{name}.sources[{s_idx}].word_forms"
+        forms = WordForms.read(src["word_forms"], ds, base_dir, where) if "word_forms" in src else None
         if forms is not None:
             log.info(
                 f"{', '.join(table.files)}: pairs mapped to the dataset's form by {forms.file} ({len(forms.pairs)})"

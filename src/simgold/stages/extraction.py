@@ -5,14 +5,13 @@ the ledger's notes of columns the config does not name); a source's ``word_forms
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
 import numpy as np
 
-from simgold.errors import InputError
+from simgold.errors import ConfigError, InputError
 from simgold.io import layouts
 from simgold.io.cells import (
     cell_problem,
@@ -22,6 +21,7 @@ from simgold.io.cells import (
     word_problem,
 )
 from simgold.io.layouts import Plan
+from simgold.io.patterns import compile_pattern, sub
 from simgold.io.rawtable import ABSENT, RawTable, blank
 from simgold.io.readers import read_columns
 
@@ -58,33 +58,53 @@ class WordForms:
     symmetric: bool
 
     @classmethod
-    def read(cls, spec: dict, ds: dict, base_dir: str) -> "WordForms":
+    def read(cls, spec: dict, ds: dict, base_dir: str, where: str = "word_forms") -> "WordForms":
         """The table of ``spec`` (a source's word_forms), with ``strip`` removed from its source words.
+
+        Parameters
+        ----------
+        spec : dict
+            The source's ``word_forms`` config.
+        ds : dict
+            The dataset's config (``unicode``, ``casefold``, ``symmetric``).
+        base_dir : str
+            What the table's paths are relative to.
+        where : str
+            The table's config key, e.g. ``datasets.x.sources[1].word_forms``, for the errors.
+
+        Returns
+        -------
+        WordForms
+            The table, its pairs normalised as items are.
 
         Raises
         ------
         InputError
-            For a row without all four words, or a source pair the table maps to two pairs.
+            For a row without all four words, or a source pair the table maps to two pairs (in a
+            symmetric dataset b / a is the pair a / b, its target read reversed).
+        ConfigError
+            For a ``strip`` that leaves nothing of a source word, or that does not finish on one
+            within ``simgold.io.patterns.PATTERN_SECONDS``.
         """
         refs = list(spec["source_words"]) + list(spec["target_words"])
         rows, name = read_columns(spec, refs, base_dir)
-        strip = re.compile(spec["strip"]) if "strip" in spec else None
+        strip_key = f"{where}.strip"
+        strip = compile_pattern(spec["strip"], strip_key) if "strip" in spec else None
         form, fold = ds["unicode"], ds["casefold"]
-        pairs, where = {}, {}
+        pairs, where_read = {}, {}
         for *words, row in rows:
-            if not all(words):
-                raise InputError(name, "a word_forms row needs all four words", row=row, value=" | ".join(words))
-            source = tuple(normalise_word(strip.sub("", w) if strip else w, form, fold) for w in words[:2])
             target = tuple(normalise_word(w, form, fold) for w in words[2:])
-            if source in pairs and pairs[source] != target:
-                raise InputError(
-                    name,
-                    f"the pair {source[0]} / {source[1]} is mapped to {' / '.join(pairs[source])} (row "
-                    f"{where[source]}) and to {' / '.join(target)}",
-                    row=row,
-                    expected="one form of the dataset per source pair",
+            if not all(words) or not all(target) or not all(normalise_word(w, form, fold) for w in words[:2]):
+                raise InputError(name, "a word_forms row needs all four words", row=row, value=" | ".join(words))
+            source = tuple(normalise_word(sub(strip, w, strip_key) if strip else w, form, fold) for w in words[:2])
+            if not all(source):  # the strip took the whole word: every such pair would be one pair ""/""
+                raise ConfigError(
+                    strip_key,
+                    f"{spec['strip']!r} leaves nothing of the source word {words[source.index('')]!r} ({name}, row "
+                    f"{row}): a strip pattern removes a part of each word, e.g. '-[a-z]$' for a tag",
                 )
-            pairs[source], where[source] = target, row
+            _check_one_form(pairs, where_read, source, target, ds["symmetric"], name, row)
+            pairs[source], where_read[source] = target, row
         return cls(pairs, name, ds["symmetric"])
 
     def map(self, w1: str, w2: str) -> tuple[str, str, str]:
@@ -95,6 +115,28 @@ class WordForms:
             t1, t2 = self.pairs[w2, w1]
             return t2, t1, ""
         return w1, w2, f"the pair {w1} / {w2} is not in the word_forms table {self.file}"
+
+
+def _check_one_form(pairs: dict, rows: dict, source: tuple, target: tuple, symmetric: bool, file: str, row) -> None:
+    """A word_forms row's source pair is not mapped to another pair by an earlier row: neither the
+    same pair nor, in a symmetric dataset (where b / a is the pair a / b), the reversed one."""
+    seen = [(source, target)]
+    if symmetric and source[::-1] != source:
+        seen.append((source[::-1], target[::-1]))
+    for earlier, mapped in seen:
+        if earlier not in pairs or pairs[earlier] == mapped:
+            continue
+        before, how = pairs[earlier], ""
+        if earlier != source:  # the earlier row's target in this row's order
+            before = before[::-1]
+            how = f", as {earlier[0]} / {earlier[1]} -> {' / '.join(pairs[earlier])}: the same pair in a symmetric dataset"
+        raise InputError(
+            file,
+            f"the pair {source[0]} / {source[1]} is mapped to {' / '.join(before)} (row {rows[earlier]}{how}) and to "
+            f"{' / '.join(target)}",
+            row=row,
+            expected="one form of the dataset per source pair",
+        )
 
 
 def _text(raw: object) -> str | None:
