@@ -12,13 +12,15 @@ from __future__ import annotations
 import copy
 import math
 
+import pandas as pd
 import pytest
 import yaml
 
-from simgold.errors import ConfigError
+from simgold.errors import ConfigError, DataError
 from simgold.io.cardtext import check_url
 from simgold.io.config import check_config, load_config, validate_schema
 from simgold.io.schema import key_path, load_schema
+from simgold.stages.clean import check_rejected
 
 from .test_config import check, fails
 
@@ -326,3 +328,14 @@ def test_a_key_that_yaml_reads_as_no_text_is_refused(tmp_path, yaml_text, where,
         == f"config {where}: the key {key} is not text (YAML read it as {read}; write the name in quotes)"
     )
 
+
+def test_max_rejected_is_said_with_the_digits_it_has():
+    # 2 of 250 values rejected: 0.8%, more than 0.004 (0.4%, not "0%"); 1 of 250 is exactly 0.4%
+    summary = pd.Series(
+        {"dataset": "d", "n_values_held": 250, "n_values_rejected": 2, "values_rejected": "out_of_scale 2"}
+    )
+    with pytest.raises(DataError, match=r"\(0\.8%\).*; more than max_rejected 0\.4% of the dataset's values"):
+        check_rejected(summary, 0.004, "ledger.tsv")
+    with pytest.raises(DataError, match=r"more than max_rejected 0\.125% of"):
+        check_rejected(summary, 0.00125, "ledger.tsv")
+    check_rejected(pd.Series({**summary, "n_values_rejected": 1}), 0.004, "ledger.tsv")  # not more than 0.4%
