@@ -24,7 +24,7 @@ from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawtable import did_you_mean
 from simgold.io.readers import resolve_path, source_paths
 from simgold.io.schema import defaults as _defaults
-from simgold.io.schema import load_schema, resolve_model
+from simgold.io.schema import check_values, key_path, load_schema, resolve_model
 from simgold.io.sniff import path_problem
 from simgold.io.sourcechecks import check_source, resolved_path
 from simgold.io.vectorformats import detect_format as embedding_format
@@ -159,7 +159,9 @@ def _check_keys(node: yaml.MappingNode, where: str, path: str) -> None:
 
 
 def validate_schema(config: dict) -> None:
-    """Validate against the JSON schema; raise :class:`ConfigError` naming the key path.
+    """Validate against the JSON schema; raise :class:`ConfigError` naming the key path. What the
+    schema cannot say is checked first (``simgold.io.schema.check_values``): NaN and infinities,
+    keys that are not text.
 
     Parameters
     ----------
@@ -168,6 +170,7 @@ def validate_schema(config: dict) -> None:
     """
     import jsonschema  # heavy (docs/benchmarks.md), only when a config is checked
 
+    check_values(config)  # first: the schema's error for a NaN in a oneOf names the block, not the key
     validator = jsonschema.Draft202012Validator(load_schema())
     errors = sorted(
         validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path)))
@@ -175,7 +178,7 @@ def validate_schema(config: dict) -> None:
     if not errors:
         return
     err = jsonschema.exceptions.best_match(errors)
-    where = _path_text(err.absolute_path)
+    where = key_path(err.absolute_path)
     if err.validator == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed))
@@ -199,13 +202,6 @@ def _resolve_noise(node: dict, given: dict) -> dict:
     out = {**_defaults(node), **given}
     out["levels"] = {**_defaults(node["properties"]["levels"]), **given.get("levels", {})}
     return out
-
-
-def _path_text(parts) -> str:
-    text = ""
-    for p in parts:
-        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
-    return text or "(top level)"
 
 
 def resolve_dataset(spec: dict) -> dict:

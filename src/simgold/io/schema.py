@@ -6,16 +6,27 @@ so that a reader can take its defaults from here without the config checks' impo
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
 import yaml
 
+from simgold.errors import ConfigError
 from simgold.io.layouts import BWS_PRESETS, KINDS, LAYOUT_NAMES
 from simgold.io.models import FORMATS, PACKAGES
 from simgold.io.rawformats import RAW_FORMATS, table_formats
 
-__all__ = ["SCHEMA_PATH", "load_schema", "defaults", "schema_defaults", "resolve_reader", "resolve_model"]
+__all__ = [
+    "SCHEMA_PATH",
+    "load_schema",
+    "check_values",
+    "key_path",
+    "defaults",
+    "schema_defaults",
+    "resolve_reader",
+    "resolve_model",
+]
 
 SCHEMA_PATH = str(Path(__file__).parent / "schemas" / "config.schema.yaml")
 
@@ -40,6 +51,74 @@ def load_schema() -> dict:
     defs["model"]["properties"]["format"]["enum"] = ["auto", *FORMATS]
     defs["model"]["properties"]["package"]["enum"] = list(PACKAGES)
     return schema
+
+
+def check_values(config) -> None:
+    """What the JSON schema cannot say about a loaded config, checked before it: every number is
+    finite (YAML's ``.nan`` passes every bound, since NaN compares false with both ends, and
+    ``.inf`` every bound on one side) and every key of every mapping is text (a schema's
+    ``propertyNames`` pattern does not look at a key YAML read as a number, ``true`` or ``null``).
+    First, so that a NaN inside a ``oneOf`` (a range of rater columns) is named by its own key.
+
+    Parameters
+    ----------
+    config : object
+        A config as loaded (mappings, lists and scalars).
+
+    Raises
+    ------
+    simgold.errors.ConfigError
+        Naming the key path and the value, as a schema error does.
+
+    Examples
+    --------
+    >>> check_values({"datasets": {"d": {"max_rejected": float("nan")}}})
+    Traceback (most recent call last):
+    ...
+    simgold.errors.ConfigError: config datasets.d.max_rejected: .nan is not a finite number
+    >>> check_values({"scoring": {"confidence": 0.95}, "archive": {"name": "paper"}})
+    """
+    stack = [((), config)]
+    while stack:  # depth first, in the order of the file: the first problem is the one named
+        where, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            text = ".nan" if math.isnan(node) else ("-.inf" if node < 0 else ".inf")
+            raise ConfigError(key_path(where), f"{text} is not a finite number")
+        if isinstance(node, dict):
+            for key in node:
+                if not isinstance(key, str):
+                    read = "true or false" if isinstance(key, bool) else ("null" if key is None else "a number")
+                    raise ConfigError(
+                        key_path(where),
+                        f"the key {key!r} is not text (YAML read it as {read}; write the name in quotes)",
+                    )
+            stack.extend(((*where, key), value) for key, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend(((*where, i), value) for i, value in reversed(list(enumerate(node))))
+
+
+def key_path(parts) -> str:
+    """Where a value is in the config, as errors name it.
+
+    Parameters
+    ----------
+    parts : iterable of str or int
+        The keys (and list positions) that lead to it.
+
+    Returns
+    -------
+    str
+        E.g. ``datasets.d.sources[0].raters``; ``(top level)`` for none.
+
+    Examples
+    --------
+    >>> key_path(["datasets", "d", "sources", 0, "raters"])
+    'datasets.d.sources[0].raters'
+    """
+    text = ""
+    for p in parts:
+        text += f"[{p}]" if isinstance(p, int) else (f".{p}" if text else str(p))
+    return text or "(top level)"
 
 
 def defaults(node: dict) -> dict:
@@ -113,4 +192,3 @@ def resolve_model(spec: dict) -> dict:
     True
     """
     return {**schema_defaults("$defs", "model"), **spec}
-

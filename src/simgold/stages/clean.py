@@ -314,7 +314,7 @@ def check_rejected(summary: pd.Series, max_rejected: float, ledger_path: str) ->
     held, rejected = int(summary["n_values_held"]), int(summary["n_values_rejected"])
     if held and rejected / held > max_rejected:
         raise DataError(
-            f"{rejection_line(summary)}; more than max_rejected {max_rejected:.0%} of the dataset's values: "
+            f"{rejection_line(summary)}; more than max_rejected {max_rejected * 100:g}% of the dataset's values: "
             f"stopped (the ledger, every rejected cell with file, row, column and reason: {ledger_path})"
         )
 
