@@ -253,7 +253,14 @@ def test_paired_difference():
     same = paired_difference("d", "a", "b", gold, good, good, resamples=400)
     assert same.difference == 0 and same.p == 1.0
     diff = paired_difference("d", "a", "b", gold, good, bad, resamples=400)
-    assert diff.difference > 0.3 and diff.p < 0.01 and diff.ci_low > 0
+    assert diff.difference > 0.3 and diff.ci_low > 0
+    # every one of the 400 differences is above 0: p = 2 (0 + 1) / (400 + 1), never 0 (issue 41)
+    assert diff.p == 2 / 401
+    # and so its adjusted values: three such pairs, Holm 3 x 2/401 each, never 0
+    from simgold.stages.scores import with_holm
+
+    three = pd.DataFrame({"dataset": "d", "metric": "spearman", "p": [diff.p] * 3, "williams_p": 0.5})
+    assert with_holm(three)["p_holm"].tolist() == pytest.approx([6 / 401] * 3, abs=1e-15)
 
 
 def test_score_dataset_reports_oov_and_the_human_ceiling():
