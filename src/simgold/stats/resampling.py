@@ -38,6 +38,7 @@ __all__ = [
     "percentile_interval",
     "random_halves",
     "spearman_resamples",
+    "supported_interval",
 ]
 
 
@@ -309,6 +310,44 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, f
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(defined, [tail, 1.0 - tail])
     return float(low), float(high), int(len(values) - len(defined))
+
+
+def supported_interval(values: np.ndarray, confidence: float, fewest: int) -> tuple[float, float, str]:
+    """``percentile_interval`` where at least ``fewest`` resamples have a value, else none and a
+    note: a level that the resamples cannot support (fewer than one beyond each end of the
+    interval, ``simgold.stats.agreement_ci.min_resamples``) gives no interval, not the extremes.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The statistic on each resample, NaN where undefined.
+    confidence : float
+        The interval's coverage.
+    fewest : int
+        The fewest resamples with a value an interval rests on.
+
+    Returns
+    -------
+    tuple
+        ``(low, high, note)``: the note is "" where the interval exists, else why not (NaN bounds).
+
+    Examples
+    --------
+    >>> [round(x, 2) for x in supported_interval(np.arange(100.0), 0.9, 20)[:2]]
+    [4.95, 94.05]
+    >>> supported_interval(np.arange(100.0), 0.999, 2000)
+    (nan, nan, '100 resamples with a value: no 99.9% interval (at least 2000 needed)')
+    >>> supported_interval(np.full(3, np.nan), 0.9, 20)
+    (nan, nan, 'no resample with a value: no CI')
+    """
+    low, high, undefined = percentile_interval(values, confidence)
+    defined = len(values) - undefined
+    if defined == 0:
+        return low, high, "no resample with a value: no CI"
+    if defined < fewest:
+        nan = float("nan")
+        return nan, nan, f"{defined} resamples with a value: no {100 * confidence:.6g}% interval (at least {fewest} needed)"
+    return low, high, ""
 
 
 def bootstrap_p(differences: np.ndarray, alternative: str = "two-sided") -> float:
