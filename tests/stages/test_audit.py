@@ -229,3 +229,15 @@ def test_workflow_audit_on_the_shared_data_config(cleaned, shared_specs, tmp_pat
     ]
     assert audit("simlex999")[["check", "raw_value"]].values.tolist() == [["reversed_pair", "strange / sly"]]
     assert audit("dsd-da").empty
+
+
+def test_rater_means_on_an_unbalanced_panel_use_the_mean_of_all_scores():
+    """Issue 41: a balanced panel cannot tell the mean of all scores from the mean of the raters'
+    means. Here p gives 6 to six items, q 4 to the same six, r 2 to two of them: the dataset mean is
+    (36 + 24 + 4) / 14 = 4.571429, the mean of the raters' means (6 + 4 + 2) / 3 = 4. Threshold 1.5:
+    only r is off (2.571 below; p is 1.429 above). Against 4, p and r would both be 2 off."""
+    ratings = [(f"i{k}", r, s, "f.csv", k + 2) for r, s, n in (("p", 6.0, 6), ("q", 4.0, 6), ("r", 2.0, 2)) for k in range(n)]
+    found = audit_dataset("d", SPEC, _tables(ratings), threshold=1.5)
+    off = found[found["check"] == "rater_mean"]
+    assert off["rater"].tolist() == ["r"]
+    assert off["detail"].tolist() == ["mean 2 over 2 ratings against the dataset mean 4.57143: differs by -2.57143 (threshold 1.5)"]

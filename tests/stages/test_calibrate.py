@@ -51,3 +51,21 @@ def test_zscore_maps_onto_the_pooled_mean_and_sd():
     np.testing.assert_allclose(
         cal[cal["rater"] == "b"]["score"], [pooled_mean - pooled_sd, pooled_mean + pooled_sd, pooled_mean]
     )
+
+
+def test_zscore_on_an_unbalanced_panel_uses_the_mean_and_sd_of_all_scores():
+    """Issue 41: on a balanced panel the mean of all scores equals the mean of the raters' means.
+    Here a rates 3 items (1, 2, 3: mean 2, SD 1) and b rates 5 (4, 6, 5, 7, 8: mean 6, SD sqrt(2.5)):
+    all 8 scores have mean 36 / 8 = 4.5 (the raters' means average 4) and SD sqrt(42 / 7) = sqrt(6).
+    Each score maps to 4.5 + z sqrt(6); the table's calib_diff is each rater's mean minus 4.5 and
+    calib_shift the move of its mean (to 4.5)."""
+    rows = [("d", f"i{i}", "a", v) for i, v in enumerate([1.0, 2.0, 3.0])]
+    rows += [("d", f"i{i}", "b", v) for i, v in enumerate([4.0, 6.0, 5.0, 7.0, 8.0])]
+    cal, table = calibrate(ratings_frame(rows), (0, 10), "zscore", threshold=1.0, step=1.0)
+    sd = np.sqrt(6.0)
+    np.testing.assert_allclose(cal[cal["rater"] == "a"]["score"], [4.5 - sd, 4.5, 4.5 + sd], atol=1e-12)
+    z_b = (np.array([4.0, 6.0, 5.0, 7.0, 8.0]) - 6.0) / np.sqrt(2.5)
+    np.testing.assert_allclose(cal[cal["rater"] == "b"]["score"], 4.5 + z_b * sd, atol=1e-12)
+    assert table["rater"].tolist() == ["a", "b"]
+    np.testing.assert_allclose(table["calib_diff"], [-2.5, 1.5], atol=1e-12)
+    np.testing.assert_allclose(table["calib_shift"], [2.5, -1.5], atol=1e-12)

@@ -253,7 +253,14 @@ def test_paired_difference():
     same = paired_difference("d", "a", "b", gold, good, good, resamples=400)
     assert same.difference == 0 and same.p == 1.0
     diff = paired_difference("d", "a", "b", gold, good, bad, resamples=400)
-    assert diff.difference > 0.3 and diff.p < 0.01 and diff.ci_low > 0
+    assert diff.difference > 0.3 and diff.ci_low > 0
+    # every one of the 400 differences is above 0: p = 2 (0 + 1) / (400 + 1), never 0 (issue 41)
+    assert diff.p == 2 / 401
+    # and so its adjusted values: three such pairs, Holm 3 x 2/401 each, never 0
+    from simgold.stages.scores import with_holm
+
+    three = pd.DataFrame({"dataset": "d", "metric": "spearman", "p": [diff.p] * 3, "williams_p": 0.5})
+    assert with_holm(three)["p_holm"].tolist() == pytest.approx([6 / 401] * 3, abs=1e-15)
 
 
 def test_score_dataset_reports_oov_and_the_human_ceiling():
@@ -554,3 +561,43 @@ def test_the_human_ceiling_and_raters_below_say_why_they_are_missing():
     assert notes["human_ceiling"].startswith("pairwise, vs_mean, vs_rest: every rating is 3: constant scores")
     assert notes["raters_below"] == f"no Spearman: {notes['spearman']}"
     assert notes["oov_pairs"] == "" and scores.set_index("metric").loc["oov_pairs", "value"] == 0.0
+
+
+def test_a_level_the_resamples_cannot_support_gives_no_score_interval_and_a_note():
+    """Issue 41: confidence 0.999999 from 1,000 resamples gave the resamples' extremes as CIs. A
+    0.999999 interval needs ceil(2 / 1e-6) = 2,000,000 resamples (one beyond each end, agreement's
+    rule); with fewer there is none, and the note says so. 0.95 from 1,000 keeps its CI."""
+    from simgold.stages.scores import comparison_scores
+
+    rng = np.random.default_rng(3)
+    gold = rng.uniform(0, 10, 40)
+    sim = gold + rng.normal(0, 4, 40)
+    note = "1000 resamples with a value: no 99.9999% interval (at least 2000000 needed)"
+    for row in correlation_scores("d", "m", gold, sim, 40, ScoringSettings(1000, 0, 0.999999)):
+        assert np.isnan([row.ci_low, row.ci_high]).all() and row.note == note and not np.isnan(row.value), row.metric
+    # 39 resamples at 0.95: one short of the 40 a 95% interval needs; 40: the interval
+    assert correlation_scores("d", "m", gold, sim, 40, ScoringSettings(39, 0, 0.95))[0].note == (
+        "39 resamples with a value: no 95% interval (at least 40 needed)"
+    )
+    kept = correlation_scores("d", "m", gold, sim, 40, ScoringSettings(40, 0, 0.95))[0]
+    assert kept.note == "" and kept.ci_low < kept.value < kept.ci_high
+    comps = pd.DataFrame({"target": "t", "w1": "a", "w2": "b", "type": "positive", "r": rng.choice([-1.0, 1.0], 30),
+                          "tie_to_w1": False})  # fmt: skip
+    ag = comparison_scores("d", "m", comps, rng.uniform(size=30), rng.uniform(size=30), ScoringSettings(1000, 0, 0.999999))
+    assert all(np.isnan([r.ci_low, r.ci_high]).all() and r.note == note for r in ag)
+    diff = paired_difference("d", "a", "b", gold, sim, gold + rng.normal(0, 6, 40), resamples=1000, confidence=0.999999)
+    assert np.isnan([diff.ci_low, diff.ci_high]).all() and diff.p >= 2 / 1001
+    assert diff.note == "1000 resamples with a value: no 99.9999% CI (at least 2000000 needed)"
+
+
+def test_zou_interval_nan_at_a_correlation_of_one_says_why():
+    """Issue 41: a model whose Spearman (or Pearson) with the gold is exactly +-1 has an infinite
+    Fisher z, so Zou's interval is NaN; the row's note says which model and why."""
+    gold = np.arange(12.0)
+    other = np.sin(gold)
+    row = paired_difference("d", "a", "b", gold, 2 * gold, other, resamples=200)
+    assert row.value_a == 1.0 and np.isnan([row.zou_low, row.zou_high]).all()
+    assert row.note == "no Zou interval: a's spearman with the gold is exactly +1 (Fisher's z is infinite)"
+    row = paired_difference("d", "a", "b", gold, other, -gold, resamples=200, metric="pearson")
+    assert row.note == "no Zou interval: b's pearson with the gold is exactly -1 (Fisher's z is infinite)"
+    assert not np.isnan(row.williams_t)  # Williams' test stands

@@ -144,3 +144,69 @@ def test_the_stage_says_why_a_block_has_no_icc():
         "every rating is 3: no variance between items or raters, no ICC"
     )
     assert notes(partial) == [both, both]
+
+
+def test_rating_slots_constant_within_items_or_with_equal_means_give_no_exception():
+    """Issue 41: one_way divided by zero. Every item's slots agree (WMS = 0): perfect agreement, 1
+    without an F interval. Every item mean 3 (BMS = 0): items 0 and 1 rated (2, 4) and (4, 2), WMS =
+    (1 + 1 + 1 + 1) / (4 - 2) = 2, ICC(1,1) = (0 - 2) / (0 + 1 x 2) = -1 (its floor), ICC(1,k) =
+    (0 - 2) / 0 has no value and no interval. The stage gives NaN and a note, not an exception."""
+    from simgold.stages.agreement import icc_levels
+    from simgold.stats.icc import one_way_note
+
+    agree = one_way(np.array([2.0, 2, 5, 5, 4, 4]), np.array([0, 0, 1, 1, 2, 2]), confidence=0.95)
+    assert [(i.value, np.isnan(i.ci_low), np.isnan(i.ci_high)) for i in agree] == [(1.0, True, True)] * 2
+    equal = one_way(np.array([2.0, 4, 4, 2]), np.array([0, 0, 1, 1]), confidence=0.95)
+    assert equal[0].value == -1.0 and np.isnan([equal[0].ci_low, equal[0].ci_high]).all()
+    assert np.isnan([equal[1].value, equal[1].ci_low, equal[1].ci_high]).all()
+    assert one_way_note(np.array([2.0, 4, 4, 2]), np.array([0, 0, 1, 1]), 0.95).startswith("the item means are all equal")
+    # a slot dataset whose first slot always says 2 and second always 4: every item mean is 3
+    slots = pd.DataFrame({"item_id": np.repeat(list("abcd"), 2), "rater": ["s1", "s2"] * 4, "score": [2.0, 4.0] * 4})
+    items = pd.DataFrame({"item_id": list("abcd")})
+    table = icc_levels("d", items, {"raw": slots}, persistent_raters=False, confidence=0.95)
+    assert table["form"].tolist() == ["ICC(1,1)", "ICC(1,k)"] and table["value"].iloc[0] == -1.0
+    assert np.isnan(table["value"].iloc[1]) and table[["ci_low", "ci_high"]].isna().all().all()
+    assert table["note"].str.contains("the item means are all equal (no variance between items)", regex=False).all()
+    same = pd.DataFrame({"item_id": np.repeat(list("abcd"), 2), "rater": ["s1", "s2"] * 4, "score": np.repeat([1.0, 2, 3, 5], 2)})
+    table = icc_levels("d", items, {"raw": same}, persistent_raters=False, confidence=0.95)
+    assert table["value"].tolist() == [1.0, 1.0] and table["note"].str.endswith("no variance within items: no F-based interval").all()
+
+
+#: 4 items x 3 raters whose raters differ less than the residuals
+SMALL = np.array([[1.0, 2, 3], [3, 1, 2], [2, 3, 1], [2, 2, 3]])
+
+
+def test_icc2k_beyond_one_is_nan_with_a_note_never_a_reversed_interval():
+    """Hand-computed: item means 2, 2, 2, 7/3 and rater means 2, 2, 9/4 about 25/12 give BMS = 1/12,
+    JMS = 1/12, EMS = (59 - 12 (25/12)^2 - 1/4 - 1/6) / 6 = 13/12: ICC(2,k) = (1/12 - 13/12) /
+    (1/12 + (1/12 - 13/12) / 4) = 6, and Spearman-Brown takes ICC(2,1)'s lower bound (below -1/2)
+    past its pole, so the raw interval is reversed. Reported: ICC(2,1) = -2/3 with its interval,
+    ICC(2,k) NaN, its row's note says why."""
+    from simgold.stages.agreement import icc_levels
+
+    raw = two_way(SMALL, confidence=0.95, raw=True)
+    assert raw[0].value == pytest.approx(-2 / 3, abs=1e-12) and raw[1].value == pytest.approx(6.0, abs=1e-12)
+    assert raw[1].ci_low > raw[1].ci_high  # the formula's own numbers, as pingouin prints them
+    single, average = two_way(SMALL, confidence=0.95)
+    assert single == raw[0] and np.isnan([average.value, average.ci_low, average.ci_high]).all()
+    ratings = pd.DataFrame({"item_id": np.repeat(list("abcd"), 3), "rater": ["r1", "r2", "r3"] * 4, "score": SMALL.ravel()})
+    table = icc_levels("d", pd.DataFrame({"item_id": list("abcd")}), {"raw": ratings}, confidence=0.95)
+    assert table["value"].iloc[0] == pytest.approx(-2 / 3, abs=1e-12) and np.isnan(table["value"].iloc[1])
+    assert table["note"].tolist() == ["", "ICC(2,k) = 6 lies beyond [-1, 1] (the formula on few items or raters): no value"]
+    assert not (table["ci_low"] > table["ci_high"]).any()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_reported_icc_or_bound_leaves_minus_one_to_one(seed):
+    """Small random panels (3-5 items, 2-4 raters): every reported value and bound lies in [-1, 1],
+    every interval is in order, and where the formula's value is inside [-1, 1] it is kept."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        X = rng.integers(1, 6, (int(rng.integers(3, 6)), int(rng.integers(2, 5)))).astype(float)
+        groups = np.repeat(np.arange(X.shape[0]), X.shape[1])
+        for raw, got in ((two_way(X, 0.9, raw=True), two_way(X, 0.9)), (one_way(X.ravel(), groups, 0.9, raw=True), one_way(X.ravel(), groups, 0.9))):
+            for r, g in zip(raw, got):
+                finite = [x for x in g[1:] if not np.isnan(x)]
+                assert all(-1 <= x <= 1 for x in finite) and (np.isnan(g.ci_low) or g.ci_low <= g.ci_high)
+                if -1 <= r.value <= 1:
+                    assert g.value == r.value

@@ -48,7 +48,7 @@ def _paired_bootstrap_by_loop(metric, gold, sim_a, sim_b):
         diffs.append(corr(g[rows], a[rows]) - corr(g[rows], b[rows]))
     diffs = np.array(diffs)
     diffs = diffs[~np.isnan(diffs)]
-    below, above = float(np.mean(diffs <= 0)), float(np.mean(diffs >= 0))
+    below, above = int(np.sum(diffs <= 0)), int(np.sum(diffs >= 0))  # counts: the observed sample is one more
     low, high = np.quantile(diffs, [(1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2])
     return {
         "n_used": int(ok.sum()),
@@ -57,7 +57,7 @@ def _paired_bootstrap_by_loop(metric, gold, sim_a, sim_b):
         "difference": corr(g, a) - corr(g, b),
         "ci_low": low,
         "ci_high": high,
-        "p": min(1.0, 2 * min(below, above)),
+        "p": min(1.0, 2 * (min(below, above) + 1) / (len(diffs) + 1)),
         "one_sided": (below, above),
     }
 
@@ -72,7 +72,7 @@ def test_paired_difference_equals_a_plain_bootstrap_loop(metric):
     expected = _paired_bootstrap_by_loop(metric, gold, sim_a, sim_b)
     # not degenerate: items dropped for NaN, differences on both sides of 0 (one-sided p != two-sided)
     assert expected["n_used"] < len(gold) and row.n_used == expected["n_used"]
-    assert min(expected["one_sided"]) > 0.1 and expected["p"] < 0.95
+    assert min(expected["one_sided"]) > 0.1 * RESAMPLES and expected["p"] < 0.95
     assert expected["ci_low"] < 0 < expected["ci_high"]
     for column in ("value_a", "value_b", "difference", "ci_low", "ci_high", "p"):
         assert getattr(row, column) == pytest.approx(expected[column], abs=1e-12), f"{metric} {column}"
@@ -162,3 +162,18 @@ def test_noise_check_a_plateau_is_not_a_strict_decrease():
     scores = _noise_scores_by_loop(vectors, first, second, gold, levels)
     assert (scores[1] == scores[0]).all() and (scores[2].mean(axis=1) < scores[0].mean(axis=1)).all()
     assert (table["monotonic_share"] == 0).all(), "a flat step counted as a decrease"
+
+
+def test_bootstrap_p_counts_the_observed_sample_and_is_never_0():
+    """Issue 41: a bootstrap p is at least 1 / (B + 1). Hand-computed: B = 4 defined differences, one
+    of them <= 0: two-sided 2 (1 + 1) / 5 = 0.8; none <= 0: 2 / 5, one-sided (above 0) 1 / 5, (below
+    0) (4 + 1) / 5; a difference of exactly 0 counts on both sides; every one 0: 1, not 2."""
+    from simgold.stats.resampling import bootstrap_p
+
+    assert bootstrap_p(np.array([0.1, 0.2, -0.1, 0.3, np.nan])) == 0.8
+    above = np.array([0.1, 0.2, 0.3, 0.4])
+    assert (bootstrap_p(above), bootstrap_p(above, "greater"), bootstrap_p(above, "less")) == (0.4, 0.2, 1.0)
+    assert bootstrap_p(np.array([0.0, 0.1, 0.2, 0.3, 0.4])) == 2 * 2 / 6
+    assert bootstrap_p(np.zeros(9)) == 1.0 and np.isnan(bootstrap_p(np.array([np.nan])))
+    with pytest.raises(ValueError, match="alternative 'above'"):
+        bootstrap_p(above, "above")

@@ -209,3 +209,28 @@ def test_wordsim_set1_repeated_pairs(shared, cleaned):
     assert pooled["pearson"] == pytest.approx(scipy_stats.pearsonr(first, second)[0], abs=1e-12)
     assert pooled["icc"] == pytest.approx(icc_a1_loop(first, second), abs=1e-12)
     assert pd.isna(pooled["rater"]) and "not independent" in pooled["note"]
+
+
+def test_interval_at_90_percent_follows_the_configured_level():
+    """Issue 41: every other test asks for 0.95, so a slip that ignored the level would pass. The
+    hand example (MSR 7.35, MSC 0, MSE 0.25, n = 5, k = 2, ICC 7.1/7.5) with McGraw & Wong's (1996)
+    case 2A interval written out here, scipy.stats.f's quantiles at 0.95 (a 90% interval):
+    Satterthwaite's v = (a MSC + b MSE)^2 / ((a MSC)^2 / (k - 1) + (b MSE)^2 / ((n - 1)(k - 1)))."""
+    first, second = np.array([1.0, 2, 4, 5, 6]), np.array([1.0, 3, 4, 4, 6])
+    n, k, msr, msc, mse = 5, 2, 7.35, 0.0, 0.25
+    icc = 7.1 / 7.5
+    a = k * icc / (n * (1 - icc))
+    b = 1 + k * icc * (n - 1) / (n * (1 - icc))
+    v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+    f_low, f_high = scipy_stats.f.ppf(0.95, n - 1, v), scipy_stats.f.ppf(0.95, v, n - 1)
+    low = n * (msr - f_low * mse) / (f_low * (k * msc + (k * n - k - n) * mse) + n * msr)
+    high = n * (f_high * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_high * msr)
+    r90 = retest_reliability(first, second, confidence=0.90)
+    assert (r90.ci_low, r90.ci_high) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9))
+    r95 = retest_reliability(first, second, confidence=0.95)
+    assert r95.ci_low < r90.ci_low < r90.icc < r90.ci_high < r95.ci_high  # narrower, around the same value
+    # and through the stage: the table's level is the one asked for
+    repeats = pd.DataFrame({"dataset": "d", "rater": "r", "item_id": [f"i{j}" for j in range(5)] * 2,
+                            "answer": [1] * 5 + [2] * 5, "score": np.r_[first, second]})  # fmt: skip
+    row = retest_table("d", repeats, 0.90).iloc[0]
+    assert (row["ci_low"], row["ci_high"], row["confidence"]) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9), 0.90)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from simgold.stats.alpha import ALPHA_COLUMNS, alpha_rows, krippendorff_alpha
-from simgold.stats.icc import one_way, one_way_note, two_way, two_way_note
+from simgold.stats.icc import bounded, one_way, one_way_note, two_way, two_way_note
 from simgold.stats.retest import consecutive_answers, retest_reliability
 from simgold.stats.rank_correlation import (
     AgreementStats,
@@ -619,16 +619,16 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
             note += f" ({per_item.min()}-{per_item.max()} ratings per item: k is k0)"
         raters = int(per_item.max()) if len(per_item) else 0
         values = ratings["score"].to_numpy(float)
-        iccs = one_way(values, codes, confidence)
-        why = one_way_note(values, codes, confidence, single=iccs[0]) if len(values) else "no rating: no ICC"
+        raw = one_way(values, codes, confidence, raw=True)
+        why = one_way_note(values, codes, confidence, single=raw[0]) if len(values) else "no rating: no ICC"
         note = "; ".join(x for x in (note, why) if x)
-        return [(icc, n_items, raters, note) for icc in iccs]
+        return [(icc, n_items, raters, "; ".join(x for x in (note, out) if x)) for icc, out in map(bounded, raw)]
     counts = ratings.groupby("rater")["item_id"].nunique()
     complete = counts.index[counts == n_items]
     wide = ratings[ratings["rater"].isin(complete)].pivot(index="item_id", columns="rater", values="score")
     left_out = len(counts) - len(complete)
     X = wide.to_numpy(float)
-    iccs = two_way(X, confidence)
+    raw = two_way(X, confidence, raw=True)
     note = ""
     if n_items < 2:
         note = two_way_note(X, confidence)
@@ -639,9 +639,10 @@ def _icc_of(ratings: pd.DataFrame, persistent: bool, confidence: float):
         )
     else:
         on_block = f"on the {len(complete)} of {len(counts)} raters who rated every item (a two-way ANOVA needs a complete block)"
-        why = two_way_note(X, confidence, single=iccs[0])
+        why = two_way_note(X, confidence, single=raw[0])
         note = "; ".join(x for x in (on_block if left_out else "", why) if x)
-    return [(icc, n_items, len(complete), note) for icc in iccs]
+    # a value or interval beyond [-1, 1] (ICC(2,k) on few items) is dropped, its row's note says so
+    return [(icc, n_items, len(complete), "; ".join(x for x in (note, out) if x)) for icc, out in map(bounded, raw)]
 
 
 def retest_table(dataset: str, repeats: pd.DataFrame, confidence: float) -> pd.DataFrame:

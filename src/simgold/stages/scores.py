@@ -30,6 +30,7 @@ from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.schema import schema_defaults
 from simgold.stages.comparisons import TYPES, ag_score, ag_score_parts
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
+from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.dependent_correlations import compare_predictions
 from simgold.stats.multiple import benjamini_hochberg, holm
 from simgold.stats.correlation import MIN_CORRELATION_ITEMS, pearson, spearman, undefined_correlation_note
@@ -39,8 +40,8 @@ from simgold.stats.resampling import (
     kendall_resamples,
     paired_bootstrap,
     pearson_resamples,
-    percentile_interval,
     spearman_resamples,
+    supported_interval,
 )
 from simgold.stats.seeds import seed_for
 
@@ -385,8 +386,9 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
         if not why_none and settings.resamples:
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
             idx = draws(len(g), settings.resamples, rng)
-            low, high, _ = percentile_interval(_boot(metric, g, s, idx), settings.confidence)
-            note = "" if np.isfinite(low) else "no resample with a value: no CI"
+            low, high, note = supported_interval(
+                _boot(metric, g, s, idx), settings.confidence, min_resamples(settings.confidence)
+            )
         level, n_used = settings.level, int(ok.sum())
         rows.append(ScoreRow(dataset, model, metric, subset, value, low, high, level, n_used, int(n_total), note))
     return rows
@@ -422,17 +424,16 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
         s = s_all[mask]
         used = s[~np.isnan(s)]
         value = ag_score(used)
-        low = high = float("nan")
+        low, high, note = float("nan"), float("nan"), ""
         if len(used) and settings.resamples:
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, "ag_score", subset))
             S = used[draws(len(used), settings.resamples, rng)]
             weight = np.abs(S).sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
-            low, high, _ = percentile_interval(boot, settings.confidence)
-        rows.append(
-            ScoreRow(dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum()))
-        )
+            low, high, note = supported_interval(boot, settings.confidence, min_resamples(settings.confidence))
+        row = (dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum()), note)
+        rows.append(ScoreRow(*row))
     return rows
 
 
@@ -514,11 +515,23 @@ def paired_difference(
     notes = []
     if not defined and resamples:
         notes.append("no resample has both correlations defined: no bootstrap CI")
+    elif 0 < defined < (fewest := min_resamples(confidence)):  # a level B cannot support: no CI, as agreement
+        low = high = np.nan
+        notes.append(f"{defined} resamples with a value: no {100 * confidence:.6g}% CI (at least {fewest} needed)")
     if np.isnan(williams["t"]):
         notes.append("Williams' test undefined: the three correlations are not a valid correlation matrix")
+    if np.isnan(williams["zou_low"]):
+        notes.append(_zou_note(williams, model_a, model_b, metric))
     tests = {"ci_low": low, "ci_high": high, "p": p, "r_ab": williams["r_jk"], "williams_t": williams["t"],
              "williams_p": williams["p"], "zou_low": williams["zou_low"], "zou_high": williams["zou_high"]}  # fmt: skip
     return row(va, vb, va - vb, confidence=confidence, **tests, **holm, note="; ".join(notes))
+
+
+def _zou_note(williams: dict, model_a: str, model_b: str, metric: str) -> str:
+    """Why Zou's interval is NaN: a correlation of exactly +-1 with the gold (Fisher's z infinite)."""
+    exact = [f"{m}'s {metric} with the gold is exactly {r:+g}" for m, r in ((model_a, williams["r_jg"]),
+             (model_b, williams["r_kg"])) if abs(r) == 1]  # fmt: skip
+    return f"no Zou interval: {' and '.join(exact)} (Fisher's z is infinite)" if exact else "no Zou interval"
 
 
 def across_datasets(tables: list[pd.DataFrame]) -> pd.DataFrame:

@@ -21,6 +21,12 @@ than two items, the values are missing and the note says so (``two_way_note``, `
 also constant ratings, and no interval where there is no residual variance). One-way ICC(1) is for
 rating slots (``persistent_raters: false``), where items may have different numbers of ratings: it
 uses the unbalanced one-way ANOVA with k0 = (N - sum n_i^2 / N) / (n - 1) ratings per item in place of k.
+
+On few items or raters the formulas can leave [-1, 1]: ICC(2,k)'s denominator BMS + (JMS - EMS) / n
+is small where the raters differ less than the residuals (4 items x 3 raters can give 5.77, with
+the Spearman-Brown bounds of ICC(2,1)'s interval reversed, as pingouin prints them). ``two_way``
+and ``one_way`` give such a value as NaN, and a reversed interval or one reaching beyond [-1, 1] as
+NaN bounds (``bounded``, whose note says which); ``raw=True`` gives the formulas' own numbers.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import fdtri
 
-__all__ = ["Icc", "one_way", "one_way_note", "two_way", "two_way_note"]
+__all__ = ["Icc", "bounded", "one_way", "one_way_note", "two_way", "two_way_note"]
 
 
 class Icc(NamedTuple):
@@ -59,7 +65,7 @@ def _f_upper(confidence: float, dfn: float, dfd: float) -> float:
     return float(fdtri(dfn, dfd, (1 + confidence) / 2))
 
 
-def two_way(X: np.ndarray, confidence: float) -> list[Icc]:
+def two_way(X: np.ndarray, confidence: float, *, raw: bool = False) -> list[Icc]:
     """ICC(2,1) and ICC(2,k) of a complete items x raters matrix.
 
     Parameters
@@ -68,11 +74,15 @@ def two_way(X: np.ndarray, confidence: float) -> list[Icc]:
         Ratings, items x raters, no missing value.
     confidence : float
         The intervals' level.
+    raw : bool
+        True: the formulas' numbers as they come, also beyond [-1, 1]; False (default): through
+        ``bounded``.
 
     Returns
     -------
     list of Icc
-        ICC(2,1) and ICC(2,k), each with its interval (NaN when fewer than two items or raters).
+        ICC(2,1) and ICC(2,k), each with its interval (NaN when fewer than two items or raters, and
+        where ``bounded`` drops a value or an interval).
 
     Examples
     --------
@@ -81,6 +91,12 @@ def two_way(X: np.ndarray, confidence: float) -> list[Icc]:
     >>> X = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
     >>> [(icc.form, round(icc.value, 2)) for icc in two_way(X, 0.95)]
     [('ICC(2,1)', 0.29), ('ICC(2,k)', 0.62)]
+
+    Raters who differ less than the residuals: ICC(2,k) beyond 1 as the formula gives it, NaN here.
+
+    >>> X = np.array([[1.0, 2, 3], [3, 1, 2], [2, 3, 1], [2, 2, 3]])
+    >>> round(two_way(X, 0.95, raw=True)[1].value, 2), two_way(X, 0.95)[1].value
+    (6.0, nan)
     """
     X = np.asarray(X, dtype=float)
     n, k = X.shape
@@ -101,11 +117,12 @@ def two_way(X: np.ndarray, confidence: float) -> list[Icc]:
         else:
             low = high = np.nan
         low_k, high_k = (k * x / (1 + (k - 1) * x) for x in (low, high))
-    return [Icc("ICC(2,1)", float(single), float(low), float(high)),
+    iccs = [Icc("ICC(2,1)", float(single), float(low), float(high)),
             Icc("ICC(2,k)", float(average), float(low_k), float(high_k))]  # fmt: skip
+    return iccs if raw else [bounded(icc)[0] for icc in iccs]
 
 
-def one_way(values: np.ndarray, groups: np.ndarray, confidence: float) -> list[Icc]:
+def one_way(values: np.ndarray, groups: np.ndarray, confidence: float, *, raw: bool = False) -> list[Icc]:
     """ICC(1,1) and ICC(1,k) from ratings grouped by item, each item with its own raters (slots).
 
     Parameters
@@ -116,11 +133,16 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float) -> list[I
         The item of each rating (integer codes); items may have different numbers of ratings.
     confidence : float
         The intervals' level.
+    raw : bool
+        True: the formulas' numbers as they come; False (default): through ``bounded``.
 
     Returns
     -------
     list of Icc
-        ICC(1,1) and ICC(1,k) (k: the items' ratings, k0 when they differ), with intervals.
+        ICC(1,1) and ICC(1,k) (k: the items' ratings, k0 when they differ), with intervals. Where
+        the item means are all equal (BMS = 0) ICC(1,k) and both intervals are NaN (ICC(1,1) is
+        its floor, -1 / (k0 - 1)); where every item's ratings agree (WMS = 0) both are 1, without
+        an interval.
 
     Examples
     --------
@@ -129,6 +151,8 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float) -> list[I
     >>> X = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
     >>> [(icc.form, round(icc.value, 2)) for icc in one_way(X.ravel(), np.repeat(np.arange(6), 4), 0.95)]
     [('ICC(1,1)', 0.17), ('ICC(1,k)', 0.44)]
+    >>> [tuple(icc) for icc in one_way(np.array([2.0, 4, 4, 2]), np.array([0, 0, 1, 1]), 0.95)]  # equal means
+    [('ICC(1,1)', -1.0, nan, nan), ('ICC(1,k)', nan, nan, nan)]
     """
     values, groups = np.asarray(values, dtype=float), np.asarray(groups)
     _, codes, counts = np.unique(groups, return_inverse=True, return_counts=True)
@@ -140,19 +164,60 @@ def one_way(values: np.ndarray, groups: np.ndarray, confidence: float) -> list[I
         return [Icc("ICC(1,1)", *(np.nan,) * 3), Icc("ICC(1,k)", *(np.nan,) * 3)]
     means = np.bincount(codes, values) / counts
     grand = values.mean()
-    bms = float((counts * (means - grand) ** 2).sum() / (n - 1))
-    wms = float(((values - means[codes]) ** 2).sum() / (total - n))
+    # numpy floats: a mean square of 0 divides to inf or NaN, not ZeroDivisionError; equal item
+    # means give BMS 0 exactly (their mean may differ from the grand mean in the last bit)
+    bms = np.float64(0.0 if np.ptp(means) == 0 else (counts * (means - grand) ** 2).sum() / (n - 1))
+    wms = np.float64(((values - means[codes]) ** 2).sum() / (total - n))
     k0 = (total - (counts**2).sum() / total) / (n - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         single = (bms - wms) / (bms + (k0 - 1) * wms)
-        average = (bms - wms) / bms
-        f0 = bms / wms
+        average = (bms - wms) / bms if bms > 0 else np.nan
+        # F0 of 0 (equal item means) or infinite (no variance within items): no interval, never one of zero width
+        f0 = bms / wms if bms > 0 and wms > 0 else np.nan
         f_low = f0 / _f_upper(confidence, n - 1, total - n)
         f_high = f0 * _f_upper(confidence, total - n, n - 1)
         low, high = (f_low - 1) / (f_low + k0 - 1), (f_high - 1) / (f_high + k0 - 1)
         low_k, high_k = 1 - 1 / f_low, 1 - 1 / f_high
-    return [Icc("ICC(1,1)", float(single), float(low), float(high)),
+    iccs = [Icc("ICC(1,1)", float(single), float(low), float(high)),
             Icc("ICC(1,k)", float(average), float(low_k), float(high_k))]  # fmt: skip
+    return iccs if raw else [bounded(icc)[0] for icc in iccs]
+
+
+def bounded(icc: Icc) -> tuple[Icc, str]:
+    """An ICC as it may be reported: a value beyond [-1, 1] (or infinite) is NaN with its interval;
+    an interval that is reversed or reaches beyond [-1, 1] is NaN; the note says which.
+
+    Parameters
+    ----------
+    icc : Icc
+        An ICC as its formula gives it (``two_way(..., raw=True)``).
+
+    Returns
+    -------
+    tuple
+        ``(Icc, note)``: the ICC kept, or with NaN in place of what cannot be reported, and a
+        short sentence for the ICC table's note ("" when nothing was dropped).
+
+    Examples
+    --------
+    >>> bounded(Icc("ICC(2,k)", 5.77, 5.77, 0.66))
+    (Icc(form='ICC(2,k)', value=nan, ci_low=nan, ci_high=nan), 'ICC(2,k) = 5.77 lies beyond [-1, 1] (the formula on few items or raters): no value')
+    >>> bounded(Icc("ICC(1,k)", 0.2, -1.5, 0.8))[1]
+    'the F-based interval of ICC(1,k) is reversed or reaches beyond [-1, 1]: no interval'
+    >>> bounded(Icc("ICC(2,1)", 0.5, 0.1, 0.8))
+    (Icc(form='ICC(2,1)', value=0.5, ci_low=0.1, ci_high=0.8), '')
+    """
+    nan = float("nan")
+    if np.isinf(icc.value) or abs(icc.value) > 1:
+        return Icc(icc.form, nan, nan, nan), (
+            f"{icc.form} = {icc.value:.3g} lies beyond [-1, 1] (the formula on few items or raters): no value"
+        )
+    low, high = icc.ci_low, icc.ci_high
+    if not (np.isnan(low) or np.isnan(high)) and (low > high or low < -1 or high > 1):
+        return Icc(icc.form, icc.value, nan, nan), (
+            f"the F-based interval of {icc.form} is reversed or reaches beyond [-1, 1]: no interval"
+        )
+    return icc, ""
 
 
 def two_way_note(X: np.ndarray, confidence: float, *, single: Icc | None = None) -> str:
@@ -218,7 +283,8 @@ def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float, *, s
     -------
     str
         A short sentence for the ICC table's note (too few items with two ratings, constant
-        ratings, undefined mean squares, no variance within items); "" when both exist.
+        ratings, equal item means, undefined mean squares, no variance within items); "" when
+        both exist.
 
     Examples
     --------
@@ -226,13 +292,21 @@ def one_way_note(values: np.ndarray, groups: np.ndarray, confidence: float, *, s
     'every rating is 3: no variance between or within items, no ICC'
     >>> one_way_note(np.array([1.0, 2, 5]), np.array([0, 0, 1]), 0.95)
     'fewer than two items with two ratings: no ICC'
+    >>> one_way_note(np.array([2.0, 4, 4, 2]), np.array([0, 0, 1, 1]), 0.95)[:40]
+    'the item means are all equal (no varianc'
     """
     values, groups = np.asarray(values, dtype=float), np.asarray(groups)
-    _, counts = np.unique(groups, return_counts=True)
+    _, codes, counts = np.unique(groups, return_inverse=True, return_counts=True)
     if (counts >= 2).sum() < 2:
         return "fewer than two items with two ratings: no ICC"
     if values.min() == values.max():
         return f"every rating is {values[0]:g}: no variance between or within items, no ICC"
+    rated = counts >= 2  # the items one_way keeps, their means summed as it sums them
+    if np.ptp(np.bincount(codes, values, minlength=len(counts))[rated] / counts[rated]) == 0:
+        return (
+            "the item means are all equal (no variance between items): ICC(1,1) is its floor -1 / (k - 1), "
+            "no ICC(1,k) and no F-based interval"
+        )
     single = single if single is not None else one_way(values, groups, confidence)[0]
     if np.isnan(single.value):
         return "the mean squares leave the ICC undefined"

@@ -38,6 +38,7 @@ __all__ = [
     "percentile_interval",
     "random_halves",
     "spearman_resamples",
+    "supported_interval",
 ]
 
 
@@ -311,29 +312,83 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, f
     return float(low), float(high), int(len(values) - len(defined))
 
 
-def bootstrap_p(differences: np.ndarray) -> float:
-    """Two-sided bootstrap p of a difference being 0: twice the smaller share of the defined
-    resampled differences on either side of 0, at most 1; NaN without any.
+def supported_interval(values: np.ndarray, confidence: float, fewest: int) -> tuple[float, float, str]:
+    """``percentile_interval`` where at least ``fewest`` resamples have a value, else none and a
+    note: a level that the resamples cannot support (fewer than one beyond each end of the
+    interval, ``simgold.stats.agreement_ci.min_resamples``) gives no interval, not the extremes.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The statistic on each resample, NaN where undefined.
+    confidence : float
+        The interval's coverage.
+    fewest : int
+        The fewest resamples with a value an interval rests on.
+
+    Returns
+    -------
+    tuple
+        ``(low, high, note)``: the note is "" where the interval exists, else why not (NaN bounds).
+
+    Examples
+    --------
+    >>> [round(x, 2) for x in supported_interval(np.arange(100.0), 0.9, 20)[:2]]
+    [4.95, 94.05]
+    >>> supported_interval(np.arange(100.0), 0.999, 2000)
+    (nan, nan, '100 resamples with a value: no 99.9% interval (at least 2000 needed)')
+    >>> supported_interval(np.full(3, np.nan), 0.9, 20)
+    (nan, nan, 'no resample with a value: no CI')
+    """
+    low, high, undefined = percentile_interval(values, confidence)
+    defined = len(values) - undefined
+    if defined == 0:
+        return low, high, "no resample with a value: no CI"
+    if defined < fewest:
+        nan = float("nan")
+        return nan, nan, f"{defined} resamples with a value: no {100 * confidence:.6g}% interval (at least {fewest} needed)"
+    return low, high, ""
+
+
+def bootstrap_p(differences: np.ndarray, alternative: str = "two-sided") -> float:
+    """Bootstrap p of a difference being 0, never 0: with B defined resampled differences, c_low of
+    them <= 0 and c_high >= 0, two-sided min(1, 2 (min(c_low, c_high) + 1) / (B + 1)); one-sided
+    (c + 1) / (B + 1), c the count on the null's side (``less``: the difference is below 0, c =
+    c_high; ``greater``: above, c = c_low). NaN without any defined difference.
+
+    The observed sample counts as one of the B + 1 (Davison & Hinkley 1997, Monte Carlo tests): a p
+    of 0 would claim more than B resamples can show.
 
     Parameters
     ----------
     differences : numpy.ndarray
         The resampled differences, NaN where undefined.
+    alternative : str
+        ``two-sided`` (default), ``less`` or ``greater``.
 
     Returns
     -------
     float
-        The p value.
+        The p value, at least 1 / (B + 1).
 
     Examples
     --------
+    One of four below 0: two-sided 2 (1 + 1) / 5.
+
     >>> bootstrap_p(np.array([0.1, 0.2, -0.1, 0.3, np.nan]))
-    0.5
+    0.8
+    >>> bootstrap_p(np.array([0.1, 0.2, 0.3, 0.4])), bootstrap_p(np.array([0.1, 0.2, 0.3, 0.4]), "greater")
+    (0.4, 0.2)
     """
     defined = differences[~np.isnan(differences)]
     if not len(defined):
         return float("nan")
-    return float(min(1.0, 2.0 * min((defined <= 0).mean(), (defined >= 0).mean())))
+    low, high, b = int((defined <= 0).sum()), int((defined >= 0).sum()), len(defined)
+    if alternative == "two-sided":
+        return float(min(1.0, 2.0 * (min(low, high) + 1) / (b + 1)))
+    if alternative not in ("less", "greater"):
+        raise ValueError(f"alternative {alternative!r}: expected two-sided, less or greater")
+    return float(((high if alternative == "less" else low) + 1) / (b + 1))
 
 
 def paired_bootstrap(statistic, gold: np.ndarray, a: np.ndarray, b: np.ndarray, resamples: int, rng, confidence: float):
@@ -357,7 +412,7 @@ def paired_bootstrap(statistic, gold: np.ndarray, a: np.ndarray, b: np.ndarray, 
     -------
     tuple
         ``(low, high, p, n_defined)``: the percentile interval of the difference, its two-sided p
-        (``bootstrap_p``) and the resamples where both are defined.
+        (``bootstrap_p``, at least 1 / (n_defined + 1)) and the resamples where both are defined.
 
     Examples
     --------
