@@ -517,7 +517,7 @@ def paired_difference(
         notes.append("no resample has both correlations defined: no bootstrap CI")
     elif 0 < defined < (fewest := min_resamples(confidence)):  # a level B cannot support: no CI, as agreement
         low = high = np.nan
-        notes.append(f"{defined} resamples with a value: no {100 * confidence:.6g}% CI (at least {fewest} needed)")
+        notes.append(f"{defined} resamples with a value: no {100 * confidence:.12g}% CI (at least {fewest} needed)")
     if np.isnan(williams["t"]):
         notes.append("Williams' test undefined: the three correlations are not a valid correlation matrix")
     if np.isnan(williams["zou_low"]):

@@ -346,7 +346,11 @@ def supported_interval(values: np.ndarray, confidence: float, fewest: int) -> tu
         return low, high, "no resample with a value: no CI"
     if defined < fewest:
         nan = float("nan")
-        return nan, nan, f"{defined} resamples with a value: no {100 * confidence:.6g}% interval (at least {fewest} needed)"
+        return (
+            nan,
+            nan,
+            f"{defined} resamples with a value: no {100 * confidence:.12g}% interval (at least {fewest} needed)",
+        )
     return low, high, ""
 
 
