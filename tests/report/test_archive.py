@@ -551,3 +551,49 @@ def test_verify_walks_folders_of_any_depth(tmp_path):
             deep.rmdir()
             deep = deep.parent
     assert "results/" + "d/" * 1300 + "x.txt: not in the MANIFEST" in problems
+
+
+def test_a_source_that_is_a_link_is_archived_as_the_file_it_points_to_where_the_config_reads_it(tmp_path):
+    """A configured source linked to a file outside the project: archived at its configured path as a
+    regular file with the target's bytes, so that the unpacked archive verifies (and rebuild finds it)."""
+    project, config = _project(tmp_path)
+    elsewhere = tmp_path / "elsewhere.tsv"
+    elsewhere.write_text("cup\ttea\t4\n")
+    (project / "raw" / "linked.tsv").symlink_to(elsewhere)
+    config["datasets"]["linked"] = {"sources": [{"path": "raw/linked.tsv"}], "redistribute": True}
+    target = project / "results" / "archive" / "arch.tar.gz"
+    build(project, config, ["results/scores/summary.parquet"], target)
+    with tarfile.open(target) as tar:
+        member = tar.getmember("arch/raw/linked.tsv")
+        assert member.isfile() and tar.extractfile(member).read() == b"cup\ttea\t4\n"
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    root = tmp_path / "unpacked" / "arch"
+    external = (root / "inputs" / "EXTERNAL.tsv").read_text()
+    assert (
+        "raw/linked.tsv\t" in external and "inputs/external" not in external.split("raw/linked.tsv")[1].split("\n")[0]
+    )
+    assert [p for p in verify(root) if "linked" in p] == []
+
+
+def test_an_input_edited_after_the_run_stops_the_archive_naming_it_and_the_rerun(tmp_path):
+    """Same size, same time: only the digest tells; the cleaned tables' provenance names the bytes they
+    were made from."""
+    from simgold.io.digests import provenance
+    from simgold.io.tables import write_parquet
+
+    project, config = _project(tmp_path)
+    made_from = provenance("clean", {"dataset": "open"}, {}, {"raw/open.tsv": str(project / "raw" / "open.tsv")})
+    write_parquet(
+        pd.DataFrame({"dataset": ["open"]}), project / "results/clean/open/summary.parquet", provenance=made_from
+    )
+    stat = (project / "raw" / "open.tsv").stat()
+    (project / "raw" / "open.tsv").write_text("cat\tdog\t6\n")  # one digit edited
+    os.utime(project / "raw" / "open.tsv", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    target = project / "results" / "archive" / "arch.tar.gz"
+    with pytest.raises(
+        ValueError, match=r"raw/open.tsv: sha256 \w{12}\.\.\. is not the file results/clean/open/summary"
+    ):
+        build(project, config, ["results/scores/summary.parquet"], target)
+    assert not target.exists()
+    (project / "raw" / "open.tsv").write_text("cat\tdog\t5\n")  # as it was: the archive is made
+    build(project, config, ["results/scores/summary.parquet"], target)

@@ -42,6 +42,7 @@ from simgold.io.languages import model_languages
 from simgold.io.paths import CLEAN_TABLES, RESULTS, result
 from simgold.io.readers import resolve_path
 from simgold.io.digests import package_version, sha256_bytes, sha256_file
+from simgold.io.tables import read_provenance
 from simgold.report.card import markdown_table
 from simgold.report.markup import Markdown, md_prose, md_text
 from simgold.report.release import model_text
@@ -137,7 +138,9 @@ def _lock_file() -> str:
 def archive_path(path: str, root: Path) -> str:
     """Where a configured input goes in the archive (and where a reader supplies a withheld one).
 
-    Inside the project: its path relative to the project root. ``pkg:<package>/<file>``:
+    A relative path: itself, normalised (a link there is archived as a regular file holding the
+    bytes it points to, so that the unpacked archive has the file where the config reads it); an
+    absolute path inside the project: relative to the project root. ``pkg:<package>/<file>``:
     ``inputs/pkg/<package>/<file>``. Relative paths outside the project (``../shared/x``):
     ``inputs/external/up/shared/x``, one ``up`` per ``..``. Absolute paths outside the project:
     ``inputs/external/root/<path>``.
@@ -159,14 +162,14 @@ def archive_path(path: str, root: Path) -> str:
         if not safe_member(inner):
             raise ValueError(f"{path}: a pkg: path must stay inside its package")
         return "inputs/pkg/" + inner
+    norm = PurePosixPath(posixpath.normpath(Path(path).as_posix()))
+    if not norm.is_absolute():  # where the config says, even a link: archived as the file it points to
+        ups = sum(1 for part in norm.parts if part == "..")
+        return norm.as_posix() if not ups else "inputs/external/" + "up/" * ups + "/".join(norm.parts[ups:])
     real = resolve_path(path, root)
     if real.resolve().is_relative_to(root.resolve()):
         return real.resolve().relative_to(root.resolve()).as_posix()
-    norm = PurePosixPath(posixpath.normpath(Path(path).as_posix()))
-    if norm.is_absolute():
-        return "inputs/external/root/" + "/".join(norm.parts[1:])
-    ups = sum(1 for part in norm.parts if part == "..")
-    return "inputs/external/" + "up/" * ups + "/".join(norm.parts[ups:])
+    return "inputs/external/root/" + "/".join(norm.parts[1:])
 
 
 def input_records(datasets: dict, root: Path) -> list[dict]:
@@ -381,7 +384,7 @@ def build(
     """
     root, code_root = Path(root), Path(code_root or root)
     outputs = _result_files(root, outputs)
-    records = input_records(config["datasets"], root)
+    records = _stale_inputs(root, input_records(config["datasets"], root))
     withheld = {r["archive_path"] for r in records if not r["redistribute"]}
     links: list[str] = []
     files: dict[str, bytes] = {}
@@ -439,6 +442,25 @@ def tsv_field(text: str) -> str:
         The field.
     """
     return re.sub(r"[\t\r\n]+", " ", str(text))
+
+
+def _stale_inputs(root: Path, records: list[dict]) -> list[dict]:
+    """``records``, refused (ValueError) where an input's bytes are not those its dataset's cleaned
+    tables were made from (the Parquet provenance): an archive of them would not rebuild its own results."""
+    problems = []
+    for rec in records:
+        for name in rec["datasets"]:
+            table = root / result("clean", dataset=name, table="summary")
+            made_from = read_provenance(table).get("inputs", {}) if table.is_file() else {}
+            if made_from.get(rec["path"], rec["sha256"]) != rec["sha256"]:
+                problems.append(
+                    f"{rec['path']}: sha256 {rec['sha256'][:12]}... is not the file {table.relative_to(root)} was "
+                    f"made from ({made_from[rec['path']][:12]}...); rerun the dataset (snakemake --forcerun clean "
+                    f"--cores 1 {table.relative_to(root)}) and then the archive"
+                )
+    if problems:
+        raise ValueError("; ".join(problems))
+    return records
 
 
 def _external_table(records: list[dict]) -> str:

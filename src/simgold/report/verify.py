@@ -10,13 +10,12 @@ Every file against the MANIFEST, no file that the MANIFEST does not list, and ev
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 import stat
 from pathlib import Path, PurePosixPath
 
 from simgold.io.digests import sha256_file
-from simgold.report.archive import EXTERNAL_HEADER, SCRATCH, WITHHELD_HEADER, safe_member
+from simgold.report.archive import EXTERNAL_HEADER, SCRATCH, WITHHELD_HEADER, archive_path, safe_member
 
 __all__ = ["verify", "read_manifest", "read_external", "read_withheld", "archive_path_of"]
 
@@ -188,9 +187,7 @@ def archive_path_of(path: str) -> str | None:
     """
     if path.startswith("pkg:") or PurePosixPath(path).is_absolute() or re.match(r"^[A-Za-z]:[\\/]", path):
         return None
-    norm = PurePosixPath(posixpath.normpath(path))
-    ups = sum(1 for part in norm.parts if part == "..")
-    return norm.as_posix() if not ups else "inputs/external/" + "up/" * ups + "/".join(norm.parts[ups:])
+    return archive_path(path, Path("."))  # a relative path maps by its spelling alone, as the archive mapped it
 
 
 def verify(directory: Path) -> list[str]:
