@@ -49,7 +49,7 @@ from simgold.design.pairs import read_pairs
 from simgold.design.rankings import DEFAULT_INSTRUCTIONS as RANKING_INSTRUCTIONS
 from simgold.design.rankings import design_rankings
 from simgold.design.sheets import fill_instructions
-from simgold.design.ratings import design_ratings, pilot_reliability
+from simgold.design.ratings import checked_r1, design_ratings, pilot_reliability, pilot_row
 from simgold.design.topup import design_bws_topup, design_topup
 from simgold.stats.rating_design import size_rating_design
 from simgold.stats.reliability import single_rater
@@ -317,12 +317,9 @@ def _bws_sizing(args, n_items: int):
         raise ValueError(
             "--reliability needs --pilot DATASET (a finished run's BWS dataset) to size the answers per tuple"
         )
-    path = args.results / within_results("bws_reliability", dataset=args.pilot)
-    if not path.is_file():
-        raise ValueError(f"{path}: not found; run the pipeline on the pilot dataset {args.pilot!r} first")
-    pilot = read_parquet(path).iloc[-1]  # after outlier filtering where raters were excluded
+    pilot = pilot_row(args.results, "bws_reliability", args.pilot)
     shr, per_tuple = float(pilot["shr_spearman_sb"]), float(pilot["answers_per_tuple"])
-    r1 = float(single_rater(shr, per_tuple))
+    r1 = checked_r1(single_rater(shr, per_tuple), args.pilot)  # one answer per tuple's reliability
     sizing = size_rating_design(n_items, args.reliability, r1=r1, n_raters=args.raters)
     low, high = sizing.interval
     return sizing.raters_per_item, [

@@ -37,7 +37,9 @@ __all__ = [
     "RATING_INSTRUCTIONS",
     "RatingDesign",
     "design_ratings",
+    "checked_r1",
     "pilot_reliability",
+    "pilot_row",
     "rating_questionnaires",
     "rating_source",
 ]
@@ -107,12 +109,58 @@ def pilot_reliability(results: str | Path, dataset: str) -> float:
     ValueError
         No reliability table for the dataset, or no finite ``r1`` in it.
     """
-    path = Path(results) / within_results("reliability", dataset=dataset)
+    return checked_r1(pilot_row(results, "reliability", dataset)["r1"], dataset)
+
+
+def pilot_row(results: str | Path, table: str, dataset: str) -> pd.Series:
+    """The last row of a pilot dataset's reliability table (after outlier filtering, where raters
+    were excluded) of an earlier run.
+
+    Parameters
+    ----------
+    results : str or Path
+        The run's results folder.
+    table : str
+        The table's name in ``RESULTS`` (``reliability``, ``bws_reliability``).
+    dataset : str
+        The pilot dataset's name.
+
+    Returns
+    -------
+    pandas.Series
+
+    Raises
+    ------
+    ValueError
+        No such table for the dataset.
+    """
+    path = Path(results) / within_results(table, dataset=dataset)
     if not path.is_file():
         raise ValueError(f"{path}: not found; run the pipeline on the pilot dataset {dataset!r} first")
-    r1 = float(read_parquet(path)["r1"].iloc[-1])
+    return read_parquet(path).iloc[-1]
+
+
+def checked_r1(r1: float, dataset: str) -> float:
+    """One rater's (or one answer's) reliability from a pilot, refused where it cannot size a design.
+
+    Parameters
+    ----------
+    r1 : float
+    dataset : str
+        The pilot, for the message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``r1`` outside (0, 1] (NaN included).
+    """
+    r1 = float(r1)
     if not 0.0 < r1 <= 1.0:
-        raise ValueError(f"{path}: the pilot's single-rater reliability r1 is {r1!r}; it cannot size a design")
+        raise ValueError(f"the pilot {dataset!r}'s single-rater reliability r1 is {r1!r}; it cannot size a design")
     return r1
 
 

@@ -142,10 +142,8 @@ def design_topup(
     table, files = rating_questionnaires(
         pairs, rater_items, names, rule, seed, formats=formats, instructions=instructions
     )
-    table["item"] = [
-        frame["item_id"].iat[line - 2] if role != "attention" else ""
-        for line, role in zip(table["item"], table["role"])
-    ]
+    ids = list(frame["item_id"]) + [""] * (len(pairs.words) - len(frame))  # the checks are no items
+    table["item"] = table["item"].map(dict(zip(pairs.line, ids)))
     table["round"] = round_number
     folder = f"{raw_dir or f'raw/{name}'}/round{round_number}"
     dataset = copy.deepcopy(entry)
@@ -179,7 +177,7 @@ def _assign(frame: pd.DataFrame, raters: list, rated: set, seed: int) -> dict:
 
 
 def _pair_list(frame: pd.DataFrame, entry: dict) -> PairList:
-    """The items to ask again (their line: 2 + their row in ``frame``) and the attention checks."""
+    """The items to ask again and the attention checks, as a pairs file would list them."""
     checks = entry.get("attention", {}).get("items", [])
     words = [(a, b) for a, b in zip(frame["word1"], frame["word2"])] + [tuple(c["words"]) for c in checks]
     roles = ("item",) * len(frame) + ("attention",) * len(checks)

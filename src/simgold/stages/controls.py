@@ -361,21 +361,17 @@ def design_problems(design: pd.DataFrame, word1, word2, raters, ds: dict) -> Des
     asked_pair = pair_index(*words, pairs, ds["symmetric"])
     answer_pair = pair_index(word1, word2, pairs, ds["symmetric"])
     raters = np.asarray(raters, dtype=object)
-    named = set(design["rater"])
-    asked = (
-        pd.Series(1, index=pd.MultiIndex.from_arrays([design["rater"].to_numpy(), asked_pair]))
-        .groupby(level=[0, 1])
-        .size()
-    )
-    answered = pd.Series(1, index=pd.MultiIndex.from_arrays([raters, answer_pair])).groupby(level=[0, 1]).size()
-    unassigned = np.array([r in named and (r, k) not in asked.index for r, k in zip(raters, answer_pair)], dtype=bool)
+    answer_keys = pd.MultiIndex.from_arrays([raters, answer_pair])
+    asked_keys = pd.MultiIndex.from_arrays([design["rater"].to_numpy(dtype=object), asked_pair])
+    unassigned = np.isin(raters, design["rater"].unique()) & ~answer_keys.isin(asked_keys)
     # the design's rows past the answers given, per (rater, pair): a deleted row, or a repeat's second asking
     order = design.assign(_pair=asked_pair).sort_values(["rater", "position"], kind="stable")
     nth = order.groupby(["rater", "_pair"]).cumcount().to_numpy()
-    given = np.array([answered.get((r, k), 0) for r, k in zip(order["rater"], order["_pair"])])
+    answered = pd.Series(1, index=answer_keys).groupby(level=[0, 1]).size()
+    given = answered.reindex(pd.MultiIndex.from_frame(order[["rater", "_pair"]]), fill_value=0).to_numpy()
     columns = list(DESIGN_COLUMNS) + (["file"] if "file" in design else [])  # the file the answer was to come back in
     unanswered = order.loc[nth >= given, columns].reset_index(drop=True)
-    return DesignProblems(sorted(set(raters) - named), unassigned, unanswered)
+    return DesignProblems(sorted(set(raters) - set(design["rater"])), unassigned, unanswered)
 
 
 def read_design(path) -> pd.DataFrame:
