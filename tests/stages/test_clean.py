@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -282,6 +284,41 @@ def test_duplicates_first_last_mean(tmp_path, policy, money_cash_r1, bank_money)
     expected = {"first": "duplicate_superseded", "last": "duplicate_superseded", "mean": "duplicate_merged"}[policy]
     assert sorted(r for *_, r in rejects(t)) == sorted([expected] * 3 + ["missing"])
     assert t["summary"]["ledger_balanced"].iloc[0]
+
+
+#: a child process whose address space may grow by 1 GiB only; it cleans 100,000 copies of one
+#: pair in an ODS sheet under each policy and prints its ledger's size and longest duplicate detail
+COPIES_UNDER_A_MEMORY_LIMIT = """
+import resource, sys
+from simgold.io.demo import ods_bytes
+from simgold.stages.clean import clean_dataset
+
+size = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 30), resource.getrlimit(resource.RLIMIT_AS)[1]))
+n = int(sys.argv[2])
+with open(sys.argv[1] + "/d.ods", "wb") as fh:
+    fh.write(ods_bytes([["w1", "w2", "r1"]] + [["money", "cash", 5]] * n, "answers"))
+for policy in ("reject", "mean"):
+    spec = {"language": "en", "kind": "ratings", "scale": [0, 10], "duplicates": policy, "max_rejected": 1.0,
+            "sources": [{"path": "d.ods", "words": ["w1", "w2"], "raters": "^r"}]}
+    t = clean_dataset("d", spec, base_dir=sys.argv[1])
+    dup = t["rejects"][t["rejects"]["reason"].str.startswith("duplicate")]
+    print(policy, len(t["ratings"]), len(dup), dup["detail"].iloc[0], sep="|")
+"""
+
+
+def test_a_hundred_thousand_copies_of_one_pair_stay_under_one_gib(tmp_path):
+    """A duplicate's ledger detail names its group once (its first rows and how many more): the
+    ledger grows with the copies, not with their square."""
+    n = 100_000
+    args = [sys.executable, "-c", COPIES_UNDER_A_MEMORY_LIMIT, str(tmp_path), str(n)]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = "d.ods row 2, d.ods row 3, d.ods row 4 and 99,997 more"
+    assert proc.stdout.splitlines() == [
+        f"reject|0|{n}|rater 'r1' has {n:,} values for money/cash ({rows}); duplicates: reject",
+        f"mean|1|{n - 1}|rater 'r1': averaged into the value of d.ods row 2 (duplicates: mean)",
+    ]
 
 
 def test_duplicates_all_keeps_each_repetition(tmp_path):

@@ -460,22 +460,30 @@ def _resolve_duplicates(policy: str, cells: Cells, cid: np.ndarray, items: Items
         _resolve_group(policy, cells, np.sort(group["k"].to_numpy()), items)
 
 
+#: the rows a duplicate's ledger detail names before "and N more"
+_ROWS_NAMED = 3
+
+
 def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items) -> None:
-    """One item's values from one rater (or one mean, SD, n column), in file order."""
-    rows = ", ".join(cells.where(k) for k in group)
+    """One item's values from one rater (or one mean, SD, n column), in file order. The detail
+    names the group once (its first rows and how many more), so the ledger grows with the copies,
+    not with their square."""
+    rows = ", ".join(cells.where(k) for k in group[:_ROWS_NAMED])
+    if len(group) > _ROWS_NAMED:
+        rows += f" and {len(group) - _ROWS_NAMED:,} more"
     rater = cells.raters[cells.rater[group[0]]]
     who = f"rater {rater!r}" if rater is not None else ROLES[cells.role[group[0]]]
     first = cells.item[group[0]]
     pair = f"{items.word1[first]}/{items.word2[first]}"
     if policy == "reject":
-        cells.reject(group, "duplicate", f"{who} has {len(group)} values for {pair} ({rows}); duplicates: reject")
+        cells.reject(group, "duplicate", f"{who} has {len(group):,} values for {pair} ({rows}); duplicates: reject")
     elif policy in ("first", "last"):
         keep = group[0] if policy == "first" else group[-1]
         detail = f"{who}: {pair} also at {cells.where(keep)}, which is kept (duplicates: {policy})"
         cells.reject(group[group != keep], "duplicate_superseded", detail)
     else:  # mean
         keep = group[0]
-        cells.value[keep] = sum(cells.value[k] for k in group) / len(group)
+        cells.value[keep] = sum(cells.value[group].tolist()) / len(group)  # summed in file order
         detail = f"{who}: averaged into the value of {cells.where(keep)} (duplicates: mean)"
         cells.reject(group[1:], "duplicate_merged", detail)
 
