@@ -160,6 +160,25 @@ def test_joined_files_with_a_blank_line_in_one_are_not_paired(tmp_path):
     )
 
 
+def test_joined_files_with_a_quoted_line_break_in_one_name_the_spanning_record(tmp_path):
+    """A quoted field spanning two lines moves the later rows of its file one line down: the error
+    names the record that spans, not a blank line that is not there (in either file's order)."""
+    (tmp_path / "words.tsv").write_text('cat\tdog\n"car\nlorry"\tbus\nsun\tmoon\n')
+    (tmp_path / "scores.tsv").write_text("1\t2\n3\t4\n5\t6\n")
+    expected = (
+        "words.tsv, row 2: a quoted field spans several lines (a line break inside quotes), so the rows after it"
+        " no longer sit on the lines of scores.tsv's rows; expected line-aligned files with one record per line:"
+        " remove the line break inside the quotes"
+    )
+    for order in (["words.tsv", "scores.tsv"], ["scores.tsv", "words.tsv"]):
+        with pytest.raises(InputError) as err:
+            read_source_table({"path": order, "header": False}, base_dir=tmp_path)
+        assert str(err.value) == expected
+    (tmp_path / "scores.tsv").write_text("1\t2\n3\t4\n5\t6\n7\t8\n")  # one row per line of words.tsv
+    with pytest.raises(InputError, match=r"^scores.tsv: has 4 data rows but words.tsv has 3 \(words.tsv row 2 starts"):
+        read_source_table({"path": ["words.tsv", "scores.tsv"], "header": False}, base_dir=tmp_path)
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(InputError, match="the path does not exist"):
         read_source_table({"path": "nope.csv"}, base_dir=tmp_path)

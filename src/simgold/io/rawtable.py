@@ -102,6 +102,8 @@ class RawTable:
         Lines for the job's log.
     flagged : dict
         Rows rejected whole: index -> (reason, detail).
+    spanning : list of int
+        The rows (lines) where a record whose quoted field spans several lines starts.
     """
 
     files: list[str]
@@ -115,6 +117,7 @@ class RawTable:
     notes: list[Note] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)  # what the log should say about the reading
     flagged: dict[int, tuple[str, str]] = field(default_factory=dict)  # row -> (reason, detail), until dropped
+    spanning: list[int] = field(default_factory=list)
 
     @property
     def width(self) -> int:

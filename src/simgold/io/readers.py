@@ -209,27 +209,50 @@ def _align(parts: list[RawTable]) -> None:
     first = parts[0]
     for p in parts[1:]:
         if len(p.rows) != len(first.rows):
+            spans = [
+                f"{q.files[0]} row {q.spanning[0]} starts a quoted field spanning lines"
+                for q in (first, p)
+                if q.spanning
+            ]
             raise InputError(
                 p.files[0],
-                f"has {len(p.rows)} data rows but {first.files[0]} has {len(first.rows)}",
+                f"has {len(p.rows)} data rows but {first.files[0]} has {len(first.rows)}"
+                + "".join(f" ({span})" for span in spans),
                 expected="line-aligned files with the same number of data rows",
             )
         if p.lines[0] != first.lines[0]:
-            row = min(set(p.lines[0]) ^ set(first.lines[0]))
-            holder = first if row in first.lines[0] else p
-            other = p if holder is first else first
-            raise InputError(
-                other.files[0],
-                f"a blank or comment line where {holder.files[0]} has a data row",
-                row=row,
-                expected="line-aligned files with their data rows on the same lines (nothing is paired)",
-            )
+            _misaligned(first, p)
     if any(p.header is None for p in parts) and not all(p.header is None for p in parts):
         raise InputError(first.files[0], "joined files must all have a header or all lack one")
     for p in parts:
         for i, (reason, detail) in p.flagged.items():
             for q in parts:
                 q.flagged.setdefault(i, (reason, f"{p.files[0]}: {detail}"))
+
+
+def _misaligned(first: RawTable, p: RawTable) -> None:
+    """The error for two files whose data rows are not on the same lines: at the first row where
+    they part, a record spanning lines (a quoted line break) or a blank or comment line."""
+    row = min(set(p.lines[0]) ^ set(first.lines[0]))
+    holder = first if row in first.lines[0] else p
+    other = p if holder is first else first
+    spans = [line for part in (first, p) for line in part.spanning if line < row]
+    if spans:
+        start = max(spans)
+        spanner = first if start in first.spanning else p
+        raise InputError(
+            spanner.files[0],
+            "a quoted field spans several lines (a line break inside quotes), so the rows after it no longer"
+            f" sit on the lines of {(p if spanner is first else first).files[0]}'s rows",
+            row=start,
+            expected="line-aligned files with one record per line: remove the line break inside the quotes",
+        )
+    raise InputError(
+        other.files[0],
+        f"a blank or comment line where {holder.files[0]} has a data row",
+        row=row,
+        expected="line-aligned files with their data rows on the same lines (nothing is paired)",
+    )
 
 
 def _join_columns(parts: list[RawTable]) -> RawTable:

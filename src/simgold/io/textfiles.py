@@ -246,7 +246,7 @@ def read_text(
             f"{display}: {len(spanning)} quoted field(s) span several lines (first at row {spanning[0]});"
             " their line breaks are kept in the values"
         )
-    table.separator = separator
+    table.separator, table.spanning = separator, spanning
     return table
 
 
