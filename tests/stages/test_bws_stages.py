@@ -57,6 +57,12 @@ def test_counting_gold_on_the_scale_by_hand():
     assert g[["ci_low", "ci_high"]].loc[["a", "d"]].isna().all().all() and g.loc[["b", "c"], "ci_low"].notna().all()
     assert scores.set_index("item_id")["note"].loc[["a", "d"]].str.startswith("shown in a single tuple").all()
     assert (g["confidence"] == 0.9).all() and g["sd"].isna().all()
+    assert scores["note"].iloc[4] == "in no answer" and scores["note"].iloc[1:3].tolist() == ["", ""]
+    # a 90% interval rests on 20 resamples at least (one beyond each end): with 19, none, and a note
+    few_gold, few = gold_from_answers("d", items, HAND, [1, 5], {**SETTINGS, "resamples": 19}, confidence=0.9, seed=7)
+    assert few_gold[["ci_low", "ci_high"]].isna().all().all()
+    assert few["note"].iloc[1:3].tolist() == ["fewer than 20 resamples show it: no 90% counting interval"] * 2
+    assert few["counting"].tolist()[:4] == scores["counting"].tolist()[:4]
 
 
 def test_logit_gold_spans_the_scale_and_orders_items_as_utilities():

@@ -333,6 +333,13 @@ def test_crosslingual_finnsim_and_simlex_translations(translated, cleaned, share
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(np.quantile(rhos, [0.05, 0.95])), abs=1e-12)
     assert row["ci_low"] < row["spearman"] < row["ci_high"] and row["confidence"] == 0.9
     assert np.isnan(with_ci.loc[("simlex999", "simlex-hr"), "ci_low"])  # no shared item
+    assert with_ci.loc[("simlex999", "simlex-hr"), "note"] == "0 shared items: no correlation"
+    assert with_ci.loc[("simlex999", "finnsim"), "note"] == ""
+    # 99% needs 200 resamples, one beyond each end: from 199 there is no interval, and a note says why
+    _, few = crosslingual({"simlex999": group}, languages, resamples=199, seed=5, confidence=0.99)
+    few = few.set_index(["dataset_a", "dataset_b"]).loc[("simlex999", "finnsim")]
+    assert np.isnan(few["ci_low"]) and np.isnan(few["ci_high"]) and few["spearman"] == row["spearman"]
+    assert few["note"] == "199 resamples with a value: no 99% interval (at least 200 needed)"
 
 
 def test_dropped_rows_are_named_as_the_table_columns():

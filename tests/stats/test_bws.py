@@ -411,6 +411,27 @@ def test_maxdiff_accuracy_with_majority_ties_and_skipped_tuples():
     assert (acc.best, acc.worst, acc.n_tuples, acc.n_skipped) == (1.0, 1.0, 2, 2)
 
 
+def test_a_level_the_resamples_cannot_support_gives_no_interval():
+    """One beyond each end of a 95% interval needs 40 resamples: with 39 an item's counting
+    interval and the MaxDiff accuracy's intervals are NaN (the accuracy with a note), not the
+    extremes; with 40 they exist; with none asked there is no note."""
+    a = _coded()
+    for by in ("answers", "raters"):
+        low, high = counting_intervals(a, 39, np.random.default_rng(1), 0.95, by=by)
+        assert np.isnan(low).all() and np.isnan(high).all()
+        low, high = counting_intervals(a, 40, np.random.default_rng(1), 0.95, by=by)
+        shown = ~np.isnan(low)
+        assert shown.any() and (low[shown] <= high[shown]).all()
+    similarity = np.array([0.9, 0.5, 0.1, 0.0, 0.8, 0.3])
+    few = maxdiff_accuracy(a, similarity, 39, np.random.default_rng(0), 0.95)
+    assert np.isnan(few.worst_ci).all() and np.isnan(few.both_ci).all() and few.worst == 0.75
+    assert few.note == "39 resamples with a value: no 95% interval (at least 40 needed)"
+    enough = maxdiff_accuracy(a, similarity, 40, np.random.default_rng(0), 0.95)
+    assert not np.isnan(enough.worst_ci).any() and enough.note == ""
+    none = maxdiff_accuracy(a, similarity, 0, np.random.default_rng(0), 0.95)
+    assert np.isnan(none.worst_ci).all() and none.note == ""
+
+
 def test_maxdiff_accuracy_against_a_plain_majority():
     crowd = simulate(3)
     a = crowd.answers

@@ -291,6 +291,7 @@ _SPECS: dict[str, tuple[dict[str, pa.DataType] | Callable[[], dict[str, pa.DataT
             "ci_low": F,  # percentile bootstrap over the shared items, at scoring.confidence
             "ci_high": F,
             "confidence": F,
+            "note": S,  # why there is no correlation or no CI
         },
         ["source_dataset", "dataset_a", "dataset_b"],
     ),

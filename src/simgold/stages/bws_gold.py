@@ -22,6 +22,7 @@ import pandas as pd
 
 from simgold.io.tables import TABLES
 from simgold.stages.gold import finish_gold
+from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.bws import CodedAnswers, coded_answers, counting_intervals, counting_scores
 from simgold.stats.maxdiff_model import maxdiff_fit
 from simgold.stats.seeds import seed_for
@@ -190,10 +191,19 @@ def _bws_scores(dataset: str, codes: AnswerCodes, settings: dict, confidence: fl
             "logit_low": fit.ci_low,
             "logit_high": fit.ci_high,
             "confidence": confidence,
-            "note": np.where(single, "shown in a single tuple: no counting interval", ""),
+            "note": np.where(
+                single, "shown in a single tuple: no counting interval", _unsupported(low, counts.n_shown, confidence)
+            ),
         }
     )
     return frame[list(BWS_SCORE_COLUMNS)]
+
+
+def _unsupported(low: np.ndarray, n_shown: np.ndarray, confidence: float) -> np.ndarray:
+    """The note of an item without a counting interval: in no answer, or too few resamples show it
+    for the level to rest on (one beyond each end)."""
+    why = f"fewer than {min_resamples(confidence)} resamples show it: no {100 * confidence:.12g}% counting interval"
+    return np.where(n_shown == 0, "in no answer", np.where(np.isnan(low), why, ""))
 
 
 def _tuples_per_item(coded: CodedAnswers) -> np.ndarray:

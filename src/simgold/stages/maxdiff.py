@@ -63,7 +63,7 @@ def maxdiff_scores(
     rows = []
     for metric, part in MAXDIFF_METRICS.items():
         value, (low, high) = getattr(result, part), getattr(result, f"{part}_ci")
-        note = "" if result.n_tuples else "no tuple whose every item the model scores"
+        note = result.note if result.n_tuples else "no tuple whose every item the model scores"
         rows.append(
             ScoreRow(dataset, model, metric, "all", value, low, high, scoring.level, result.n_tuples,
                      result.n_tuples + result.n_skipped, note)

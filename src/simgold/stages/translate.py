@@ -37,8 +37,9 @@ from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
 from simgold.io.schema import schema_defaults
 from simgold.io.tables import TABLES
+from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.correlation import spearman
-from simgold.stats.resampling import draws, percentile_interval, spearman_resamples
+from simgold.stats.resampling import draws, spearman_resamples, supported_interval
 from simgold.stats.seeds import seed_for
 
 __all__ = [
@@ -533,7 +534,7 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resample
             for b in members[a_i + 1 :]:
                 both = base[[a, b]].dropna()
                 rho = spearman(both[a], both[b]) if len(both) >= 3 else np.nan
-                low, high = _bootstrap_interval(
+                low, high, note = _bootstrap_interval(
                     both[a].to_numpy(float), both[b].to_numpy(float), resamples, confidence,
                     np.random.default_rng(seed_for(seed, root, a, b, "crosslingual")),
                 )  # fmt: skip
@@ -549,6 +550,7 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resample
                         "ci_low": low,
                         "ci_high": high,
                         "confidence": confidence if resamples else np.nan,
+                        "note": note,
                     }
                 )
         wide_parts.append(base)
@@ -561,10 +563,13 @@ def crosslingual(groups: dict[str, dict], languages: dict[str, str], *, resample
     return wide, corr
 
 
-def _bootstrap_interval(x: np.ndarray, y: np.ndarray, resamples: int, confidence: float, rng) -> tuple[float, float]:
-    """The percentile interval of Spearman's rho over ``resamples`` resamples of the pairs (NaN with
-    fewer than 3 pairs or no resamples; a resample with a constant side is left out)."""
-    if resamples <= 0 or len(x) < 3:
-        return float("nan"), float("nan")
-    low, high, _ = percentile_interval(spearman_resamples(x, y, draws(len(x), resamples, rng)), confidence)
-    return low, high
+def _bootstrap_interval(x: np.ndarray, y: np.ndarray, resamples: int, confidence: float, rng):
+    """(low, high, note): the percentile interval of Spearman's rho over ``resamples`` resamples of
+    the pairs (NaN with fewer than 3 pairs or no resamples; a resample with a constant side is left
+    out), none with a note where too few resamples have a value for the level (as the scores' CIs)."""
+    if resamples <= 0:
+        return float("nan"), float("nan"), ""
+    if len(x) < 3:
+        return float("nan"), float("nan"), f"{len(x)} shared items: no correlation"
+    values = spearman_resamples(x, y, draws(len(x), resamples, rng))
+    return supported_interval(values, confidence, min_resamples(confidence))

@@ -31,9 +31,10 @@ from statistics import NormalDist
 
 import numpy as np
 
+from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.correlation import pearson, spearman
 from simgold.stats.reliability import raters_needed, single_rater, spearman_brown
-from simgold.stats.resampling import draw_counts, draws, halves_within_groups, percentile_interval
+from simgold.stats.resampling import draw_counts, draws, halves_within_groups, percentile_interval, supported_interval
 
 __all__ = ["CodedAnswers", "CountingScores", "MaxDiffAccuracy", "RaterAgreement", "SplitHalf", "answers_needed",
            "coded_answers", "counting_intervals", "counting_scores", "maxdiff_accuracy", "rater_agreement",
@@ -223,7 +224,9 @@ def counting_intervals(a: CodedAnswers, resamples: int, rng: np.random.Generator
     answers together (``by="raters"``; an answer without a rater is a cluster of its own), with
     replacement (``simgold.stats.resampling.draws``, a block of resamples per call); a resample
     weights each answer by how often it was drawn. An item not shown in a resample has no score
-    there; its interval is over the resamples that show it (``percentile_interval``).
+    there; its interval is over the resamples that show it (``percentile_interval``), and none
+    (NaN) where fewer of them than the level needs show it (``agreement_ci.min_resamples``: one
+    beyond each end), rather than the extremes of a few.
 
     Parameters
     ----------
@@ -272,6 +275,8 @@ def _item_intervals(scores: np.ndarray, confidence: float):
         low[cols], high[cols] = np.quantile(scores[:, cols], [tail, 1.0 - tail], axis=0)
     for j in np.flatnonzero(~complete):
         low[j], high[j], _ = percentile_interval(scores[:, j], confidence)
+    unsupported = (~np.isnan(scores)).sum(axis=0) < min_resamples(confidence)
+    low[unsupported], high[unsupported] = np.nan, np.nan
     return low, high
 
 
@@ -542,6 +547,8 @@ class MaxDiffAccuracy:
         Tuples left out because an item has no similarity (NaN).
     resamples : int
         The bootstrap's resamples.
+    note : str
+        Why there are no intervals ("" where they exist or none were asked).
     """
 
     best: float
@@ -553,6 +560,7 @@ class MaxDiffAccuracy:
     n_tuples: int
     n_skipped: int
     resamples: int
+    note: str = ""
 
 
 def _majority_agrees(a: CodedAnswers, group: np.ndarray, items: np.ndarray, chosen: np.ndarray, guess: np.ndarray):
@@ -615,11 +623,10 @@ def maxdiff_accuracy(a: CodedAnswers, similarity, resamples: int, rng: np.random
     both = (best + worst) / 2.0
     idx = draws(len(best), resamples, rng)
 
-    def interval(x):
-        if not len(x):
-            return float("nan"), float("nan")
-        return percentile_interval(x[idx].mean(axis=1), confidence)[:2]
-
+    nan = (float("nan"), float("nan"), "")
+    # a level the resamples cannot support gives no interval and a note, as the scores' CIs
+    ci = [supported_interval(x[idx].mean(axis=1), confidence, min_resamples(confidence)) if len(x) and resamples
+          else nan for x in (best, worst, both)]  # fmt: skip
     mean = [float(x.mean()) if len(x) else float("nan") for x in (best, worst, both)]
-    return MaxDiffAccuracy(*mean, interval(best), interval(worst), interval(both), int(kept.sum()),
-                           int((~kept).sum()), resamples)  # fmt: skip
+    return MaxDiffAccuracy(*mean, *(c[:2] for c in ci), int(kept.sum()), int((~kept).sum()), resamples,
+                           ci[0][2])  # fmt: skip
