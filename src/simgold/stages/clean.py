@@ -460,17 +460,11 @@ def _resolve_duplicates(policy: str, cells: Cells, cid: np.ndarray, items: Items
         _resolve_group(policy, cells, np.sort(group["k"].to_numpy()), items)
 
 
-#: the rows a duplicate's ledger detail names before "and N more"
-_ROWS_NAMED = 3
-
-
-def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items) -> None:
-    """One item's values from one rater (or one mean, SD, n column), in file order. The detail
-    names the group once (its first rows and how many more), so the ledger grows with the copies,
-    not with their square."""
-    rows = ", ".join(cells.where(k) for k in group[:_ROWS_NAMED])
-    if len(group) > _ROWS_NAMED:
-        rows += f" and {len(group) - _ROWS_NAMED:,} more"
+def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items, named: int = 3) -> None:
+    """One item's values from one rater (or one mean, SD, n column), in file order. The detail names
+    the group once (its first ``named`` rows and how many more): the ledger grows with the copies."""
+    more = len(group) - named
+    rows = ", ".join(cells.where(k) for k in group[:named]) + (f" and {more:,} more" if more > 0 else "")
     rater = cells.raters[cells.rater[group[0]]]
     who = f"rater {rater!r}" if rater is not None else ROLES[cells.role[group[0]]]
     first = cells.item[group[0]]
