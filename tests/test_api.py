@@ -18,6 +18,7 @@ from gensim.test.utils import datapath
 from scipy.stats import spearmanr
 
 import simgold
+from simgold.errors import ConfigError
 
 from .conftest import ROOT
 
@@ -158,6 +159,11 @@ def test_clean_a_dataset_a_spec_or_a_whole_config():
     spec = {"language": "en", "kind": "means", "scale": [0, 10], "duplicates": "all"}
     spec["sources"] = [{"path": WORDSIM, "comment": "#", "header": False, "sep": "\t", "words": [1, 2], "mean": 3}]
     assert simgold.clean(spec)["means"]["mean"].tolist() == one["means"]["mean"].tolist()
+    # a bare spec is checked as a config's dataset is: a NaN bound, a misspelt key, before any file is read
+    with pytest.raises(ConfigError, match=r"^config datasets.dataset.max_rejected: .nan is not a finite number$"):
+        simgold.clean({**spec, "max_rejected": float("nan")})
+    with pytest.raises(ConfigError, match=r"^config datasets.dataset: unknown key 'scael'"):
+        simgold.clean({**spec, "scael": [0, 10]})
 
 
 def test_import_simgold_is_cheap_and_both_names_work():

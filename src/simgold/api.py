@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simgold.io.config import check_config, check_dataset, has_ratings, load_config, resolve_model
+from simgold.io.config import check_config, has_ratings, load_config, resolve_model
 from simgold.io.embeddings import load_model, needed_words
 from simgold.io.models import PACKAGES
 from simgold.io.schema import schema_defaults
@@ -118,8 +118,9 @@ def clean(config_or_dataset, *, config=DEFAULT_CONFIG, base_dir=None) -> dict:
     if _is_config_path(config_or_dataset) or (isinstance(config_or_dataset, dict) and "datasets" in config_or_dataset):
         checked = _load_config(config_or_dataset, base_dir)
         return {name: clean_dataset(name, spec, str(base_dir)) for name, spec in sorted(checked["datasets"].items())}
-    if isinstance(config_or_dataset, dict):
-        return clean_dataset("dataset", check_dataset("dataset", config_or_dataset, base_dir), str(base_dir))
+    if isinstance(config_or_dataset, dict):  # checked as a config's dataset is: values, schema, then sources
+        spec = check_config({"datasets": {"dataset": config_or_dataset}}, base_dir=base_dir)["datasets"]["dataset"]
+        return clean_dataset("dataset", spec, str(base_dir))
     name, spec = _dataset_spec(config_or_dataset, config, base_dir)
     return clean_dataset(name, spec, str(base_dir))
 
