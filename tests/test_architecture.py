@@ -38,6 +38,7 @@ LAZY = (
     "matplotlib",
     "numba",
     "platformdirs",  # Snakemake's profile folders, only for `simgold run` (it comes with snakemake)
+    "yte",  # Snakemake's profile templates, only for `simgold run` on a profile that uses them
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)
     "simgold.io.minilm",  # scipy.special (its GELU), only MiniLM's jobs
     "simgold.stats.dependent_correlations",  # scipy.special, only the jobs that test or show the MSD

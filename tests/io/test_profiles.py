@@ -90,6 +90,7 @@ def _snakemake_configfiles(args):
         (["--snakefile", "wf/Snakefile", "--workflow-profile", "none", "--pro", "prof"], None, ["prof/p.yaml"]),
         (["-s", "wf/Snakefile", "--workflow-profile", "other"], None, ["wf/profiles/other/o.yaml"]),
         (["--profile", "prof", "--profile", "second"], None, ["s1.yaml", "s2.yaml"]),  # the later one
+        (["--profile", "yte"], None, ["c.yaml"]),  # a yte template: its ?if and ? expressions decide
     ],
 )
 def test_the_config_files_are_those_snakemakes_own_parser_reads(here, monkeypatch, args, env, expected):
@@ -107,10 +108,37 @@ def test_the_config_files_are_those_snakemakes_own_parser_reads(here, monkeypatc
     _write(here / "wf" / "profiles" / "default" / "profile.yaml", "configfile: w.yaml\n")
     _write(here / "wf" / "profiles" / "other" / "profile.yaml", "configfile: o.yaml\n")
     _write(here / "wf" / "Snakefile", "rule all:\n    input: []\n")
+    yte = "__use_yte__: true\n?if 1 + 1 == 3:\n  configfile: missing.yaml\n?else:\n  configfile: ?'c' + '.yaml'\n"
+    _write(here / "yte" / "profile.yaml", yte)
     if env:
         monkeypatch.setenv("SNAKEMAKE_PROFILE", env)
     assert _snakemake_configfiles(args) == expected
     assert check_run_configs(args) == expected
+
+
+def test_the_workflows_own_config_is_the_one_in_the_working_directory(here):
+    """The Snakefile's `configfile:` is read after Snakemake changes to --directory (or a profile's
+    `directory:`): that file is checked, not the one where the command runs."""
+    _write(here / "config" / "config.yaml", "datasets: {}\ndatasets: {}\n")  # a key given twice
+    _write(here / "work" / "config" / "config.yaml")
+    _write(here / "prof" / "profile.yaml", "directory: work\n")
+    for args in (["--directory", "work"], ["-d", "work"], ["--directory=work"], ["--profile", "prof"]):
+        assert check_run_configs(args) == ["work/config/config.yaml"]
+    _write(here / "work" / "config" / "config.yaml", "a: &a [1]\nb: *a\na: 2\n")
+    with pytest.raises(SimgoldError, match=r"^config work/config/config.yaml"):
+        check_run_configs(["-d", "work"])
+    with pytest.raises(SimgoldError, match=r"^config config/config.yaml"):
+        check_run_configs(["--profile", "prof", "--directory", "."])  # the command line's wins
+
+
+def test_a_yte_profile_that_fails_is_one_line(here):
+    _write(here / "prof" / "profile.yaml", "__use_yte__: true\nconfigfile: ?1 / 0\n")
+    with pytest.raises(SimgoldError) as err:
+        check_run_configs(["--profile", "prof"])
+    assert str(err.value) == (
+        "config profile prof/profile.yaml: its yte template fails: Error processing template in section"
+        " /configfile: ZeroDivisionError: division by zero"
+    )
 
 
 def test_the_workflows_default_profile_beside_a_snakefile_here_is_read(here):

@@ -28,6 +28,7 @@ __all__ = [
     "command_line_config_files",
     "profile_files",
     "run_profiles",
+    "profile_settings",
     "profile_config_files",
     "check_run_configs",
 ]
@@ -259,6 +260,52 @@ def run_profiles(args: list[str], environ: dict | None = None) -> list[Path]:
     return [file for profile in [*profiles, *([workflow] if workflow else [])] for file in profile_files(profile)]
 
 
+def profile_settings(profile: str | Path) -> dict:
+    """A profile's settings as Snakemake reads them: with the config's bounded loader (an alias bomb
+    or a key given twice is refused), then, for a profile that sets ``__use_yte__: true``, through
+    yte's template engine as Snakemake's profile parser runs it (its ``?if`` blocks and ``?``
+    expressions decide which keys there are).
+
+    Parameters
+    ----------
+    profile : str or pathlib.Path
+        A profile file (:func:`profile_files`).
+
+    Returns
+    -------
+    dict
+        The settings (empty where the file holds no mapping: Snakemake says so itself).
+
+    Raises
+    ------
+    simgold.errors.ConfigError
+        The profile is not a readable regular file, holds an alias bomb or a key given twice, or
+        its yte template fails.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp, "profile.yaml")
+    ...     _ = path.write_text("__use_yte__: true\\n?if True:\\n  configfile: ?'conf/' + 'a.yaml'\\ncores: 2\\n")
+    ...     profile_settings(path)
+    {'configfile': 'conf/a.yaml', 'cores': 2}
+    """
+    problem = file_problem(profile)
+    if problem:
+        raise ConfigError(f"profile {profile}", problem)
+    settings = load_config(profile)
+    if isinstance(settings, dict) and settings.get("__use_yte__") is True:
+        import yte  # Snakemake's profile templates: it comes with snakemake, which run starts
+
+        try:
+            with open(profile, encoding="utf-8") as stream:
+                settings = yte.process_yaml(stream, require_use_yte=True)
+        except Exception as err:  # a template's expressions can raise anything: one line, as Snakemake's
+            raise ConfigError(f"profile {profile}", f"its yte template fails: {err}") from None
+    return settings if isinstance(settings, dict) else {}
+
+
 def profile_config_files(profile: str | Path) -> list[str]:
     """The config files a profile names (``configfile:`` or ``configfiles:``), where Snakemake looks
     for them: a single path in the profile's folder if it is there, else as given (from the working
@@ -280,12 +327,9 @@ def profile_config_files(profile: str | Path) -> list[str]:
     simgold.errors.ConfigError
         The profile is not a readable regular file, holds an alias bomb or a key given twice.
     """
-    problem = file_problem(profile)
-    if problem:
-        raise ConfigError(f"profile {profile}", problem)
-    settings, folder, files = load_config(profile), Path(profile).parent, []
+    settings, folder, files = profile_settings(profile), Path(profile).parent, []
     for key in ("configfile", "--configfile", "configfiles", "--configfiles"):
-        value = settings.get(key) if isinstance(settings, dict) else None
+        value = settings.get(key)
         if isinstance(value, list):
             files += [str(item) for item in value]
         elif value is not None and value != "" and not isinstance(value, dict):
@@ -305,7 +349,7 @@ def _target_hint(path: str) -> None:
 
 def check_run_configs(args: list[str], environ: dict | None = None) -> list[str]:
     """Check every config file a snakemake command line makes Snakemake read, before it starts:
-    ``config/config.yaml`` (if there), each ``--configfile``, and, unless the command line gives
+    ``config/config.yaml`` (if there; under ``--directory`` where one is given), each ``--configfile``, and, unless the command line gives
     ``--configfile``, the ``configfile:`` of the last profile naming one (:func:`run_profiles`).
 
     Parameters
@@ -330,13 +374,19 @@ def check_run_configs(args: list[str], environ: dict | None = None) -> list[str]
     given = command_line_config_files(args)
     files = [(path, "") for path in given]
     named: list[tuple[str, str]] = []
+    workdir, profile_dir = _option_values(args, "--directory", "--di", short="-d"), []
     for profile in run_profiles(args, environ):
         in_profile = [(path, f" (configfile of profile {profile})") for path in profile_config_files(profile)]
         named = in_profile or named  # configargparse: the last profile naming one wins
+        directory = profile_settings(profile).get("directory")
+        profile_dir = [str(directory)] if directory else profile_dir  # the command line's wins
     if not _given_exactly(args, ("--configfile", "--configfiles")):
         files += named
-    if os.path.lexists("config/config.yaml"):  # else Snakemake says it is missing
-        files.insert(0, ("config/config.yaml", ""))
+    # the Snakefile's `configfile:` is read in the working directory (--directory), the others from here
+    workdir = workdir or profile_dir
+    own = os.path.normpath(os.path.join(workdir[-1] if workdir else ".", "config/config.yaml"))
+    if os.path.lexists(own):  # else Snakemake says it is missing
+        files.insert(0, (own, ""))
     for path, source in files:
         if not source and path in given:
             _target_hint(path)
