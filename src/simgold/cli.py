@@ -375,7 +375,7 @@ def _design_rankings(args) -> int:
             header = [h.strip() for h in next(reader, [])]
             if header[:3] != ["target", "candidate", "category"]:
                 raise ValueError(f"line 1: the header is {header!r}; expected target, candidate, category")
-            rows = [row for row in reader if any(cell.strip() for cell in row)]
+            rows = list(reader)  # blank rows too: design_rankings skips them and names the file's rows
         vocabulary = args.vocabulary.read_text(encoding="utf-8-sig").split()
         design = design_rankings(
             rows,

@@ -195,6 +195,22 @@ def test_bad_groups_are_refused_naming_the_row_and_value(bad, message):
         )
 
 
+def test_the_row_named_is_the_files_row_past_blank_rows(tmp_path, capsys):
+    """The CLI hands every row of the file, blank ones too: the error names the row a user sees."""
+    from simgold.cli import main
+
+    groups = tmp_path / "groups.csv"
+    groups.write_text("target,candidate,category\ncat,lion,positive\n\n,,\ncat,cat,positive\n\ndog,bone,distractor\n")
+    (tmp_path / "vocab.txt").write_text(" ".join(VOCABULARY))
+    args = ["design", "rankings", str(groups), "--name", "x", "--language", "en", "--raters", "2", "--per-group", "1"]
+    args += ["--vocabulary", str(tmp_path / "vocab.txt"), "--out", str(tmp_path / "out")]
+    assert main(args) == 1
+    assert capsys.readouterr().err == f"simgold design rankings: {groups}: groups row 5: candidate 'cat' is its target\n"
+    groups.write_text("target,candidate,category\ncat,lion,positive\n\ndog,bone,distractor\n")
+    assert main(args) == 1
+    assert capsys.readouterr().err.endswith("groups row 4: target 'dog' has no positive; raters rank the positives\n")
+
+
 def test_bad_counts_formats_and_language_are_refused():
     rows = [("cat", "lion", "positive")]
     kw = dict(name="x", n_raters=2, raters_per_group=1, seed=0, raw_dir="r")

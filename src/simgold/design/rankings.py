@@ -202,9 +202,12 @@ def _check_formats(formats, language: str) -> tuple:
 
 def _read_groups(groups, first_row: int) -> pd.DataFrame:
     """The rows checked: words normalised as the reader keeps them, categories known, no candidate
-    twice for its target, none equal to it, every target with a positive."""
-    rows, seen = [], {}
+    twice for its target, none equal to it, every target with a positive. A blank row is skipped
+    and counted, so that the rows named are the file's."""
+    rows, seen, at = [], {}, []
     for k, row in enumerate(groups):
+        if not any(str(cell).strip() for cell in row):
+            continue
         where = f"groups row {first_row + k}"
         if len(row) != 3:
             raise ValueError(f"{where}: {tuple(row)!r} has {len(row)} fields; expected target, candidate, category")
@@ -222,11 +225,12 @@ def _read_groups(groups, first_row: int) -> pd.DataFrame:
             )
         seen[target, candidate] = where
         rows.append((target, candidate, category))
+        at.append(first_row + k)
     frame = pd.DataFrame(rows, columns=["target", "candidate", "category"])
     has_positive = frame["category"].eq("positive").groupby(frame["target"], sort=False).any()
     for target in has_positive.index[~has_positive.to_numpy()]:
         k = int(np.flatnonzero(frame["target"].to_numpy() == target)[0])
-        raise ValueError(f"groups row {first_row + k}: target {target!r} has no positive; raters rank the positives")
+        raise ValueError(f"groups row {at[k]}: target {target!r} has no positive; raters rank the positives")
     if frame.empty:
         raise ValueError("groups: no rows; expected (target, candidate, category) rows")
     return frame
