@@ -297,7 +297,7 @@ def test_the_mean_vector_is_a_row_of_the_written_table(tmp_path):
     and comes back bit for bit; an OOV word is then scored with it."""
     from simgold.io.embeddings import MEAN_WORD, read_embeddings, write_embeddings
     from simgold.io.tables import read_parquet, read_provenance
-    from simgold.stages.scores import Vectors
+    from simgold.stages.vectors import Vectors
 
     table, report = load(tmp_path, w2v_text(), name="v.txt", oov="mean")
     write_embeddings(table, report, tmp_path / "m.parquet", provenance={})
