@@ -17,7 +17,8 @@ from scipy.stats import pearsonr
 
 from simgold.io.tables import to_arrow
 from simgold.stages.agreement import alpha_levels
-from simgold.stages.scores import METRICS, Metric, ScoringSettings, Vectors, pearson, pearson_resamples, score_dataset
+from simgold.stages.scores import METRICS, Metric, ScoringSettings, pearson, pearson_resamples, score_dataset
+from simgold.stages.vectors import Vectors
 from simgold.stages.agreement import alpha_table
 from simgold.stats.alpha import ALPHA_LEVELS, LEVELS, AlphaLevel
 

@@ -25,7 +25,8 @@ from simgold.stages.clean import clean_dataset
 from simgold.stages.gold import gold_from_means, gold_from_ratings
 from simgold.stages.comparisons import ag_score_parts
 from simgold.stages.controls import calibration_exclusions, scored
-from simgold.stages.scores import ScoringSettings, Vectors, score_dataset, words_of
+from simgold.stages.scores import ScoringSettings, score_dataset, words_of
+from simgold.stages.vectors import Vectors
 from simgold.stats.agreement_statistics import agreement_summary
 from simgold.stats.rank_correlation import RatingMatrix
 from simgold.stats.rank_correlation import agreement as agreement_stats
@@ -199,7 +200,7 @@ def _table_from_keyed_vectors(kv, needed: set[str], restrict_vocab: int | None) 
     return pd.DataFrame(
         {
             "word": words,
-            "vector": [np.asarray(kv.get_vector(w), dtype=np.float32) for w in words],
+            "vector": [kv.get_vector(w) for w in words],  # as saved: Vectors stores them as float32, as a file's
             "source": "vocab",
             "line": [kv.key_to_index[w] + 1 for w in words],
         }

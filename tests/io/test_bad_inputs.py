@@ -151,8 +151,9 @@ def test_bad_input(name, monkeypatch):
         assert str(err.value) == case["error"]
         return
     if "kept" in case:  # an embedding file that must be read correctly
-        table, _ = run_case(case, monkeypatch)
+        table, report = run_case(case, monkeypatch)
         assert table["word"].tolist() == case["kept"]
+        assert [list(u) for u in report.unusable] == case.get("unusable", [])
         return
     result = run_case(case, monkeypatch)
     if "config_file" in case:

@@ -17,7 +17,8 @@ from simgold.report import figures as figures_module
 from simgold.report.figures import figures_rst
 from simgold.report.leaderboard import leaderboard
 from simgold.report.pages import dataset_page, index_page
-from simgold.stages.scores import ScoringSettings, Vectors, paired_difference, score_dataset, summary, with_holm
+from simgold.stages.scores import ScoringSettings, paired_difference, score_dataset, summary, with_holm
+from simgold.stages.vectors import Vectors
 from simgold.workflow.routing import report_figures, stages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -352,7 +352,8 @@ def test_the_comparisons_file_gives_the_leaderboards_a_and_g_score(tmp_path):
     leaderboard functions, equals simgold.evaluate_comparisons on the released comparisons file,
     as the card's own snippet runs it. The rankings' mean-rank scores give a negative Spearman."""
     from simgold.report.leaderboard import leaderboard
-    from simgold.stages.scores import ScoringSettings, Vectors, score_dataset, summary, words_of
+    from simgold.stages.scores import ScoringSettings, score_dataset, summary, words_of
+    from simgold.stages.vectors import Vectors
     from simgold.io.embeddings import load_model
 
     name, ds = "demo-he-rank", CONFIG["datasets"]["demo-he-rank"]

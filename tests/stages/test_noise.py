@@ -12,7 +12,8 @@ from scipy.stats import spearmanr
 import simgold.stages.noise as noise_module
 from simgold.io.embeddings import load_model
 from simgold.stages.noise import grid, inputs_for, noise_check
-from simgold.stages.scores import Vectors, predictions, seed_for
+from simgold.stages.scores import predictions, seed_for
+from simgold.stages.vectors import Vectors
 from simgold.stats.noise_kernel import noisy_norms_dots
 
 from ..conftest import default_pairs

@@ -19,13 +19,13 @@ from simgold.io.embeddings import load_model
 from simgold.stages.comparisons import ag_score, ag_score_parts, from_rankings, from_ratings, read_ag_file, write_ag_file
 from simgold.stages.scores import (
     ScoringSettings,
-    Vectors,
     correlation_scores,
     paired_difference,
     predictions,
     score_dataset,
     seed_for,
 )
+from simgold.stages.vectors import Vectors
 from simgold.stats.resampling import kendall_resamples
 
 from ..conftest import E5_STATIC, default_pairs
@@ -484,7 +484,7 @@ def test_q_values_across_datasets_are_benjamini_hochberg_per_metric():
 def test_a_zero_or_non_finite_vector_is_out_of_vocabulary():
     """A zero vector has no direction (cosine 0 would count as a score); 1e39 is finite in float64
     but infinite as stored (float32): both words are OOV, and the shares say so."""
-    from simgold.stages.scores import Vectors, oov_shares, predictions
+    from simgold.stages.scores import oov_shares, predictions
 
     with np.errstate(over="ignore"):  # the cast a reader's table makes
         huge = np.array([1e39, 1.0]).astype(np.float32)

@@ -2,7 +2,7 @@
 
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.noise import grid, inputs_for, noise_check
-from simgold.stages.scores import Vectors
+from simgold.stages.vectors import Vectors
 from simgold.workflow.job import provenance_for, run
 
 

@@ -17,7 +17,7 @@ import itertools
 
 import pandas as pd
 
-from simgold.io.embeddings import coverage_warning, load_model, write_embeddings
+from simgold.io.embeddings import load_model, write_embeddings
 from simgold.io.machine import machine_json, machine_record
 from simgold.io.minilm import get_model
 from simgold.io.tables import TABLES, read_parquet, write_parquet
@@ -28,7 +28,6 @@ from simgold.stages.msd import MSD_COLUMNS, dataset_msd, with_msd
 from simgold.stages.scores import (
     DIFFERENCE_METRICS,
     ScoringSettings,
-    Vectors,
     across_datasets,
     paired_difference,
     score_dataset,
@@ -36,6 +35,7 @@ from simgold.stages.scores import (
     with_holm,
     words_of,
 )
+from simgold.stages.vectors import Vectors, log_load
 from simgold.workflow.job import input_label, provenance_for, run
 
 
@@ -44,26 +44,7 @@ def embeddings_job(snakemake, log):
     words = sorted({w for path in snakemake.input.words for w in words_of(read_parquet(path))})
     log.info("%s: %d distinct words needed by %d datasets", name, len(words), len(snakemake.input.words))
     table, report = load_model(model, words, log=log.info, threads=snakemake.threads)
-    have = set(table["word"])
-    found = {w for w in words if w in have or (model["lowercase"] and w.lower() in have)}
-    log.info(
-        "%s (%s, %d dimensions): %d words in the file, %d kept; %d of %d needed words found (%.1f%%)",
-        report.file,
-        report.format,
-        report.dim,
-        report.lines,
-        report.kept,
-        len(found),
-        len(words),
-        100 * len(found) / max(1, len(words)),
-    )
-    for note in report.notes:
-        log.info("%s: %s", report.file, note)
-    warning = coverage_warning(report, len(found), len(words))
-    if warning:
-        log.warning("%s", warning)
-    for word, first, again in report.duplicates:
-        log.info("  duplicated word %r: line %d kept, line %d ignored", word, first, again)
+    log_load(log, words, table, report, model["lowercase"])
     prov = provenance_for(snakemake)
     write_embeddings(table, report, snakemake.output.table, prov)
     write_machine(snakemake, model, prov)

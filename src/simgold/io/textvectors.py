@@ -52,7 +52,7 @@ from simgold.io.lineindex import Stale, line_store
 from simgold.io.progress import Progress
 from simgold.io.vectorformats import BOM, Damaged, GzipStream
 
-__all__ = ["CHUNK", "HEAD", "LoadReport", "read_text_vectors"]
+__all__ = ["CHUNK", "HEAD", "LoadReport", "read_text_vectors", "vector_problem"]
 
 CHUNK = 1 << 21  # bytes per chunk (whole lines, 2 MiB): small enough to stay in the CPU cache
 HEAD = 1 << 20  # bytes searched for the first line
@@ -84,6 +84,9 @@ class LoadReport:
         What the report says besides.
     timings : dict of str to float
         Seconds: scan (all threads), parse.
+    unusable : list of tuple
+        (word, line, why) of each kept vector that is all zeros or holds a value not finite as
+        float32 (:func:`vector_problem`): kept in the table as stored, out of vocabulary at scoring.
     """
 
     file: str
@@ -95,6 +98,8 @@ class LoadReport:
     mean: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)  # seconds: scan (all threads), parse
+    # (word, line, why) of each kept vector that is all zeros or not finite as float32: out of vocabulary
+    unusable: list[tuple[str, int | None, str]] = field(default_factory=list)
 
 
 class _LineError(Exception):
@@ -384,7 +389,8 @@ def _scan_chunk(a: np.ndarray, targets: _Targets, dim: int, want_mean: bool, ind
             scan.hits.append((i, fields[0], line))
     if want_mean and scan.error is None:
         try:
-            scan.sums = _parse_lines(_lines_of(a), dim).sum(axis=0)
+            every = _parse_lines(_lines_of(a), dim)
+            scan.sums = every[_usable_rows(every)].sum(axis=0)  # a value not finite as float32 adds nothing
         except _LineError as err:
             scan.error = err
     scan.seconds = time.perf_counter() - t0
@@ -430,9 +436,7 @@ def _parse_lines(lines: list[bytes], dim: int) -> np.ndarray:
         table = _arrow_table(_single_spaced(data), dim)
     if table is None or table.num_rows != len(lines):
         return _parse_in_python(lines, dim)
-    out = np.stack([column.to_numpy() for column in table.columns[1:]], axis=1)
-    _check_finite(out, lines)
-    return out
+    return np.stack([column.to_numpy() for column in table.columns[1:]], axis=1)
 
 
 def _arrow_table(data: bytes, dim: int):
@@ -469,15 +473,47 @@ def _parse_in_python(lines: list[bytes], dim: int) -> np.ndarray:
             bad = next(t for t in fields[1:] if not _is_float(t)).decode("utf-8", "replace")
             word = fields[0].decode("utf-8", "replace")
             raise _LineError(i, f"non-numeric value {bad!r} for {word!r}", "numbers")
-    _check_finite(out, lines)
     return out
 
 
-def _check_finite(out: np.ndarray, lines: list[bytes]) -> None:
-    bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
-    if len(bad):
-        word = lines[bad[0]].split()[0].decode("utf-8", "replace")
-        raise _LineError(int(bad[0]), f"{word!r} has a NaN or infinite value", "finite numbers")
+def vector_problem(vec) -> str | None:
+    """Why a vector has no direction to compare, as float32 stores it: a NaN, an infinite value, a
+    value too large for float32 (finite as read, infinite as stored), or all zeros; None if usable.
+
+    Parameters
+    ----------
+    vec : array-like
+        The vector as read (float64, or the float32 a file stores).
+
+    Returns
+    -------
+    str or None
+        The reason, naming the first offending value.
+
+    Examples
+    --------
+    >>> vector_problem([1e39, 0.5]), vector_problem([0.0, 0.0]), vector_problem([0.1, float("-inf")])
+    ('a value is not finite as float32 (1e+39)', 'all zeros', 'a value is infinite (-inf)')
+    >>> vector_problem(np.array([np.nan, 1.0], np.float32)), vector_problem([0.1, 0.2]) is None
+    ('a value is NaN', True)
+    """
+    read = np.asarray(vec, dtype=np.float64)
+    with np.errstate(over="ignore"):  # the overflow is the finding, said in the reason
+        stored = read.astype(np.float32)
+    if np.isfinite(stored).all():
+        return None if stored.any() else ("all zeros" if not read.any() else "all zeros as float32")
+    if np.isnan(read).any():
+        return "a value is NaN"
+    inf = np.isinf(read)
+    if inf.any():
+        return f"a value is infinite ({read[inf][0]:g})"
+    return f"a value is not finite as float32 ({read[~np.isfinite(stored)][0]:g})"
+
+
+def _usable_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows (float64 as read) whose values are all finite as float32: the ones the mean adds."""
+    with np.errstate(over="ignore"):
+        return np.isfinite(vectors.astype(np.float32)).all(axis=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -491,6 +527,7 @@ class _Kept:
         self.targets, self.dim, self.display = targets, dim, display
         self.pending: list[tuple[int, bytes, bytes]] = []  # (line in the file, word, line)
         self.vectors: dict[str, tuple[np.ndarray, int]] = {}
+        self.unusable: dict[str, str] = {}  # word: why its vector has no direction (as read, before float32)
         self.duplicates: list[tuple[str, int, int]] = []
         self.seconds = 0.0
 
@@ -514,7 +551,10 @@ class _Kept:
             if word in self.vectors:
                 self.duplicates.append((word, self.vectors[word][1], row))
             else:
-                self.vectors[word] = (vec.astype(np.float32), row)
+                if why := vector_problem(vec):
+                    self.unusable[word] = why
+                with np.errstate(over="ignore"):  # 1e39 is infinite as float32: said in ``unusable``
+                    self.vectors[word] = (vec.astype(np.float32), row)
         self.seconds += time.perf_counter() - t0
 
 
@@ -589,6 +629,7 @@ def read_text_vectors(
         store.save(first.dim, first.offset, first.lines_before, words, total)
         report.timings["index written"] = time.perf_counter() - t0
     report.lines, report.kept, report.duplicates = words, len(kept.vectors), kept.duplicates
+    report.unusable = sorted(((w, kept.vectors[w][1], why) for w, why in kept.unusable.items()), key=lambda u: u[1])
     report.timings["parse"] = kept.seconds
     if want_mean and words:
         report.mean = (total / words).astype(np.float32)

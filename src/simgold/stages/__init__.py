@@ -24,4 +24,5 @@ __all__ = [
     "reliability",
     "scores",
     "translate",
+    "vectors",
 ]

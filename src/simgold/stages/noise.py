@@ -214,7 +214,7 @@ def inputs_for(pred: pd.DataFrame, gold: pd.DataFrame, vectors) -> tuple:
         The model's predictions on the dataset (``item_id``, ``word1``, ``word2``, ``oov``).
     gold : pandas.DataFrame
         The dataset's gold table (``item_id``, ``mean``).
-    vectors : simgold.stages.scores.Vectors
+    vectors : simgold.stages.vectors.Vectors
         The model's vectors of the dataset's words.
 
     Returns

@@ -4,7 +4,8 @@ Similarity is cosine. Lookup is exact, then lower-cased when the model allows it
 ``skip`` (the item is not scored and is counted), ``zero`` (an OOV word is a zero vector: cosine 0),
 ``mean`` (an OOV word gets the mean of every vector in the embedding file), ``subword`` (fastText
 vectors built from subwords; other models: as ``skip``). ``oov_pairs`` (share of items with an OOV
-word) and ``oov_words`` (share of distinct words) are always reported, as fractions.
+word) and ``oov_words`` (share of distinct words) are always reported, as fractions; their note names the words
+out of vocabulary by their vectors, with their lines (``simgold.stages.vectors``).
 
 Metrics: Spearman, Pearson and Kendall tau-b between the gold mean and the model's similarity, and
 the A&G score (all comparisons and per type), each with a 95% percentile bootstrap CI (1000
@@ -26,9 +27,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from simgold.io.embeddings import cosine, read_embeddings
 from simgold.io.schema import schema_defaults
 from simgold.stages.comparisons import TYPES, ag_score, ag_score_parts
+from simgold.stages.vectors import Vectors, unusable_note
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
 from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.dependent_correlations import compare_predictions
@@ -46,7 +47,7 @@ from simgold.stats.resampling import (
 from simgold.stats.seeds import seed_for
 
 __all__ = ["DIFFERENCE_METRICS", "METRICS", "PREDICTION_COLUMNS", "SCORE_COLUMNS", "DifferenceRow", "Metric",
-           "Metrics", "ScoreRow", "ScoringSettings", "Vectors", "across_datasets", "comparison_scores",
+           "Metrics", "ScoreRow", "ScoringSettings", "across_datasets", "comparison_scores",
            "correlation_scores", "human_ceiling", "oov_shares", "paired_difference", "predictions", "raters_below",
            "score_dataset", "summary", "with_holm", "words_of"]  # fmt: skip
 
@@ -134,79 +135,6 @@ class ScoringSettings:
     def level(self) -> float:
         """The level a score row's CI columns carry: NaN where no CI is drawn (no resamples)."""
         return self.confidence if self.resamples else float("nan")
-
-
-class Vectors:
-    """Lookup of a model's kept vectors with its OOV policy. A vector that is all zeros or holds a
-    value that is not finite as stored (``unusable``) makes its word out of vocabulary.
-
-    Parameters
-    ----------
-    table : pd.DataFrame
-        The table.
-    lowercase : bool
-        As the class says.
-    oov : str
-        As the class says.
-    mean : np.ndarray | None
-        As the class says.
-    """
-
-    def __init__(self, table: pd.DataFrame, lowercase: bool, oov: str, mean: np.ndarray | None = None):
-        self.oov, self.lowercase = oov, lowercase
-        usable = table if oov == "subword" else table[table["source"] != "subword"]
-        dim = len(table["vector"].iloc[0]) if len(table) else (len(mean) if mean is not None else 0)
-        stored = np.vstack(usable["vector"].to_numpy()) if len(usable) else np.zeros((0, dim), dtype=np.float32)
-        # as stored (float32: 1e39 is infinite there), a vector with a non-finite value or all zeros has
-        # no direction to compare: its word is out of vocabulary, whichever reader kept it
-        ok = np.isfinite(stored).all(axis=1) & (stored != 0).any(axis=1)
-        self.unusable = sorted(usable["word"].to_numpy()[~ok].tolist())
-        usable, stored = usable[ok], stored[ok]
-        self.index = {w: i for i, w in enumerate(usable["word"])}
-        self.matrix = stored.astype(np.float64)
-        self.dim = dim
-        self.fallback = (
-            np.zeros(dim) if oov == "zero" else (np.asarray(mean, dtype=np.float64) if oov == "mean" else None)
-        )
-        if oov == "mean" and mean is None:
-            raise ValueError("oov: mean needs the mean vector of the embedding file")
-
-    @classmethod
-    def read(cls, path, model: dict) -> "Vectors":
-        """The vectors of an embeddings table the workflow wrote, with the model's lookup and OOV
-        policy (``oov: mean`` takes the file's mean, a row of that table)."""
-        table, mean = read_embeddings(path)
-        return cls(table, model["lowercase"], model["oov"], mean)
-
-    def find(self, word: str) -> int | None:
-        if word in self.index:
-            return self.index[word]
-        if self.lowercase and word.lower() in self.index:
-            return self.index[word.lower()]
-        return None
-
-    def pair_sims(self, words1, words2):
-        """(similarities with NaN where not scored, OOV flags, the OOV words of each pair)."""
-        n = len(words1)
-        a, b = np.zeros((n, self.dim)), np.zeros((n, self.dim))
-        oov = np.zeros(n, dtype=bool)
-        missing = []
-        for k, (w1, w2) in enumerate(zip(words1, words2)):
-            lost = []
-            for word, target in ((w1, a), (w2, b)):
-                i = self.find(word)
-                if i is None:
-                    lost.append(word)
-                    if self.fallback is not None:
-                        target[k] = self.fallback
-                else:
-                    target[k] = self.matrix[i]
-            oov[k] = bool(lost)
-            missing.append(";".join(lost))
-        sims = cosine(a, b)
-        if self.fallback is None:
-            sims = np.where(oov, np.nan, sims)
-        return sims, oov, missing
 
 
 def predictions(dataset: str, model: str, pairs: pd.DataFrame, vectors: Vectors) -> pd.DataFrame:
@@ -680,8 +608,11 @@ def score_dataset(
     object
         (predictions, scores): the predictions table and the scores table (``SCORE_COLUMNS``).
     """
+    note = ""
     if pred is None:
         pred = predictions(dataset, model, _pairs_for(dataset, kind, pairs_table), vectors)
+        # the words this dataset lost to their vectors (all zeros, or not finite as float32), by line
+        note = unusable_note(vectors.unusable_for({w for j in pred["oov_words"] for w in j.split(";") if w}))
     rows = []
     if gold is not None:
         g = pred["item_id"].map(gold.set_index("item_id")["mean"]).to_numpy(float)
@@ -693,7 +624,7 @@ def score_dataset(
     shares = oov_shares(pred)
     for metric in ("oov_pairs", "oov_words"):
         rows.append(
-            ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred))
+            ScoreRow(dataset, model, metric, "all", shares[metric], np.nan, np.nan, np.nan, len(pred), len(pred), note)
         )
     ceiling, why = human_ceiling(agreement), ""
     if agreement is not None and np.isnan(ceiling):  # the agreement table says why its vs_rest is missing
