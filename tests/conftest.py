@@ -125,19 +125,23 @@ def pdflatex() -> str:
     return found
 
 
-def _rebase(path: str) -> str:
-    return str(SHARED / path[len("../shared/") :]) if path.startswith("../shared/") else path
+def _rebase(node, shared: Path = SHARED):
+    """Every path under ``../shared/`` in a config block (sources, word_forms, item lists, whatever
+    a key holds), moved under ``shared``: a path key added later is moved too."""
+    if isinstance(node, dict):
+        return {key: _rebase(value, shared) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_rebase(value, shared) for value in node]
+    if isinstance(node, str) and node.startswith("../shared/"):
+        return str(shared / node[len("../shared/") :])
+    return node
 
 
 @pytest.fixture(scope="session")
 def shared_specs(shared) -> dict:
     """The dataset specs of config/examples/shared-data.yaml, with paths pointing at SHARED."""
     config = yaml.safe_load(SHARED_CONFIG.read_text(encoding="utf-8"))
-    specs = copy.deepcopy(config["datasets"])
-    for spec in specs.values():
-        for src in spec["sources"]:
-            src["path"] = [_rebase(p) for p in src["path"]] if isinstance(src["path"], list) else _rebase(src["path"])
-    return specs
+    return _rebase(copy.deepcopy(config["datasets"]))
 
 
 @pytest.fixture(scope="session")

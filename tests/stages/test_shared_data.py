@@ -48,6 +48,26 @@ def _value_rejects(tables) -> pd.DataFrame:
 # -------------------------------------------------------------------------------- per rater
 
 
+def test_every_shared_path_of_the_specs_points_where_the_shared_data_are(shared_specs, shared):
+    """SIMGOLD_SHARED moves every path of config/examples/shared-data.yaml, whatever key holds it
+    (sources, word_forms, ...): none is left pointing at ../shared, each names a file there."""
+    paths = []
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for k, value in enumerate(node):
+                walk(value, f"{where}[{k}]")
+        elif isinstance(node, str) and ("../shared" in node or node.startswith(str(shared))):
+            paths.append((where, node))
+
+    walk(shared_specs, "datasets")
+    assert any(".word_forms." in where for where, _ in paths)  # not only the sources' paths
+    assert [(where, p) for where, p in paths if not (p.startswith(str(shared)) and Path(p).exists())] == []
+
+
 def test_danish_99_items_38_raters_7_missing(cleaned, shared):
     t = cleaned("dsd-da")
     assert _shape(t) == (99, 38)
