@@ -245,7 +245,39 @@ def test_verify_does_not_follow_links(tmp_path):
     assert (
         "results/scores/summary.parquet: a link; an archive holds no links and verify does not follow them" in problems
     )
-    assert "results/scores/summary.parquet: missing" in problems and "logs/clean/open.log: missing" in problems
+    # one line per member: the listed file that is a link is not "missing" as well
+    assert "results/scores/summary.parquet: missing" not in problems and "logs/clean/open.log: missing" in problems
+
+
+def test_verify_says_in_one_line_what_a_member_is_instead(tmp_path, monkeypatch):
+    """A folder where the MANIFEST lists a file, a file that cannot be read and a folder that cannot
+    be listed are each one line naming it (not a traceback, not two lines)."""
+    from simgold.report import verify as verify_module
+
+    root, _, _ = _unpacked(tmp_path)
+    listed = root / "results" / "scores" / "summary.parquet"
+    listed.unlink()
+    listed.mkdir()
+    real_digest, real_scandir = verify_module.sha256_file, os.scandir
+
+    def unreadable(path):
+        if Path(path).name == "open.log":
+            raise PermissionError(13, "Permission denied")
+        return real_digest(path)
+
+    def unlistable(path):
+        if Path(path).name == "simgold":
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(verify_module, "sha256_file", unreadable)
+    monkeypatch.setattr(verify_module.os, "scandir", unlistable)
+    problems = verify(root)
+    assert "results/scores/summary.parquet: a folder where the MANIFEST lists a file" in problems
+    assert "logs/clean/open.log: cannot be read (Permission denied)" in problems
+    assert "src/simgold/: a folder that cannot be listed (Permission denied)" in problems
+    assert not [p for p in problems if p.startswith("results/scores/summary.parquet") and "folder" not in p]
+    assert not [p for p in problems if p.startswith("src/simgold/") and "cannot be listed" not in p]
 
 
 def test_rebuild_says_what_it_runs_and_refuses_an_archive_that_does_not_verify(tmp_path, monkeypatch):

@@ -20,28 +20,33 @@ from simgold.report.archive import EXTERNAL_HEADER, SCRATCH, WITHHELD_HEADER, ar
 __all__ = ["verify", "read_manifest", "read_external", "read_withheld", "archive_path_of"]
 
 
-def _tree(directory: Path) -> tuple[dict[str, int], list[str], list[str]]:
-    """({regular file: size}, links, other non-regular files: FIFOs, devices, sockets) under
-    ``directory``, relative, from ``lstat`` alone: nothing is followed or opened. Walked with a list
-    of folders still to read, not by recursion, so that no depth of folders can exhaust the stack."""
-    found, links, odd = {}, [], []
+def _tree(directory: Path) -> tuple[dict[str, int], list[str], list[str], list[tuple[str, str]]]:
+    """({regular file: size}, links, other non-regular files: FIFOs, devices, sockets, (folder, why)
+    of the folders that cannot be listed) under ``directory``, relative, from ``lstat`` alone: nothing is
+    followed or opened. Walked with a list of folders still to read, not by recursion, so that no
+    depth of folders can exhaust the stack."""
+    found, links, odd, problems = {}, [], [], []
     pending = [(directory, PurePosixPath())]
     while pending:
         top, rel_top = pending.pop()
-        with os.scandir(top) as entries:
-            for entry in entries:
-                rel = rel_top / entry.name
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISLNK(info.st_mode):
-                    links.append(rel.as_posix())
-                elif stat.S_ISDIR(info.st_mode):
-                    if not (top == directory and entry.name == SCRATCH):  # rebuild's own working folder
-                        pending.append((Path(entry.path), rel))
-                elif stat.S_ISREG(info.st_mode):
-                    found[rel.as_posix()] = info.st_size
-                else:
-                    odd.append(rel.as_posix())
-    return dict(sorted(found.items())), sorted(links), sorted(odd)
+        try:
+            entries = list(os.scandir(top))
+        except OSError as err:
+            problems.append((f"{rel_top.as_posix()}/", err.strerror))
+            continue
+        for entry in entries:
+            rel = rel_top / entry.name
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
+                links.append(rel.as_posix())
+            elif stat.S_ISDIR(info.st_mode):
+                if not (top == directory and entry.name == SCRATCH):  # rebuild's own working folder
+                    pending.append((Path(entry.path), rel))
+            elif stat.S_ISREG(info.st_mode):
+                found[rel.as_posix()] = info.st_size
+            else:
+                odd.append(rel.as_posix())
+    return dict(sorted(found.items())), sorted(links), sorted(odd), sorted(problems)
 
 
 #: the largest MANIFEST or EXTERNAL.tsv read (a real one is a few hundred kilobytes)
@@ -208,18 +213,20 @@ def verify(directory: Path) -> list[str]:
     entries, problems = read_manifest(directory)
     if not entries:
         return problems
-    found, links, odd = _tree(directory)
+    found, links, odd, closed = _tree(directory)
+    problems += [f"{folder}: a folder that cannot be listed ({why})" for folder, why in closed]
     problems += [f"{rel}: a link; an archive holds no links and verify does not follow them" for rel in links]
     problems += [f"{rel}: not a regular file (a FIFO, device or socket); verify does not open it" for rel in odd]
     for rel, (digest, size) in sorted(entries.items()):
-        if rel not in found:
-            if rel not in odd:
-                problems.append(f"{rel}: missing")
+        if rel not in found:  # one line per member: said already if odd, a link or in a closed folder
+            if rel not in odd and rel not in links and not rel.startswith(tuple(folder for folder, _ in closed)):
+                folder = os.path.isdir(directory / rel) and not os.path.islink(directory / rel)
+                problems.append(f"{rel}: a folder where the MANIFEST lists a file" if folder else f"{rel}: missing")
             continue
         if found[rel] != size:  # the size first: a sparse or swapped file is never read whole
             problems.append(f"{rel}: {found[rel]:,} bytes, the MANIFEST says {size:,}")
-        elif sha256_file(directory / rel) != digest:
-            problems.append(f"{rel}: checksum does not match the MANIFEST")
+        else:
+            problems += _digest_problem(directory, rel, digest)
     rows, external_problems = read_external(directory) if "inputs/EXTERNAL.tsv" in entries else ([], [])
     problems += external_problems
     supplied = set()
@@ -230,6 +237,15 @@ def verify(directory: Path) -> list[str]:
     unlisted = set(found) - set(entries) - supplied - {"MANIFEST"}
     problems += [f"{rel}: not in the MANIFEST" for rel in sorted(unlisted)]
     return problems
+
+
+def _digest_problem(directory: Path, rel: str, digest: str) -> list[str]:
+    """A file of the MANIFEST whose bytes are not the ones listed, or that cannot be read."""
+    try:
+        same = sha256_file(directory / rel) == digest
+    except OSError as err:
+        return [f"{rel}: cannot be read ({err.strerror})"]
+    return [] if same else [f"{rel}: checksum does not match the MANIFEST"]
 
 
 def _check_supplied(directory: Path, row: dict, found: dict[str, int]) -> list[str]:
