@@ -111,6 +111,49 @@ def alpha_without_self_pairs(X: np.ndarray, who) -> float:
     return 1.0 - observed / expected if expected > 0 else np.nan
 
 
+REFERENCE = ("vs_mean", "vs_rest")  # with raters resampled: the statistic plus the drawn raters' influence
+
+
+def jackknife(X: np.ndarray) -> dict:
+    """vs_mean and vs_rest of the panel X and of X without each rater in turn (the plain loop):
+    statistic -> (T, [T_(j) for each rater j])."""
+    R = X.shape[1]
+    whole = loop_statistics(X, np.arange(R))
+    without = [loop_statistics(np.delete(X, j, axis=1), np.arange(R - 1)) for j in range(R)]
+    return {s: (whole[s], np.array([w[s] for w in without])) for s in REFERENCE}
+
+
+def by_influence(T: float, without: np.ndarray, count: np.ndarray, centre: float | None = None) -> float:
+    """The rule of ``agreement_replicates.reference_raters``, written out: T (or ``centre``) plus
+    sqrt(R / (R - 1)) times the draw-count-weighted mean of the influence values
+    (R - 1) (mean_k T_(k) - T_(j)), cut to [-1, 1]; NaN where T or a drawn rater's T_(j) is."""
+    R = len(without)
+    drawn = count > 0
+    if np.isnan(T) or np.isnan(without[drawn]).any():
+        return np.nan
+    influence = (R - 1) * (np.nanmean(without) - without[drawn])
+    value = (T if centre is None else centre) + np.sqrt(R / (R - 1)) * (count[drawn] @ influence) / count.sum()
+    return float(np.clip(value, -1.0, 1.0))
+
+
+def expected_replicates(X, item_idx, rater_idx, b, jackknifed: dict) -> dict:
+    """scheme -> the four statistics of resample b by the plain loop: the resampled dataset for the
+    items scheme, pairwise and alpha; vs_mean and vs_rest with raters resampled by their rule
+    (``jackknifed``: ``jackknife(X)``)."""
+    raters = np.arange(X.shape[1])
+    count = np.bincount(rater_idx[b], minlength=X.shape[1])
+    out = {
+        "items": loop_statistics(X[item_idx[b]], raters),
+        "raters": loop_statistics(X[:, rater_idx[b]], rater_idx[b]),
+        # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
+        "both": loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b]),
+    }
+    for statistic, (T, without) in jackknifed.items():
+        out["raters"][statistic] = by_influence(T, without, count)
+        out["both"][statistic] = by_influence(T, without, count, centre=out["items"][statistic])
+    return out
+
+
 def test_the_loop_alpha_is_krippendorffs_when_every_rater_is_drawn_once():
     X = random_panel(4, missing=0.3)
     expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
@@ -155,17 +198,14 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     m = RatingMatrix.from_dense(X)
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
-    raters = np.arange(X.shape[1])
     assert set(ours) == {
         (s, scheme) for s in agreement_statistics.ci_statistics() for scheme in agreement_statistics.SCHEMES
     }
+    jackknifed = jackknife(X)
     for b in range(50):
-        by_items = loop_statistics(X[item_idx[b]], raters)
-        by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
-        # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
-        by_both = loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b])
+        by_scheme = expected_replicates(X, item_idx, rater_idx, b, jackknifed)
         for statistic in agreement_statistics.ci_statistics():
-            for scheme, expected in (("items", by_items), ("raters", by_raters), ("both", by_both)):
+            for scheme, expected in by_scheme.items():
                 got = ours[statistic, scheme][b]
                 want = expected[statistic]
                 assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12), (
@@ -469,12 +509,9 @@ def test_replicates_of_degenerate_panels_equal_the_loop(panel):
     m = RatingMatrix.from_dense(X)
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
+    jackknifed = jackknife(X)
     for b in range(30):
-        by_scheme = {
-            "items": loop_statistics(X[item_idx[b]], np.arange(X.shape[1])),
-            "raters": loop_statistics(X[:, rater_idx[b]], rater_idx[b]),
-            "both": loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b]),
-        }
+        by_scheme = expected_replicates(X, item_idx, rater_idx, b, jackknifed)
         for (statistic, scheme), values in ours.items():
             got, want = values[b], by_scheme[scheme][statistic]
             assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12), (
