@@ -13,8 +13,12 @@ agreement table: ``pairwise`` (mean pairwise-complete Spearman over the rater pa
   mean of the raters' jackknife influence values (each computed from the panel without that rater;
   ``agreement_replicates.reference_raters``), so a rater drawn twice counts twice without pulling
   the item means toward itself, and a rest of fewer distinct raters does not make the reference
-  noisier. The dataset values average over the drawn raters, each copy counting. With fewer than
-  three raters there is no raters interval.
+  noisier. Their interval (raters and both) is that of a mean of R raters' values, and a plain
+  percentile interval of so few units is too narrow: its ends are the replicates' percentiles at
+  the level whose normal quantile is Student's t with R - 1 degrees of freedom (Hesterberg's
+  expanded percentile interval; the ``confidence`` column keeps the level asked for). The dataset
+  values average over the drawn raters, each copy counting. With fewer than three raters there is
+  no raters interval.
 * ``both`` (two-way): items and raters drawn together, each with its own draws, in one resample:
   a drawn item is a unit as with ``items`` (a rater pair's or a rater's Spearman on the drawn items,
   each copy counting), a drawn rater a person as with ``raters`` (the same pairs and copies left
@@ -365,7 +369,10 @@ def agreement_cis(
     fewest = min_resamples(confidence) if min_defined is None else int(min_defined)
     for statistic, scheme in wanted:
         values = reps.get((statistic, scheme), np.zeros(0))
-        low, high, undefined = percentile_interval(values, confidence)
+        if once[statistic, scheme] and m.shape[1] > 1:  # a mean of the raters' values (WITHOUT_ONE_RATER)
+            low, high, undefined = _raters_interval(values, confidence, m.shape[1])
+        else:
+            low, high, undefined = percentile_interval(values, confidence)
         note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence,
                      once[statistic, scheme])  # fmt: skip
         reason = ""
@@ -418,6 +425,16 @@ def resamples_within(resamples: int, work: int, max_work: int, confidence: float
     """
     used = resamples if work * (resamples + once) <= max_work else max_work // max(work, 1) - once
     return used if used >= min(resamples, min_resamples(confidence)) and used > 0 else 0
+
+
+def _raters_interval(values: np.ndarray, confidence: float, n: int) -> tuple[float, float, int]:
+    """``percentile_interval`` of the replicates of a mean of n raters' values at an expanded level:
+    the level whose normal quantile is Student's t quantile with n - 1 degrees of freedom
+    (Hesterberg's expanded percentile interval), since a percentile interval of few units is too
+    narrow."""
+    from scipy.stats import norm, t  # heavy to import, and only these intervals need it
+
+    return percentile_interval(values, float(2.0 * norm.cdf(t.ppf((1.0 + confidence) / 2.0, n - 1)) - 1.0))
 
 
 def _note(used: int, resamples: int, undefined: int, work: int, max_work: int, confidence: float, once: int = 0) -> str:
