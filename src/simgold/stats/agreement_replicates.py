@@ -487,8 +487,9 @@ def reference_raters(
     with np.errstate(invalid="ignore"):
         influence = (R - 1.0) * (np.nanmean(without) - without) if (~np.isnan(without)).any() else without
         scale = np.sqrt(R / (R - 1.0)) if R > 1 else np.nan
-    undefined = (counts @ np.isnan(influence)) > 0
-    deviation = scale * (counts @ np.nan_to_num(influence)) / np.maximum(counts.sum(axis=1), 1)
+    # row sums, not a BLAS product: the same bits under every BLAS kernel
+    undefined = (counts * np.isnan(influence)).sum(axis=1) > 0
+    deviation = scale * (counts * np.nan_to_num(influence)).sum(axis=1) / np.maximum(counts.sum(axis=1), 1)
     centre = point if weights is None else reference_items(m, weights, leave_out, min_overlap)
     return np.where(undefined | np.isnan(point), np.nan, np.clip(centre + deviation, -1.0, 1.0))
 
