@@ -377,6 +377,26 @@ def test_work_cap_below_an_interval_gives_none():
     assert agreement_ci.min_resamples(0.95) == 40 and agreement_ci.min_resamples(0.99) == 200
 
 
+def test_the_panels_without_one_rater_count_in_the_work_cap():
+    """vs_rest with raters resampled first ranks the 6 panels without one rater, each a resample's
+    work: a cap that 100 resamples fit alone leaves it 94, and the note says why; the items scheme
+    keeps its 100."""
+    m = RatingMatrix.from_dense(random_panel(6, n_items=30, n_raters=6))
+    work = agreement_ci.work_per_resample(m)["vs_rest", "raters"]
+    assert work == agreement_ci.work_per_resample(m)["vs_rest", "items"]
+    ci = agreement_cis("d", "raw", "all", m, resamples=100, max_work=work * 100, statistics=("vs_rest",))
+    table = ci.table.set_index("scheme")
+    assert table.loc["items", "resamples"] == 100 and table.loc["items", "note"] == ""
+    for scheme in ("raters", "both"):
+        assert table.loc[scheme, "resamples"] == 94
+        assert table.loc[scheme, "note"] == (
+            f"94 of 100 resamples: one resample has {work:,} entries to rank, as has each of the 6 panels without "
+            f"one rater, agreement.ci_max_work = {work * 100:,}"
+        )
+    full = agreement_cis("d", "raw", "all", m, resamples=100, statistics=("vs_rest",))
+    np.testing.assert_array_equal(ci.replicates["vs_rest", "raters"], full.replicates["vs_rest", "raters"][:94])
+
+
 def test_work_per_resample_counts_from_the_ratings():
     X = random_panel(7, n_items=20, n_raters=5, missing=0.3, complete=2)
     m = RatingMatrix.from_dense(X)
