@@ -111,6 +111,49 @@ def alpha_without_self_pairs(X: np.ndarray, who) -> float:
     return 1.0 - observed / expected if expected > 0 else np.nan
 
 
+REFERENCE = ("vs_mean", "vs_rest")  # with raters resampled: the statistic plus the drawn raters' influence
+
+
+def jackknife(X: np.ndarray) -> dict:
+    """vs_mean and vs_rest of the panel X and of X without each rater in turn (the plain loop):
+    statistic -> (T, [T_(j) for each rater j])."""
+    R = X.shape[1]
+    whole = loop_statistics(X, np.arange(R))
+    without = [loop_statistics(np.delete(X, j, axis=1), np.arange(R - 1)) for j in range(R)]
+    return {s: (whole[s], np.array([w[s] for w in without])) for s in REFERENCE}
+
+
+def by_influence(T: float, without: np.ndarray, count: np.ndarray, centre: float | None = None) -> float:
+    """The rule of ``agreement_replicates.reference_raters``, written out: T (or ``centre``) plus
+    sqrt(R / (R - 1)) times the draw-count-weighted mean of the influence values
+    (R - 1) (mean_k T_(k) - T_(j)), cut to [-1, 1]; NaN where T or a drawn rater's T_(j) is."""
+    R = len(without)
+    drawn = count > 0
+    if np.isnan(T) or np.isnan(without[drawn]).any():
+        return np.nan
+    influence = (R - 1) * (np.nanmean(without) - without[drawn])
+    value = (T if centre is None else centre) + np.sqrt(R / (R - 1)) * (count[drawn] @ influence) / count.sum()
+    return float(np.clip(value, -1.0, 1.0))
+
+
+def expected_replicates(X, item_idx, rater_idx, b, jackknifed: dict) -> dict:
+    """scheme -> the four statistics of resample b by the plain loop: the resampled dataset for the
+    items scheme, pairwise and alpha; vs_mean and vs_rest with raters resampled by their rule
+    (``jackknifed``: ``jackknife(X)``)."""
+    raters = np.arange(X.shape[1])
+    count = np.bincount(rater_idx[b], minlength=X.shape[1])
+    out = {
+        "items": loop_statistics(X[item_idx[b]], raters),
+        "raters": loop_statistics(X[:, rater_idx[b]], rater_idx[b]),
+        # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
+        "both": loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b]),
+    }
+    for statistic, (T, without) in jackknifed.items():
+        out["raters"][statistic] = by_influence(T, without, count)
+        out["both"][statistic] = by_influence(T, without, count, centre=out["items"][statistic])
+    return out
+
+
 def test_the_loop_alpha_is_krippendorffs_when_every_rater_is_drawn_once():
     X = random_panel(4, missing=0.3)
     expected = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
@@ -155,17 +198,14 @@ def test_replicates_equal_a_scipy_loop_on_each_resampled_dataset(panel, sort_ran
     m = RatingMatrix.from_dense(X)
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
-    raters = np.arange(X.shape[1])
     assert set(ours) == {
         (s, scheme) for s in agreement_statistics.ci_statistics() for scheme in agreement_statistics.SCHEMES
     }
+    jackknifed = jackknife(X)
     for b in range(50):
-        by_items = loop_statistics(X[item_idx[b]], raters)
-        by_raters = loop_statistics(X[:, rater_idx[b]], rater_idx[b])
-        # both at once (these draws): each drawn item a unit, each drawn rater's copies one person
-        by_both = loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b])
+        by_scheme = expected_replicates(X, item_idx, rater_idx, b, jackknifed)
         for statistic in agreement_statistics.ci_statistics():
-            for scheme, expected in (("items", by_items), ("raters", by_raters), ("both", by_both)):
+            for scheme, expected in by_scheme.items():
                 got = ours[statistic, scheme][b]
                 want = expected[statistic]
                 assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12), (
@@ -337,6 +377,26 @@ def test_work_cap_below_an_interval_gives_none():
     assert agreement_ci.min_resamples(0.95) == 40 and agreement_ci.min_resamples(0.99) == 200
 
 
+def test_the_panels_without_one_rater_count_in_the_work_cap():
+    """vs_rest with raters resampled first ranks the 6 panels without one rater, each a resample's
+    work: a cap that 100 resamples fit alone leaves it 94, and the note says why; the items scheme
+    keeps its 100."""
+    m = RatingMatrix.from_dense(random_panel(6, n_items=30, n_raters=6))
+    work = agreement_ci.work_per_resample(m)["vs_rest", "raters"]
+    assert work == agreement_ci.work_per_resample(m)["vs_rest", "items"]
+    ci = agreement_cis("d", "raw", "all", m, resamples=100, max_work=work * 100, statistics=("vs_rest",))
+    table = ci.table.set_index("scheme")
+    assert table.loc["items", "resamples"] == 100 and table.loc["items", "note"] == ""
+    for scheme in ("raters", "both"):
+        assert table.loc[scheme, "resamples"] == 94
+        assert table.loc[scheme, "note"] == (
+            f"94 of 100 resamples: one resample has {work:,} entries to rank, as has each of the 6 panels without "
+            f"one rater, agreement.ci_max_work = {work * 100:,}"
+        )
+    full = agreement_cis("d", "raw", "all", m, resamples=100, statistics=("vs_rest",))
+    np.testing.assert_array_equal(ci.replicates["vs_rest", "raters"], full.replicates["vs_rest", "raters"][:94])
+
+
 def test_work_per_resample_counts_from_the_ratings():
     X = random_panel(7, n_items=20, n_raters=5, missing=0.3, complete=2)
     m = RatingMatrix.from_dense(X)
@@ -469,12 +529,9 @@ def test_replicates_of_degenerate_panels_equal_the_loop(panel):
     m = RatingMatrix.from_dense(X)
     weights, counts = draw_counts(item_idx, X.shape[0]), draw_counts(rater_idx, X.shape[1])
     ours = replicates(m, pairwise_spearman(m, MIN_OVERLAP), weights, counts, MIN_OVERLAP)
+    jackknifed = jackknife(X)
     for b in range(30):
-        by_scheme = {
-            "items": loop_statistics(X[item_idx[b]], np.arange(X.shape[1])),
-            "raters": loop_statistics(X[:, rater_idx[b]], rater_idx[b]),
-            "both": loop_statistics(X[item_idx[b]][:, rater_idx[b]], rater_idx[b]),
-        }
+        by_scheme = expected_replicates(X, item_idx, rater_idx, b, jackknifed)
         for (statistic, scheme), values in ours.items():
             got, want = values[b], by_scheme[scheme][statistic]
             assert (np.isnan(got) and np.isnan(want)) or got == pytest.approx(want, abs=1e-12), (
@@ -548,3 +605,123 @@ def test_undefined_reasons_name_the_cause():
     )
     assert reason(single, "alpha_interval").startswith("one item has two ratings or more: alpha would be 0")
     assert reason(stats(random_panel(1)), "pairwise") == ""  # a value: no reason
+
+
+# -------------------------------------------------------------------------------- vs_mean, vs_rest: raters resampled
+
+#: 8 items x 4 raters, no ties within a rater (scipy's Spearman is Pearson on the ranks)
+SMALL = np.array(
+    [[1, 2, 1, 2], [2, 1, 3, 1], [3, 4, 2, 3], [4, 3, 5, 6], [5, 5, 4, 4], [6, 6, 6, 5], [7, 8, 7, 7], [8, 7, 8, 8]],
+    dtype=float,
+)
+
+
+def _by_hand(X: np.ndarray, rest: bool, rows=None) -> float:
+    """Mean over the raters of scipy's Spearman of each rater with the item means of all raters (of
+    the others), on ``rows`` (default every item; the means are those of all items' raters)."""
+    rows = np.arange(len(X)) if rows is None else rows
+    means = [np.delete(X, i, axis=1).mean(axis=1) if rest else X.mean(axis=1) for i in range(X.shape[1])]
+    return float(np.mean([spearmanr(X[rows, i], means[i][rows]).statistic for i in range(X.shape[1])]))
+
+
+@pytest.mark.parametrize("statistic", ["vs_mean", "vs_rest"])
+def test_a_rater_drawn_twice_counts_its_influence_twice_and_leaves_the_means_alone(statistic):
+    """Raters drawn (A, A, B, D): the replicate is T + sqrt(4/3) (2 l_A + l_B + l_D) / 4, with
+    l_j = 3 (mean_k T_(k) - T_(j)) and T_(j) the statistic of the three other raters, each by
+    scipy. The resampled panel's own value (A's copy in the item means, or in B's and D's rest)
+    is not it."""
+    rest = statistic == "vs_rest"
+    T = _by_hand(SMALL, rest)
+    without = np.array([_by_hand(np.delete(SMALL, j, axis=1), rest) for j in range(4)])
+    influence = 3 * (without.mean() - without)
+    want = T + np.sqrt(4 / 3) * (2 * influence[0] + influence[1] + influence[3]) / 4
+    m = RatingMatrix.from_dense(SMALL)
+    counts = np.array([[2, 1, 0, 1], [1, 1, 1, 1]])
+    got = replicates(m, pairwise_spearman(m, 3), np.ones((2, 8)), counts, 3, wanted={(statistic, "raters"): 2})
+    assert got[statistic, "raters"] == pytest.approx([want, T], abs=1e-12)
+    # the old rule: the statistic of the resampled panel (A twice in the means; no copy in its own rest)
+    panel = SMALL[:, [0, 0, 1, 3]]
+    who = np.array([0, 0, 1, 3])
+    if rest:
+        old = np.mean([spearmanr(panel[:, i], panel[:, who != who[i]].mean(axis=1)).statistic for i in range(4)])
+    else:
+        old = _by_hand(panel, rest=False)
+    assert abs(old - want) > 1e-3  # far beyond the 1e-12 the replicate is checked to
+
+
+@pytest.mark.parametrize("statistic", ["vs_mean", "vs_rest"])
+def test_the_two_way_scheme_adds_the_raters_influence_to_the_items_value(statistic):
+    """Items (0, 0, 1, 2, 3, 4, 6, 7) and raters (A, A, B, D) drawn together: every rater's Spearman
+    with the full panel's item means on the drawn items (scipy, item 0 twice), averaged, plus the
+    raters' part of the raters scheme for these draws."""
+    rest = statistic == "vs_rest"
+    rows = np.array([0, 0, 1, 2, 3, 4, 6, 7])
+    without = np.array([_by_hand(np.delete(SMALL, j, axis=1), rest) for j in range(4)])
+    influence = 3 * (without.mean() - without)
+    want = _by_hand(SMALL, rest, rows) + np.sqrt(4 / 3) * (2 * influence[0] + influence[1] + influence[3]) / 4
+    m = RatingMatrix.from_dense(SMALL)
+    weights, counts = np.bincount(rows, minlength=8)[None, :], np.array([[2, 1, 0, 1]])
+    got = replicates(m, pairwise_spearman(m, 3), weights, counts, 3, wanted={(statistic, "both"): 1})
+    assert got[statistic, "both"][0] == pytest.approx(want, abs=1e-12)
+    # the old rule (the drawn raters' item means on the drawn items, A's copy counting) is not it
+    panel, who = SMALL[rows][:, [0, 0, 1, 3]], np.array([0, 0, 1, 3])
+    means = [panel[:, who != who[i]].mean(axis=1) if rest else panel.mean(axis=1) for i in range(4)]
+    old = np.mean([spearmanr(panel[:, i], means[i]).statistic for i in range(4)])
+    assert abs(old - want) > 1e-3  # far beyond the 1e-12 the replicate is checked to
+
+
+def _population_panel(rng, truth: np.ndarray, n_raters: int) -> np.ndarray:
+    """A fresh panel: each rater the true values plus noise of its own SD (0.8 to 3 scale points),
+    rounded to the 0-10 scale as WordSim-353's ratings are."""
+    sd = rng.uniform(0.8, 3.0, n_raters)
+    return np.clip(np.rint(truth[:, None] + rng.normal(size=(len(truth), n_raters)) * sd), 0, 10)
+
+
+def test_rater_intervals_of_vs_mean_and_vs_rest_cover_at_their_level():
+    """Coverage: 80 fixed items rated by panels of 16 raters drawn from a population (WordSim-353
+    set 2 has 16 raters). The estimand is what the raters scheme stands for, the items fixed and
+    the raters random: the expected vs_mean (vs_rest) of a fresh panel of 16 raters on these
+    items, from 3000 panels. Each of 600 panels gets its 90% raters interval (200 resamples); the
+    share that holds the estimand must be at least 0.87. (With the resampled panel's own item
+    means, a rater drawn twice pulled them toward itself: vs_mean's intervals sat high and
+    vs_rest's low, and both missed far more often; plain percentile intervals of the influence
+    replicates, too narrow for a mean of 16 values, missed more often too.)"""
+    from simgold.stats.rank_correlation import vs_reference
+
+    rng = np.random.default_rng(20261128)
+    truth = rng.uniform(0, 10, 80)
+    values = np.array(
+        [[np.nanmean(v) for v in vs_reference(RatingMatrix.from_dense(_population_panel(rng, truth, 16)), 5)]
+         for _ in range(3000)]
+    )  # fmt: skip
+    estimand = dict(zip(REFERENCE, values.mean(axis=0)))
+    covered = {statistic: 0 for statistic in REFERENCE}
+    replications = 600
+    for r in range(replications):
+        m = RatingMatrix.from_dense(_population_panel(rng, truth, 16))
+        ci = rows_of_cis("sim", "raw", "all", m, resamples=200, seed=r, confidence=0.9, min_overlap=5,
+                         max_work=15_000_000, statistics=REFERENCE, schemes=("raters",))  # fmt: skip
+        for row in ci.rows:
+            covered[row.statistic] += row.ci_low <= estimand[row.statistic] <= row.ci_high
+    coverage = {statistic: n / replications for statistic, n in covered.items()}
+    assert min(coverage.values()) >= 0.87, coverage
+
+
+@pytest.mark.shared
+def test_rater_intervals_of_vs_mean_and_vs_rest_sit_on_the_estimate(cleaned):
+    """WordSim-353 set 2 (200 pairs, 16 raters): with the resampled panel's own item means, the
+    bootstrap means of vs_mean and vs_rest with raters resampled (alone or with the items) sat well
+    above and below the estimates (docs/methods.md section 11.2). Now the replicates centre on them,
+    and the intervals are those of the rule."""
+    ratings = cleaned("ws353-set2")["ratings"]
+    ci = agreement_cis("ws353-set2", "raw", "all", RatingMatrix.from_ratings(ratings), statistics=REFERENCE)
+    table = ci.table.set_index(["statistic", "scheme"])
+    for statistic in REFERENCE:
+        row = table.loc[statistic, "raters"]
+        assert row["n_undefined"] == 0 and row["ci_low"] < row["value"] < row["ci_high"]
+        for scheme in ("raters", "both"):
+            assert abs(np.mean(ci.replicates[statistic, scheme]) - row["value"]) < 0.005, (statistic, scheme)
+    assert round(table.loc[("vs_mean", "raters"), "ci_low"], 3) == 0.713
+    assert round(table.loc[("vs_mean", "raters"), "ci_high"], 3) == 0.800
+    assert round(table.loc[("vs_rest", "raters"), "ci_low"], 3) == 0.665
+    assert round(table.loc[("vs_rest", "raters"), "ci_high"], 3) == 0.773

@@ -8,13 +8,22 @@ agreement table: ``pairwise`` (mean pairwise-complete Spearman over the rater pa
 * ``raters``: the raters are drawn with replacement, every item kept. A rater drawn twice is one
   person: the pairs of a rater with its own copy are not pairs of raters and are left out of
   ``pairwise`` (they would add correlations of 1) and of alpha (they would add pairs that never
-  disagree: ``alpha_raters``), and ``vs_rest`` leaves out every copy of the rater; ``vs_mean`` takes
-  the resample as it is (the item means count each copy). The dataset values average over the
-  drawn raters, each copy counting. With fewer than three raters there is no raters interval.
+  disagree: ``alpha_raters``). ``vs_mean`` and ``vs_rest`` are means over the raters of a Spearman
+  with item means that every rater shapes: a resample adds to the estimate the draw-count-weighted
+  mean of the raters' jackknife influence values (each computed from the panel without that rater;
+  ``agreement_replicates.reference_raters``), so a rater drawn twice counts twice without pulling
+  the item means toward itself, and a rest of fewer distinct raters does not make the reference
+  noisier. Their interval (raters and both) is that of a mean of R raters' values, and a plain
+  percentile interval of so few units is too narrow: its ends are the replicates' percentiles at
+  the level whose normal quantile is Student's t with R - 1 degrees of freedom (Hesterberg's
+  expanded percentile interval; the ``confidence`` column keeps the level asked for). The dataset
+  values average over the drawn raters, each copy counting. With fewer than three raters there is
+  no raters interval.
 * ``both`` (two-way): items and raters drawn together, each with its own draws, in one resample:
   a drawn item is a unit as with ``items`` (a rater pair's or a rater's Spearman on the drawn items,
   each copy counting), a drawn rater a person as with ``raters`` (the same pairs and copies left
-  out, the same weights by the draw counts, the item means over the drawn raters). Would other
+  out, the same weights by the draw counts; ``vs_mean`` and ``vs_rest``: the items scheme's value on
+  the drawn items plus the raters scheme's influence part for the drawn raters). Would other
   pairs, rated by other raters, agree as well? The widest of the three. With fewer than three
   raters there is no ``both`` interval either.
 
@@ -38,15 +47,19 @@ with raters resampled sums the rater pairs' values weighted by the draw counts, 
 that costs less than ranking the ratings: it counts as the ratings; so do ``vs_mean`` and
 ``vs_rest`` with both resampled, which rank at most the drawn raters' ratings of the drawn items.)
 
-A statistic and scheme uses the first ``min(B, max_work // work)`` of its B resamples (the same
+``vs_mean`` and ``vs_rest`` with raters resampled (alone or with the items) first compute the
+statistic of the R panels without one rater, each as much work as one resample: R resamples' work
+done once (``WITHOUT_ONE_RATER``). A statistic and scheme uses the first
+``min(B, max_work // work - once)`` of its B resamples (``once``: that fixed part, else 0; the same
 draws whatever the cap: a larger cap extends them), and none when that leaves fewer than
 ``min_resamples(confidence)`` (a 95% interval needs 40, one beyond each end); the ``resamples``
 column says how many were used and the note why. The default, ``agreement.ci_max_work`` =
 15 million, never binds on the per-rater datasets of ../shared (the largest, Danish pairwise: 13
 thousand per resample, 13 million for B = 1000); at crowd scale (1000 raters x 2000 items at 10%:
 200 thousand ratings, 10 million pair x shared-item entries) it allows 75 resamples of everything
-but ``pairwise`` with items resampled (alone or with the raters), which gets no interval, and the
-agreement stage keeps its time budget (benchmarks/agreement_ci.py).
+but ``pairwise`` with items resampled (alone or with the raters), and ``vs_mean`` and ``vs_rest``
+with raters resampled (their 1000 panels without one rater alone exceed it), which get no interval,
+and the agreement stage keeps its time budget (benchmarks/agreement_ci.py).
 
 The replicates themselves: ``simgold.stats.agreement_replicates``.
 """
@@ -74,6 +87,7 @@ from simgold.stats.seeds import seed_for
 __all__ = [
     "MIN_RATERS_RESAMPLED",
     "TABLE_COLUMNS",
+    "WITHOUT_ONE_RATER",
     "AgreementCI",
     "AgreementCIRow",
     "agreement_cis",
@@ -84,6 +98,9 @@ __all__ = [
 ]
 
 MIN_RATERS_RESAMPLED = 3  # raters a "raters" or "both" interval needs (two give one pair in every resample)
+# statistics whose "raters" and "both" replicates first compute the panels without one rater
+# (agreement_replicates.reference_raters): R resamples' work, done once
+WITHOUT_ONE_RATER = ("vs_mean", "vs_rest")
 
 
 class AgreementCIRow(NamedTuple):
@@ -337,7 +354,10 @@ def agreement_cis(
     m, pairs = _compact(matrix, stats.pairs)
     work = work_per_resample(m)
     keys = [(s, scheme) for s in (ci_statistics() if statistics is None else statistics) for scheme in schemes]
-    wanted = {key: resamples_within(resamples, work[key], max_work, confidence) for key in keys if key in work}
+    once = {key: m.shape[1] if key[0] in WITHOUT_ONE_RATER and key[1] != "items" else 0 for key in keys}
+    wanted = {
+        key: resamples_within(resamples, work[key], max_work, confidence, once[key]) for key in keys if key in work
+    }
     idx = {}
     for scheme, n in (("items", m.shape[0]), ("raters", m.shape[1])):
         rng = np.random.default_rng(seed_for(seed, dataset, stage, subset, scheme))
@@ -349,8 +369,12 @@ def agreement_cis(
     fewest = min_resamples(confidence) if min_defined is None else int(min_defined)
     for statistic, scheme in wanted:
         values = reps.get((statistic, scheme), np.zeros(0))
-        low, high, undefined = percentile_interval(values, confidence)
-        note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence)
+        if once[statistic, scheme] and m.shape[1] > 1:  # a mean of the raters' values (WITHOUT_ONE_RATER)
+            low, high, undefined = _raters_interval(values, confidence, m.shape[1])
+        else:
+            low, high, undefined = percentile_interval(values, confidence)
+        note = _note(len(values), resamples, undefined, work[statistic, scheme], max_work, confidence,
+                     once[statistic, scheme])  # fmt: skip
         reason = ""
         if why_none[statistic]:  # no estimate: an interval of the resamples would stand for nothing
             reason = f"no value: {why_none[statistic]}"
@@ -370,7 +394,7 @@ def agreement_cis(
     return AgreementCI(rows, reps)
 
 
-def resamples_within(resamples: int, work: int, max_work: int, confidence: float) -> int:
+def resamples_within(resamples: int, work: int, max_work: int, confidence: float, once: int = 0) -> int:
     """How many of the resamples fit the cap; none when fewer than an interval needs.
 
     Parameters
@@ -383,25 +407,40 @@ def resamples_within(resamples: int, work: int, max_work: int, confidence: float
         The work cap of one CI (``agreement.ci_max_work``).
     confidence : float
         The intervals' coverage (``scoring.confidence``).
+    once : int
+        Work done once whatever the resamples, in resamples (``WITHOUT_ONE_RATER``: the raters).
 
     Returns
     -------
     int
-        ``resamples`` when they fit ``max_work``, else as many as fit; 0 when that is fewer than
-        ``min_resamples(confidence)`` (and fewer than ``resamples``).
+        ``resamples`` when they and ``once`` fit ``max_work``, else as many as fit; 0 when that is
+        fewer than ``min_resamples(confidence)`` (and fewer than ``resamples``).
 
     Examples
     --------
     >>> resamples_within(1000, 200_000, 15_000_000, 0.95), resamples_within(1000, 400_000, 15_000_000, 0.95)
     (75, 0)
+    >>> resamples_within(1000, 3_200, 15_000_000, 0.95, once=16), resamples_within(1000, 200_000, 15_000_000, 0.95, 30)
+    (1000, 45)
     """
-    used = resamples if work * resamples <= max_work else max_work // max(work, 1)
-    return used if used >= min(resamples, min_resamples(confidence)) else 0
+    used = resamples if work * (resamples + once) <= max_work else max_work // max(work, 1) - once
+    return used if used >= min(resamples, min_resamples(confidence)) and used > 0 else 0
 
 
-def _note(used: int, resamples: int, undefined: int, work: int, max_work: int, confidence: float) -> str:
+def _raters_interval(values: np.ndarray, confidence: float, n: int) -> tuple[float, float, int]:
+    """``percentile_interval`` of the replicates of a mean of n raters' values at an expanded level:
+    the level whose normal quantile is Student's t quantile with n - 1 degrees of freedom
+    (Hesterberg's expanded percentile interval), since a percentile interval of few units is too
+    narrow."""
+    from scipy.stats import norm, t  # heavy to import, and only these intervals need it
+
+    return percentile_interval(values, float(2.0 * norm.cdf(t.ppf((1.0 + confidence) / 2.0, n - 1)) - 1.0))
+
+
+def _note(used: int, resamples: int, undefined: int, work: int, max_work: int, confidence: float, once: int = 0) -> str:
     parts = []
-    cost = f"one resample has {work:,} entries to rank, agreement.ci_max_work = {max_work:,}"
+    panels = f", as has each of the {once:,} panels without one rater" if once else ""
+    cost = f"one resample has {work:,} entries to rank{panels}, agreement.ci_max_work = {max_work:,}"
     if used == 0 and resamples > 0:
         parts.append(f"no interval: {min_resamples(confidence)} resamples needed; {cost}")
     elif used < resamples:

@@ -51,6 +51,7 @@ __all__ = [
     "alpha_raters",
     "pairwise_items",
     "pairwise_raters",
+    "leave_one_out",
     "reference_items",
     "reference_raters",
 ]
@@ -425,16 +426,33 @@ def pairwise_raters(pairs: PairResult, counts: np.ndarray) -> np.ndarray:
 def reference_raters(
     m: RatingMatrix, counts: np.ndarray, leave_out: bool, min_overlap: int, weights: np.ndarray | None = None
 ) -> np.ndarray:
-    """vs_mean (or vs_rest) per resample of raters: the item means of the drawn raters (each copy
-    counting; for vs_rest without any copy of the rater itself), Spearman per drawn rater, the mean
-    over the drawn raters weighted by their counts. Each (resample, rater) is a group of
-    ``agreement.group_ranks``; for vs_mean a drawn rater keeps all its ratings, ranked once. Means
-    equal to 10 decimals are ties (sums in another order can differ in their last bits).
+    """vs_mean (or vs_rest) per resample of raters: the statistic plus the draw-count-weighted mean of
+    the raters' jackknife influence values, which stand for what each rater brings to the panel (its
+    own Spearman and its share of the item means the others are compared with). A rater drawn twice
+    counts its influence twice; the item means are never recomputed with its copies.
 
-    ``weights`` (resamples x items, the two-way scheme): the items drawn in the same resamples. An
-    item drawn w times is w items: its ratings weigh w in the ranks and the sums (as in
-    ``reference_items``), and the items not drawn drop out; its mean is that of the drawn raters
-    (copies of an item have the same mean).
+    Why not the statistic of the resampled panel. A rater drawn k times would weigh k in the item
+    means and pull them toward its own scores (``vs_mean`` up), and the other raters' means would
+    average fewer distinct raters, hence be noisier (``vs_rest`` down): the replicates sat off the
+    estimate and the intervals missed it. Means over the distinct drawn raters would average about
+    0.63 R of them, and the statistic depends on the panel's size (a mean of fewer raters is
+    noisier). Keeping each rater's Spearman with the full panel's means and averaging those over the
+    draws leaves out how the item means themselves vary with the panel, and gives intervals too
+    narrow. The influence values carry both parts.
+
+    The rule (the linear bootstrap of the jackknife, Efron 1982; Davison and Hinkley 1997, section
+    2.7.4): with T the statistic of the R raters, T_(j) that of the panel without rater j (its item
+    means recomputed without j) and the influence ``l_j = (R - 1) (mean_k T_(k) - T_(j))`` (centred:
+    the l_j sum to 0), a resample of draw counts c gives ``T + sqrt(R / (R - 1)) * sum_j c_j l_j /
+    sum_j c_j``. The factor makes the replicates' variance the jackknife variance of T (a bootstrap
+    of a mean of R values has (R - 1) / R of it). Every rater drawn once gives T; the replicates
+    centre on T. A replicate beyond [-1, 1] (a few raters far apart) is cut to it, as the statistic
+    is a mean of Spearman values. NaN where T or a drawn rater's T_(j) has no value.
+
+    ``weights`` (resamples x items, the two-way scheme): the items drawn in the same resamples. The
+    replicate is the items scheme's (``reference_items``: every rater, its Spearman with the item
+    means of all raters, of the others, on the drawn items) plus the raters' part above for the
+    drawn raters: items and raters each add their own variation.
 
     Parameters
     ----------
@@ -452,46 +470,99 @@ def reference_raters(
     Returns
     -------
     np.ndarray
-        Float array, one value per resample: the count-weighted mean Spearman of the drawn raters
-        with the reference (NaN where none has a value).
+        Float array, one value per resample (NaN where it has none).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2, 1], [2, 1, 3], [3, 4, 2], [4, 3, 5], [5, 5, 4], [6, 6, 6]])
+    >>> m = RatingMatrix.from_dense(X)
+    >>> point, without = leave_one_out(m, False, 5)  # rater 0 agrees best: the panel without it agrees less
+    >>> round(point, 4), without.round(4).tolist()
+    (0.9238, [0.8857, 0.971, 0.971])
+    >>> reference_raters(m, np.array([[1, 1, 1], [2, 1, 0], [0, 1, 2]]), False, 5).round(4).tolist()
+    [0.9238, 0.9935, 0.8542]
     """
-    n_items, R = m.shape
+    R = m.shape[1]
+    point, without = leave_one_out(m, leave_out, min_overlap)
+    with np.errstate(invalid="ignore"):
+        influence = (R - 1.0) * (np.nanmean(without) - without) if (~np.isnan(without)).any() else without
+        scale = np.sqrt(R / (R - 1.0)) if R > 1 else np.nan
+    # row sums, not a BLAS product: the same bits under every BLAS kernel
+    undefined = (counts * np.isnan(influence)).sum(axis=1) > 0
+    deviation = scale * (counts * np.nan_to_num(influence)).sum(axis=1) / np.maximum(counts.sum(axis=1), 1)
+    centre = point if weights is None else reference_items(m, weights, leave_out, min_overlap)
+    return np.where(undefined | np.isnan(point), np.nan, np.clip(centre + deviation, -1.0, 1.0))
+
+
+def leave_one_out(m: RatingMatrix, leave_out: bool, min_overlap: int) -> tuple[float, np.ndarray]:
+    """vs_mean (or vs_rest) of the panel, and of the panel without each rater in turn (its item means
+    recomputed without that rater): the jackknife values ``reference_raters`` builds on.
+
+    Parameters
+    ----------
+    m : RatingMatrix
+        The ratings (items x raters, sparse).
+    leave_out : bool
+        True: vs_rest (the other raters' means); False: vs_mean.
+    min_overlap : int
+        Shared items a pair of raters needs for a Spearman value (``agreement.min_overlap``).
+
+    Returns
+    -------
+    point : float
+        The statistic of all the raters (``agreement.vs_reference``'s mean, to 1e-12).
+    without : np.ndarray
+        Per rater j, the statistic of the other raters (NaN where it has none).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2, 1], [2, 1, 3], [3, 4, 2], [4, 3, 5], [5, 5, 4], [6, 6, 6]])
+    >>> point, without = leave_one_out(RatingMatrix.from_dense(X), True, 5)
+    >>> round(point, 4), without.round(4).tolist()
+    (0.8434, [0.6, 0.8857, 0.8857])
+    """
+    R = m.shape[1]
+    values = _panel_references(m, np.vstack([np.ones(R), 1.0 - np.eye(R)]), leave_out, min_overlap)
+    return float(values[0]), values[1:]
+
+
+def _panel_references(m: RatingMatrix, counts: np.ndarray, leave_out: bool, min_overlap: int) -> np.ndarray:
+    """vs_mean (or vs_rest) of panels of raters (counts: panels x raters, 0 or 1: who is in): the
+    item means of the raters in the panel (for vs_rest without the rater itself), Spearman per rater
+    of the panel, the mean over them. Each (panel, rater) is a group of ``agreement.group_ranks``;
+    for vs_mean a rater keeps all its ratings, ranked once. Means equal to 10 decimals are ties (sums
+    in another order can differ in their last bits)."""
+    R = m.shape[1]
     sums = [_csr((v, (m.item, m.rater)), shape=m.shape) for v in (m.score, np.ones(len(m.score)))]
     code = _codes(m.score)
     n_codes = int(code.max(initial=-1)) + 1
-    own = None if leave_out or weights is not None else group_ranks(m.rater, code, R, n_codes)
+    own = None if leave_out else group_ranks(m.rater, code, R, n_codes)
     out = np.full(len(counts), np.nan)
     for s in _chunks(len(counts), len(m.score)):
         c = counts[s]
         k = len(c)
-        # resamples x items: the sum of the drawn raters' scores and their number (copies counting)
+        # panels x items: the sum of the panel's scores and their number
         total, raters = (np.asarray(x @ c.T).T for x in sums)
-        cw = np.take(c, m.rater, axis=1)  # resamples x ratings: the count of each rating's rater
+        cw = np.take(c, m.rater, axis=1)  # panels x ratings: whether each rating's rater is in
         keep = cw > 0
-        if weights is not None:
-            item_weight = np.take(weights[s], m.item, axis=1)  # resamples x ratings: how often its item is drawn
-            keep &= item_weight > 0
         if leave_out:
             total, raters = np.take(total, m.item, axis=1), np.take(raters, m.item, axis=1)
             keep &= raters > cw
             ref_code = _tie_codes((total - cw * m.score)[keep] / (raters - cw)[keep], k * R)
-        else:  # one mean per item: ranked within each resample, few codes
+        else:  # one mean per item: ranked within each panel, few codes
             with np.errstate(invalid="ignore", divide="ignore"):
                 ref_code = np.take(_codes_by_row(total / raters), m.item, axis=1)[keep]
-            # a resample whose items each have one drawn rating: each mean is its rater's own score
-            drawn = raters >= 2 if weights is None else (raters >= 2) & (weights[s] > 0)
-            shared = drawn.any(axis=1)
+            # a panel whose items each have one rating: each mean is its rater's own score
+            shared = (raters >= 2).any(axis=1)
         group = (np.arange(k)[:, None] * R + m.rater)[keep]
-        entry_weight = None if weights is None else item_weight[keep]
         if own is None:
             own_code = np.broadcast_to(code, cw.shape)[keep]
-            ra, (n, sa, saa) = group_ranks(group, own_code, k * R, n_codes, entry_weight)
+            ra, (n, sa, saa) = group_ranks(group, own_code, k * R, n_codes)
         else:
             ra, (n, sa, saa) = np.broadcast_to(own[0], cw.shape)[keep], (np.tile(x, k) for x in own[1])
         n_ref = int(ref_code.max(initial=-1)) + 1
-        rb, (_, sb, sbb) = group_ranks(group, ref_code, k * R, n_ref, entry_weight)
-        cross = ra * rb if entry_weight is None else entry_weight * ra * rb
-        rho = spearman_from_sums(n.astype(float), sa, saa, sb, sbb, np.bincount(group, cross, k * R))
+        rb, (_, sb, sbb) = group_ranks(group, ref_code, k * R, n_ref)
+        rho = spearman_from_sums(n.astype(float), sa, saa, sb, sbb, np.bincount(group, ra * rb, k * R))
         out[s] = _weighted_mean(np.where(n >= min_overlap, rho, np.nan).reshape(k, R), c)
         if not leave_out:
             out[s] = np.where(shared, out[s], np.nan)
