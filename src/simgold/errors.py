@@ -27,7 +27,7 @@ class ConfigError(SimgoldError):
 
     Attributes
     ----------
-    where : str
+    where, message : str
         As given.
 
     Examples
@@ -37,7 +37,7 @@ class ConfigError(SimgoldError):
     """
 
     def __init__(self, where: str, message: str):
-        self.where = where
+        self.where, self.message = where, message
         super().__init__(f"config {where}: {message}")
 
 

@@ -165,6 +165,21 @@ def test_what_is_not_a_regular_readable_file_is_named(here):
     assert file_problem(_write(here / "ok.yaml")) is None
 
 
+def test_a_nan_in_any_config_file_is_refused_before_snakemake_merges_it(here):
+    """A NaN passes every bound of the schema and would be merged before the Snakefile's check: the
+    file that holds it is named with the key, whichever route reads it."""
+    _write(here / "nan.yaml", "datasets: {}\nscoring: {confidence: .nan}\n")
+    _write(here / "prof" / "profile.yaml", "configfile: nan.yaml\n")
+    with pytest.raises(SimgoldError) as err:
+        check_run_configs(["--configfile", "nan.yaml"])
+    assert str(err.value) == "config nan.yaml, scoring.confidence: .nan is not a finite number"
+    with pytest.raises(SimgoldError) as err:
+        check_run_configs(["--profile", "prof"])
+    assert str(err.value) == (
+        "config nan.yaml, scoring.confidence: .nan is not a finite number (configfile of profile prof/profile.yaml)"
+    )
+
+
 def test_the_command_line_config_files_in_every_spelling():
     assert command_line_config_files(["--configfile", "a.yaml", "b.yaml", "-n", "t"]) == ["a.yaml", "b.yaml"]
     assert command_line_config_files(["--configf=a.yaml", "t", "--configfiles", "b.json"]) == ["a.yaml", "b.json"]

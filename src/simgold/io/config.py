@@ -96,7 +96,7 @@ def load_config(path: str | Path) -> dict:
 
 def check_config_files(paths) -> None:
     """Check config files (the Snakefile's and those given with --configfile) before Snakemake's
-    own YAML parse, which keeps the last of two equal keys and expands aliases.
+    own YAML parse, which keeps the last of two equal keys and expands aliases; and NaN or infinities.
 
     Parameters
     ----------
@@ -105,7 +105,11 @@ def check_config_files(paths) -> None:
     """
     for path in paths:
         if Path(path).is_file():
-            load_config(path)
+            config = load_config(path)  # its errors name the file and line
+            try:  # a NaN is wrong in any file, whatever it is merged with
+                check_values(config)
+            except ConfigError as err:
+                raise ConfigError(f"{path}, {err.where}", err.message) from None
 
 
 def _check_yaml_nodes(root: yaml.Node, path: str) -> None:
