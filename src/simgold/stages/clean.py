@@ -198,8 +198,8 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
     tables["repeats"] = sort_canonical(repeats, "repeats")
     tables["answers"] = empty_answers()
     held, rejected = _rejected_values(cells)
-    ledger = LedgerRows.of(cells, ext.notes)  # in file order: no sort
-    del cells, cid  # the ledger's rows are what the tables still need of the cells
+    del cid
+    ledger = LedgerRows.of(cells, ext.notes)  # in file order: no sort; takes (empties) the cells
     tables["rejects"] = ledger.table(name, TABLE_COLUMNS["rejects"])
     del ledger
     tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
@@ -275,17 +275,43 @@ def _classify(cells: Cells, ds: dict) -> None:
     for s, src in enumerate(ds["sources"]):
         missing = frozenset(src["missing"])
         for role, code in ROLE_CODES.items():
-            idx = np.flatnonzero((cells.src == s) & (cells.role == code))
-            if not len(idx):
-                continue
-            idx = slice(None) if len(idx) == len(cells.raw) else idx  # all the cells: no copy
-            codes, uniques = _factorize(cells.raw[idx])
-            parsed = [_classify_one(u, role, missing, src["decimal"], *bounds[role]) for u in uniques]
-            value, reason, detail, text = zip(*parsed)
-            cells.value[idx] = np.asarray(value, dtype=float)[codes]
-            cells.reason[idx] = np.asarray(reason, dtype=np.int8)[codes]
-            cells.detail[idx] = cells.details.codes(detail)[codes]
-            cells.text[idx] = cells.texts.codes(text)[codes]
+            mask = (cells.src == s) & (cells.role == code)
+            count = np.count_nonzero(mask)
+            if count:
+                idx = None if count == len(mask) else np.flatnonzero(mask)  # None: all the cells
+                args = (role, missing, src["decimal"], *bounds[role])
+                _classify_cells(cells, idx, lambda raw: _classify_one(raw, *args))  # noqa: B023 (used at once)
+    cells.raw = None  # classified: the ledger shows each cell's ``text``
+
+
+_CHUNK = 1 << 18  # cells factorized at a time: the hash table of a million cells is not needed at once
+
+
+def _classify_cells(cells: Cells, idx: np.ndarray | None, parse) -> None:
+    """The cells ``idx`` (None: all) classified by ``parse``, once per distinct raw cell, a chunk at a time."""
+    n = len(cells.raw) if idx is None else len(idx)
+    known: dict = {}  # a raw cell's key -> its code in ``parsed``
+    parsed: list = []
+    for start in range(0, n, _CHUNK):
+        at = slice(start, min(start + _CHUNK, n)) if idx is None else idx[start : start + _CHUNK]
+        codes, uniques = _factorize(cells.raw[at])
+        for raw in uniques:
+            if _raw_key(raw) not in known:
+                known[_raw_key(raw)] = len(parsed)
+                value, reason, detail, text = parse(raw)
+                parsed.append((value, reason, cells.details.code(detail), cells.texts.code(text)))
+        local = np.array([known[_raw_key(raw)] for raw in uniques], dtype=np.int64)
+        for column, per_code in zip((cells.value, cells.reason, cells.detail, cells.text), zip(*parsed)):
+            per_unique = np.asarray(per_code, dtype=column.dtype)[local]
+            if idx is None:
+                np.take(per_unique, codes, out=column[at])
+            else:
+                column[at] = per_unique[codes]
+
+
+def _raw_key(raw) -> object:
+    """1, 1.0, True and "1" kept apart."""
+    return raw if type(raw) is str else f"\0{type(raw).__name__}:{raw!r}"
 
 
 def _factorize(raws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,8 +319,7 @@ def _factorize(raws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(raws, use_na_sentinel=False)
     if all(type(u) is str for u in uniques):  # in order of first appearance: each one's first cell
         return codes, uniques
-    keys = np.array([v if type(v) is str else f"\0{type(v).__name__}:{v!r}" for v in raws], dtype=object)
-    codes, _ = pd.factorize(keys, use_na_sentinel=False)
+    codes, _ = pd.factorize(np.array([_raw_key(v) for v in raws], dtype=object), use_na_sentinel=False)
     _, first = np.unique(codes, return_index=True)
     return codes, raws[first]
 
@@ -313,13 +338,16 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
     form), not missing ratings: say so instead of as many ordinary gaps."""
     # in a ragged layout a position is not a person, so an empty one means nothing
     ragged = np.array([src["layout"] == "ragged" for src in ds["sources"]], dtype=bool)
-    idx = np.flatnonzero((cells.role == ROLE_CODES["rating"]) & cells.named() & ~ragged[cells.src])
-    if not len(idx):
+    rated = (cells.role == ROLE_CODES["rating"]) & cells.named() & ~ragged[cells.src]
+    if not rated.any():
         return
-    answered = ~np.isin(cells.reason[idx], [_CODE["missing"], _CODE["short_row"]])
-    key = cells.src[idx].astype(np.int64) * len(cells.raters) + cells.rater[idx]  # (source, rater); rater >= 0
-    empty = np.bincount(key[answered], minlength=int(key.max()) + 1)[key] == 0
-    for _, group in pd.Series(idx[empty]).groupby(cells.rater[idx[empty]]):
+    key = cells.src.astype(np.int64)  # (source, rater) as one number; rater -1 (no rater) is 0
+    key *= len(cells.raters) + 1
+    key += cells.rater
+    key += 1
+    answered = rated & ~np.isin(cells.reason, [_CODE["missing"], _CODE["short_row"]])
+    idx = np.flatnonzero(rated & ~(np.bincount(key[answered], minlength=int(key.max()) + 1) > 0)[key])
+    for _, group in pd.Series(idx).groupby(cells.rater[idx]):
         k = group.to_numpy()
         rater, file = cells.raters[cells.rater[k[0]]], cells.files[cells.block[k[0]]]
         cells.reject(k, "empty_rater", f"rater {rater!r} has no rating in any row of {file}")

@@ -15,11 +15,12 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from simgold.io.cells import raw_text
 from simgold.io.ledger import REASONS
@@ -93,7 +94,7 @@ class Cells:
     Attributes
     ----------
     item, role, rater, raw, src, row, j, block : numpy.ndarray
-        Each cell's item row, role code, rater code, raw value, source, file row, column and source column.
+        Each cell's item row, role code, rater code, raw value (None once classified), source, file row, column and source column.
     raters, files, labels : numpy.ndarray
         The rater ids, file names and column labels the codes point to.
     value, reason, detail, text : numpy.ndarray
@@ -106,7 +107,7 @@ class Cells:
     item: np.ndarray  # index into the item rows
     role: np.ndarray  # index into ROLES
     rater: np.ndarray  # code into ``raters`` (-1: no rater)
-    raw: np.ndarray  # the raw cell (object)
+    raw: np.ndarray  # the raw cell (object); None once classified
     src: np.ndarray
     row: np.ndarray  # 1-based row in the file
     j: np.ndarray  # column of the table
@@ -220,7 +221,9 @@ class LedgerRows:
     @classmethod
     def of(cls, cells: Cells, notes: list) -> LedgerRows:
         """The ledger rows of the rejected cells and of ``notes`` (``(source, file, row, column,
-        label, raw, reason, detail)`` each), in file order; the cells are not needed afterwards.
+        label, raw, reason, detail)`` each), in file order. Takes the cells' arrays: ``cells`` is
+        empty afterwards (the ledger is the last thing cleaning makes of them), and what the
+        ledger does not show is let go before the rows are gathered.
 
         Parameters
         ----------
@@ -235,27 +238,29 @@ class LedgerRows:
             The rows.
         """
         k = np.flatnonzero(cells.reason != 0)
+        for key in ("item", "role", "rater", "raw", "value"):
+            setattr(cells, key, None)
         note = list(zip(*notes)) if notes else [()] * 8
-        keys = [
-            np.concatenate([a, np.asarray(b, dtype=np.int64)])
-            for a, b in ((cells.src[k], note[0]), (cells.row[k], note[2]), (cells.j[k], note[3]))
-        ]
-        order = _file_order(*keys)
+        row = _gathered(cells.row, k, note[2], np.int64)
+        order = _file_order(_gathered(cells.src, k, note[0], np.int64), row, _gathered(cells.j, k, note[3], np.int64))
         own = {
-            "source_file": (cells.block[k], cells.files.tolist(), note[1]),
-            "column": (cells.block[k], cells.labels.tolist(), note[4]),
-            "raw_value": (cells.text[k], cells.texts.values, [raw_text(raw) for raw in note[5]]),
-            "reason": (cells.reason[k] - 1, list(REASONS), note[6]),
-            "detail": (cells.detail[k], cells.details.values, note[7]),
+            "source_file": (cells.block, cells.files.tolist(), note[1]),
+            "column": (cells.block, cells.labels.tolist(), note[4]),
+            "raw_value": (cells.text, cells.texts.values, [raw_text(raw) for raw in note[5]]),
+            "reason": (cells.reason, [None, *REASONS], note[6]),  # code 0 (accepted) is never gathered
+            "detail": (cells.detail, cells.details.values, note[7]),
         }
+        for field in fields(Cells):
+            setattr(cells, field.name, None)
         codes = {}
         for key, (code, values, noted) in own.items():  # a note's strings follow the cells' in the table
-            joined = np.concatenate([code, np.arange(len(values), len(values) + len(noted))], dtype=np.int32)
-            codes[key] = (joined[order], [*values, *noted])
-        return cls(keys[1][order], codes)
+            at = np.arange(len(values), len(values) + len(noted))
+            codes[key] = (_gathered(code, k, at, np.int32)[order], [*values, *noted])
+        return cls(row[order], codes)
 
     def table(self, name: str, columns: tuple) -> pd.DataFrame:
-        """The ledger as a DataFrame: ``dataset`` ``name``, the text columns Arrow strings.
+        """The ledger as a DataFrame: ``dataset`` ``name``, the text columns Arrow strings (the
+        rows' codes are used up: a second call has none).
 
         Parameters
         ----------
@@ -273,27 +278,55 @@ class LedgerRows:
         if not n:
             return pd.DataFrame([], columns=list(columns))
         data = {"dataset": _text_column(np.zeros(n, dtype=np.int32), [name]), "source_row": self.row}
-        data.update({key: _text_column(*self.codes[key]) for key in _LEDGER_TEXT})
+        for key in _LEDGER_TEXT:  # each column's codes let go once it is made
+            data[key] = _text_column(*self.codes.pop(key))
         return pd.DataFrame({c: data[c] for c in columns})
 
 
+def _gathered(values: np.ndarray, k: np.ndarray, noted, dtype) -> np.ndarray:
+    """``values[k]`` and then ``noted``, as ``dtype``."""
+    out = np.empty(len(k) + len(noted), dtype=dtype)
+    if values.dtype == dtype:
+        np.take(values, k, out=out[: len(k)])
+    else:
+        out[: len(k)] = values[k]
+    out[len(k) :] = noted
+    return out
+
+
 def _file_order(src: np.ndarray, row: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """The order of (source, row, column) keys, ties in their given order: one stable sort of a
-    combined key where it fits in 63 bits, else a lexicographic sort."""
+    """The order of (source, row, column) keys (int64), ties in their given order: one stable sort
+    of a combined key where it fits in 63 bits (made in ``src``'s place), else a lexicographic sort."""
     if not len(src):
         return np.empty(0, dtype=np.int64)
     lows = [int(a.min()) for a in (src, row, j)]
     spans = [int(a.max()) - low + 1 for a, low in zip((src, row, j), lows)]
     if spans[0] * spans[1] * spans[2] >= 2**63:
         return np.lexsort((j, row, src))
-    key = ((src - lows[0]) * spans[1] + (row - lows[1])) * spans[2] + (j - lows[2])
+    key = src
+    key -= lows[0]
+    key *= spans[1]
+    key += row
+    key -= lows[1]
+    key *= spans[2]
+    key += j
+    key -= lows[2]
     return np.argsort(key, kind="stable")
+
+
+_CHUNK = 1 << 16  # ledger rows per Arrow chunk: small buffers fit in the memory the cells gave back
 
 
 def _text_column(codes: np.ndarray, values: list):
     """A text column from codes into ``values``: Arrow strings taken from the distinct strings (a
-    null for None), as pandas holds text; an object column where every value is None."""
-    taken = pa.array(values, type=pa.large_string()).take(pa.array(codes))
-    if taken.null_count == len(taken):
-        return np.full(len(taken), None, dtype=object)
-    return pd.Series(taken, dtype="str")
+    null for None), as pandas holds text; an object column where every value is None. Made in
+    chunks by malloc (Arrow's system pool), so that the memory the cells gave back is used again."""
+    pool = pa.system_memory_pool()
+    strings = pa.array(values, type=pa.large_string())
+    chunks = [
+        pc.take(strings, pa.array(codes[start : start + _CHUNK]), memory_pool=pool)
+        for start in range(0, len(codes), _CHUNK)
+    ]
+    if sum(chunk.null_count for chunk in chunks) == len(codes):
+        return np.full(len(codes), None, dtype=object)
+    return pd.Series(pa.chunked_array(chunks, type=pa.large_string()), dtype="str")
