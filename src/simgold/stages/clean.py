@@ -76,7 +76,7 @@ from simgold.io.tables import TABLES, sort_canonical
 from simgold.stages.bws_answers import BwsTables, clean_bws, empty_answers
 from simgold.stages.controls import check_detail, control_pairs, design_problems, pair_index, read_design
 from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
-from simgold.stages.valuecells import REASON_CODES, Cells, LedgerRows
+from simgold.stages.valuecells import REASON_CODES, Cells, LedgerRows, text_column
 
 __all__ = [
     "ITEM_COLUMNS",
@@ -613,12 +613,14 @@ def _frame(columns: tuple, data: dict, n: int) -> pd.DataFrame:
 
 
 def _ratings_table(name, cells: Cells, k, cid, item_ids) -> pd.DataFrame:
-    data = {
+    if not len(k):
+        return _frame(TABLE_COLUMNS["ratings"], {}, 0)
+    data = {  # text columns taken by Arrow from the distinct ids, files and raters
         "dataset": name,
-        "item_id": item_ids[cid[k]],
-        "rater": cells.raters[cells.rater[k]],
+        "item_id": text_column(cid[k], item_ids.tolist()),
+        "rater": text_column(cells.rater[k] % len(cells.raters), cells.raters.tolist()),  # -1: None, last
         "score": cells.value[k],
-        "source_file": cells.files[cells.block[k]],
+        "source_file": text_column(cells.block[k], cells.files.tolist()),
         "source_row": cells.row[k],
     }
     return _frame(TABLE_COLUMNS["ratings"], data, len(k))

@@ -26,7 +26,7 @@ from simgold.io.cells import raw_text
 from simgold.io.ledger import REASONS
 from simgold.stages.extraction import Extracted
 
-__all__ = ["REASON_CODES", "Strings", "Cells", "LedgerRows"]
+__all__ = ["REASON_CODES", "Strings", "Cells", "LedgerRows", "text_column"]
 
 #: a ledger reason's code in :attr:`Cells.reason` (0: accepted)
 REASON_CODES = {reason: k for k, reason in enumerate(REASONS, start=1)}
@@ -277,9 +277,9 @@ class LedgerRows:
         n = len(self.row)
         if not n:
             return pd.DataFrame([], columns=list(columns))
-        data = {"dataset": _text_column(np.zeros(n, dtype=np.int32), [name]), "source_row": self.row}
+        data = {"dataset": text_column(np.zeros(n, dtype=np.int32), [name]), "source_row": self.row}
         for key in _LEDGER_TEXT:  # each column's codes let go once it is made
-            data[key] = _text_column(*self.codes.pop(key))
+            data[key] = text_column(*self.codes.pop(key))
         return pd.DataFrame({c: data[c] for c in columns})
 
 
@@ -317,10 +317,28 @@ def _file_order(src: np.ndarray, row: np.ndarray, j: np.ndarray) -> np.ndarray:
 _CHUNK = 1 << 16  # ledger rows per Arrow chunk: small buffers fit in the memory the cells gave back
 
 
-def _text_column(codes: np.ndarray, values: list):
-    """A text column from codes into ``values``: Arrow strings taken from the distinct strings (a
-    null for None), as pandas holds text; an object column where every value is None. Made in
-    chunks by malloc (Arrow's system pool), so that the memory the cells gave back is used again."""
+def text_column(codes: np.ndarray, values: list):
+    """A text column from codes into distinct strings, as pandas holds text: Arrow strings taken
+    from ``values`` (a null for None) in chunks by malloc (Arrow's system pool), so that memory
+    numpy gave back is used again; an object column where every value is None.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        Each row's index into ``values``.
+    values : list of str or None
+        The distinct strings.
+
+    Returns
+    -------
+    pandas.Series or numpy.ndarray
+        The column (``str`` dtype), or an object array of None.
+
+    Examples
+    --------
+    >>> text_column(np.array([1, 0, 1]), ["a", "b"]).tolist()
+    ['b', 'a', 'b']
+    """
     pool = pa.system_memory_pool()
     strings = pa.array(values, type=pa.large_string())
     chunks = [
