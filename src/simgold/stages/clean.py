@@ -239,10 +239,17 @@ def _rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
     """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
     rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
     duplicates rule kept, averaged or superseded as configured is not a rejection."""
-    blank = np.isin(cells.reason, [_CODE[r] for r in BLANK])
-    resolved = np.isin(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
+    blank = _among(cells.reason, [_CODE[r] for r in BLANK])
+    resolved = _among(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
     counts = np.bincount(cells.reason[~resolved & (cells.reason > 0)], minlength=len(REASONS) + 1)
     return int((~blank).sum()), {r: int(counts[_CODE[r]]) for r in REASONS if counts[_CODE[r]]}
+
+
+def _among(codes: np.ndarray, wanted) -> np.ndarray:
+    """``np.isin`` for int8 codes (reasons, roles), by a lookup table."""
+    table = np.zeros(256, dtype=bool)
+    table[list(wanted)] = True
+    return table[codes.view(np.uint8)]
 
 
 def check_rejected(summary: pd.Series, max_rejected: float, ledger_path: str) -> None:
@@ -345,7 +352,7 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
     key *= len(cells.raters) + 1
     key += cells.rater
     key += 1
-    answered = rated & ~np.isin(cells.reason, [_CODE["missing"], _CODE["short_row"]])
+    answered = rated & ~_among(cells.reason, [_CODE["missing"], _CODE["short_row"]])
     idx = np.flatnonzero(rated & ~(np.bincount(key[answered], minlength=int(key.max()) + 1) > 0)[key])
     for _, group in pd.Series(idx).groupby(cells.rater[idx]):
         k = group.to_numpy()
@@ -396,7 +403,7 @@ def _bad_rows(cells: Cells, items: Items) -> None:
     open_ = cells.reason == 0
     for k in np.flatnonzero(open_ & problem):
         cells.reject(k, "bad_item", items.problem[cells.item[k]])
-    valued = np.isin(cells.role, [ROLE_CODES["rating"], ROLE_CODES["rank"]])
+    valued = _among(cells.role, [ROLE_CODES["rating"], ROLE_CODES["rank"]])
     cells.reject(open_ & ~problem & per_rater & ~cells.named() & valued, "bad_rater", "the rater id is empty")
 
 
@@ -465,7 +472,7 @@ def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items, n
 def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
     targets = np.asarray(items.word1, dtype=object)
     candidates = pd.Series(ident[ident >= 0]).groupby(targets[ident >= 0]).nunique().to_dict()
-    open_ = np.isin(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
+    open_ = _among(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
     idx = np.flatnonzero((cells.role == ROLE_CODES["rank"]) & (ident[cells.item] >= 0) & open_)
     frame = pd.DataFrame({"target": targets[cells.item[idx]], "rater": cells.rater[idx], "k": idx})
     for (target, code), group in frame.groupby(["target", "rater"], sort=False):
