@@ -252,11 +252,15 @@ class LedgerRows:
         }
         for field in fields(Cells):
             setattr(cells, field.name, None)
+        n = len(own["reason"][0])
+        at = np.concatenate([k, np.arange(n, n + len(notes))])[order]  # into the cells, then the notes
+        row = row[order]
+        del k, order
         codes = {}
         for key, (code, values, noted) in own.items():  # a note's strings follow the cells' in the table
-            at = np.arange(len(values), len(values) + len(noted))
-            codes[key] = (_gathered(code, k, at, np.int32)[order], [*values, *noted])
-        return cls(row[order], codes)
+            noted_codes = np.arange(len(values), len(values) + len(noted))
+            codes[key] = (np.concatenate([code, noted_codes], dtype=np.int32)[at], [*values, *noted])
+        return cls(row, codes)
 
     def table(self, name: str, columns: tuple) -> pd.DataFrame:
         """The ledger as a DataFrame: ``dataset`` ``name``, the text columns Arrow strings (the
