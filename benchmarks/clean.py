@@ -5,8 +5,9 @@
 A synthetic wide TSV sheet: two word columns and one column per rater, each rater rating a random
 share of the items (half points on a 0-6 scale), the other cells empty; one cell in a thousand is
 a typing slip (off the scale, or not a number) so that the ledger has work. Each side runs in its
-own fresh process (peak resident memory is that process's), alternately, and the medians are
-printed:
+own fresh process, alternately, and the medians are printed: CPU time (user + sys) of the call
+alone and of the whole process (interpreter start, imports, writing the sheet's result), and the
+process's peak resident memory (its own ``ru_maxrss``):
 
 * ours: ``simgold.stages.clean.clean_dataset`` on the sheet: every cell classified, each empty or bad
   cell in the ledger with its row, column and reason, duplicates resolved, the file's non-blank
@@ -19,13 +20,15 @@ printed:
   non-blank cells are counted and balanced against the accepted ratings, the ledger and the word
   cells. Its ledger's counts per reason are checked against ours.
 
-The ratio printed is ours / peer: above 1, ours is the slower.
+The ratios printed are peer / ours: CPU in call, CPU of the whole process, and peak memory;
+above 1, ours is the faster (or the smaller).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -64,12 +67,13 @@ def ours(path: Path) -> dict:
         "scale": [0, 6],
         "sources": [{"path": path.name, "words": ["w1", "w2"], "raters": "^r\\d+$"}],
     }
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     tables = clean_dataset("bench", spec, base_dir=str(path.parent))
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     s = tables["summary"].iloc[0]
     return {
         "seconds": elapsed,
+        "cpu_call": cpu,
         "accepted": int(s.n_ratings),
         "ledger": int(s.n_rejects),
         "balanced": bool(s.ledger_balanced),
@@ -80,7 +84,7 @@ def ours(path: Path) -> dict:
 def peer(path: Path) -> dict:
     import pandas as pd
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     wide = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
     words = ["w1", "w2"]
     raters = [c for c in wide.columns if c not in words]
@@ -104,9 +108,10 @@ def peer(path: Path) -> dict:
     raw_cells = int((wide[wide.columns[:-1]] != "").to_numpy().sum()) + len(header)
     label_cells = int((wide[words] != "").to_numpy().sum())
     balanced = len(accepted) + int((ledger["raw_value"] != "").sum()) + label_cells == raw_cells
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "seconds": elapsed,
+        "cpu_call": cpu,
         "accepted": len(accepted),
         "ledger": len(ledger),
         "balanced": bool(balanced and duplicates == 0),
@@ -117,7 +122,8 @@ def peer(path: Path) -> dict:
 def child(side: str, path: str) -> None:
     import pandas  # noqa: F401  (imported before the baseline, as both sides need it)
 
-    import simgold.stages.clean  # noqa: F401
+    if side == "ours":  # the peer needs none of simgold: its whole process does not pay for it
+        import simgold.stages.clean  # noqa: F401
 
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = {"ours": ours, "peer": peer}[side](Path(path))
@@ -127,10 +133,16 @@ def child(side: str, path: str) -> None:
 
 
 def run(side: str, path: Path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child", side, str(path)], capture_output=True, text=True, check=True
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    """One side in a fresh process: its result, with the CPU (user + sys) of the whole process."""
+    proc = subprocess.Popen([sys.executable, __file__, "--child", side, str(path)], stdout=subprocess.PIPE, text=True)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, not every child's so far
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"the {side} side failed (exit {proc.returncode})")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["cpu_whole"] = usage.ru_utime + usage.ru_stime
+    return result
 
 
 def main() -> None:
@@ -159,23 +171,29 @@ def main() -> None:
 
 def report(runs: dict) -> None:
     med = {
-        side: {k: statistics.median(r[k] for r in rs) for k in ("seconds", "peak_mb", "base_mb")}
+        side: {
+            k: statistics.median(r[k] for r in rs) for k in ("seconds", "cpu_call", "cpu_whole", "peak_mb", "base_mb")
+        }
         for side, rs in runs.items()
     }
     o, p = runs["ours"][0], runs["peer"][0]
-    print(
-        f"ours: clean_dataset {med['ours']['seconds']:.2f} s (median of {len(runs['ours'])}), peak RSS"
-        f" {med['ours']['peak_mb']:.0f} MB ({med['ours']['base_mb']:.0f} MB after imports);"
-        f" {o['accepted']:,} ratings accepted, {o['ledger']:,} ledger rows, ledger balanced: {o['balanced']}"
-    )
-    print(
-        f"peer: pandas read_csv + melt + to_numeric with the ledger {med['peer']['seconds']:.2f} s, peak RSS"
-        f" {med['peer']['peak_mb']:.0f} MB ({med['peer']['base_mb']:.0f} MB after imports); {p['accepted']:,} ratings"
-        f" accepted, {p['ledger']:,} ledger rows, ledger balanced: {p['balanced']}"
-    )
+    for side, what, r in (
+        ("ours", "clean_dataset", o),
+        ("peer", "pandas read_csv + melt + to_numeric with the ledger", p),
+    ):
+        m = med[side]
+        print(
+            f"{side}: {what}: CPU {m['cpu_call']:.2f} s in call, {m['cpu_whole']:.2f} s whole process"
+            f" (wall {m['seconds']:.2f} s in call), peak RSS {m['peak_mb']:.0f} MB ({m['base_mb']:.0f} MB after"
+            f" imports), medians of {len(runs[side])}; {r['accepted']:,} ratings accepted, {r['ledger']:,} ledger"
+            f" rows, ledger balanced: {r['balanced']}"
+        )
     print(f"the same ledger (rows per reason): {o['reasons'] == p['reasons']} ({o['reasons']})")
-    ratio = med["ours"]["seconds"] / med["peer"]["seconds"]
-    print(f"ratio ours / peer: {ratio:.1f}x ({'ours slower' if ratio > 1 else 'ours faster'})")
+    ratios = {k: med["peer"][k] / med["ours"][k] for k in ("cpu_call", "cpu_whole", "peak_mb")}
+    print(
+        f"ratio peer / ours (above 1: ours faster or smaller): CPU in call {ratios['cpu_call']:.2f}x, CPU whole"
+        f" process {ratios['cpu_whole']:.2f}x, peak memory {ratios['peak_mb']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -24,5 +24,6 @@ __all__ = [
     "reliability",
     "scores",
     "translate",
+    "valuecells",
     "vectors",
 ]

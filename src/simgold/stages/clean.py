@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -77,11 +76,11 @@ from simgold.io.tables import TABLES, sort_canonical
 from simgold.stages.bws_answers import BwsTables, clean_bws, empty_answers
 from simgold.stages.controls import check_detail, control_pairs, design_problems, pair_index, read_design
 from simgold.stages.extraction import ROLE_CODES, ROLES, Extracted, Items, WordForms, extract_source
+from simgold.stages.valuecells import REASON_CODES, Cells, LedgerRows, text_column
 
 __all__ = [
     "ITEM_COLUMNS",
     "TABLE_COLUMNS",
-    "Cells",
     "clean_dataset",
     "check_rejected",
     "accounted_cells",
@@ -89,7 +88,7 @@ __all__ = [
     "require_accepted",
 ]
 
-_CODE = {reason: k for k, reason in enumerate(REASONS, start=1)}  # 0: accepted
+_CODE = REASON_CODES  # 0: accepted
 _LOG = logging.getLogger(__name__)
 
 
@@ -126,27 +125,31 @@ def clean_dataset(name: str, spec: dict, base_dir: str = ".", *, log: logging.Lo
         return _assemble_bws(name, ds, clean_bws(name, ds, base_dir, log))
     ext = Extracted()
     for s_idx, src in enumerate(ds["sources"]):
-        table = read_source_table(src, base_dir, ds["language"])
-        sep = {None: "n/a", "\t": "tab", " ": "space"}.get(table.separator, table.separator)
-        log.info(f"{', '.join(table.files)}: {len(table.rows)} data rows, {table.width} columns, separator {sep}")
-        for message in table.messages:
-            log.info(message)
-        where = f"datasets.{name}.sources[{s_idx}].word_forms"
-        forms = WordForms.read(src["word_forms"], ds, base_dir, where) if "word_forms" in src else None
-        if forms is not None:
-            log.info(
-                f"{', '.join(table.files)}: pairs mapped to the dataset's form by {forms.file} ({len(forms.pairs)})"
-            )
-        ignored = extract_source(table, src, ds, s_idx, ext, forms)
-        if ignored:
-            listed = ", ".join(f"{label!r} ({count} value{'s' * (count != 1)})" for label, count in ignored.items())
-            log.warning(
-                f"{', '.join(table.files)}: columns the config does not name: {listed}; their cells are in the"
-                " ledger as ignored_column (a rater column the raters pattern misses?)"
-            )
+        _extract(name, ds, s_idx, base_dir, ext, log)
     _log_counts(log, ext)
     _log_controls(log, ds, ext.items)
     return _assemble(name, ds, ext)
+
+
+def _extract(name: str, ds: dict, s_idx: int, base_dir: str, ext: Extracted, log: logging.Logger) -> None:
+    """Read source ``s_idx`` and append what it holds to ``ext`` (its raw table is let go on return)."""
+    src = ds["sources"][s_idx]
+    table = read_source_table(src, base_dir, ds["language"])
+    sep = {None: "n/a", "\t": "tab", " ": "space"}.get(table.separator, table.separator)
+    log.info(f"{', '.join(table.files)}: {len(table.rows)} data rows, {table.width} columns, separator {sep}")
+    for message in table.messages:
+        log.info(message)
+    where = f"datasets.{name}.sources[{s_idx}].word_forms"
+    forms = WordForms.read(src["word_forms"], ds, base_dir, where) if "word_forms" in src else None
+    if forms is not None:
+        log.info(f"{', '.join(table.files)}: pairs mapped to the dataset's form by {forms.file} ({len(forms.pairs)})")
+    ignored = extract_source(table, src, ds, s_idx, ext, forms)
+    if ignored:
+        listed = ", ".join(f"{label!r} ({count} value{'s' * (count != 1)})" for label, count in ignored.items())
+        log.warning(
+            f"{', '.join(table.files)}: columns the config does not name: {listed}; their cells are in the"
+            " ledger as ignored_column (a rater column the raters pattern misses?)"
+        )
 
 
 def _log_counts(log: logging.Logger, ext: Extracted) -> None:
@@ -165,66 +168,6 @@ def _log_controls(log: logging.Logger, ds: dict, items: Items) -> None:
         for k, (a, b) in enumerate(pairs):
             if k not in found:
                 log.warning(f"the {what} {a} / {b} ({key}.items[{k}]) is in no source of the dataset")
-
-
-@dataclass
-class Cells:
-    """Every value cell of a dataset as arrays, one source column after another.
-
-    Attributes
-    ----------
-    item, role, rater, raw, src, row, j, block : numpy.ndarray
-        Each cell's item row, role code, rater code, raw value, source, file row, column and source column.
-    raters, files, labels : numpy.ndarray
-        The rater ids, file names and column labels the codes point to.
-    value, reason, detail, text : numpy.ndarray
-        What cleaning made of each cell: its value, ledger reason code, detail and raw text.
-    """
-
-    item: np.ndarray  # index into the item rows
-    role: np.ndarray  # index into ROLES
-    rater: np.ndarray  # code into ``raters`` (-1: no rater)
-    raw: np.ndarray  # the raw cell (object)
-    src: np.ndarray
-    row: np.ndarray  # 1-based row in the file
-    j: np.ndarray  # column of the table
-    block: np.ndarray  # the source column: its file and label are ``files[block]``, ``labels[block]``
-    raters: np.ndarray  # rater ids by code, None last (code -1)
-    files: np.ndarray
-    labels: np.ndarray
-    value: np.ndarray = None
-    reason: np.ndarray = None  # codes into REASONS (0: accepted)
-    detail: np.ndarray = None
-    text: np.ndarray = None  # the raw cell as the ledger shows it
-
-    @classmethod
-    def from_extracted(cls, ext: Extracted) -> Cells:
-        def stack(key, dtype):
-            parts = [np.broadcast_to(np.asarray(b[key], dtype=dtype), len(b["raw"])) for b in ext.blocks]
-            return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
-
-        types = {"item": np.int32, "role": np.int8, "rater": np.int32, "raw": object, "src": np.int16}
-        types.update({"row": np.int64, "j": np.int32, "block": np.int32})
-        cells = cls(
-            **{key: stack(key, dtype) for key, dtype in types.items()},
-            raters=np.array([*ext.raters, None], dtype=object),
-            files=np.array([f for f, _ in ext.columns], dtype=object),
-            labels=np.array([label for _, label in ext.columns], dtype=object),
-        )
-        n = len(cells.raw)
-        cells.value, cells.reason = np.full(n, np.nan), np.zeros(n, dtype=np.int8)
-        cells.detail, cells.text = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
-        return cells
-
-    def reject(self, mask, reason: str, detail) -> None:
-        self.value[mask], self.reason[mask], self.detail[mask] = np.nan, _CODE[reason], detail
-
-    def named(self) -> np.ndarray:
-        """Whether each cell has a non-empty rater id."""
-        return np.array([bool(r) for r in self.raters], dtype=bool)[self.rater]
-
-    def where(self, k: int) -> str:
-        return f"{self.files[self.block[k]]} row {self.row[k]}"
 
 
 def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
@@ -250,11 +193,16 @@ def _assemble(name: str, ds: dict, ext: Extracted) -> dict[str, pd.DataFrame]:
         _check_rankings(cells, items, ident)
     if "min_answered" in ds:
         _exclude_incomplete(ds["min_answered"], len(first), cells, cid)
-    tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids, ext.notes)
+    tables = _tables(name, ds, items, cells, cid, occurrence, first, item_ids)
+    tables["rejects"] = None  # last: when the cells are gone (the tables keep their order)
     tables["repeats"] = sort_canonical(repeats, "repeats")
     tables["answers"] = empty_answers()
-    tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
     held, rejected = _rejected_values(cells)
+    del cid
+    ledger = LedgerRows.of(cells, ext.notes)  # in file order: no sort; takes (empties) the cells
+    tables["rejects"] = ledger.table(name, TABLE_COLUMNS["rejects"])
+    del ledger
+    tables["summary"] = summarise(name, ds, tables, raw_cells=ext.raw_cells, label_cells=ext.label_cells)
     tables["summary"] = tables["summary"].assign(
         n_values_held=held,
         n_values_rejected=sum(rejected.values()),
@@ -291,10 +239,17 @@ def _rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
     """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
     rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
     duplicates rule kept, averaged or superseded as configured is not a rejection."""
-    blank = np.isin(cells.reason, [_CODE[r] for r in BLANK])
-    resolved = np.isin(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
+    blank = _among(cells.reason, [_CODE[r] for r in BLANK])
+    resolved = _among(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
     counts = np.bincount(cells.reason[~resolved & (cells.reason > 0)], minlength=len(REASONS) + 1)
     return int((~blank).sum()), {r: int(counts[_CODE[r]]) for r in REASONS if counts[_CODE[r]]}
+
+
+def _among(codes: np.ndarray, wanted) -> np.ndarray:
+    """``np.isin`` for int8 codes (reasons, roles), by a lookup table."""
+    table = np.zeros(256, dtype=bool)
+    table[list(wanted)] = True
+    return table[codes.view(np.uint8)]
 
 
 def check_rejected(summary: pd.Series, max_rejected: float, ledger_path: str) -> None:
@@ -327,22 +282,51 @@ def _classify(cells: Cells, ds: dict) -> None:
     for s, src in enumerate(ds["sources"]):
         missing = frozenset(src["missing"])
         for role, code in ROLE_CODES.items():
-            idx = np.flatnonzero((cells.src == s) & (cells.role == code))
-            if not len(idx):
-                continue
-            codes, uniques = _factorize(cells.raw[idx])
-            parsed = [_classify_one(u, role, missing, src["decimal"], *bounds[role]) for u in uniques]
-            for key, values in zip(("value", "reason", "detail", "text"), zip(*parsed)):
-                column = getattr(cells, key)
-                column[idx] = np.asarray(values, dtype=column.dtype)[codes]
+            mask = (cells.src == s) & (cells.role == code)
+            count = np.count_nonzero(mask)
+            if count:
+                idx = None if count == len(mask) else np.flatnonzero(mask)  # None: all the cells
+                args = (role, missing, src["decimal"], *bounds[role])
+                _classify_cells(cells, idx, lambda raw: _classify_one(raw, *args))  # noqa: B023 (used at once)
+    cells.raw = None  # classified: the ledger shows each cell's ``text``
+
+
+_CHUNK = 1 << 18  # cells factorized at a time: the hash table of a million cells is not needed at once
+
+
+def _classify_cells(cells: Cells, idx: np.ndarray | None, parse) -> None:
+    """The cells ``idx`` (None: all) classified by ``parse``, once per distinct raw cell, a chunk at a time."""
+    n = len(cells.raw) if idx is None else len(idx)
+    known: dict = {}  # a raw cell's key -> its code in ``parsed``
+    parsed: list = []
+    for start in range(0, n, _CHUNK):
+        at = slice(start, min(start + _CHUNK, n)) if idx is None else idx[start : start + _CHUNK]
+        codes, uniques = _factorize(cells.raw[at])
+        for raw in uniques:
+            if _raw_key(raw) not in known:
+                known[_raw_key(raw)] = len(parsed)
+                value, reason, detail, text = parse(raw)
+                parsed.append((value, reason, cells.details.code(detail), cells.texts.code(text)))
+        local = np.array([known[_raw_key(raw)] for raw in uniques], dtype=np.int64)
+        for column, per_code in zip((cells.value, cells.reason, cells.detail, cells.text), zip(*parsed)):
+            per_unique = np.asarray(per_code, dtype=column.dtype)[local]
+            if idx is None:
+                np.take(per_unique, codes, out=column[at])
+            else:
+                column[at] = per_unique[codes]
+
+
+def _raw_key(raw) -> object:
+    """1, 1.0, True and "1" kept apart."""
+    return raw if type(raw) is str else f"\0{type(raw).__name__}:{raw!r}"
 
 
 def _factorize(raws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of equal raw cells and one raw cell per code; 1, 1.0, True and "1" are kept apart."""
     codes, uniques = pd.factorize(raws, use_na_sentinel=False)
-    if any(type(u) is not str for u in uniques):
-        keys = np.array([v if type(v) is str else f"\0{type(v).__name__}:{v!r}" for v in raws], dtype=object)
-        codes, _ = pd.factorize(keys, use_na_sentinel=False)
+    if all(type(u) is str for u in uniques):  # in order of first appearance: each one's first cell
+        return codes, uniques
+    codes, _ = pd.factorize(np.array([_raw_key(v) for v in raws], dtype=object), use_na_sentinel=False)
     _, first = np.unique(codes, return_index=True)
     return codes, raws[first]
 
@@ -361,13 +345,16 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
     form), not missing ratings: say so instead of as many ordinary gaps."""
     # in a ragged layout a position is not a person, so an empty one means nothing
     ragged = np.array([src["layout"] == "ragged" for src in ds["sources"]], dtype=bool)
-    idx = np.flatnonzero((cells.role == ROLE_CODES["rating"]) & cells.named() & ~ragged[cells.src])
-    if not len(idx):
+    rated = (cells.role == ROLE_CODES["rating"]) & cells.named() & ~ragged[cells.src]
+    if not rated.any():
         return
-    frame = pd.DataFrame({"src": cells.src[idx], "rater": cells.rater[idx]})
-    frame["answered"] = ~np.isin(cells.reason[idx], [_CODE["missing"], _CODE["short_row"]])
-    empty = ~frame.groupby(["src", "rater"])["answered"].transform("any").to_numpy()
-    for _, group in pd.Series(idx[empty]).groupby(cells.rater[idx[empty]]):
+    key = cells.src.astype(np.int64)  # (source, rater) as one number; rater -1 (no rater) is 0
+    key *= len(cells.raters) + 1
+    key += cells.rater
+    key += 1
+    answered = rated & ~_among(cells.reason, [_CODE["missing"], _CODE["short_row"]])
+    idx = np.flatnonzero(rated & ~(np.bincount(key[answered], minlength=int(key.max()) + 1) > 0)[key])
+    for _, group in pd.Series(idx).groupby(cells.rater[idx]):
         k = group.to_numpy()
         rater, file = cells.raters[cells.rater[k[0]]], cells.files[cells.block[k[0]]]
         cells.reject(k, "empty_rater", f"rater {rater!r} has no rating in any row of {file}")
@@ -416,7 +403,7 @@ def _bad_rows(cells: Cells, items: Items) -> None:
     open_ = cells.reason == 0
     for k in np.flatnonzero(open_ & problem):
         cells.reject(k, "bad_item", items.problem[cells.item[k]])
-    valued = np.isin(cells.role, [ROLE_CODES["rating"], ROLE_CODES["rank"]])
+    valued = _among(cells.role, [ROLE_CODES["rating"], ROLE_CODES["rank"]])
     cells.reject(open_ & ~problem & per_rater & ~cells.named() & valued, "bad_rater", "the rater id is empty")
 
 
@@ -485,7 +472,7 @@ def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items, n
 def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
     targets = np.asarray(items.word1, dtype=object)
     candidates = pd.Series(ident[ident >= 0]).groupby(targets[ident >= 0]).nunique().to_dict()
-    open_ = np.isin(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
+    open_ = _among(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
     idx = np.flatnonzero((cells.role == ROLE_CODES["rank"]) & (ident[cells.item] >= 0) & open_)
     frame = pd.DataFrame({"target": targets[cells.item[idx]], "rater": cells.rater[idx], "k": idx})
     for (target, code), group in frame.groupby(["target", "rater"], sort=False):
@@ -574,7 +561,7 @@ ITEM_COLUMNS = TABLES["items"].names  # the canonical schema's columns, in order
 TABLE_COLUMNS = {name: TABLES[name].names for name in ("ratings", "means", "rankings", "rejects")}
 
 
-def _tables(name, ds, items, cells, cid, occurrence, first, item_ids, notes) -> dict[str, pd.DataFrame]:
+def _tables(name, ds, items, cells, cid, occurrence, first, item_ids) -> dict[str, pd.DataFrame]:
     accepted = cells.reason == 0
     rated = np.flatnonzero(accepted & (cells.role == ROLE_CODES["rating"]))
     tables = {
@@ -585,9 +572,7 @@ def _tables(name, ds, items, cells, cid, occurrence, first, item_ids, notes) -> 
         ),
         "rankings": _rankings_table(name, cells, np.flatnonzero(accepted & (cells.role == ROLE_CODES["rank"])), items),
     }
-    tables = {k: sort_canonical(v, k) for k, v in tables.items()}
-    tables["rejects"] = _rejects_table(name, cells, notes)  # built in file order: no sort
-    return tables
+    return {k: sort_canonical(v, k) for k, v in tables.items()}
 
 
 def _attribute_names(ds: dict) -> list[str]:
@@ -635,12 +620,14 @@ def _frame(columns: tuple, data: dict, n: int) -> pd.DataFrame:
 
 
 def _ratings_table(name, cells: Cells, k, cid, item_ids) -> pd.DataFrame:
-    data = {
+    if not len(k):
+        return _frame(TABLE_COLUMNS["ratings"], {}, 0)
+    data = {  # text columns taken by Arrow from the distinct ids, files and raters
         "dataset": name,
-        "item_id": item_ids[cid[k]],
-        "rater": cells.raters[cells.rater[k]],
+        "item_id": text_column(cid[k], item_ids.tolist()),
+        "rater": text_column(cells.rater[k] % len(cells.raters), cells.raters.tolist()),  # -1: None, last
         "score": cells.value[k],
-        "source_file": cells.files[cells.block[k]],
+        "source_file": text_column(cells.block[k], cells.files.tolist()),
         "source_row": cells.row[k],
     }
     return _frame(TABLE_COLUMNS["ratings"], data, len(k))
@@ -674,27 +661,6 @@ def _means_table(name, cells: Cells, k, cid, item_ids) -> pd.DataFrame:
     return _frame(TABLE_COLUMNS["means"], {c: out[c].to_numpy() for c in TABLE_COLUMNS["means"]}, len(out))
 
 
-def _rejects_table(name, cells: Cells, notes: list) -> pd.DataFrame:
-    """The ledger in file order (source, row, column position): rejected value cells and notes."""
-    k = np.flatnonzero(cells.reason != 0)
-    notes = list(zip(*notes)) if notes else [()] * 8
-    keys = [
-        np.concatenate([a, np.asarray(b, dtype=np.int64)])
-        for a, b in ((cells.src[k], notes[0]), (cells.row[k], notes[2]), (cells.j[k], notes[3]))
-    ]
-    order = np.lexsort(keys[::-1])
-    parts = {
-        "source_file": (cells.files[cells.block[k]], notes[1]),
-        "source_row": (cells.row[k], notes[2]),
-        "column": (cells.labels[cells.block[k]], notes[4]),
-        "raw_value": (cells.text[k], [raw_text(raw) for raw in notes[5]]),
-        "reason": (np.asarray(REASONS, dtype=object)[cells.reason[k] - 1], notes[6]),
-        "detail": (cells.detail[k], notes[7]),
-    }
-    data = {key: np.concatenate([a, np.asarray(b, dtype=a.dtype)])[order] for key, (a, b) in parts.items()}
-    return _frame(TABLE_COLUMNS["rejects"], {"dataset": name, **data}, len(order))
-
-
 # --------------------------------------------------------------------------------------------
 # summary: the ledger's balance
 
@@ -717,8 +683,8 @@ def accounted_cells(tables: dict, label_cells: int) -> int:
     """
     means = tables["means"]
     accepted = len(tables["ratings"]) + len(tables["rankings"]) + int(means[["mean", "sd", "n"]].notna().sum().sum())
-    raw = tables["rejects"]["raw_value"].to_numpy(dtype=object)
-    ledger = sum(1 for value in raw[raw != ""] if value.strip())
+    raw = tables["rejects"]["raw_value"]
+    ledger = sum(1 for value in raw[raw != ""].to_numpy(dtype=object) if value.strip())  # few: no blank cell
     return accepted + ledger + label_cells
 
 
