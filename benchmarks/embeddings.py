@@ -107,9 +107,14 @@ def write_file(path: Path, n_words: int, dim: int, seed: int = 0) -> None:
 def use_store(store: str | None) -> None:
     """The vector store of this process (its line index); None: none, whatever the caller's environment
     says. Also imports what ``load_model`` imports on its first call: each side's library is imported
-    before its clock starts (gensim's too), also where Python writes no bytecode (this machine)."""
+    before its clock starts (gensim's too), also where Python writes no bytecode (this machine); and
+    parses the config schema, as a workflow job has done before it reads a model (the whole-process
+    figures include it)."""
     import simgold.io.config  # noqa: F401
     import simgold.io.readers  # noqa: F401
+    from simgold.io.schema import load_schema
+
+    load_schema()  # parsed once per process; a job has parsed it (its config checked) before it reads a model
 
     os.environ["SIMGOLD_CACHE"] = store or "off"
 

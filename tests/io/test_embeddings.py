@@ -504,3 +504,11 @@ def test_fields_per_line_match_python_split(seed):
     expected = [len(bytes(x if x > 32 else 32 for x in line).split()) for line in data.split(b"\n")[: len(ends)]]
     assert ends.tolist() == [i for i, b in enumerate(data) if b == 10] + ([] if data.endswith(b"\n") else [len(data)])
     assert tv._fields_per_line(a, ends).tolist() == expected
+    if data.endswith(b"\n"):  # each line's key: the first 8 bytes of its first field, zero-padded, little-endian
+        starts = np.array([0] + [e + 1 for e in ends[:-1].tolist()], dtype=np.int64)
+        firsts = [
+            bytes(line[: next((i for i, x in enumerate(line) if x <= 32), len(line))])
+            for line in data.split(b"\n")[: len(ends)]
+        ]
+        keys = [int.from_bytes(f[:8].ljust(8, b"\0"), "little") for f in firsts]
+        assert tv._line_keys(a, starts).tolist() == keys

@@ -361,8 +361,13 @@ def _fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """The first 8 bytes of each line's first field as one little-endian number (zero-padded);
-    0 for a line that begins with a blank."""
-    window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
+    0 for a line that begins with a blank. The 8 bytes at each start are read as one number (a view of
+    the chunk at every byte offset) unless a line starts in the chunk's last 7 bytes."""
+    if len(starts) and starts[-1] <= len(a) - KEY:
+        window = np.ndarray((len(a) - KEY + 1,), dtype="<u8", buffer=a, strides=(1,))[starts]
+        window = window.view(np.uint8).reshape(-1, KEY)
+    else:
+        window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
     blank = window <= 32
     first = np.where(blank.any(axis=1), blank.argmax(axis=1), KEY)
     window[np.arange(KEY) >= first[:, None]] = 0
@@ -384,7 +389,9 @@ def _scan_chunk(a: np.ndarray, targets: _Targets, dim: int, want_mean: bool, ind
     np.add(ends[:-1], 1, out=starts[1:])
     odd = np.flatnonzero(_fields_per_line(a, ends) != dim + 1)
     keys = _line_keys(a, starts) if len(targets.keys) or index else None
-    look = np.union1d(odd, _key_matches(keys, targets.keys)) if len(targets.keys) else odd
+    look = _key_matches(keys, targets.keys) if len(targets.keys) else odd
+    if len(odd) and len(targets.keys):
+        look = np.union1d(odd, look)
     scan, odd = _ChunkScan(len(ends), [], size=len(a)), set(odd.tolist())
     if index:
         scan.keys, scan.starts = keys, starts
