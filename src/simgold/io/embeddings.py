@@ -531,8 +531,10 @@ def _usable(vectors) -> list[bool]:
     vectors = list(vectors)
     if not vectors or len({np.shape(v) for v in vectors}) != 1 or np.ndim(vectors[0]) != 1:
         return [vector_problem(v) is None for v in vectors]
-    with np.errstate(over="ignore"):  # a value too large for float32 is the finding (vector_problem names it)
-        stored = np.asarray(vectors, dtype=np.float64).astype(np.float32)
+    stored = np.stack(vectors)
+    if stored.dtype != np.float32:  # as vector_problem: read as float64, then stored as float32
+        with np.errstate(over="ignore"):  # a value too large for float32 is the finding (vector_problem names it)
+            stored = stored.astype(np.float64).astype(np.float32)
     return (np.isfinite(stored).all(axis=1) & stored.any(axis=1)).tolist()
 
 

@@ -191,9 +191,15 @@ def _stable_order(keys: np.ndarray) -> np.ndarray:
     if n < 2 or n > 2**31:  # rank * n + row must fit in an int64
         return np.argsort(keys, kind="stable")
     order = np.argsort(keys)
+    ordered = keys[order]
     rank = np.zeros(n, dtype=np.int64)
-    np.cumsum(keys[order[1:]] != keys[order[:-1]], out=rank[1:])
-    return np.sort(rank * n + order) % n
+    np.cumsum(ordered[1:] != ordered[:-1], out=rank[1:])
+    del ordered
+    rank *= n
+    rank += order
+    rank.sort()
+    rank %= n
+    return rank
 
 
 def _parts(body: bytes) -> tuple[dict, memoryview]:
