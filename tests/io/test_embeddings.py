@@ -479,3 +479,36 @@ def test_a_word_spelled_decomposed_in_the_file_is_found(tmp_path):
     (tmp_path / "v.txt").write_text(f"2 2\n{nfd} 1 0\ncafé 0 1\n", encoding="utf-8")
     table, report = load_model({"path": "v.txt"}, ["café"], base_dir=str(tmp_path))
     assert table["word"].tolist() == ["café"] and table["vector"].iloc[0].tolist() == [0.0, 1.0] and report.kept == 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fields_per_line_match_python_split(seed):
+    """The bitwise field count of each line of a chunk equals ``len(line.split())`` (Python's own
+    whitespace split, blanks as the scan counts them: every byte up to the space), for lines of any
+    length (two line ends in one 64-bit word, one at bit 0 or 63, empty lines, runs of blanks, tabs,
+    CR, blanks at either end) and chunks with or without a last line end."""
+    import simgold.io.textvectors as tv
+
+    rng = np.random.default_rng(seed)
+    alphabet = np.frombuffer(b"ab7.-  \t\r\x0b\x1f\x00!~\xc3\xa9", dtype=np.uint8)
+    lines = [
+        bytes(rng.choice(alphabet, size=int(rng.choice([0, 1, 2, 5, 62, 63, 64, 65, 127, 200])))).replace(b"\n", b"")
+        for _ in range(int(rng.integers(1, 60)))
+    ]
+    data = b"\n".join(lines) + (b"\n" if seed % 2 else b"")
+    if not data:
+        data = b"\n"
+        lines = [b""]
+    a = np.frombuffer(data, dtype=np.uint8)
+    ends = tv._line_ends(a)
+    expected = [len(bytes(x if x > 32 else 32 for x in line).split()) for line in data.split(b"\n")[: len(ends)]]
+    assert ends.tolist() == [i for i, b in enumerate(data) if b == 10] + ([] if data.endswith(b"\n") else [len(data)])
+    assert tv._fields_per_line(a, ends).tolist() == expected
+    if data.endswith(b"\n"):  # each line's key: the first 8 bytes of its first field, zero-padded, little-endian
+        starts = np.array([0] + [e + 1 for e in ends[:-1].tolist()], dtype=np.int64)
+        firsts = [
+            bytes(line[: next((i for i, x in enumerate(line) if x <= 32), len(line))])
+            for line in data.split(b"\n")[: len(ends)]
+        ]
+        keys = [int.from_bytes(f[:8].ljust(8, b"\0"), "little") for f in firsts]
+        assert tv._line_keys(a, starts).tolist() == keys

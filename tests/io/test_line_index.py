@@ -371,3 +371,11 @@ def test_a_line_read_short_is_not_used(tmp_path, monkeypatch):
     again = read(path, store=tmp_path / "s", monkeypatch=monkeypatch)
     assert_same(plain, again)
     assert any("is not where it was indexed" in m for m in again[2])
+
+
+@pytest.mark.parametrize("n, distinct", [(0, 1), (1, 1), (2, 1), (1000, 3), (5000, 4000), (3000, 2**40)])
+def test_line_order_is_numpys_stable_argsort(n, distinct):
+    """The index's order of the lines (by key, then by line) is numpy's stable argsort, ties included."""
+    rng = np.random.default_rng(n)
+    keys = rng.integers(0, distinct, size=n).astype(np.uint64) * np.uint64(2**23 + 1)
+    assert simgold.io.lineindex._stable_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()

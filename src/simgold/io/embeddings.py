@@ -525,14 +525,27 @@ def load_model(model: dict, words, base_dir: str = ".", log=None, threads: int =
     return table, report
 
 
+def _usable(vectors) -> list[bool]:
+    """Whether each vector has a direction as float32 stores it (``vector_problem`` gives None), for
+    vectors of one length at once; the others one by one."""
+    vectors = list(vectors)
+    if not vectors or len({np.shape(v) for v in vectors}) != 1 or np.ndim(vectors[0]) != 1:
+        return [vector_problem(v) is None for v in vectors]
+    stored = np.stack(vectors)
+    if stored.dtype != np.float32:  # as vector_problem: read as float64, then stored as float32
+        with np.errstate(over="ignore"):  # a value too large for float32 is the finding (vector_problem names it)
+            stored = stored.astype(np.float64).astype(np.float32)
+    return (np.isfinite(stored).all(axis=1) & stored.any(axis=1)).tolist()
+
+
 def _unusable(kept: dict, said: list) -> list[tuple[str, int | None, str]]:
     """(word, line, why) of every kept vector with no direction, by line: the reader's reason where it
     saw the value before float32 (``1e39``), else the stored vector's (a word renamed to its composed
     spelling, a computed vector)."""
     why = {word: reason for word, _, reason in said}
     out = []
-    for word, (vec, line) in kept.items():
-        reason = why.get(word) or vector_problem(vec)
+    for (word, (vec, line)), usable in zip(kept.items(), _usable(v for v, _ in kept.values())):
+        reason = why.get(word) or (None if usable else vector_problem(vec))
         if reason:
             out.append((word, line or None, reason))
     return sorted(out, key=lambda u: (u[1] or 0, u[0]))

@@ -158,7 +158,7 @@ class LineStore:
         """Write the index collected by a full scan without error (temporary name, then renamed)."""
         keys = np.concatenate(self.keys) if self.keys else np.zeros(0, np.uint64)
         starts = np.concatenate(self.starts) if self.starts else np.zeros(0, np.int64)
-        order = np.argsort(keys, kind="stable")
+        order = _stable_order(keys)
         arrays = [
             keys[order].astype("<u8"),
             order.astype("<i8"),
@@ -182,6 +182,24 @@ class LineStore:
             self.say(f"the line index could not be written to {self.file} ({err}); the next read scans the file again")
             return
         self.say(f"line index written to {self.file}: the next read of this file parses the needed lines only")
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")``, the same rows in the same order, sorted faster: an unstable
+    argsort, then each row by the rank of its key and its own number, as one int64."""
+    n = len(keys)
+    if n < 2 or n > 2**31:  # rank * n + row must fit in an int64
+        return np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
+    ordered = keys[order]
+    rank = np.zeros(n, dtype=np.int64)
+    np.cumsum(ordered[1:] != ordered[:-1], out=rank[1:])
+    del ordered
+    rank *= n
+    rank += order
+    rank.sort()
+    rank %= n
+    return rank
 
 
 def _parts(body: bytes) -> tuple[dict, memoryview]:

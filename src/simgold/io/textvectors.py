@@ -304,6 +304,7 @@ class _ChunkScan:
 
 
 _scratch = threading.local()
+_ONE, _TOP = np.uint64(1), np.uint64(63)
 
 
 def _packed(a: np.ndarray, op, value: int, fill: bool) -> np.ndarray:
@@ -339,22 +340,34 @@ def _line_ends(a: np.ndarray) -> np.ndarray:
 
 
 def _fields_per_line(a: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Fields (runs of bytes above the space) in each line, counted with bit operations."""
+    """Fields (runs of bytes above the space) in each line, counted with bit operations: the field
+    starts of the whole words between two line ends summed at once (``reduceat``), those of the
+    words a line end falls in counted up to it."""
     blank = _packed(a, np.less_equal, 32, True)
-    carry = np.empty_like(blank)
-    carry[0], carry[1:] = 1, blank[:-1] >> np.uint64(63)
-    starts = ~blank & ((blank << np.uint64(1)) | carry)  # a non-blank byte after a blank one
-    before = np.zeros(len(starts) + 1, dtype=np.int32)
-    np.cumsum(np.bitwise_count(starts), dtype=np.int32, out=before[1:])
-    word, bit = ends >> 6, (ends & 63).astype(np.uint64)
-    upto = before[word] + np.bitwise_count(starts[word] & ((np.uint64(1) << bit) - np.uint64(1)))
-    return np.diff(upto, prepend=0)
+    starts = np.left_shift(blank, _ONE)
+    starts[1:] |= blank[:-1] >> _TOP
+    starts[0] |= _ONE  # the chunk begins after a line end
+    starts &= ~blank  # a non-blank byte after a blank one
+    counts = np.bitwise_count(starts).astype(np.int32)
+    word = ends >> 6
+    upto = np.bitwise_count(starts[word] & ((_ONE << (ends & 63).astype(np.uint64)) - _ONE)).astype(np.int32)
+    bounds = np.zeros(len(word) + 1, dtype=word.dtype)
+    bounds[1:] = word
+    whole = np.add.reduceat(counts, bounds)[: len(word)]
+    whole[bounds[1:] == bounds[:-1]] = 0  # reduceat gives an element, not 0, for an empty segment
+    upto[1:] -= upto[:-1].copy()
+    return whole + upto
 
 
 def _line_keys(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """The first 8 bytes of each line's first field as one little-endian number (zero-padded);
-    0 for a line that begins with a blank."""
-    window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
+    0 for a line that begins with a blank. The 8 bytes at each start are read as one number (a view of
+    the chunk at every byte offset) unless a line starts in the chunk's last 7 bytes."""
+    if len(starts) and starts[-1] <= len(a) - KEY:
+        window = np.ndarray((len(a) - KEY + 1,), dtype="<u8", buffer=a, strides=(1,))[starts]
+        window = window.view(np.uint8).reshape(-1, KEY)
+    else:
+        window = a[np.minimum(starts[:, None] + np.arange(KEY), len(a) - 1)]
     blank = window <= 32
     first = np.where(blank.any(axis=1), blank.argmax(axis=1), KEY)
     window[np.arange(KEY) >= first[:, None]] = 0
@@ -372,10 +385,13 @@ def _scan_chunk(a: np.ndarray, targets: _Targets, dim: int, want_mean: bool, ind
     (with ``index``, also every line's key and start, for the line index)."""
     t0 = time.perf_counter()
     ends = _line_ends(a)
-    starts = np.r_[0, ends[:-1] + 1]
+    starts = np.zeros_like(ends)
+    np.add(ends[:-1], 1, out=starts[1:])
     odd = np.flatnonzero(_fields_per_line(a, ends) != dim + 1)
     keys = _line_keys(a, starts) if len(targets.keys) or index else None
-    look = np.union1d(odd, _key_matches(keys, targets.keys)) if len(targets.keys) else odd
+    look = _key_matches(keys, targets.keys) if len(targets.keys) else odd
+    if len(odd) and len(targets.keys):
+        look = np.union1d(odd, look)
     scan, odd = _ChunkScan(len(ends), [], size=len(a)), set(odd.tolist())
     if index:
         scan.keys, scan.starts = keys, starts
@@ -546,15 +562,17 @@ class _Kept:
             vectors = _parse_lines(list(lines), self.dim)
         except _LineError as err:
             raise InputError(self.display, err.message, row=rows[err.index], expected=err.expected) from None
-        for row, word_b, vec in zip(rows, words, vectors):
+        with np.errstate(over="ignore"):  # 1e39 is infinite as float32: said in ``unusable``
+            stored = vectors.astype(np.float32)
+        usable = np.isfinite(stored).all(axis=1) & stored.any(axis=1)  # vector_problem's None, for all at once
+        for row, word_b, vec, kept, ok in zip(rows, words, vectors, stored, usable.tolist()):
             word = self.targets.words[word_b]
             if word in self.vectors:
                 self.duplicates.append((word, self.vectors[word][1], row))
             else:
-                if why := vector_problem(vec):
-                    self.unusable[word] = why
-                with np.errstate(over="ignore"):  # 1e39 is infinite as float32: said in ``unusable``
-                    self.vectors[word] = (vec.astype(np.float32), row)
+                if not ok:
+                    self.unusable[word] = vector_problem(vec)
+                self.vectors[word] = (kept, row)
         self.seconds += time.perf_counter() - t0
 
 
