@@ -29,6 +29,10 @@ is what a job had): a fresh interpreter doing exactly those imports, CPU (user +
 resident memory, median of 3 per script; times the run's jobs of each script, over the first run's
 CPU, it is the start-up's share (aim: at most 15%).
 
+Last, ``simgold --help`` (the installed console script; ``--quick``: ``simgold.cli`` of the clone run
+by this environment's Python) against ``python -c pass``, alternating, 5 times each: CPU and peak
+resident memory of the whole process (aim, issue 42: at most 0.15 s).
+
 ``--quick`` (for tests): no install and no run; only the dry run, with this environment's snakemake.
 """
 
@@ -186,6 +190,48 @@ def start_up_report(project: Path, env: dict, jobs: list[tuple[float, str, str]]
         )
 
 
+def cpu_and_peak(command: list[str], cwd: Path, env: dict) -> tuple[float, float]:
+    """CPU seconds (user + sys) and peak RSS (MB, the child's own ru_maxrss) of one command."""
+    wrapped = [sys.executable, "-c", _MEASURED, *command]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(wrapped, cwd=cwd, env=env, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise Failed(f"{command} failed:\n{proc.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu - float(proc.stdout.split()[-2]), float(proc.stdout.split()[-1])
+
+
+#: runs a command as a child and prints its own CPU (to take off: the wrapper) and the child's peak RSS
+_MEASURED = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)\n"
+    "me = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print(me.ru_utime + me.ru_stime, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n"
+)
+
+
+def help_report(project: Path, env: dict) -> None:
+    """``simgold --help`` against ``python -c pass``: alternating, 5 each, medians."""
+    script = project / ".venv" / "bin" / "simgold"
+    if script.is_file():
+        python, command = project / ".venv" / "bin" / "python", [str(script), "--help"]
+    else:  # --quick: no install; the clone's simgold.cli, run as the console script runs it
+        python, env = Path(sys.executable), {**env, "PYTHONPATH": str(project / "src")}
+        command = [str(python), "-c", "import sys; from simgold.cli import main; sys.exit(main(['--help']))"]
+    sides: dict[str, list[tuple[float, float]]] = {"simgold --help": [], "python -c pass": []}
+    for _ in range(5):
+        sides["simgold --help"].append(cpu_and_peak(command, project, env))
+        sides["python -c pass"].append(cpu_and_peak([str(python), "-c", "pass"], project, env))
+    (ours, ours_mb), (peer, peer_mb) = (
+        (statistics.median(c for c, _ in runs), statistics.median(m for _, m in runs)) for runs in sides.values()
+    )
+    print(
+        f"\nsimgold --help: {ours:.3f} s CPU, {ours_mb:.0f} MB peak; python -c pass: {peer:.3f} s CPU, "
+        f"{peer_mb:.0f} MB peak; {ours / peer:.1f}x the CPU (aim: at most 0.15 s; median of 5, alternating)"
+    )
+
+
 def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -220,6 +266,7 @@ def main() -> None:
             report(
                 [("quick: dry run only, this environment's snakemake", *timed(command, project, os.environ)[:2])], [], 0
             )
+            help_report(project, dict(os.environ))
             return
         rows: list[tuple[str, float, float]] = []
         try:
@@ -237,6 +284,7 @@ def main() -> None:
         jobs = job_times(project)
         report(rows, jobs, args.jobs)
         start_up_report(project, env, jobs, rows[2][1:])
+        help_report(project, env)
         if args.keep:
             shutil.copytree(project, args.keep, symlinks=True)
     finally:
