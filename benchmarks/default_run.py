@@ -19,15 +19,32 @@ each job's start and end) and the machine's load before and after: on a shared m
 numbers are noisy, and the load says how shared it was. The aims (issue 16, this 2-core machine):
 the first run under 2 minutes, the no-op rerun under 5 s.
 
+Then the first run against its floor (issue 42): the floor is its CPU spread over the machine's
+CPUs (CPU / CPUs), the ratio its wall time over the floor (on a shared machine, the load inflates
+it). And its jobs' start-up: each job's script is run by an interpreter of its own that loads
+Snakemake's preamble (``snakemake.script``, ``snakemake.logging``) and the script's module-level
+imports before it works. That start-up is timed here, after the run, in the clone's environment as
+the run had it (the same variables: under ``PYTHONDONTWRITEBYTECODE`` what the run left of bytecode
+is what a job had): a fresh interpreter doing exactly those imports, CPU (user + sys) and peak
+resident memory, median of 3 per script; times the run's jobs of each script, over the first run's
+CPU, it is the start-up's share (aim: at most 15%).
+
+Last, ``simgold --help`` (the installed console script; ``--quick``: ``simgold.cli`` of the clone run
+by this environment's Python) against ``python -c pass``, alternating, 5 times each: CPU and peak
+resident memory of the whole process (aim, issue 42: at most 0.15 s).
+
 ``--quick`` (for tests): no install and no run; only the dry run, with this environment's snakemake.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
+import re
 import resource
+import statistics
 import shutil
 import subprocess
 import sys
@@ -93,6 +110,128 @@ def _output_name(record: Path) -> str:
         return key
 
 
+#: what Snakemake's preamble loads in every script job before the script's own imports
+PREAMBLE = "import sys, pickle; import snakemake.script; from snakemake.logging import logger"
+
+
+def rule_scripts(project: Path) -> dict[str, str]:
+    """The script of each rule of the workflow's rule files (``rule NAME: ... script: "..."``); a rule
+    named by its file (``release_ratings`` of release.smk, made in a loop) by its file's first script."""
+    scripts: dict[str, str] = {}
+    for smk in sorted((project / "workflow" / "rules").glob("*.smk")):
+        text = smk.read_text(encoding="utf-8")
+        found = [(m.group(1), m.start()) for m in re.finditer(r"^\s*rule\s*(\w*)\s*:", text, re.M)]
+        for i, (name, start) in enumerate(found):
+            end = found[i + 1][1] if i + 1 < len(found) else len(text)
+            script = re.search(r'script:\s*\n\s*"([^"]+)"', text[start:end])
+            if script:
+                scripts[name or smk.stem + "_"] = Path(script.group(1)).name
+    return scripts
+
+
+def script_of(rule: str, scripts: dict[str, str]) -> str | None:
+    if rule in scripts:
+        return scripts[rule]
+    return next((s for name, s in scripts.items() if name.endswith("_") and rule.startswith(name)), None)
+
+
+def module_imports(script: Path) -> str:
+    """The script's module-level import statements, as it runs them before its work."""
+    source = script.read_text(encoding="utf-8")
+    nodes = [n for n in ast.parse(source).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return "\n".join(ast.get_source_segment(source, n) for n in nodes)
+
+
+def start_up(project: Path, env: dict, script: str, repeats: int = 3) -> tuple[float, float]:
+    """Median CPU seconds and peak RSS (MB) of a fresh interpreter doing what a job of ``script`` does
+    before its work: Snakemake's preamble and the script's imports (in the clone's .venv)."""
+    code = PREAMBLE + "\n" + module_imports(project / "workflow" / "scripts" / script)
+    code += "\nimport resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    python = project / ".venv" / "bin" / "python"
+    env = {**env, "PYTHONPATH": str(project / "src")}  # as the Snakefile sets it for its jobs
+    cpus, peaks = [], []
+    for _ in range(repeats):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.run([str(python), "-c", code], cwd=project, env=env, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise Failed(f"the imports of {script} failed:\n{proc.stderr[-2000:]}")
+        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+        peaks.append(int(proc.stdout.split()[-1]) / 1024)
+    return statistics.median(cpus), statistics.median(peaks)
+
+
+def start_up_report(project: Path, env: dict, jobs: list[tuple[float, str, str]], first: tuple[float, float]) -> None:
+    """The first run against its floor, and its jobs' start-up: per script, and its share of the CPU."""
+    wall, cpu = first
+    n_cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    floor = cpu / n_cpus
+    print(f"\nfirst run: {cpu:.1f} s CPU; floor (CPU / {n_cpus} CPUs) {floor:.1f} s; wall / floor {wall / floor:.2f}x")
+    scripts = rule_scripts(project)
+    count: dict[str, int] = {}
+    for _, rule, _ in jobs:
+        key = script_of(rule, scripts) or f"(rule {rule}: no script)"
+        count[key] = count.get(key, 0) + 1
+    print(f"job start-up (a fresh interpreter: Snakemake's preamble and the script's imports; median of 3):")
+    print(f"  {'script':<16}{'jobs':>6}{'CPU s':>8}{'peak MB':>9}{'total s':>9}")
+    total, each = 0.0, []
+    for script, n in sorted(count.items()):
+        if script.startswith("("):
+            print(f"  {script}: {n} jobs, not timed")
+            continue
+        seconds, peak = start_up(project, env, script)
+        total += n * seconds
+        each += [seconds] * n
+        print(f"  {script:<16}{n:>6}{seconds:>8.3f}{peak:>9.0f}{n * seconds:>9.1f}")
+    if each:
+        print(
+            f"start-up: {total:.1f} s CPU over {len(each)} jobs (median {statistics.median(each):.3f} s a job), "
+            f"{total / cpu:.0%} of the first run's CPU (aim: at most 15%)"
+        )
+
+
+def cpu_and_peak(command: list[str], cwd: Path, env: dict) -> tuple[float, float]:
+    """CPU seconds (user + sys) and peak RSS (MB, the child's own ru_maxrss) of one command."""
+    wrapped = [sys.executable, "-c", _MEASURED, *command]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(wrapped, cwd=cwd, env=env, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise Failed(f"{command} failed:\n{proc.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu - float(proc.stdout.split()[-2]), float(proc.stdout.split()[-1])
+
+
+#: runs a command as a child and prints its own CPU (to take off: the wrapper) and the child's peak RSS
+_MEASURED = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)\n"
+    "me = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print(me.ru_utime + me.ru_stime, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n"
+)
+
+
+def help_report(project: Path, env: dict) -> None:
+    """``simgold --help`` against ``python -c pass``: alternating, 5 each, medians."""
+    script = project / ".venv" / "bin" / "simgold"
+    if script.is_file():
+        python, command = project / ".venv" / "bin" / "python", [str(script), "--help"]
+    else:  # --quick: no install; the clone's simgold.cli, run as the console script runs it
+        python, env = Path(sys.executable), {**env, "PYTHONPATH": str(project / "src")}
+        command = [str(python), "-c", "import sys; from simgold.cli import main; sys.exit(main(['--help']))"]
+    sides: dict[str, list[tuple[float, float]]] = {"simgold --help": [], "python -c pass": []}
+    for _ in range(5):
+        sides["simgold --help"].append(cpu_and_peak(command, project, env))
+        sides["python -c pass"].append(cpu_and_peak([str(python), "-c", "pass"], project, env))
+    (ours, ours_mb), (peer, peer_mb) = (
+        (statistics.median(c for c, _ in runs), statistics.median(m for _, m in runs)) for runs in sides.values()
+    )
+    print(
+        f"\nsimgold --help: {ours:.3f} s CPU, {ours_mb:.0f} MB peak; python -c pass: {peer:.3f} s CPU, "
+        f"{peer_mb:.0f} MB peak; {ours / peer:.1f}x the CPU (aim: at most 0.15 s; median of 5, alternating)"
+    )
+
+
 def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -127,6 +266,7 @@ def main() -> None:
             report(
                 [("quick: dry run only, this environment's snakemake", *timed(command, project, os.environ)[:2])], [], 0
             )
+            help_report(project, dict(os.environ))
             return
         rows: list[tuple[str, float, float]] = []
         try:
@@ -141,7 +281,10 @@ def main() -> None:
             sys.exit(str(failed))
         if "Nothing to be done" not in again:
             print("warning: the rerun was not a no-op:\n" + again[-2000:])
-        report(rows, job_times(project), args.jobs)
+        jobs = job_times(project)
+        report(rows, jobs, args.jobs)
+        start_up_report(project, env, jobs, rows[2][1:])
+        help_report(project, env)
         if args.keep:
             shutil.copytree(project, args.keep, symlinks=True)
     finally:

@@ -39,6 +39,8 @@ LAZY = (
     "numba",
     "platformdirs",  # Snakemake's profile folders, only for `simgold run` (it comes with snakemake)
     "yte",  # Snakemake's profile templates, only for `simgold run` on a profile that uses them
+    "importlib.metadata",  # the installed version, only for `simgold --version` (not for --help)
+    "simgold.commands",  # pandas, pyarrow, the designs and the report: once a command runs, not for --help
     "simgold.api",  # the notebook API, loaded on first use (PEP 562)
     "simgold.io.minilm",  # scipy.special (its GELU), only MiniLM's jobs
     "simgold.stats.dependent_correlations",  # scipy.special, only the jobs that test or show the MSD

@@ -46,6 +46,44 @@ def test_bare_simgold_prints_its_help_and_version_says_the_version():
     assert run_help.returncode == 0 and run_help.stdout.startswith("usage: snakemake"), run_help.stdout[:200]
 
 
+HEAVY = ("pandas", "pyarrow", "numpy", "scipy", "matplotlib")
+
+
+def _heavy_modules_loaded(*args, cwd=None) -> tuple[int, list[str]]:
+    """The exit status of ``simgold ARGS`` run in a fresh interpreter, and which of HEAVY it had loaded."""
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr))\n"
+        f"sys.argv = ['simgold', *{list(map(str, args))!r}]\n"
+        "from simgold.cli import main\n"
+        "raise SystemExit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
+    return proc.returncode, eval(proc.stderr.splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "args, status",
+    [
+        (["--help"], 0),
+        ([], 0),
+        (["scores", "--help"], 0),
+        (["design", "ratings", "--help"], 0),
+        (["design", "topup", "d"], 2),  # --budget missing: a usage error
+        (["frobnicate"], 2),
+        (["--version"], 0),
+    ],
+)
+def test_help_usage_errors_and_version_load_none_of_the_commands_modules(args, status):
+    assert _heavy_modules_loaded(*args) == (status, [])
+
+
+def test_a_command_that_runs_loads_what_it_needs(tmp_path):
+    # the check above sees the modules: a command that runs (and finds no results) has loaded pandas and pyarrow
+    status, loaded = _heavy_modules_loaded("rejects", "--results", tmp_path)
+    assert status == 1 and {"pandas", "pyarrow", "numpy"} <= set(loaded)
+
+
 def test_rejects_prints_each_dataset_and_one_datasets_examples(tmp_path):
     summary = pd.DataFrame({"dataset": ["d"], "n_values_held": [12], "n_values_rejected": [3],
                             "values_rejected": ["non_numeric 2, out_of_scale 1"]})  # fmt: skip
@@ -222,7 +260,7 @@ def test_run_refuses_a_bad_configfile_before_snakemake_starts(tmp_path, monkeypa
     (tmp_path / "ok.yaml").write_text("datasets: {}\n")
     monkeypatch.chdir(tmp_path)
     started = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda command: started.append(command) or 0)
+    monkeypatch.setattr(subprocess, "call", lambda command: started.append(command) or 0)
     assert cli.main(["run", *args]) == 1
     assert capsys.readouterr().err == message + "\n" and started == []
 
@@ -233,7 +271,7 @@ def test_run_checks_the_workflows_config_and_passes_good_files_on(tmp_path, monk
     (tmp_path / "ok.yaml").write_text("datasets: {}\n")
     monkeypatch.chdir(tmp_path)
     started = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda command: started.append(command) or 0)
+    monkeypatch.setattr(subprocess, "call", lambda command: started.append(command) or 0)
     assert cli.main(["run", "-n", "--configfile", "ok.yaml"]) == 0
     assert started[0][-3:] == ["-n", "--configfile", "ok.yaml"]
     (tmp_path / "config").mkdir()
@@ -243,7 +281,7 @@ def test_run_checks_the_workflows_config_and_passes_good_files_on(tmp_path, monk
 
 
 def test_config_files_of_a_snakemake_command_line():
-    from simgold.cli import config_files
+    from simgold.commands import config_files
 
     assert config_files(["-n", "all"]) == ["config/config.yaml"]
     assert config_files(["--configfile", "a.yaml", "b.yaml", "-n", "c"]) == ["config/config.yaml", "a.yaml", "b.yaml"]
@@ -267,7 +305,7 @@ def test_run_help_reads_no_config_and_a_config_not_in_utf8_is_one_line(tmp_path,
     (tmp_path / "config" / "config.yaml").write_bytes("datasets: {}\n# Zoë\nmodels: {}\n".encode("cp1252"))
     monkeypatch.chdir(tmp_path)
     started = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda command: started.append(command) or 0)
+    monkeypatch.setattr(subprocess, "call", lambda command: started.append(command) or 0)
     assert cli.main(["run", "--help"]) == 0 and started[0][-1] == "--help"
     assert cli.main(["run", "-n"]) == 1 and len(started) == 1
     assert capsys.readouterr().err == (
@@ -303,7 +341,7 @@ def started(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SNAKEMAKE_PROFILE", raising=False)
     commands = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda command: commands.append(command) or 0)
+    monkeypatch.setattr(subprocess, "call", lambda command: commands.append(command) or 0)
     return commands
 
 

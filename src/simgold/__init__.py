@@ -10,7 +10,8 @@ The notebook API (``simgold.api``; examples in README.md):
 The library's layers, each importing only the ones below it (checked by the import-linter
 contracts in pyproject.toml and by tests/test_architecture.py):
 
-* ``simgold.cli``, ``simgold.api``: the ``simgold`` command and the notebook API;
+* ``simgold.cli``, ``simgold.api``: the ``simgold`` command's parser and the notebook API;
+* ``simgold.commands``: what the ``simgold`` command does, loaded once a command runs;
 * ``simgold.workflow``: which dataset goes through which stage, the Snakemake jobs' glue;
 * ``simgold.report``: figures, pages and the archive;
 * ``simgold.stages``: one module per stage of the workflow (``workflow/rules/X.smk``);

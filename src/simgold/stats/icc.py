@@ -34,7 +34,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import fdtri
 
 __all__ = ["Icc", "bounded", "one_way", "one_way_note", "two_way", "two_way_note"]
 
@@ -62,6 +61,8 @@ class Icc(NamedTuple):
 
 def _f_upper(confidence: float, dfn: float, dfd: float) -> float:
     """The F quantile at (1 + confidence) / 2 (scipy.special, not scipy.stats)."""
+    from scipy.special import fdtri  # heavy to load: only where an ICC's interval is computed, not every job
+
     return float(fdtri(dfn, dfd, (1 + confidence) / 2))
 
 

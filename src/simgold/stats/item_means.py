@@ -20,7 +20,6 @@ a second); scipy.special's Student t, no scipy.stats.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import stdtr, stdtrit
 
 __all__ = ["BLOCK", "resolved_share", "t_interval"]
 
@@ -50,6 +49,8 @@ def t_interval(mean, sd, n, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     >>> round(float(low[0]), 3), round(float(high[0]), 3)
     (3.446, 7.554)
     """
+    from scipy.special import stdtrit  # heavy to load: only the jobs that compute intervals, not every job
+
     mean, sd, n = (np.asarray(x, dtype=float) for x in (mean, sd, n))
     ok = (n >= 2) & np.isfinite(sd) & np.isfinite(mean)
     df = np.where(ok, n - 1, 1.0)
@@ -82,6 +83,8 @@ def resolved_share(mean, sd, n, confidence: float) -> np.ndarray:
     [0.5, 0.5, 0.0]
     """
     mean, sd, n = (np.asarray(x, dtype=float) for x in (mean, sd, n))
+    from scipy.special import stdtr  # heavy to load: only the jobs that compute intervals, not every job
+
     out = np.full(mean.shape, np.nan)
     usable = np.flatnonzero((n >= 2) & np.isfinite(sd) & np.isfinite(mean))
     if len(usable) < 2:
