@@ -4,9 +4,12 @@
 
 Ours (``simgold.stats.alpha``) against the ``krippendorff`` package, the fastest available peer (it is
 vectorised with numpy, but builds a units x V x V array for V distinct values). Each measurement
-runs in a fresh process, which reports the wall time of the call and, from a second call under
-``tracemalloc`` (numpy reports its arrays to it), the peak memory the call allocates. The sides run alternately, ``--repeat`` times;
-medians are printed (other jobs share the machine). Cases:
+runs in a fresh process, which reports the CPU time (user + sys) of the call and, from a second
+call under ``tracemalloc`` (numpy reports its arrays to it), the peak memory the call allocates; the
+parent reads the whole process's CPU time and peak resident memory from its rusage (``os.wait4``):
+imports, data and both calls. The sides run alternately, ``--repeat`` times; medians are printed
+(other jobs share the machine), with the ratios package / ours of the CPU in call and of the whole
+process (above 1: ours is faster). Cases:
 
 * crowd, integer scores: 1000 raters x 2000 items at 10% density, scores 0-6 (V = 7): both run;
 * small, continuous scores: 60 items x 8 raters, scores with two decimals (V about 450): both run;
@@ -18,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 
@@ -56,9 +61,9 @@ def run_one(case: str, side: str, level: str) -> dict:
             return float(krippendorff.alpha(reliability_data=X.T, level_of_measurement=level))
 
     X = make(case)  # imports and data first: the call alone is measured
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     value = compute(X, level)
-    took = time.perf_counter() - t0
+    took = time.process_time() - t0
     tracemalloc.start()  # a second call, traced: the peak of the memory it allocates (numpy reports to tracemalloc)
     compute(X, level)
     peak = tracemalloc.get_traced_memory()[1]
@@ -67,10 +72,17 @@ def run_one(case: str, side: str, level: str) -> dict:
 
 
 def measure(case: str, side: str, level: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--one", case, side, level], capture_output=True, text=True, check=True
-    )
-    return json.loads(out.stdout)
+    """One side in a fresh process: its report, and from its rusage the whole process's CPU (user +
+    sys) and peak resident memory."""
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, __file__, "--one", case, side, level], stdout=out)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            raise SystemExit(f"{side} {case} {level}: exit {proc.returncode}")
+        out.seek(0)
+        result = json.loads(out.read())
+    return {**result, "whole": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
 
 
 def package_cells(X: np.ndarray) -> int:
@@ -93,7 +105,9 @@ def main() -> None:
         X = make(case)
         cells = package_cells(X)
         distinct = np.unique(X[~np.isnan(X)]).size
-        print(f"{case}: {X.shape[0]} items x {X.shape[1]} raters, {int((~np.isnan(X)).sum()):,} ratings, {distinct:,} distinct values")
+        print(
+            f"{case}: {X.shape[0]} items x {X.shape[1]} raters, {int((~np.isnan(X)).sum()):,} ratings, {distinct:,} distinct values"
+        )
         print(f"  package's units x V x V array: {cells:,} cells = {cells * 8 / 2**30:,.2f} GiB")
         sides = ("ours", "package") if cells * 8 < 2**31 else ("ours",)
         for level in args.levels:
@@ -101,16 +115,18 @@ def main() -> None:
             for _ in range(args.repeat):
                 for side in sides:
                     runs[side].append(measure(case, side, level))
+            med = {side: {k: statistics.median(r[k] for r in runs[side]) for k in runs[side][0]} for side in sides}
             line = [f"  {level:8s}"]
             for side in sides:
-                t = statistics.median(r["seconds"] for r in runs[side])
-                mb = statistics.median(r["peak_mb"] for r in runs[side])
-                line.append(f"{side} {t:7.3f} s {mb:8.1f} MB (alpha {runs[side][0]['value']:.6f})")
-            if "package" in runs:
-                ratio = statistics.median(r["seconds"] for r in runs["package"]) / statistics.median(
-                    r["seconds"] for r in runs["ours"]
+                m = med[side]
+                line.append(
+                    f"{side}: CPU {m['seconds']:.3f} s in call, {m['whole']:.3f} s whole process, call allocates"
+                    f" {m['peak_mb']:.1f} MB, peak RSS {m['rss_mb']:.0f} MB (alpha {runs[side][0]['value']:.6f})"
                 )
-                line.append(f"package/ours {ratio:.1f}x")
+            if "package" in med:
+                call = med["package"]["seconds"] / med["ours"]["seconds"]
+                whole = med["package"]["whole"] / med["ours"]["whole"]
+                line.append(f"package / ours: {call:.1f}x in call, {whole:.2f}x whole process")
             else:
                 line.append("package: not run (does not fit in memory)")
             print(" | ".join(line))
