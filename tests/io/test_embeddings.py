@@ -159,6 +159,27 @@ def test_progress_is_logged_for_long_loads(tmp_path, monkeypatch):
     assert "50 words, 2 kept" in lines[-1]
 
 
+@pytest.mark.parametrize("piece", [64, 128, 1 << 18])
+def test_pieces_of_a_chunk_mark_what_the_whole_chunk_marks(tmp_path, monkeypatch, piece):
+    """Masks made a piece at a time: the vectors, lines and the named bad line are those of one mask."""
+    import simgold.io.textvectors
+
+    monkeypatch.setattr(simgold.io.textvectors, "PIECE", piece)
+    monkeypatch.setenv("SIMGOLD_CACHE", "off")
+    words = {f"w{i}": [0.5, -0.25, float(i)] for i in range(40)}
+    (tmp_path / "v.txt").write_text(w2v_text(words))
+    table, report = load_model({"path": "v.txt"}, ["w3", "w39"], base_dir=str(tmp_path))
+    assert report.lines == 40 and {w: v.tolist() for w, v in as_dict(table).items()} == {
+        "w3": [0.5, -0.25, 3.0],
+        "w39": [0.5, -0.25, 39.0],
+    }
+    assert table["line"].tolist() == [5, 41]
+    bad = w2v_text(words).replace("w30 0.5 -0.25 30.0", "w30 0.5  30.0")  # row 32, past the first pieces
+    (tmp_path / "bad.txt").write_text(bad)
+    with pytest.raises(InputError, match="row 32: 'w30' has 2 values; expected 3 values per word"):
+        load_model({"path": "bad.txt"}, ["w3"], base_dir=str(tmp_path))
+
+
 # -------------------------------------------------------------------------------- real files
 
 

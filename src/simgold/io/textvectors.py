@@ -5,7 +5,8 @@ The bytes are cut into chunks of whole lines (2 MiB, where a line ends, so the c
 on the content only) and each chunk is scanned by a few vectorised passes, in worker threads:
 
 * one comparison marks the line ends and one the whitespace bytes; both are packed 64 to a
-  machine word (``np.packbits``), so that all the rest works on 1/64 of the data;
+  machine word (``np.packbits``), a piece of the chunk at a time so that the bytes and their mask
+  stay in the core's cache, and all the rest works on 1/64 of the data;
 * a field starts where a non-blank byte follows a blank one: the fields of every line are counted
   (bit counts between line ends) and must be the dimension + 1, line by line, so that a short
   and a long line cannot make up for each other;
@@ -55,6 +56,7 @@ from simgold.io.vectorformats import BOM, Damaged, GzipStream
 __all__ = ["CHUNK", "HEAD", "LoadReport", "read_text_vectors", "vector_problem"]
 
 CHUNK = 1 << 21  # bytes per chunk (whole lines, 2 MiB): small enough to stay in the CPU cache
+PIECE = 1 << 18  # bytes of a chunk compared and packed at once: they and their mask stay in the core's cache
 HEAD = 1 << 20  # bytes searched for the first line
 KEY = 8  # bytes of a line's first field compared as one number
 PARSE_BATCH = 4096  # kept lines parsed at once
@@ -309,15 +311,21 @@ _ONE, _TOP = np.uint64(1), np.uint64(63)
 
 def _packed(a: np.ndarray, op, value: int, fill: bool) -> np.ndarray:
     """The mask ``op(a, value)`` packed 64 bytes to a little-endian word, padded with ``fill`` bits
-    to whole words and one spare word. The mask goes into a per-thread buffer (no fresh allocation)."""
+    to whole words and one spare word. The mask is made and packed a ``PIECE`` at a time in a
+    per-thread buffer, so that the bytes it reads and the mask it writes stay in the CPU cache."""
     n = len(a)
     size = -(-n // 64) * 64 + 64
     buf = getattr(_scratch, "buf", None)
-    if buf is None or len(buf) < size:
-        buf = _scratch.buf = np.empty(max(size, 2 * CHUNK + 128), dtype=bool)
-    op(a, value, out=buf[:n])
-    buf[n:size] = fill
-    return np.packbits(buf[:size], bitorder="little").view("<u8")
+    if buf is None or len(buf) != PIECE:
+        buf = _scratch.buf = np.empty(PIECE, dtype=bool)
+    out = np.empty(size // 8, dtype=np.uint8)
+    for s in range(0, size, PIECE):
+        part = buf[: min(PIECE, size - s)]
+        m = max(0, min(n - s, len(part)))
+        op(a[s : s + m], value, out=part[:m])
+        part[m:] = fill
+        out[s // 8 : s // 8 + len(part) // 8] = np.packbits(part, bitorder="little")
+    return out.view("<u8")
 
 
 def _set_bits(words: np.ndarray) -> np.ndarray:
