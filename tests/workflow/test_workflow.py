@@ -1,10 +1,10 @@
 """The workflow end to end, as a user runs it.
 
-Every test of this module uses one run (pytest-xdist's --dist loadfile keeps them on one worker
-process); tests/workflow/test_workflow_configs.py runs the workflow on other configurations. The shared run
-of this module is the README's own path: a git clone of the repository with its
-virtual environment `.venv` inside the checkout, set up and run by the README's first command as
-written. The README's report and archive commands then run in it as written (report, archive,
+Every test of this module uses one run, the session's (tests/workflow/conftest.py: ``readme_run``,
+run once per session, by whichever worker process asks for it first); tests/workflow/test_workflow_configs.py
+runs the workflow on other configurations. The shared run is the README's own path: a git clone of the
+repository with its virtual environment `.venv` inside the checkout, set up and run by the README's
+first command as written. The README's report and archive commands then run in it as written (report, archive,
 unpack elsewhere, verify, rebuild byte for byte), and the other tests reuse the finished run.
 
 Only that first run computes every vector from an empty store; the runs that follow it (the
@@ -27,7 +27,6 @@ import sys
 import tarfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -41,7 +40,8 @@ from simgold.io.tables import read_provenance
 from simgold.report.mteb import model_folder
 
 from ..mteb_format import model_meta_problems, task_result_problems
-from ..userpath import bash, fresh_clone, fresh_copy, readme_commands, seed_environment, snakemake, user_shell
+from ..userpath import bash, fresh_copy, snakemake
+from .conftest import BUILT_UNDER, REBUILT_UNDER
 
 pytestmark = pytest.mark.workflow
 
@@ -69,11 +69,6 @@ def jobs_run(output: str) -> set[tuple[str, str]]:
 # the README's path
 
 
-#: the BLAS kernel the README's run uses, and the one its archive is rebuilt under: two machines'
-#: arithmetic on one (both kernels run on any CPU with AVX2; they round float products differently)
-BUILT_UNDER, REBUILT_UNDER = "Haswell", "Sandybridge"
-
-
 def product_digest(kernel: str) -> str:
     """The SHA-256 of a float32 matrix product (300 x 384 @ 384 x 1536) under an OpenBLAS kernel."""
     code = (
@@ -83,37 +78,6 @@ def product_digest(kernel: str) -> str:
     )
     env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-
-
-@pytest.fixture(scope="module")
-def readme_run(tmp_path_factory):
-    """The README's first command, as written, in a git clone with `.venv` inside it (under the
-    BLAS kernel BUILT_UNDER)."""
-    work = tmp_path_factory.mktemp("user")
-    project = fresh_clone(work / "simgold")
-    env = {**user_shell(work), "OPENBLAS_CORETYPE": BUILT_UNDER}
-    started = time.monotonic()
-    bash("python3 -m venv --without-pip .venv", project, env)
-    seed_environment(project / ".venv")
-    run_command, archive_lines = readme_commands()
-    proc = bash(run_command, project, env)
-    return SimpleNamespace(project=project, work=work, env=env, run=proc, archive_lines=archive_lines, started=started)
-
-
-@pytest.fixture(scope="module")
-def default_run(readme_run):
-    return readme_run.project
-
-
-@pytest.fixture(scope="module")
-def warm_store(readme_run) -> dict:
-    """This process's environment, with the vector store of the README's first run (its vectors
-    computed from an empty store)."""
-    return {
-        **os.environ,
-        "SIMGOLD_CACHE": str(readme_run.project / ".snakemake" / "simgold-cache"),
-        "OPENBLAS_CORETYPE": BUILT_UNDER,  # the first run's kernel: its stored vectors are found, its tables matched
-    }
 
 
 def built_like_the_default_run(project: Path, default_run: Path, targets: list[str]) -> None:
