@@ -632,10 +632,21 @@ def to_arrow(df: pd.DataFrame, table: str | None = None, types: dict | None = No
     arrays, fields = [], []
     for col in df.columns:
         typ = fixed.get(col) or (types or {}).get(col) or _arrow_type_for(df[col])
-        values = [None if _is_null(v) else v for v in df[col].tolist()]
-        arrays.append(pa.array(values, type=typ))
+        arrays.append(_column_array(df[col], typ))
         fields.append(pa.field(col, typ))
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def _column_array(series: pd.Series, typ: pa.DataType) -> pa.Array:
+    """One column as one contiguous Arrow array, nulls where the value is missing (None, NA, NaT, a
+    float NaN): converted by Arrow from the column itself, or, where Arrow cannot take the column as
+    it is (mixed objects), value by value as Python objects."""
+    try:
+        array = pa.array(series, type=typ, from_pandas=True)  # from_pandas: NaN is null, as _is_null says
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        array = pa.array([None if _is_null(v) else v for v in series.tolist()], type=typ)
+    # one chunk, as the value-by-value array is: the Parquet pages do not depend on the column's history
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def _is_null(v) -> bool:
