@@ -494,14 +494,17 @@ def kernel_pairs(m, min_overlap: int, complete: np.ndarray, changed: np.ndarray 
     table = np.zeros(R * n_codes * n_codes, np.uint16 if n_items < 1 << 16 else np.int32)
     # at most: a row's later raters (all raters), and its triples / min_overlap; pages not written
     # to are never resident, and the arrays shrink in place (realloc) to the pairs found
-    size = (iptr[item + 1] - (iptr[item] if incremental else pos + 1)) // max(min_overlap, 1)
-    bound = np.minimum(np.bincount(m.rater, size, R)[rows], R - 1 if incremental else R - 1 - rows)
+    size = iptr[item + 1] - (iptr[item] if incremental else pos + 1)  # each entry's triples
+    per_rater = np.bincount(m.rater, size, R)[rows].astype(np.int64) // max(min_overlap, 1)
+    bound = np.minimum(per_rater, R - 1 if incremental else R - 1 - rows)
     b, rho = np.empty(int(bound.sum()) + R, np.int32), np.empty(int(bound.sum()) + R)
     per_row, sums = np.zeros(len(rows), np.int64), np.empty((max(PAIR_BLOCK, R), 6))
     done, n = 0, 0
     while done < len(rows):
         out_b = b[n : n + len(sums)]
         step = k["table_pairs"](rows[done:], *data, min_overlap, n_codes, table, out_b, sums, per_row[done:])
+        if step == 0:  # cannot happen: the arrays hold every row's most pairs
+            raise RuntimeError("rater pairs: the output arrays are too short")
         got = int(per_row[done : done + step].sum())
         rho[n : n + got] = spearman_from_sums(*sums[:got].T)
         done, n = done + step, n + got
