@@ -35,20 +35,22 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
-from scipy.stats import spearmanr
 
-from simgold.stages.agreement import agreement_report
-from simgold.stages.calibrate import calibrate
-from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman
+# each side's fresh process imports what that side uses (pandas, scipy, simgold's stages or only
+# its rank correlations): its whole-process CPU and peak memory are its own
 
 MIN_OVERLAP = 5
 DENSE_GROWTH = [(250, 2000, 0.10), (500, 2000, 0.10), (1000, 2000, 0.10), (2000, 2000, 0.10), (4000, 2000, 0.10)]
 SPARSE_GROWTH = [(2000, 4000, 0.01), (5000, 10000, 0.01), (10000, 20000, 0.01)]
 
 
-def synthetic(R: int, N: int, density: float, seed: int = 0) -> pd.DataFrame:
-    """Long-format ratings, made without an N x R array (10,000 x 20,000 would not fit)."""
+def synthetic(R: int, N: int, density: float, seed: int = 0):
+    """Long-format ratings (a pandas.DataFrame), made without an N x R array (10,000 x 20,000 would not fit)."""
+    return synthetic_frame(*synthetic_arrays(R, N, density, seed), R, N)
+
+
+def synthetic_arrays(R: int, N: int, density: float, seed: int = 0) -> tuple:
+    """The ratings as (rater, item, score) arrays, raters and items as their numbers."""
     rng = np.random.default_rng(seed)
     truth = rng.uniform(0, 6, N)
     counts = rng.binomial(N, density, R)
@@ -58,23 +60,19 @@ def synthetic(R: int, N: int, density: float, seed: int = 0) -> pd.DataFrame:
     biased, random = rater < 2, (rater >= 2) & (rater < 4)
     score[biased] = np.clip(score[biased] + 1.5, 0, 6).round()
     score[random] = rng.integers(0, 7, int(random.sum()))
-    return pd.DataFrame(
-        {
-            "dataset": "bench",
-            "item_id": np.array([f"i{k:05d}" for k in range(N)], dtype=object)[item],
-            "rater": np.array([f"r{k:05d}" for k in range(R)], dtype=object)[rater],
-            "score": score,
-            "source_file": "synthetic",
-            "source_row": 0,
-        }
-    )
+    return rater, item, score
 
 
 # -------------------------------------------------------------------------------- the steps
 
 
-def whole_stage(ratings: pd.DataFrame, ci: dict | None = None) -> dict:
+def whole_stage(ratings, ci: dict | None = None) -> dict:
     """The stage as the pipeline runs it; with ``ci``, with the bootstrap CIs on agreement too."""
+    import pandas as pd
+
+    from simgold.stages.agreement import agreement_report
+    from simgold.stages.calibrate import calibrate
+
     items = pd.DataFrame({"item_id": sorted(ratings["item_id"].unique())})
     calibrated, table = calibrate(ratings, (0, 6), "shift", threshold=1.0, step=1.0)
     report = agreement_report(
@@ -95,23 +93,35 @@ def whole_stage(ratings: pd.DataFrame, ci: dict | None = None) -> dict:
     return out
 
 
-def prepare_matrix(ratings: pd.DataFrame) -> RatingMatrix:
-    return RatingMatrix.from_ratings(ratings)
+def prepare_frame(arrays: tuple, R: int, N: int):
+    rater, item, score = arrays
+    return synthetic_frame(rater, item, score, R, N)
 
 
-def one_stage(matrix: RatingMatrix) -> dict:
+def prepare_matrix(arrays: tuple, R: int, N: int):
+    """Our rating matrix straight from the arrays (no pandas in this process)."""
+    from simgold.stats.rank_correlation import RatingMatrix
+
+    rater, item, score = arrays
+    return RatingMatrix.from_entries(item, rater, score, np.arange(N), np.arange(R))
+
+
+def one_stage(matrix) -> dict:
+    from simgold.stats.rank_correlation import pairwise_spearman
+
     pairs = pairwise_spearman(matrix, MIN_OVERLAP)
     return {"n_pairs": pairs.n_pairs, "n_computed": len(pairs.rho)}
 
 
-def prepare_pandas(ratings: pd.DataFrame, k: int) -> tuple:
+def prepare_pandas(arrays: tuple, R: int, N: int, k: int):
     """The items x raters table of k random raters (all of them when k >= R)."""
+    rater, item, score = arrays
+    ratings = synthetic_frame(rater, item, score, R, N)
     raters = np.sort(ratings["rater"].unique())
     if k < len(raters):
         raters = np.sort(np.random.default_rng(1).choice(raters, k, replace=False))
     chosen = ratings[ratings["rater"].isin(raters)]
-    wide = chosen.pivot(index="item_id", columns="rater", values="score")
-    return wide, RatingMatrix.from_ratings(chosen, items=wide.index)
+    return chosen.pivot(index="item_id", columns="rater", values="score"), chosen
 
 
 def pandas_corr(prepared: tuple) -> dict:
@@ -119,10 +129,13 @@ def pandas_corr(prepared: tuple) -> dict:
     return {"corr": wide.corr(method="spearman", min_periods=MIN_OVERLAP)}
 
 
-def _check_against_ours(prepared: tuple, corr: pd.DataFrame) -> dict:
-    """pandas' values against ours on the same raters: the same missing pairs, the largest difference."""
-    _, matrix = prepared
-    ours = pairwise_spearman(matrix, MIN_OVERLAP).dense()
+def _check_against_ours(prepared: tuple, corr) -> dict:
+    """pandas' values against ours on the same raters: the same missing pairs, the largest difference
+    (after pandas' measurement: ours is imported only now)."""
+    from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman
+
+    wide, chosen = prepared
+    ours = pairwise_spearman(RatingMatrix.from_ratings(chosen, items=wide.index), MIN_OVERLAP).dense()
     theirs = corr.to_numpy().copy()
     np.fill_diagonal(theirs, np.nan)
     same_missing = bool((np.isnan(ours) == np.isnan(theirs)).all())
@@ -130,24 +143,39 @@ def _check_against_ours(prepared: tuple, corr: pd.DataFrame) -> dict:
     return {"same_missing": same_missing, "max_diff": float(np.abs(ours[both] - theirs[both]).max(initial=0.0))}
 
 
+def synthetic_frame(rater, item, score, R: int, N: int):
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "dataset": "bench",
+            "item_id": np.array([f"i{k:05d}" for k in range(N)], dtype=object)[item],
+            "rater": np.array([f"r{k:05d}" for k in range(R)], dtype=object)[rater],
+            "score": score,
+            "source_file": "synthetic",
+            "source_row": 0,
+        }
+    )
+
+
 # -------------------------------------------------------------------------------- measuring
 
 
 def _child(queue, R, N, density, prepare, step, extra) -> None:
-    ratings = synthetic(R, N, density)
-    data = prepare(ratings, *extra) if prepare else ratings
+    arrays = synthetic_arrays(R, N, density)
+    data = prepare(arrays, R, N, *extra)
     t0, c0 = time.perf_counter(), time.process_time()
     out = step(data)
     out.update(wall=time.perf_counter() - t0, cpu=time.process_time() - c0)
     usage = resource.getrusage(resource.RUSAGE_SELF)  # the whole process: start-up, imports, data, step
     out.update(whole_cpu=usage.ru_utime + usage.ru_stime, peak_mb=usage.ru_maxrss / 1024)
-    out["ratings"] = len(ratings)
+    out["ratings"] = len(arrays[0])
     if "corr" in out:
         out.update(_check_against_ours(data, out.pop("corr")))
     queue.put(out)
 
 
-def measure(R, N, density, step, prepare=None, extra=()) -> dict:
+def measure(R, N, density, step, prepare=prepare_frame, extra=()) -> dict:
     """Run one step in a fresh (spawned) process that imports what it uses and makes its own data."""
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
@@ -159,6 +187,8 @@ def measure(R, N, density, step, prepare=None, extra=()) -> dict:
 
 
 def scipy_loop_per_pair(R, N, density, n_sample, seed=1) -> float:
+    from scipy.stats import spearmanr
+
     ratings = synthetic(R, N, density)
     wide = ratings.pivot(index="item_id", columns="rater", values="score").to_numpy()
     rng = np.random.default_rng(seed)
