@@ -21,10 +21,11 @@ import numpy as np
 
 from simgold.stats.grouped_ranks import spearman_from_sums
 
-__all__ = ["PAIR_BLOCK", "TABLE_CODES", "kernel_pairs", "kernels"]
+__all__ = ["PAIR_BLOCK", "TABLE_CODES", "TABLE_TRIPLES", "kernel_pairs", "kernels"]
 
 PAIR_BLOCK = 1 << 20  # rater pairs whose rank sums are held at once
 TABLE_CODES = 16  # at most this many distinct scores: each pair's shared items counted in a table of codes
+TABLE_TRIPLES = 8  # and at least this many (pair, shared item) triples per partner visited, else buckets
 
 _compiled: dict = {}
 
@@ -489,12 +490,13 @@ def kernel_pairs(m, min_overlap: int, complete: np.ndarray, changed: np.ndarray 
     rows = np.flatnonzero(changed) if incremental else np.arange(R)
     changed = changed if incremental else np.zeros(R, dtype=bool)
     data = (rptr, item, code, pos, iptr, m.rater[order].astype(np.int32), code[order], complete, changed, incremental)
-    if n_codes > TABLE_CODES:
+    size = iptr[item + 1] - (iptr[item] if incremental else pos + 1)  # each entry's triples
+    visits = len(rows) * (R - 1) if incremental else R * (R - 1) // 2  # partners a table would visit
+    if n_codes > TABLE_CODES or size.sum() < TABLE_TRIPLES * visits:  # many codes, or sparse: buckets
         return (rows, *_bucket_pairs(k, rows, data, min_overlap, n_codes))
     table = np.zeros(R * n_codes * n_codes, np.uint16 if n_items < 1 << 16 else np.int32)
     # at most: a row's later raters (all raters), and its triples / min_overlap; pages not written
     # to are never resident, and the arrays shrink in place (realloc) to the pairs found
-    size = iptr[item + 1] - (iptr[item] if incremental else pos + 1)  # each entry's triples
     per_rater = np.bincount(m.rater, size, R)[rows].astype(np.int64) // max(min_overlap, 1)
     bound = np.minimum(per_rater, R - 1 if incremental else R - 1 - rows)
     b, rho = np.empty(int(bound.sum()) + R, np.int32), np.empty(int(bound.sum()) + R)
