@@ -367,3 +367,35 @@ def test_why_a_correlation_is_undefined():
     # where the note says so, the correlations are NaN
     assert np.isnan(correlation.spearman([2.5, 2.5, 2.5], [1.0, 2.0, 3.0]))
     assert np.isnan(correlation.pearson([1.0, 2.0, 3.0], [0.5] * 3))
+
+
+@pytest.mark.parametrize("levels", [7, 40])  # a table of codes per partner; buckets sorted past TABLE_CODES codes
+def test_compiled_pairs_are_numpys_to_the_bit(monkeypatch, levels):
+    """The numba loops (pair_kernel) and numpy's way (no numba: shared_items' blocks, row_sums,
+    masks) give the same pairs, values, incremental update, restriction and rater means, bit for bit."""
+    import simgold.stats.pair_kernel as pair_kernel
+
+    monkeypatch.setattr(pair_kernel, "PAIR_BLOCK", 40)  # many output blocks
+    rng = np.random.default_rng(levels)
+    X = random_matrix(levels, n=80, R=30, density=0.4, levels=levels)
+    X2 = X.copy()
+    X2[:, [1, 6, 7]] += 0.5  # a complete rater and two others change
+    keep = np.ones(X.shape[1], dtype=bool)
+    keep[rng.choice(X.shape[1], 5, replace=False)] = False
+
+    def run():
+        m, m2 = RatingMatrix.from_dense(X), RatingMatrix.from_dense(X2)
+        first = pairwise_spearman(m, 5)
+        second = pairwise_spearman(m2, 5, previous=(m, first))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parts = [(p.a, p.b, p.rho, p.rater_means()) for p in (first, second, second.restrict(keep))]
+        return [np.asarray(x, float) for part in parts for x in part]
+
+    compiled = run()
+    monkeypatch.setattr(ag, "kernels", lambda: {})
+    for ours, numpy_way in zip(compiled, run(), strict=True):
+        np.testing.assert_array_equal(ours, numpy_way)
+    rho, few, constant = loop_pairwise(X2)  # and both are the scipy loop's
+    np.testing.assert_allclose(spearman(X2).dense(), rho, atol=1e-12, equal_nan=True)
+    assert len(compiled[4]) == X.shape[1] * (X.shape[1] - 1) // 2 - few

@@ -19,6 +19,7 @@ With ``ci``, every stage and subset of a ratings dataset also gets bootstrap CIs
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -285,9 +286,7 @@ def agreement_report(
     masks = subsets(items, subset_names or [])
     if not persistent_raters:
         return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)
-
-    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
-    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    raw_m, cal_m = _rating_matrix(raw, item_ids), _rating_matrix(calibrated, item_ids)
     rows, per_stage, cis, decision = [], {}, [], {}
 
     def decide(calibrated_stats: AgreementStats) -> np.ndarray:
@@ -298,18 +297,14 @@ def agreement_report(
             log(f"excluded raters: {', '.join(map(str, cal_m.raters[excluded]))}")
         return excluded
 
-    for label, matrices, stats, excluded in _subset_stats(raw_m, cal_m, masks, min_overlap, decide):
-        optimistic = optimistic_note(int(excluded.sum()), outliers["method"])
-        for stage in STAGES:
-            summary = agreement_summary(stats[stage])
-            note = _note(stats[stage])
-            if stage == "filtered" and optimistic:
-                note = "; ".join(part for part in (optimistic, note) if part)
-            rows.append(_row(dataset, stage, label, summary, note))
-            if ci is not None:
-                cis.append(_stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic))
-        if label == "all":
-            per_stage = stats
+    for label, stage, matrix, stats, excluded in _subset_stats(raw_m, cal_m, masks, min_overlap, decide):
+        optimistic = optimistic_note(int(excluded.sum()), outliers["method"]) if stage == "filtered" else ""
+        note = "; ".join(part for part in (optimistic, _note(stats)) if part)
+        rows.append(_row(dataset, stage, label, agreement_summary(stats), note))
+        if ci is not None:
+            cis.append(_stage_cis(dataset, stage, label, matrix, stats, min_overlap, ci, optimistic))
+        per_stage[stage] = replace(stats, pairs=None, matrix=None) if label == "all" else per_stage.get(stage)
+        del stats, matrix  # the pairs freed before the next stage is computed (memory)
 
     raters = _rater_table(dataset, per_stage, calibration, excluded, decision["reasons"], cal_m.raters)
     dropped = set(cal_m.raters[excluded])
@@ -318,32 +313,41 @@ def agreement_report(
     return _with_cis(out, ci, cis)
 
 
+def _rating_matrix(ratings: pd.DataFrame, item_ids: np.ndarray) -> RatingMatrix:
+    """``RatingMatrix.from_ratings(ratings, items=item_ids)`` by pandas' hashing (no str per rating)."""
+    item_codes = pd.Index(item_ids).get_indexer(ratings["item_id"])
+    if (item_codes < 0).any():
+        raise ValueError("ratings refer to items that are not in the item list")
+    rater_codes, raters = pd.factorize(ratings["rater"], sort=True)
+    score, items = ratings["score"].to_numpy(dtype=float), np.asarray(item_ids)
+    return RatingMatrix.from_entries(item_codes, rater_codes, score, items, np.asarray(raters))
+
+
 def _subset_stats(raw_m: RatingMatrix, cal_m: RatingMatrix, masks, min_overlap: int, decide):
-    """Per subset (``all`` first): its label, each stage's rating matrix and agreement, and the
-    raters excluded; ``decide(agreement of the calibrated ratings of all items) -> excluded mask``
-    is called once, on ``all`` (the filter is decided on the whole dataset)."""
+    """Per subset (``all`` first) and stage: label, stage, matrix, agreement, the raters excluded
+    (none until decided); ``decide(calibrated agreement of all items) -> excluded mask`` is called
+    once, on ``all``. A stage's pairs are dropped once the next no longer needs them (memory)."""
     excluded = None
     for label, mask in masks:
         raw_s, cal_s = raw_m.subset(mask), cal_m.subset(mask)
-        raw_pairs = pairwise_spearman(raw_s, min_overlap)
+        raw_pairs, none = pairwise_spearman(raw_s, min_overlap), np.zeros(raw_s.shape[1], dtype=bool)
+        yield label, "raw", raw_s, agreement(raw_s, min_overlap, raw_pairs), none if excluded is None else excluded
         cal_pairs = pairwise_spearman(cal_s, min_overlap, previous=(raw_s, raw_pairs))
-        stats = {
-            "raw": agreement(raw_s, min_overlap, raw_pairs),
-            "calibrated": agreement(cal_s, min_overlap, cal_pairs),
-        }
+        del raw_pairs
+        stats = agreement(cal_s, min_overlap, cal_pairs)
         if excluded is None:
-            excluded = decide(stats["calibrated"])
-        keep = ~excluded
-        matrices = {"raw": raw_s, "calibrated": cal_s, "filtered": cal_s.keep_raters(keep)}
-        stats["filtered"] = agreement(matrices["filtered"], min_overlap, cal_pairs.restrict(keep))
-        yield label, matrices, stats, excluded
+            excluded = decide(stats)
+        yield label, "calibrated", cal_s, stats, excluded
+        del stats
+        filtered_pairs, filtered = cal_pairs.restrict(~excluded), cal_s.keep_raters(~excluded)
+        del cal_pairs
+        yield label, "filtered", filtered, agreement(filtered, min_overlap, filtered_pairs), excluded
 
 
-def _stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic) -> pd.DataFrame:
+def _stage_cis(dataset, stage, label, matrix, stats, min_overlap, ci, optimistic) -> pd.DataFrame:
     """The agreement_ci rows of one stage and subset; the filtered stage's notes say first that
     its raters were chosen on these ratings (``optimistic``)."""
-    table = ci_table(agreement_cis(dataset, stage, label, matrices[stage], stats=stats[stage], min_overlap=min_overlap,
-                                   **ci))  # fmt: skip
+    table = ci_table(agreement_cis(dataset, stage, label, matrix, stats=stats, min_overlap=min_overlap, **ci))
     if stage == "filtered" and optimistic:
         table["note"] = [optimistic + (f"; {n}" if n else "") for n in table["note"]]
     return table
@@ -394,16 +398,15 @@ def agreement_ci_report(
     masks = subsets(items, subset_names or [])
     if not persistent_raters:
         return _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci)["agreement_ci"]
-    raw_m = RatingMatrix.from_ratings(raw, items=item_ids)
-    cal_m = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    raw_m = _rating_matrix(raw, item_ids)
+    cal_m = _rating_matrix(calibrated, item_ids)
     calibrated_rows = raters[raters["stage"] == "calibrated"]
     dropped = set(calibrated_rows.loc[calibrated_rows["excluded"].astype(bool), "rater"])
     excluded = np.array([rater in dropped for rater in cal_m.raters], dtype=bool)
     optimistic = optimistic_note(int(excluded.sum()), outlier_method)
     cis = [
-        _stage_cis(dataset, stage, label, matrices, stats, min_overlap, ci, optimistic)
-        for label, matrices, stats, _ in _subset_stats(raw_m, cal_m, masks, min_overlap, lambda _: excluded)
-        for stage in STAGES
+        _stage_cis(dataset, stage, label, matrix, stats, min_overlap, ci, optimistic)
+        for label, stage, matrix, stats, _ in _subset_stats(raw_m, cal_m, masks, min_overlap, lambda _: excluded)
     ]
     return _with_cis({}, ci, cis)["agreement_ci"]
 
@@ -468,8 +471,8 @@ def _anonymous_report(dataset, item_ids, raw, calibrated, masks, min_overlap, ci
     rows, cis = [], []
     note = "raters are not persistent (rating slots): pairwise and per-rater figures are not defined; alpha only"
     # no rater is filtered out, so the filtered stage is the calibrated one: build each matrix once
-    matrices = {"raw": RatingMatrix.from_ratings(raw, items=item_ids)}
-    matrices["calibrated"] = RatingMatrix.from_ratings(calibrated, items=item_ids)
+    matrices = {"raw": _rating_matrix(raw, item_ids)}
+    matrices["calibrated"] = _rating_matrix(calibrated, item_ids)
     for label, mask in masks:
         for stage in ("raw", "calibrated"):
             m = matrices[stage].subset(mask)

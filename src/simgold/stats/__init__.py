@@ -20,6 +20,7 @@ __all__ = [
     "maxdiff_model",
     "multiple",
     "noise_kernel",
+    "pair_kernel",
     "rank_correlation",
     "rating_design",
     "reliability",

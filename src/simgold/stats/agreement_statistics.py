@@ -134,6 +134,12 @@ def _max(values: np.ndarray) -> float:
     return float(values.max()) if len(values) else float("nan")
 
 
+def _extreme(pairs: PairResult, ufunc) -> float:
+    """The lowest (``np.fmin``) or highest (``np.fmax``) pair value, NaN without one: a reduction
+    that skips NaN, so no copy of the values is made."""
+    return float(ufunc.reduce(pairs.rho)) if pairs.n_pairs else float("nan")
+
+
 def _consistency(stats: AgreementStats) -> float:
     avg = _defined(stats.avg_pairwise)
     return float(np.std(avg, ddof=1)) if len(avg) > 1 else float("nan")
@@ -251,8 +257,8 @@ AGREEMENT_STATISTICS: dict[str, AgreementStatistic] = AgreementStatistics(
             work={"items": _pairwise_items_work, "both": _pairwise_items_work},
             overview="pairwise",
         ),
-        "pairwise_min": AgreementStatistic("lowest pairwise Spearman", lambda s: _min(s.pairs.values())),
-        "pairwise_max": AgreementStatistic("highest pairwise Spearman", lambda s: _max(s.pairs.values())),
+        "pairwise_min": AgreementStatistic("lowest pairwise Spearman", lambda s: _extreme(s.pairs, np.fmin)),
+        "pairwise_max": AgreementStatistic("highest pairwise Spearman", lambda s: _extreme(s.pairs, np.fmax)),
         "consistency": AgreementStatistic("standard deviation of the raters' mean pairwise Spearman", _consistency),
         "vs_mean": AgreementStatistic(
             "mean Spearman of a rater with the item means",

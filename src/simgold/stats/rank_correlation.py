@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
 from simgold.stats.alpha import krippendorff_alpha
 from simgold.stats.correlation import rankdata
 from simgold.stats.grouped_ranks import grouped_spearman, spearman_from_sums
+from simgold.stats.pair_kernel import kernel_pairs, kernels
 
 __all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "ROW_CELLS", "AgreementStats", "PairResult", "RatingMatrix", "SharedItems",
            "agreement", "complete_raters", "pairwise_spearman", "reference_values", "row_sums", "shared_items",
@@ -49,10 +51,25 @@ def _positions(index: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The position of each value in ``index`` (distinct ids), -1 where it is not there."""
     if not len(index):
         return np.full(len(values), -1, dtype=np.int64)
+    if index.dtype == object and values.dtype == object:  # ids as Python objects: a dict, not their sort
+        at = {v: i for i, v in reversed(list(enumerate(index.tolist())))}
+        return np.fromiter(map(at.get, values.tolist(), repeat(-1)), np.int64, len(values))
     order = np.argsort(index, kind="stable")
     at = np.minimum(np.searchsorted(index, values, sorter=order), len(index) - 1)
     found = order[at]
     return np.where(index[found] == values, found, -1).astype(np.int64)
+
+
+def _factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)``; for Python objects (string ids) from a dict of
+    the distinct values and a sort of those only (the same order: both compare with ``<``)."""
+    if values.dtype != object:
+        uniques, codes = np.unique(values, return_inverse=True)
+        return uniques, codes.reshape(-1)
+    listed = values.tolist()
+    uniques = np.empty(len(keys := sorted(dict.fromkeys(listed))), dtype=object)
+    uniques[:], at = keys, {key: i for i, key in enumerate(keys)}
+    return uniques, np.fromiter(map(at.__getitem__, listed), np.int64, len(listed))
 
 
 @dataclass
@@ -91,9 +108,10 @@ class RatingMatrix:
         mapping of columns); ``items``: the item ids in their order (items nobody rated included),
         default the rated items, sorted. Raters are sorted by id."""
         item_ids = np.asarray(ratings["item_id"])
-        item_index, item_codes = np.unique(item_ids, return_inverse=True)
-        rater_index, rater_codes = np.unique(np.asarray(ratings["rater"]), return_inverse=True)
-        if items is not None:  # keep the given item order (and items nobody rated)
+        rater_index, rater_codes = _factorize(np.asarray(ratings["rater"]))
+        if items is None:
+            item_index, item_codes = _factorize(item_ids)
+        else:  # keep the given item order (and items nobody rated)
             item_index = np.asarray(items)
             item_codes = _positions(item_index, item_ids)
             if (item_codes < 0).any():
@@ -142,31 +160,43 @@ class RatingMatrix:
         return RatingMatrix(self.item[keep], new[self.rater[keep]], self.score[keep], self.items, self.raters[mask])
 
 
-@dataclass
 class PairResult:
     """The rater pairs (a < b, in row-major order) that share at least ``min_overlap`` items, with
     their rho (NaN where either rater's shared scores are constant). Every other pair of the
     ``n_raters`` raters has too few shared items.
 
-    Attributes
+    Parameters
     ----------
     n_raters : int
         The number of raters of the rating matrix (rater indices run from 0 to ``n_raters`` - 1).
-    a, b : numpy.ndarray of int32
+    a, b : numpy.ndarray of int
         The two raters of each pair with enough shared items, as indices, ``a < b``, sorted by
-        ``a`` then ``b``.
+        ``a`` then ``b``; ``a`` may be None when ``starts`` is given.
     rho : numpy.ndarray of float
         Each pair's Spearman's rho over its shared items, in [-1, 1]; NaN where either rater's
         shared scores are constant.
     min_overlap : int
         The fewest shared items a pair needed to be listed.
+    starts : numpy.ndarray of int, optional
+        Where each rater's pairs (as ``a``) start, and the number of pairs at the end (length
+        ``n_raters`` + 1): given instead of ``a``.
+
+    Attributes
+    ----------
+    n_raters, b, rho, min_overlap, starts
+        As given (``b`` int32, ``starts`` from ``a``); ``a`` is made from ``starts`` when asked for.
     """
 
-    n_raters: int
-    a: np.ndarray
-    b: np.ndarray
-    rho: np.ndarray
-    min_overlap: int
+    def __init__(self, n_raters: int, a, b, rho, min_overlap: int, *, starts=None):
+        self.n_raters, self.min_overlap = int(n_raters), min_overlap
+        self.b, self.rho = np.asarray(b, np.int32), np.asarray(rho, float)
+        if starts is None:
+            starts = np.searchsorted(np.asarray(a), np.arange(self.n_raters + 1))
+        self.starts = np.asarray(starts, np.int64)
+
+    @property
+    def a(self) -> np.ndarray:  # the first rater of each pair, int32
+        return np.repeat(np.arange(self.n_raters, dtype=np.int32), np.diff(self.starts))
 
     @classmethod
     def from_pairs(cls, n_raters: int, a, b, rho, min_overlap: int) -> "PairResult":
@@ -176,8 +206,10 @@ class PairResult:
         return cls(n_raters, lo[order], hi[order], np.asarray(rho, float)[order], min_overlap)
 
     @property
-    def n_pairs(self) -> int:  # pairs with a value
-        return int((~np.isnan(self.rho)).sum())
+    def n_pairs(self) -> int:  # pairs with a value (counted once: the values are not changed)
+        if getattr(self, "_n_pairs", None) is None:
+            self._n_pairs = int(np.count_nonzero(self.rho == self.rho))
+        return self._n_pairs
 
     @property
     def n_constant(self) -> int:  # pairs with enough items but a constant vector
@@ -188,29 +220,45 @@ class PairResult:
         return self.n_raters * (self.n_raters - 1) // 2 - len(self.rho)
 
     def values(self) -> np.ndarray:
-        """The pairs' values, in the row-major order of the upper triangle."""
-        return self.rho[~np.isnan(self.rho)]
+        """The pairs' values, in the row-major order of the upper triangle (read-only)."""
+        values = self.rho[~np.isnan(self.rho)] if self.n_constant else self.rho.view()
+        values.flags.writeable = False
+        return values
 
     def dense(self) -> np.ndarray:
         """Raters x raters, symmetric, NaN where no value and on the diagonal (for few raters)."""
         rho = np.full((self.n_raters, self.n_raters), np.nan)
-        rho[self.a, self.b] = self.rho
-        rho[self.b, self.a] = self.rho
+        a = self.a
+        rho[a, self.b] = self.rho
+        rho[self.b, a] = self.rho
         return rho
 
     def restrict(self, keep: np.ndarray) -> "PairResult":
         """The pairs of a subset of raters (a boolean mask over the raters)."""
-        ok = keep[self.a] & keep[self.b]
-        new = np.cumsum(keep) - 1
-        return PairResult(int(keep.sum()), new[self.a[ok]], new[self.b[ok]], self.rho[ok], self.min_overlap)
+        keep = np.asarray(keep, dtype=bool)
+        k = kernels()
+        if not k:  # numpy's way (no numba)
+            a, ok = self.a, keep[self.a] & keep[self.b]
+            new = np.cumsum(keep) - 1
+            return PairResult(int(keep.sum()), new[a[ok]], new[self.b[ok]], self.rho[ok], self.min_overlap)
+        new = (np.cumsum(keep) - 1).astype(np.int32)
+        none = np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0)
+        n = int(k["restrict"](self.starts, self.b, self.rho, keep, new, *none))
+        starts, b, rho = np.empty(int(keep.sum()) + 1, np.int64), np.empty(n, np.int32), np.empty(n)
+        k["restrict"](self.starts, self.b, self.rho, keep, new, starts, b, rho)
+        return PairResult(len(starts) - 1, None, b, rho, self.min_overlap, starts=starts)
 
     def rater_means(self) -> np.ndarray:
         """Each rater's mean rho over its pairs with a value (NaN if none), as ``np.nanmean`` over
-        the rows of the dense matrix gives it."""
-        has = ~np.isnan(self.rho)
-        a, b, rho = self.a[has], self.b[has], self.rho[has]
-        total = row_sums([(a, b, rho), (b, a, rho)], (self.n_raters, self.n_raters))
-        count = np.bincount(a, minlength=self.n_raters) + np.bincount(b, minlength=self.n_raters)
+        the rows of the dense matrix gives it (numpy sums blocks of its dense rows)."""
+        k, R = kernels(), self.n_raters
+        if not k:  # numpy's way (no numba)
+            has = ~np.isnan(self.rho)
+            a, b, rho = self.a[has], self.b[has], self.rho[has]
+            total = row_sums([(a, b, rho), (b, a, rho)], (R, R))
+            count = np.bincount(a, minlength=R) + np.bincount(b, minlength=R)
+        else:
+            total, count = k["rater_sums"](self.starts, self.b, self.rho, ROW_CELLS)
         with np.errstate(invalid="ignore", divide="ignore"):
             return total / count
 
@@ -313,20 +361,31 @@ def pairwise_spearman(m: RatingMatrix, min_overlap: int, previous: tuple | None 
     if previous is None:
         return _pairwise(m, min_overlap, None)
     before_m, before = previous
-    changed = _changed_raters(m, before_m)
+    changed, same_entries = _changed_raters(m, before_m)
     if not changed.any():
         return before
-    fresh = _pairwise(m, min_overlap, changed)
-    kept = ~changed[before.a] & ~changed[before.b]
-    a, b = np.r_[before.a[kept], fresh.a], np.r_[before.b[kept], fresh.b]
-    return PairResult.from_pairs(m.shape[1], a, b, np.r_[before.rho[kept], fresh.rho], min_overlap)
+    a, b, rho = _pairwise(m, min_overlap, changed)
+    lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
+    if same_entries and kernels():  # the same shared items: the same pairs, only those of the changed raters recomputed
+        at = np.empty(len(lo), np.int64)
+        kernels()["place"](before.starts, before.b, lo, hi, at)
+        if (at >= 0).all():
+            values = before.rho.copy()
+            values[at] = rho
+            return PairResult(before.n_raters, None, before.b, values, min_overlap, starts=before.starts)
+    old_a = before.a
+    kept = ~changed[old_a] & ~changed[before.b]
+    a, b = np.r_[old_a[kept], lo], np.r_[before.b[kept], hi]
+    return PairResult.from_pairs(m.shape[1], a, b, np.r_[before.rho[kept], rho], min_overlap)
 
 
-def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
-    """Raters whose ratings (which items, or which scores) differ between two matrices."""
+def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> tuple[np.ndarray, bool]:
+    """Raters whose ratings (which items, or which scores) differ between two matrices, and whether
+    both have the same (rater, item) entries."""
     n_items = m.shape[0]
     key, key_before = m.rater * n_items + m.item, before.rater * n_items + before.item
-    if len(key) == len(key_before) and (key == key_before).all():
+    same = len(key) == len(key_before) and bool((key == key_before).all())
+    if same:
         diff = m.rater[m.score != before.score]
     else:  # both sorted by key: the common entries line up
         common, common_before = np.isin(key, key_before), np.isin(key_before, key)
@@ -334,7 +393,7 @@ def _changed_raters(m: RatingMatrix, before: RatingMatrix) -> np.ndarray:
         diff = np.r_[m.rater[~common], before.rater[~common_before], m.rater[common][moved]]
     changed = np.zeros(m.shape[1], dtype=bool)
     changed[diff] = True
-    return changed
+    return changed, same
 
 
 def complete_raters(m: RatingMatrix) -> np.ndarray:
@@ -354,15 +413,34 @@ def complete_raters(m: RatingMatrix) -> np.ndarray:
     return np.bincount(m.rater, minlength=m.shape[1]) == m.shape[0]
 
 
-def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None) -> PairResult:
-    """The pairs with at least ``min_overlap`` shared items, of every rater (``changed`` None) or
-    with at least one changed rater."""
+def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None):
+    """The pairs with at least ``min_overlap`` shared items: of every rater (``changed`` None), a
+    PairResult; or those with at least one changed rater, as (a, b, rho) in any orientation."""
     count = np.bincount(m.rater, minlength=m.shape[1])
-    parts = [_complete_pairs(m, count, complete_raters(m), changed, min_overlap)]
+    complete = complete_raters(m)
+    if kernels():
+        rows, per_row, b, rho = kernel_pairs(m, min_overlap, complete, changed)
+    else:  # numpy's way (no numba): blocks of (pair, shared item) triples
+        rows, per_row, b, rho = _numpy_pairs(m, min_overlap, changed)
+    ca, cb, crho = _complete_pairs(m, count, complete, changed, min_overlap)
+    if changed is not None:
+        return np.r_[np.repeat(rows, per_row), ca].astype(np.int32), np.r_[b, cb], np.r_[rho, crho]
+    if not len(ca):  # rows are every rater, each one's partners ascending: the pairs in row-major order
+        return PairResult(m.shape[1], None, b, rho, min_overlap, starts=np.r_[0, np.cumsum(per_row)])
+    a = np.r_[np.repeat(rows, per_row), ca]
+    return PairResult.from_pairs(m.shape[1], a, np.r_[b, cb], np.r_[rho, crho], min_overlap)
+
+
+def _numpy_pairs(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None):
+    """``pair_kernel.kernel_pairs``' (rows, pairs per row, partners, rho) from ``shared_items``' blocks."""
+    parts = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]
     for block in shared_items(m, min_overlap, changed):
         parts.append((block.a, block.b, grouped_spearman(block.pair, block.code_a, block.code_b, len(block.a))[0]))
     a, b, rho = (np.concatenate(x) for x in zip(*parts))
-    return PairResult.from_pairs(m.shape[1], a, b, rho, min_overlap)
+    if changed is None:  # every rater's row: in row-major order
+        pairs = PairResult.from_pairs(m.shape[1], a, b, rho, min_overlap)
+        return np.arange(m.shape[1]), np.diff(pairs.starts), pairs.b, pairs.rho
+    return a, np.ones(len(a), np.int64), b, rho
 
 
 def _complete_pairs(m, count, complete, changed, min_overlap):
