@@ -16,7 +16,7 @@ from scipy.stats import spearmanr
 
 from simgold.stages.agreement import ci_table
 from simgold.stats import agreement_ci, agreement_statistics
-from simgold.stats import grouped_ranks
+from simgold.stats import grouped_ranks, resampling
 from simgold.stats.agreement_ci import agreement_cis as rows_of_cis
 from simgold.stats.agreement_ci import replicates
 from simgold.stats.agreement_statistics import agreement_summary
@@ -374,7 +374,7 @@ def test_work_cap_below_an_interval_gives_none():
     assert row["resamples"] == 0 and np.isnan(row["ci_low"]) and np.isnan(row["ci_high"]) and not ci.replicates
     assert row["value"] == agreement_summary(agreement(m, MIN_OVERLAP))["vs_rest"]  # the point estimate stays
     assert row["note"].startswith("no interval: 40 resamples needed; one resample has")
-    assert agreement_ci.min_resamples(0.95) == 40 and agreement_ci.min_resamples(0.99) == 200
+    assert resampling.min_resamples(0.95) == 40 and resampling.min_resamples(0.99) == 200
 
 
 def test_the_panels_without_one_rater_count_in_the_work_cap():

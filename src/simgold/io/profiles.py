@@ -327,7 +327,12 @@ def profile_config_files(profile: str | Path) -> list[str]:
     simgold.errors.ConfigError
         The profile is not a readable regular file, holds an alias bomb or a key given twice.
     """
-    settings, folder, files = profile_settings(profile), Path(profile).parent, []
+    return _named_config_files(profile_settings(profile), Path(profile).parent)
+
+
+def _named_config_files(settings: dict, folder: Path) -> list[str]:
+    """The ``configfile:`` / ``configfiles:`` of a profile's settings, found as Snakemake finds them."""
+    files = []
     for key in ("configfile", "--configfile", "configfiles", "--configfiles"):
         value = settings.get(key)
         if isinstance(value, list):
@@ -376,9 +381,13 @@ def check_run_configs(args: list[str], environ: dict | None = None) -> list[str]
     named: list[tuple[str, str]] = []
     workdir, profile_dir = _option_values(args, "--directory", "--di", short="-d"), []
     for profile in run_profiles(args, environ):
-        in_profile = [(path, f" (configfile of profile {profile})") for path in profile_config_files(profile)]
+        settings = profile_settings(profile)  # read once: a yte template is evaluated once
+        in_profile = [
+            (path, f" (configfile of profile {profile})")
+            for path in _named_config_files(settings, Path(profile).parent)
+        ]
         named = in_profile or named  # configargparse: the last profile naming one wins
-        directory = profile_settings(profile).get("directory")
+        directory = settings.get("directory")
         profile_dir = [str(directory)] if directory else profile_dir  # the command line's wins
     if not _given_exactly(args, ("--configfile", "--configfiles")):
         files += named

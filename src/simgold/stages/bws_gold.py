@@ -22,9 +22,9 @@ import pandas as pd
 
 from simgold.io.tables import TABLES
 from simgold.stages.gold import finish_gold
-from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.bws import CodedAnswers, coded_answers, counting_intervals, counting_scores
 from simgold.stats.maxdiff_model import maxdiff_fit
+from simgold.stats.resampling import min_resamples
 from simgold.stats.seeds import seed_for
 
 __all__ = ["BWS_SCALE", "BWS_SCORE_COLUMNS", "AnswerCodes", "code_answers", "scores_from_answers", "gold_from_answers"]

@@ -31,7 +31,6 @@ from simgold.io.schema import schema_defaults
 from simgold.stages.comparisons import TYPES, ag_score, ag_score_parts
 from simgold.stages.vectors import Vectors, unusable_note
 from simgold.io.tables import SUMMARY_EXTRAS, TABLES
-from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.dependent_correlations import compare_predictions
 from simgold.stats.multiple import benjamini_hochberg, holm
 from simgold.stats.correlation import MIN_CORRELATION_ITEMS, pearson, spearman, undefined_correlation_note
@@ -39,6 +38,7 @@ from simgold.stats.resampling import (
     draws,
     kendall,
     kendall_resamples,
+    min_resamples,
     paired_bootstrap,
     pearson_resamples,
     spearman_resamples,
@@ -315,7 +315,7 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
             idx = draws(len(g), settings.resamples, rng)
             low, high, note = supported_interval(
-                _boot(metric, g, s, idx), settings.confidence, min_resamples(settings.confidence)
+                _boot(metric, g, s, idx), settings.confidence
             )
         level, n_used = settings.level, int(ok.sum())
         rows.append(ScoreRow(dataset, model, metric, subset, value, low, high, level, n_used, int(n_total), note))
@@ -359,7 +359,7 @@ def comparison_scores(dataset, model, comps: pd.DataFrame, sim1, sim2, settings:
             weight = np.abs(S).sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.where(weight > 0, np.maximum(S, 0).sum(axis=1) / weight, np.nan)
-            low, high, note = supported_interval(boot, settings.confidence, min_resamples(settings.confidence))
+            low, high, note = supported_interval(boot, settings.confidence)
         row = (dataset, model, "ag_score", subset, value, low, high, settings.level, len(used), int(mask.sum()), note)
         rows.append(ScoreRow(*row))
     return rows

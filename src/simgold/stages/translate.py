@@ -37,7 +37,6 @@ from simgold.io.cells import normalise_word, parse_value
 from simgold.io.readers import read_columns
 from simgold.io.schema import schema_defaults
 from simgold.io.tables import TABLES
-from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.correlation import spearman
 from simgold.stats.resampling import draws, spearman_resamples, supported_interval
 from simgold.stats.seeds import seed_for
@@ -572,4 +571,4 @@ def _bootstrap_interval(x: np.ndarray, y: np.ndarray, resamples: int, confidence
     if len(x) < 3:
         return float("nan"), float("nan"), f"{len(x)} shared items: no correlation"
     values = spearman_resamples(x, y, draws(len(x), resamples, rng))
-    return supported_interval(values, confidence, min_resamples(confidence))
+    return supported_interval(values, confidence)

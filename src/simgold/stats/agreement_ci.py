@@ -66,7 +66,6 @@ The replicates themselves: ``simgold.stats.agreement_replicates``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -81,7 +80,7 @@ from simgold.stats.agreement_statistics import (
     undefined_reason,
 )
 from simgold.stats.rank_correlation import AgreementStats, PairResult, RatingMatrix, agreement
-from simgold.stats.resampling import draw_counts, draws, percentile_interval
+from simgold.stats.resampling import draw_counts, draws, min_resamples, percentile_interval
 from simgold.stats.seeds import seed_for
 
 __all__ = [
@@ -91,7 +90,6 @@ __all__ = [
     "AgreementCI",
     "AgreementCIRow",
     "agreement_cis",
-    "min_resamples",
     "replicates",
     "resamples_within",
     "work_per_resample",
@@ -167,28 +165,6 @@ class AgreementCI:
 
     rows: list
     replicates: dict
-
-
-def min_resamples(confidence: float) -> int:
-    """The fewest resamples with one beyond each end of a ``confidence`` interval (40 at 0.95).
-
-    Parameters
-    ----------
-    confidence : float
-        The intervals' coverage (``scoring.confidence``).
-
-    Returns
-    -------
-    int
-        The resample count: ``ceil(2 / (1 - confidence))``, so each tail beyond the interval
-        holds at least one resample.
-
-    Examples
-    --------
-    >>> min_resamples(0.95), min_resamples(0.9)
-    (40, 20)
-    """
-    return math.ceil(round(2.0 / (1.0 - confidence), 9))
 
 
 def work_per_resample(m: RatingMatrix) -> dict:

@@ -31,10 +31,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-from simgold.stats.agreement_ci import min_resamples
 from simgold.stats.correlation import pearson, spearman
 from simgold.stats.reliability import raters_needed, single_rater, spearman_brown
-from simgold.stats.resampling import draw_counts, draws, halves_within_groups, percentile_interval, supported_interval
+from simgold.stats.resampling import draw_counts, draws, halves_within_groups, min_resamples, percentile_interval, supported_interval
 
 __all__ = ["CodedAnswers", "CountingScores", "MaxDiffAccuracy", "RaterAgreement", "SplitHalf", "answers_needed",
            "coded_answers", "counting_intervals", "counting_scores", "maxdiff_accuracy", "rater_agreement",
@@ -225,7 +224,7 @@ def counting_intervals(a: CodedAnswers, resamples: int, rng: np.random.Generator
     replacement (``simgold.stats.resampling.draws``, a block of resamples per call); a resample
     weights each answer by how often it was drawn. An item not shown in a resample has no score
     there; its interval is over the resamples that show it (``percentile_interval``), and none
-    (NaN) where fewer of them than the level needs show it (``agreement_ci.min_resamples``: one
+    (NaN) where fewer of them than the level needs show it (``resampling.min_resamples``: one
     beyond each end), rather than the extremes of a few.
 
     Parameters
@@ -625,7 +624,7 @@ def maxdiff_accuracy(a: CodedAnswers, similarity, resamples: int, rng: np.random
 
     nan = (float("nan"), float("nan"), "")
     # a level the resamples cannot support gives no interval and a note, as the scores' CIs
-    ci = [supported_interval(x[idx].mean(axis=1), confidence, min_resamples(confidence)) if len(x) and resamples
+    ci = [supported_interval(x[idx].mean(axis=1), confidence) if len(x) and resamples
           else nan for x in (best, worst, both)]  # fmt: skip
     mean = [float(x.mean()) if len(x) else float("nan") for x in (best, worst, both)]
     return MaxDiffAccuracy(*mean, *(c[:2] for c in ci), int(kept.sum()), int((~kept).sum()), resamples,

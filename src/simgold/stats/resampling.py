@@ -22,6 +22,8 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from simgold.stats.correlation import pearson_rows, spearman_rows
@@ -35,6 +37,7 @@ __all__ = [
     "kendall_resamples",
     "paired_bootstrap",
     "pearson_resamples",
+    "min_resamples",
     "percentile_interval",
     "random_halves",
     "spearman_resamples",
@@ -312,10 +315,32 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, f
     return float(low), float(high), int(len(values) - len(defined))
 
 
-def supported_interval(values: np.ndarray, confidence: float, fewest: int) -> tuple[float, float, str]:
+def min_resamples(confidence: float) -> int:
+    """The fewest resamples with one beyond each end of a ``confidence`` interval (40 at 0.95).
+
+    Parameters
+    ----------
+    confidence : float
+        The intervals' coverage (``scoring.confidence``).
+
+    Returns
+    -------
+    int
+        The resample count: ``ceil(2 / (1 - confidence))``, so each tail beyond the interval
+        holds at least one resample.
+
+    Examples
+    --------
+    >>> min_resamples(0.95), min_resamples(0.9)
+    (40, 20)
+    """
+    return math.ceil(round(2.0 / (1.0 - confidence), 9))
+
+
+def supported_interval(values: np.ndarray, confidence: float, fewest: int | None = None) -> tuple[float, float, str]:
     """``percentile_interval`` where at least ``fewest`` resamples have a value, else none and a
     note: a level that the resamples cannot support (fewer than one beyond each end of the
-    interval, ``simgold.stats.agreement_ci.min_resamples``) gives no interval, not the extremes.
+    interval, ``min_resamples``) gives no interval, not the extremes.
 
     Parameters
     ----------
@@ -323,8 +348,8 @@ def supported_interval(values: np.ndarray, confidence: float, fewest: int) -> tu
         The statistic on each resample, NaN where undefined.
     confidence : float
         The interval's coverage.
-    fewest : int
-        The fewest resamples with a value an interval rests on.
+    fewest : int, optional
+        The fewest resamples with a value an interval rests on (default ``min_resamples(confidence)``).
 
     Returns
     -------
@@ -340,6 +365,7 @@ def supported_interval(values: np.ndarray, confidence: float, fewest: int) -> tu
     >>> supported_interval(np.full(3, np.nan), 0.9, 20)
     (nan, nan, 'no resample with a value: no CI')
     """
+    fewest = min_resamples(confidence) if fewest is None else fewest
     low, high, undefined = percentile_interval(values, confidence)
     defined = len(values) - undefined
     if defined == 0:
