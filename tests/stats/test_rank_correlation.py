@@ -376,6 +376,8 @@ def test_compiled_pairs_are_numpys_to_the_bit(monkeypatch, levels):
     import simgold.stats.pair_kernel as pair_kernel
 
     monkeypatch.setattr(pair_kernel, "PAIR_BLOCK", 40)  # many output blocks
+    monkeypatch.setattr(pair_kernel, "COMPILED_FROM", 0)  # compiled however small the job
+    monkeypatch.setattr(ag, "CHUNK_ENTRIES", 50)  # numpy's way: many blocks of triples
     rng = np.random.default_rng(levels)
     X = random_matrix(levels, n=80, R=30, density=0.4, levels=levels)
     X2 = X.copy()
@@ -393,9 +395,48 @@ def test_compiled_pairs_are_numpys_to_the_bit(monkeypatch, levels):
         return [np.asarray(x, float) for part in parts for x in part]
 
     compiled = run()
-    monkeypatch.setattr(ag, "kernels", lambda: {})
+    assert pair_kernel.kernels()  # numba is there, so the first run was compiled
+    monkeypatch.setattr(ag, "kernels_for", lambda triples=None: {})
     for ours, numpy_way in zip(compiled, run(), strict=True):
         np.testing.assert_array_equal(ours, numpy_way)
     rho, few, constant = loop_pairwise(X2)  # and both are the scipy loop's
     np.testing.assert_allclose(spearman(X2).dense(), rho, atol=1e-12, equal_nan=True)
     assert len(compiled[4]) == X.shape[1] * (X.shape[1] - 1) // 2 - few
+
+
+def test_a_job_takes_the_compiled_loops_from_its_count_of_triples(monkeypatch):
+    """The (pair, shared item) triples that decide whether numba loads are counted from the dense
+    matrix (pairs of raters sharing each item), and a small job in a fresh process loads no numba."""
+    import subprocess
+    import sys
+
+    from simgold.stats.pair_kernel import COMPILED_FROM, triples_of
+
+    X = random_matrix(3, n=50, R=12, density=0.5)
+    rated = ~np.isnan(X)
+    all_pairs = sum(int(rated[i, a] and rated[i, b]) for i in range(50) for a in range(12) for b in range(a + 1, 12))
+    changed = np.zeros(12, dtype=bool)
+    changed[[2, 5]] = True
+    with_changed = sum(
+        int(rated[i, a] and rated[i, b]) for i in range(50) for a in (2, 5) for b in range(12) if b != a
+    )  # a pair of two changed raters counted from both
+    m = RatingMatrix.from_dense(X)
+    assert (triples_of(m, None), triples_of(m, changed)) == (all_pairs, with_changed)
+    code = (
+        "import sys, numpy as np\n"
+        "import simgold.stats.pair_kernel as pk\n"
+        "from simgold.stats.rank_correlation import RatingMatrix, pairwise_spearman\n"
+        "X = np.random.default_rng(0).integers(0, 7, (2000, 1000)).astype(float)\n"
+        "X[np.random.default_rng(1).random(X.shape) > 0.1] = np.nan\n"
+        "m = RatingMatrix.from_dense(X)\n"
+        "if sys.argv[1] == 'at': pk.COMPILED_FROM = pk.triples_of(m, None)  # this job just reaches it\n"
+        "pairs = pairwise_spearman(m, 5)\n"
+        "means, kept = pairs.rater_means(), pairs.restrict(np.arange(1000) % 3 > 0)\n"
+        "print(pk.triples_of(m, None), pairs.n_pairs, kept.n_pairs, np.nansum(means), 'numba' in sys.modules)\n"
+    )
+    small, at = (
+        subprocess.run([sys.executable, "-c", code, arg], capture_output=True, text=True, check=True).stdout.split()
+        for arg in ("small", "at")
+    )
+    assert int(small[0]) < COMPILED_FROM and small[-1] == "False"  # ~10 M triples: numpy's blocks, no numba
+    assert at[-1] == "True" and small[:-1] == at[:-1]  # compiled at the threshold: the same pairs and means

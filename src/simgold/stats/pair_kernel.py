@@ -10,7 +10,8 @@ counting sort of the codes (or a sort where a bucket is much smaller than the nu
 every sum is exact in float64, so the order of the additions does not matter and the sums equal
 ``grouped_ranks``'. Nothing of size (pairs x shared items) is ever held: the memory is the output.
 
-numba loads when a kernel is first called (``kernels``), so that importing this module stays cheap;
+numba loads when a kernel is first called (``kernels``), so that importing this module stays cheap,
+and only for a job large enough to repay it (``kernels_for``);
 compiled once per machine (``cache=True``: numba keeps the machine code beside this file, or in
 ``NUMBA_CACHE_DIR``).
 """
@@ -21,11 +22,14 @@ import numpy as np
 
 from simgold.stats.grouped_ranks import spearman_from_sums
 
-__all__ = ["PAIR_BLOCK", "TABLE_CODES", "TABLE_TRIPLES", "kernel_pairs", "kernels"]
+__all__ = ["COMPILED_FROM", "PAIR_BLOCK", "TABLE_CODES", "TABLE_TRIPLES", "kernel_pairs", "kernels", "kernels_for", "triples_of"]
 
 PAIR_BLOCK = 1 << 20  # rater pairs whose rank sums are held at once
 TABLE_CODES = 16  # at most this many distinct scores: each pair's shared items counted in a table of codes
 TABLE_TRIPLES = 8  # and at least this many (pair, shared item) triples per partner visited, else buckets
+# (pair, shared item) triples from which the compiled loops repay loading numba and LLVM (about
+# 0.5 s CPU and 115 MB in a process); below, numpy's blocks are as fast and lighter (benchmarks/agreement.py)
+COMPILED_FROM = 16_000_000
 
 _compiled: dict = {}
 
@@ -442,6 +446,47 @@ def kernels() -> dict:
             _compiled[name] = njit(nogil=True, cache=True)(f)
         _compiled["rater_sums"] = _rater_sums
     return _compiled
+
+
+def kernels_for(triples: int | None = None) -> dict:
+    """The compiled kernels where they pay: when this process has loaded them already, or for a job
+    of at least ``COMPILED_FROM`` (pair, shared item) triples; else none (numpy's way, the same values).
+
+    Parameters
+    ----------
+    triples : int, optional
+        The job's (pair, shared item) triples; None: use the kernels only if already loaded.
+
+    Returns
+    -------
+    dict
+        ``kernels()``, or empty.
+
+    Examples
+    --------
+    >>> set(kernels_for(COMPILED_FROM)) == set(kernels())
+    True
+    """
+    if _compiled or (triples is not None and triples >= COMPILED_FROM):
+        return kernels()
+    return {}
+
+
+def triples_of(m, changed: np.ndarray | None) -> int:
+    """The (pair, shared item) triples of a job: per item, its pairs of raters (all, or those with a
+    changed rater); complete raters' included (what the loops visit is at most this).
+
+    Examples
+    --------
+    >>> from simgold.stats.rank_correlation import RatingMatrix
+    >>> m = RatingMatrix.from_dense(np.array([[1.0, 2, 1], [2, 1, np.nan], [3, 3, 2]]))
+    >>> triples_of(m, None), triples_of(m, np.array([False, False, True]))
+    (7, 4)
+    """
+    per_item = np.bincount(m.item, minlength=m.shape[0]).astype(np.int64)
+    if changed is None:
+        return int((per_item * (per_item - 1) // 2).sum())
+    return int((per_item[m.item[changed[m.rater]]] - 1).sum())
 
 
 def kernel_pairs(m, min_overlap: int, complete: np.ndarray, changed: np.ndarray | None):

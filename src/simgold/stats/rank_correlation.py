@@ -36,13 +36,13 @@ import numpy as np
 from simgold.stats.alpha import krippendorff_alpha
 from simgold.stats.correlation import rankdata
 from simgold.stats.grouped_ranks import grouped_spearman, spearman_from_sums
-from simgold.stats.pair_kernel import kernel_pairs, kernels
+from simgold.stats.pair_kernel import kernel_pairs, kernels_for, triples_of
 
 __all__ = ["BLOCK_CELLS", "CHUNK_ENTRIES", "ROW_CELLS", "AgreementStats", "PairResult", "RatingMatrix", "SharedItems",
            "agreement", "complete_raters", "pairwise_spearman", "reference_values", "row_sums", "shared_items",
            "vs_reference"]  # fmt: skip
 
-CHUNK_ENTRIES = 2_000_000  # (pair, shared item) triples generated at once: bounds memory
+CHUNK_ENTRIES = 1 << 16  # (pair, shared item) triples generated at once: bounds memory (and blocks this small run faster)
 BLOCK_CELLS = 1 << 22  # raters of a block x all raters: the block's overlap counts
 ROW_CELLS = 1 << 22  # rows x raters of the dense rows that average each rater's pairs
 
@@ -236,8 +236,8 @@ class PairResult:
     def restrict(self, keep: np.ndarray) -> "PairResult":
         """The pairs of a subset of raters (a boolean mask over the raters)."""
         keep = np.asarray(keep, dtype=bool)
-        k = kernels()
-        if not k:  # numpy's way (no numba)
+        k = kernels_for()  # compiled where the pairs were
+        if not k:  # numpy's way
             a, ok = self.a, keep[self.a] & keep[self.b]
             new = np.cumsum(keep) - 1
             return PairResult(int(keep.sum()), new[a[ok]], new[self.b[ok]], self.rho[ok], self.min_overlap)
@@ -251,8 +251,8 @@ class PairResult:
     def rater_means(self) -> np.ndarray:
         """Each rater's mean rho over its pairs with a value (NaN if none), as ``np.nanmean`` over
         the rows of the dense matrix gives it (numpy sums blocks of its dense rows)."""
-        k, R = kernels(), self.n_raters
-        if not k:  # numpy's way (no numba)
+        k, R = kernels_for(), self.n_raters  # compiled where the pairs were
+        if not k:  # numpy's way
             has = ~np.isnan(self.rho)
             a, b, rho = self.a[has], self.b[has], self.rho[has]
             total = row_sums([(a, b, rho), (b, a, rho)], (R, R))
@@ -366,9 +366,9 @@ def pairwise_spearman(m: RatingMatrix, min_overlap: int, previous: tuple | None 
         return before
     a, b, rho = _pairwise(m, min_overlap, changed)
     lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
-    if same_entries and kernels():  # the same shared items: the same pairs, only those of the changed raters recomputed
+    if same_entries and kernels_for():  # the same shared items: the same pairs, only those of the changed raters recomputed
         at = np.empty(len(lo), np.int64)
-        kernels()["place"](before.starts, before.b, lo, hi, at)
+        kernels_for()["place"](before.starts, before.b, lo, hi, at)
         if (at >= 0).all():
             values = before.rho.copy()
             values[at] = rho
@@ -418,9 +418,9 @@ def _pairwise(m: RatingMatrix, min_overlap: int, changed: np.ndarray | None):
     PairResult; or those with at least one changed rater, as (a, b, rho) in any orientation."""
     count = np.bincount(m.rater, minlength=m.shape[1])
     complete = complete_raters(m)
-    if kernels():
+    if kernels_for(triples_of(m, changed)):
         rows, per_row, b, rho = kernel_pairs(m, min_overlap, complete, changed)
-    else:  # numpy's way (no numba): blocks of (pair, shared item) triples
+    else:  # numpy's way (small jobs, or no numba): blocks of (pair, shared item) triples
         rows, per_row, b, rho = _numpy_pairs(m, min_overlap, changed)
     ca, cb, crho = _complete_pairs(m, count, complete, changed, min_overlap)
     if changed is not None:
