@@ -10,8 +10,10 @@ every package fetched by pip from the configured index and installed), then its 
 
 * the setup (the install);
 * the dry run before the first run (``snakemake -n``: config checks and the DAG);
-* the first run, from nothing: no results, and an empty vector store (the clone's own
-  ``.snakemake/simgold-cache``; ``SIMGOLD_CACHE`` is unset), so every vector is computed;
+* the first run with every job alone (``SIMGOLD_WARM=0``: no warm worker), from nothing: no
+  results, and an empty vector store (the clone's own ``.snakemake/simgold-cache``;
+  ``SIMGOLD_CACHE`` is unset), so every vector is computed; then all it made is removed;
+* the first run as the README runs it (with the run's warm worker), from nothing again;
 * the no-op rerun (the same command again: nothing to do).
 
 It prints the slowest jobs of the first run from Snakemake's own records (``.snakemake/metadata``:
@@ -27,7 +29,10 @@ imports before it works. That start-up is timed here, after the run, in the clon
 the run had it (the same variables: under ``PYTHONDONTWRITEBYTECODE`` what the run left of bytecode
 is what a job had): a fresh interpreter doing exactly those imports, CPU (user + sys) and peak
 resident memory, median of 3 per script; times the run's jobs of each script, over the first run's
-CPU, it is the start-up's share (aim: at most 15%).
+CPU, it is the start-up's share (aim: at most 15%). A job the warm worker ran (its log,
+``.snakemake/simgold-warm.log``) does in its own process only the preamble and the imports before
+its script's ``hand_over()``; the worker's own imports (``PRELOAD``) count once. Both runs' CPU
+include the worker's and its copies' (it is Snakemake's child, reaped before Snakemake ends).
 
 Last, ``simgold --help`` (the installed console script; ``--quick``: ``simgold.cli`` of the clone run
 by this environment's Python) against ``python -c pass``, alternating, 5 times each: CPU and peak
@@ -112,6 +117,11 @@ def _output_name(record: Path) -> str:
 
 #: what Snakemake's preamble loads in every script job before the script's own imports
 PREAMBLE = "import sys, pickle; import snakemake.script; from snakemake.logging import logger"
+#: what the run's warm worker imports once (simgold.workflow.warm.PRELOAD, read from its source: this
+#: process does not import the clone's library)
+PRELOAD = ast.literal_eval(
+    re.search(r"^PRELOAD = (\(.*?\))", (ROOT / "src/simgold/workflow/warm.py").read_text(), re.M | re.S).group(1)
+)
 
 
 def rule_scripts(project: Path) -> dict[str, str]:
@@ -135,17 +145,46 @@ def script_of(rule: str, scripts: dict[str, str]) -> str | None:
     return next((s for name, s in scripts.items() if name.endswith("_") and rule.startswith(name)), None)
 
 
-def module_imports(script: Path) -> str:
-    """The script's module-level import statements, as it runs them before its work."""
+def module_imports(script: Path, handed_over: bool = False) -> str:
+    """The script's module-level import statements, as it runs them before its work; with
+    ``handed_over``, those before its ``hand_over()`` call (the rest run in the warm worker's copy)."""
     source = script.read_text(encoding="utf-8")
-    nodes = [n for n in ast.parse(source).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    nodes = []
+    for node in ast.parse(source).body:
+        call = isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        if handed_over and call and getattr(node.value.func, "id", None) == "hand_over":
+            break
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            nodes.append(node)
     return "\n".join(ast.get_source_segment(source, n) for n in nodes)
 
 
-def start_up(project: Path, env: dict, script: str, repeats: int = 3) -> tuple[float, float]:
+def forget_run(project: Path) -> None:
+    """What a run leaves removed (results, logs, the vector store, Snakemake's records): from nothing."""
+    for made in ("results", "logs", ".snakemake/simgold-cache", ".snakemake/metadata", ".snakemake/simgold-warm.log"):
+        path = project / made
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+
+
+def served_by_worker(project: Path) -> dict[str, int]:
+    """Jobs the run's warm worker ran, per script (its log: one line per job)."""
+    log = project / ".snakemake" / "simgold-warm.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.is_file() else []
+    served: dict[str, int] = {}
+    for line in lines:
+        found = re.search(r" job tmp\w+\.(\w+\.py) \(process", line)  # Snakemake's copy: tmpXXXX.<script>
+        if found:
+            served[found.group(1)] = served.get(found.group(1), 0) + 1
+    return served
+
+
+def start_up(project: Path, env: dict, script: str, repeats: int = 3, handed_over: bool = False,
+             code: str | None = None) -> tuple[float, float]:  # fmt: skip
     """Median CPU seconds and peak RSS (MB) of a fresh interpreter doing what a job of ``script`` does
-    before its work: Snakemake's preamble and the script's imports (in the clone's .venv)."""
-    code = PREAMBLE + "\n" + module_imports(project / "workflow" / "scripts" / script)
+    before its work: Snakemake's preamble and the script's imports (in the clone's .venv); with
+    ``handed_over``, only those its own process does when the warm worker runs it; ``code``: that."""
+    if code is None:
+        code = PREAMBLE + "\n" + module_imports(project / "workflow" / "scripts" / script, handed_over)
     code += "\nimport resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     python = project / ".venv" / "bin" / "python"
     env = {**env, "PYTHONPATH": str(project / "src")}  # as the Snakefile sets it for its jobs
@@ -172,21 +211,34 @@ def start_up_report(project: Path, env: dict, jobs: list[tuple[float, str, str]]
     for _, rule, _ in jobs:
         key = script_of(rule, scripts) or f"(rule {rule}: no script)"
         count[key] = count.get(key, 0) + 1
-    print(f"job start-up (a fresh interpreter: Snakemake's preamble and the script's imports; median of 3):")
-    print(f"  {'script':<16}{'jobs':>6}{'CPU s':>8}{'peak MB':>9}{'total s':>9}")
+    served = served_by_worker(project)
+    print(
+        "job start-up (a fresh interpreter: Snakemake's preamble and the script's imports, those before its "
+        "hand_over() where the warm worker ran the job; median of 3):"
+    )
+    print(f"  {'script':<16}{'jobs':>6}{'worker':>8}{'CPU s':>8}{'alone':>8}{'peak MB':>9}{'total s':>9}")
     total, each = 0.0, []
     for script, n in sorted(count.items()):
         if script.startswith("("):
             print(f"  {script}: {n} jobs, not timed")
             continue
-        seconds, peak = start_up(project, env, script)
-        total += n * seconds
-        each += [seconds] * n
-        print(f"  {script:<16}{n:>6}{seconds:>8.3f}{peak:>9.0f}{n * seconds:>9.1f}")
+        warm = min(served.get(script, 0), n)
+        seconds, peak = start_up(project, env, script, handed_over=True)
+        alone, _ = start_up(project, env, script) if warm < n else (0.0, 0.0)
+        total += warm * seconds + (n - warm) * alone
+        each += [seconds] * warm + [alone] * (n - warm)
+        print(f"  {script:<16}{n:>6}{warm:>8}{seconds:>8.3f}{alone:>8.3f}{peak:>9.0f}"
+              f"{warm * seconds + (n - warm) * alone:>9.1f}")  # fmt: skip
+    if served:  # the worker's own start-up, once per run: its imports
+        preload = "import " + ", ".join(PRELOAD)
+        seconds, peak = start_up(project, env, "", code=PREAMBLE + "\n" + preload)
+        total += seconds
+        print(f"  {'(the worker)':<16}{1:>6}{'':>8}{seconds:>8.3f}{'':>8}{peak:>9.0f}{seconds:>9.1f}")
     if each:
         print(
-            f"start-up: {total:.1f} s CPU over {len(each)} jobs (median {statistics.median(each):.3f} s a job), "
-            f"{total / cpu:.0%} of the first run's CPU (aim: at most 15%)"
+            f"start-up: {total:.1f} s CPU over {len(each)} jobs (median {statistics.median(each):.3f} s a job; "
+            f"{sum(served.values())} run by the warm worker), {total / cpu:.0%} of the first run's CPU "
+            "(aim: at most 15%)"
         )
 
 
@@ -273,6 +325,9 @@ def main() -> None:
             rows.append(("setup (a real install into a new .venv)", *timed(setup, project, env)[:2]))
             rows.append(("dry run before the first run (-n)", *timed(run + " -n", project, env)[:2]))
             assert not (project / ".snakemake" / "simgold-cache").exists(), "the vector store is not empty"
+            alone = {**env, "SIMGOLD_WARM": "0"}
+            rows.append(("first run, every job alone (SIMGOLD_WARM=0)", *timed(run, project, alone)[:2]))
+            forget_run(project)  # from nothing again
             rows.append(("first run (no results, empty vector store)", *timed(run, project, env)[:2]))
             wall, cpu, again = timed(run, project, env)
             rows.append(("no-op rerun", wall, cpu))
@@ -283,7 +338,8 @@ def main() -> None:
             print("warning: the rerun was not a no-op:\n" + again[-2000:])
         jobs = job_times(project)
         report(rows, jobs, args.jobs)
-        start_up_report(project, env, jobs, rows[2][1:])
+        start_up_report(project, env, jobs, rows[3][1:])
+        print(f"the warm worker: the first run's CPU {rows[3][2] / rows[2][2]:.2f}x that of every job alone")
         help_report(project, env)
         if args.keep:
             shutil.copytree(project, args.keep, symlinks=True)

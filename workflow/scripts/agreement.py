@@ -11,6 +11,10 @@
   others, outlier filtering; writes the answers kept.
 """
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.agreement import (
     agreement_ci_report,

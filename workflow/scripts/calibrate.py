@@ -1,5 +1,9 @@
 """Calibrate one dataset's raters (shift or z-score), recording each rater's shift."""
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.calibrate import calibrate
 from simgold.stages.controls import calibration_exclusions, recorded_params

@@ -6,6 +6,10 @@
   reason, ledger balance).
 """
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from pathlib import Path
 
 import pandas as pd

@@ -5,6 +5,10 @@ Best-Worst Scaling answers (the distribution's figure is drawn with the dataset'
 * ``bws_gold``: from the BWS answers the agreement stage kept, with both scores of each item.
 """
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.bws_gold import gold_from_answers
 from simgold.stages.controls import recorded_params, scored

@@ -1,5 +1,9 @@
 """The noise sanity check for one model on one dataset (vectorised; fixed seeds)."""
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.noise import grid, inputs_for, noise_check
 from simgold.stages.vectors import Vectors

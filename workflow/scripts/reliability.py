@@ -1,6 +1,10 @@
 """How many raters are enough: split-half reliability, Spearman-Brown curve, raters needed (the
 curve's figure is drawn with the dataset's report page)."""
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.controls import recorded_params, scored
 from simgold.stages.reliability import reliability_projection

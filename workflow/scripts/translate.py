@@ -6,6 +6,10 @@
   mean) and the Spearman between every two datasets of a translation group over their shared items.
 """
 
+from simgold.workflow.warm import hand_over
+
+hand_over()  # where the run's warm worker answers, it runs this job (simgold.workflow.warm)
+
 from pathlib import Path
 
 import pyarrow as pa
