@@ -3,7 +3,8 @@
 Each job's script is run by an interpreter of its own, which loads Snakemake's preamble and then
 the script's imports before it works: about 0.6 s of CPU per job, most of it pandas and pyarrow,
 the larger part of a small job. A run on this machine starts one worker (``start``, the
-Snakefile's ``onstart``): a process that imports those modules once and waits. A job's script
+Snakefile's ``onstart``): a process that imports those modules, and every module the workflow's
+scripts import at their top, once, and waits. A job's script
 first calls ``hand_over``: where the run's worker answers, the worker forks a copy of itself
 that runs the job's script file from its start, as a fresh interpreter would (same arguments,
 working directory, environment, standard streams, ``sys.path``), and the job's own process only
@@ -14,7 +15,7 @@ What makes the copy the same as a fresh interpreter:
 
 * the worker answers only jobs of the same run as itself: its socket's name is a digest of the
   interpreter, the working directory, the environment (but the variables Snakemake sets per job:
-  thread counts and temporary folders, ``PER_JOB``), the library's modules (path, size and
+  thread counts and temporary folders, ``PER_JOB``; and those a shell sets, ``SHELL_SET``), the library's modules (path, size and
   time of change) and the package folders on ``sys.path`` (their times of change). A job of another
   environment (a conda rule, a container, a changed module, another machine of a cluster) finds
   no worker under its name and runs alone;
@@ -35,6 +36,7 @@ This module imports nothing beyond Python's standard library: it runs before a j
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import json
@@ -50,7 +52,7 @@ import tempfile
 import time
 import traceback
 
-__all__ = ["LOG", "PER_JOB", "PRELOAD", "address", "hand_over", "start", "stop"]
+__all__ = ["LOG", "PER_JOB", "PRELOAD", "SHELL_SET", "address", "hand_over", "script_imports", "start", "stop"]
 
 #: environment variables Snakemake (or the job) sets per job: left out of the run's digest
 PER_JOB = frozenset(
@@ -58,7 +60,9 @@ PER_JOB = frozenset(
      "RAYON_NUM_THREADS", "GOTO_NUM_THREADS", "NUMEXPR_NUM_THREADS", "OMP_WAIT_POLICY", "TMPDIR", "TMP", "TEMP",
      "TEMPDIR"}
 )  # fmt: skip
-#: what the worker imports once, for every job: what nearly every job's script imports first
+#: variables a shell sets for the commands it runs (Snakemake runs a job through one): not Python's
+SHELL_SET = frozenset({"_", "PS1", "PS2", "PS4", "SHLVL", "OLDPWD", "PWD", "COLUMNS", "LINES"})
+#: what the worker imports once, for every job (and every module its scripts import at their top)
 PRELOAD = ("numpy", "pandas", "pyarrow", "pyarrow.parquet", "snakemake.script", "snakemake.logging",
            "simgold.io.tables", "simgold.workflow.job")  # fmt: skip
 LOG = os.path.join(".snakemake", "simgold-warm.log")
@@ -100,7 +104,7 @@ def address(environ=None) -> bytes:
                 st = os.stat(os.path.join(folder, name))
                 modules.append((os.path.relpath(os.path.join(folder, name), here), st.st_size, st.st_mtime_ns))
     packages = []  # the package folders (a package installed or removed changes its folder's time)
-    for entry in sys.path:
+    for entry in sorted(set(sys.path)):
         if os.path.basename(entry) in ("site-packages", "dist-packages"):
             try:
                 packages.append((entry, os.stat(entry).st_mtime_ns))
@@ -109,7 +113,7 @@ def address(environ=None) -> bytes:
     state = {
         "python": [sys.executable, sys.version],
         "cwd": os.getcwd(),
-        "env": sorted((k, v) for k, v in environ.items() if k not in PER_JOB and k != _CHILD),
+        "env": sorted((k, v) for k, v in environ.items() if k not in PER_JOB | SHELL_SET and k != _CHILD),
         "simgold": [here, modules],
         "packages": packages if environ is os.environ else [],
     }
@@ -165,8 +169,13 @@ def hand_over() -> None:
 # -------------------------------------------------------------------------------- the run's side
 
 
-def start():
+def start(scripts: str | None = None):
     """Start the run's worker (the Snakefile's ``onstart``), unless turned off or not on Linux.
+
+    Parameters
+    ----------
+    scripts : str, optional
+        The workflow's scripts folder: the worker imports what they import at their top, once.
 
     Returns
     -------
@@ -178,7 +187,7 @@ def start():
         return _worker
     os.makedirs(os.path.dirname(LOG), exist_ok=True)
     with open(LOG, "a", encoding="utf-8") as log:
-        command = [sys.executable, "-m", "simgold.workflow.warm", str(os.getpid())]  # this process: its parent
+        command = [sys.executable, "-m", "simgold.workflow.warm", str(os.getpid()), *([scripts] if scripts else [])]
         _worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True)
     return _worker
 
@@ -197,12 +206,49 @@ def stop() -> None:
     _worker = None
 
 
-def _serve(parent: int) -> None:
-    """The worker: import ``PRELOAD``, then fork a copy per job until told to stop or until its
-    parent (the process that started it: Snakemake) is gone."""
+def script_imports(folder: str) -> list[str]:
+    """The modules the scripts of a folder import at their top level (``import m``, ``from m import x``).
+
+    Parameters
+    ----------
+    folder : str
+        The workflow's scripts folder.
+
+    Returns
+    -------
+    list of str
+        Module names, sorted, each once.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = pathlib.Path(d, "job.py").write_text("import os.path; from json import dumps; f = lambda: 1")
+    ...     script_imports(d)
+    ['json', 'os.path']
+    """
+    found = set()
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            with open(os.path.join(folder, name), encoding="utf-8") as source:
+                tree = ast.parse(source.read())
+            for node in tree.body:
+                if isinstance(node, ast.Import):
+                    found.update(alias.name for alias in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    found.add(node.module)
+    return sorted(found)
+
+
+def _serve(parent: int, scripts: str | None) -> None:
+    """The worker: import ``PRELOAD`` and its scripts' imports, then fork a copy per job until told
+    to stop or until its parent (the process that started it: Snakemake) is gone."""
     name = address()  # as a job's process starts: before the imports (some set variables of their own)
-    for module in PRELOAD:
-        importlib.import_module(module)
+    for module in [*PRELOAD, *(script_imports(scripts) if scripts else [])]:
+        try:
+            importlib.import_module(module)
+        except Exception as err:  # noqa: BLE001 - a job that needs it imports it itself, and says why not
+            print(f"not loaded ahead: {module} ({type(err).__name__}: {err})", flush=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         listener.bind(name)
@@ -333,4 +379,4 @@ def _run_job(request: dict, fds: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]))
+    _serve(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else None)
