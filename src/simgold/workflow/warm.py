@@ -243,18 +243,17 @@ def script_imports(folder: str) -> list[str]:
 def _serve(parent: int, scripts: str | None) -> None:
     """The worker: import ``PRELOAD`` and its scripts' imports, then fork a copy per job until told
     to stop or until its parent (the process that started it: Snakemake) is gone."""
-    name = address()  # as a job's process starts: before the imports (some set variables of their own)
-    for module in [*PRELOAD, *(script_imports(scripts) if scripts else [])]:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:  # as a job's process starts: before the imports (some set variables of their own)
+        listener.bind(address())
+    except OSError:  # a worker of this very run already listens
+        return
+    listener.listen(64)  # the run's first jobs wait here while the modules load
+    for module in [*PRELOAD, *(script_imports(scripts) if scripts and os.path.isdir(scripts) else [])]:
         try:
             importlib.import_module(module)
         except Exception as err:  # noqa: BLE001 - a job that needs it imports it itself, and says why not
             print(f"not loaded ahead: {module} ({type(err).__name__}: {err})", flush=True)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
-        listener.bind(name)
-    except OSError:  # a worker of this very run already listens
-        return
-    listener.listen(64)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
