@@ -37,6 +37,7 @@ This module imports nothing beyond Python's standard library: it runs before a j
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import importlib
 import json
@@ -254,6 +255,8 @@ def _serve(parent: int, scripts: str | None) -> None:
             importlib.import_module(module)
         except Exception as err:  # noqa: BLE001 - a job that needs it imports it itself, and says why not
             print(f"not loaded ahead: {module} ({type(err).__name__}: {err})", flush=True)
+    gc.collect()
+    gc.freeze()  # the loaded modules' objects: out of the copies' garbage collections, so their pages stay shared
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
