@@ -27,8 +27,8 @@ __all__ = ["COMPILED_FROM", "PAIR_BLOCK", "TABLE_CODES", "TABLE_TRIPLES", "kerne
 PAIR_BLOCK = 1 << 20  # rater pairs whose rank sums are held at once
 TABLE_CODES = 16  # at most this many distinct scores: each pair's shared items counted in a table of codes
 TABLE_TRIPLES = 8  # and at least this many (pair, shared item) triples per partner visited, else buckets
-# (pair, shared item) triples from which the compiled loops repay loading numba and LLVM (about
-# 0.5 s CPU and 115 MB in a process); below, numpy's blocks are as fast and lighter (benchmarks/agreement.py)
+# (pair, shared item) triples from which the compiled loops repay loading numba and LLVM into the
+# process; below, numpy's blocks are as fast and lighter (docs/benchmarks.md, the agreement section)
 COMPILED_FROM = 16_000_000
 
 _compiled: dict = {}
@@ -475,6 +475,19 @@ def kernels_for(triples: int | None = None) -> dict:
 def triples_of(m, changed: np.ndarray | None) -> int:
     """The (pair, shared item) triples of a job: per item, its pairs of raters (all, or those with a
     changed rater); complete raters' included (what the loops visit is at most this).
+
+    Parameters
+    ----------
+    m : simgold.stats.rank_correlation.RatingMatrix
+        The ratings.
+    changed : numpy.ndarray of bool or None
+        None: the pairs of every rater; else those with at least one changed rater (a pair of two
+        changed raters counted from both).
+
+    Returns
+    -------
+    int
+        The number of triples.
 
     Examples
     --------
