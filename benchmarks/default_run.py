@@ -185,7 +185,8 @@ def start_up(project: Path, env: dict, script: str, repeats: int = 3, handed_ove
     ``handed_over``, only those its own process does when the warm worker runs it; ``code``: that."""
     if code is None:
         code = PREAMBLE + "\n" + module_imports(project / "workflow" / "scripts" / script, handed_over)
-    code += "\nimport resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    # and ends as a job ends (simgold.workflow.job: os._exit, without the interpreter's teardown)
+    code += "\nimport os, resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)\nos._exit(0)"
     python = project / ".venv" / "bin" / "python"
     env = {**env, "PYTHONPATH": str(project / "src")}  # as the Snakefile sets it for its jobs
     cpus, peaks = [], []

@@ -180,7 +180,7 @@ if _os.environ.get("SIMGOLD_IMPORT_LOG"):
 def test_jobs_import_the_workflows_own_library(tmp_path):
     """Snakemake runs a rule's script in an interpreter of its own: in a copy of the checkout, with no
     PYTHONPATH and this environment's simgold installed elsewhere (an editable install of another
-    checkout, say), Snakemake and the job both import the copy's src/. Then the job's script again,
+    checkout, say), Snakemake, the job and the warm worker that runs it import the copy's src/. Then the job's script again,
     as a --sdm conda job runs it: no PYTHONPATH (Snakemake drops it there), an interpreter without
     simgold; the preamble's search path brings the copy's src/."""
     project = fresh_copy(tmp_path / "project")
@@ -195,7 +195,7 @@ def test_jobs_import_the_workflows_own_library(tmp_path):
     proc = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     imports = [line.split(" ", 1) for line in log.read_text(encoding="utf-8").splitlines()]
-    assert len({pid for pid, _ in imports}) == 2  # Snakemake's process and the job's
+    assert len({pid for pid, _ in imports}) == 3  # Snakemake's process, the job's and the run's warm worker
     assert {Path(path) for _, path in imports} == {project / "src" / "simgold" / "__init__.py"}
 
     venv = tmp_path / "bare"  # an interpreter with the job's packages but no simgold, as a rule's conda environment

@@ -1,8 +1,8 @@
 """The run's warm worker: jobs start in a process that has pandas, pyarrow and Snakemake loaded.
 
 Each job's script is run by an interpreter of its own, which loads Snakemake's preamble and then
-the script's imports before it works: about 0.6 s of CPU per job, most of it pandas and pyarrow,
-the larger part of a small job. A run on this machine starts one worker (``start``, the
+the script's imports before it works, most of it pandas and pyarrow: the larger part of a small
+job's CPU (docs/benchmarks.md, the default_run section). A run on this machine starts one worker (``start``, the
 Snakefile's ``onstart``): a process that imports those modules, and every module the workflow's
 scripts import at their top, once, and waits. A job's script
 first calls ``hand_over``: where the run's worker answers, the worker forks a copy of itself
@@ -253,7 +253,7 @@ def _serve(parent: int, scripts: str | None) -> None:
     listener.listen(64)  # the run's first jobs wait here while the modules load
     for module in [*PRELOAD, *(script_imports(scripts) if scripts and os.path.isdir(scripts) else [])]:
         try:
-            importlib.import_module(module)
+            importlib.import_module(module)  # what the jobs import: by name, once, for all of them
         except Exception as err:  # noqa: BLE001 - a job that needs it imports it itself, and says why not
             print(f"not loaded ahead: {module} ({type(err).__name__}: {err})", flush=True)
     gc.collect()
