@@ -135,8 +135,8 @@ def _peer_is_me(sock: socket.socket) -> bool:
 def hand_over() -> None:
     """Run this job in the run's warm worker if one answers: this process then ends with the job's
     exit status. Returns where none answers (the job goes on here) and in the worker's copy."""
-    if os.environ.get(_CHILD) or not _on():
-        return
+    if os.environ.get(_CHILD) or not _on() or not (sys.argv and os.path.isfile(sys.argv[0])):
+        return  # in the worker's copy, turned off, or not a script file (the copy runs the file)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         sock.connect(address())
@@ -188,7 +188,7 @@ def start(scripts: str | None = None):
     if not _on() or _worker is not None:
         return _worker
     os.makedirs(os.path.dirname(LOG), exist_ok=True)
-    with open(LOG, "a", encoding="utf-8") as log:
+    with open(LOG, "w", encoding="utf-8") as log:  # the log of the last run
         command = [sys.executable, "-m", "simgold.workflow.warm", str(os.getpid()), *([scripts] if scripts else [])]
         _worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True)
     return _worker
