@@ -36,9 +36,20 @@ def _readme_run_in(work: Path) -> SimpleNamespace:
     seed_environment(project / ".venv")
     run_command, archive_lines = readme_commands()
     proc = bash(run_command, project, env)
-    record = {"args": proc.args, "stdout": proc.stdout, "stderr": proc.stderr, "started": started}
+    record = {"args": proc.args, "stdout": proc.stdout, "stderr": proc.stderr, "started": started,
+              "warm_log": _text(project / ".snakemake" / "simgold-warm.log"), "jobs": _jobs_run(project)}  # fmt: skip
     (work / "run.json").write_text(json.dumps({**record, "env": env, "archive_lines": archive_lines}))
     return _finished(work)
+
+
+def _text(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _jobs_run(project: Path) -> int:
+    """The jobs a run ran, from Snakemake's own records (one per output: a job's outputs share its hash)."""
+    records = (p for p in (project / ".snakemake" / "metadata").rglob("*") if p.is_file())
+    return len({(meta["rule"], meta["job_hash"]) for meta in map(json.loads, (p.read_text() for p in records))})
 
 
 def _finished(work: Path) -> SimpleNamespace:
@@ -46,7 +57,8 @@ def _finished(work: Path) -> SimpleNamespace:
     record = json.loads((work / "run.json").read_text())
     proc = subprocess.CompletedProcess(record["args"], 0, record["stdout"], record["stderr"])
     return SimpleNamespace(project=work / "simgold", work=work, env=record["env"], run=proc,
-                           archive_lines=record["archive_lines"], started=record["started"])  # fmt: skip
+                           archive_lines=record["archive_lines"], started=record["started"],
+                           warm_log=record["warm_log"], jobs=record["jobs"])  # fmt: skip
 
 
 @pytest.fixture(scope="session")

@@ -92,7 +92,7 @@ def test_the_worker_runs_the_job_as_its_own_process_would(worker, tmp_path):
     killed = _job(tmp_path, env, "signal")
     assert killed.returncode == -signal.SIGTERM  # the job process dies of the job's signal
     proc.terminate()
-    lines = proc.communicate(timeout=30)[0].splitlines()
+    lines = [line for line in proc.communicate(timeout=30)[0].splitlines() if " job job.py " in line]
     assert [line.split(": ")[-1] for line in lines[-3:]] == ["exit status 3", "exit status 1", "exit status -15"]
 
 

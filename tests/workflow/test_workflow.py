@@ -527,6 +527,17 @@ def test_parquet_carries_provenance(default_run):
         assert all(len(digest) == 64 for digest in prov["inputs"].values()), parquet
 
 
+def test_the_warm_worker_ran_every_job_of_the_readme_run(readme_run):
+    """The README's run started its warm worker (simgold.workflow.warm), which ran each of the run's
+    jobs (counted from Snakemake's records) once, each ending with exit status 0, and ended with the run."""
+    assert readme_run.warm_log is not None, "the run started no warm worker"
+    lines = readme_run.warm_log.splitlines()
+    jobs = [line for line in lines if " job tmp" in line]
+    assert len(jobs) == readme_run.jobs > 50
+    assert all(line.endswith("): exit status 0") for line in jobs), [line for line in jobs if "status 0" not in line]
+    assert "the worker ends" in lines[-1] and not any("not loaded ahead" in line for line in lines)
+
+
 def test_rerun_has_nothing_to_do(readme_run):
     # in the README's environment: with another one, gensim's files have another path (a changed input)
     proc = bash(". .venv/bin/activate && snakemake --cores 1 -n", readme_run.project, readme_run.env)
