@@ -160,9 +160,12 @@ def module_imports(script: Path, handed_over: bool = False) -> str:
 
 
 def forget_run(project: Path) -> None:
-    """What a run leaves removed (results, logs, the vector store, Snakemake's records): from nothing."""
-    for made in ("results", "logs", ".snakemake/simgold-cache", ".snakemake/metadata", ".snakemake/simgold-warm.log"):
-        path = project / made
+    """What a run leaves removed (results, logs, the vector store, Snakemake's records, the library's
+    bytecode and numba's compiled kernels beside it): the next run starts from nothing as well."""
+    made = ["results", "logs", ".snakemake/simgold-cache", ".snakemake/metadata", ".snakemake/simgold-warm.log"]
+    made += [str(p.relative_to(project)) for p in (project / "src").rglob("__pycache__")]
+    for name in made:
+        path = project / name
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
 
 
@@ -230,9 +233,10 @@ def start_up_report(project: Path, env: dict, jobs: list[tuple[float, str, str]]
         each += [seconds] * warm + [alone] * (n - warm)
         print(f"  {script:<16}{n:>6}{warm:>8}{seconds:>8.3f}{alone:>8.3f}{peak:>9.0f}"
               f"{warm * seconds + (n - warm) * alone:>9.1f}")  # fmt: skip
-    if served:  # the worker's own start-up, once per run: its imports
-        preload = "import " + ", ".join(PRELOAD)
-        seconds, peak = start_up(project, env, "", code=PREAMBLE + "\n" + preload)
+    if served:  # the worker's own start-up, once per run: its imports and every script's
+        folder = project / "workflow" / "scripts"
+        preload = "\n".join([f"import {name}" for name in PRELOAD] + [module_imports(p) for p in sorted(folder.glob("*.py"))])
+        seconds, peak = start_up(project, env, "", code=preload)
         total += seconds
         print(f"  {'(the worker)':<16}{1:>6}{'':>8}{seconds:>8.3f}{'':>8}{peak:>9.0f}{seconds:>9.1f}")
     if each:
