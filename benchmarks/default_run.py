@@ -235,7 +235,9 @@ def start_up_report(project: Path, env: dict, jobs: list[tuple[float, str, str]]
               f"{warm * seconds + (n - warm) * alone:>9.1f}")  # fmt: skip
     if served:  # the worker's own start-up, once per run: its imports and every script's
         folder = project / "workflow" / "scripts"
-        preload = "\n".join([f"import {name}" for name in PRELOAD] + [module_imports(p) for p in sorted(folder.glob("*.py"))])
+        preload = "\n".join(
+            [f"import {name}" for name in PRELOAD] + [module_imports(p) for p in sorted(folder.glob("*.py"))]
+        )
         seconds, peak = start_up(project, env, "", code=preload)
         total += seconds
         print(f"  {'(the worker)':<16}{1:>6}{'':>8}{seconds:>8.3f}{'':>8}{peak:>9.0f}{seconds:>9.1f}")
