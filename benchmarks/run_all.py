@@ -41,8 +41,8 @@ HERE = Path(__file__).resolve().parent
 # name: (arguments of the full run, arguments of --quick); the order is the order of the file
 FULL = {
     "agreement": ["--no-growth", "--repeat", "2"],
-    "agreement_dense": ["--raters", "10000", "--items", "2000", "--density", "0.10", "--repeat", "1", "--no-growth"],
-    "agreement_sparse": ["--raters", "10000", "--items", "20000", "--density", "0.01", "--repeat", "1", "--no-growth"],
+    "agreement_dense": ["--raters", "10000", "--items", "2000", "--density", "0.10", "--repeat", "3", "--no-growth"],
+    "agreement_sparse": ["--raters", "10000", "--items", "20000", "--density", "0.01", "--repeat", "3", "--no-growth"],
     "agreement_ci": ["--repeat", "1"],
     "alpha": ["--repeat", "1"],
     "bootstrap": [],
