@@ -2,28 +2,28 @@
 
 Each job's script is run by an interpreter of its own, which loads Snakemake's preamble and then
 the script's imports before it works, most of it pandas and pyarrow: the larger part of a small
-job's CPU (docs/benchmarks.md, the default_run section). A run on this machine starts one worker (``start``, the
-Snakefile's ``onstart``): a process that imports those modules, and every module the workflow's
-scripts import at their top, once, and waits. A job's script
-first calls ``hand_over``: where the run's worker answers, the worker forks a copy of itself
-that runs the job's script file from its start, as a fresh interpreter would (same arguments,
-working directory, environment, standard streams, ``sys.path``), and the job's own process only
-waits for it and ends with its exit status. Where no worker answers, ``hand_over`` returns and
-the script goes on in its own process, as before: nothing else changes.
+job's CPU (docs/benchmarks.md, the default_run section). A run on this machine starts one worker
+(``start``, the Snakefile's ``onstart``): a process that imports those modules, and every module
+the workflow's scripts import at their top, once, and waits. A job's script first calls
+``hand_over``: where the run's worker answers, the worker forks a copy of itself that runs the
+job's script file from its start, as a fresh interpreter would (same arguments, working
+directory, environment, standard streams, ``sys.path``), and the job's own process only waits for
+it and ends with its exit status. Where no worker answers, ``hand_over`` returns and the script
+goes on in its own process, as before: nothing else changes.
 
 What makes the copy the same as a fresh interpreter:
 
 * the worker answers only jobs of the same run as itself: its socket's name is a digest of the
-  interpreter, the working directory, the environment (but the variables Snakemake sets per job:
-  thread counts and temporary folders, ``PER_JOB``; and those a shell sets, ``SHELL_SET``), the library's modules (path, size and
-  time of change) and the package folders on ``sys.path`` (their times of change). A job of another
-  environment (a conda rule, a container, a changed module, another machine of a cluster) finds
-  no worker under its name and runs alone;
-* the worker has only imported modules: no thread pool started (BLAS loads on one thread, as in
-  every job; ``simgold.workflow.threads``), no file opened, nothing computed. The copy takes
-  the job's environment and its thread counts as its own (``simgold.workflow.job.run`` sets the
-  pools), Python's ``random`` reseeds in a forked child, and each job runs from a fresh fork:
-  no job sees another's state;
+  interpreter, the working directory, the environment (but the variables Snakemake sets per job,
+  thread counts and temporary folders, ``PER_JOB``, and those a shell sets, ``SHELL_SET``), the
+  library's modules (path, size and time of change) and the package folders on ``sys.path``
+  (their times of change). A job of another environment (a conda rule, a container, a changed
+  module, another machine of a cluster) finds no worker under its name and runs alone;
+* the worker has only imported modules: no file opened, nothing computed, no thread pool started
+  (BLAS loads on one thread, as in every job: ``simgold.workflow.threads``; the one thread of its
+  own is pyarrow's memory allocator's, which is fork-safe). The copy takes the job's environment
+  and thread counts as its own (``simgold.workflow.job.run`` sets the pools), Python's ``random``
+  reseeds in a forked child, and each job runs in a fresh fork: no job sees another's state;
 * the job's exit status and death by a signal are the job process's; if the job's process is
   killed (Snakemake cancels it), the worker ends the copy; if Snakemake ends, the worker does.
 
@@ -117,7 +117,7 @@ def address(environ=None) -> bytes:
         "cwd": os.getcwd(),
         "env": sorted((k, v) for k, v in environ.items() if k not in PER_JOB | SHELL_SET and k != _CHILD),
         "simgold": [here, modules],
-        "packages": packages if environ is os.environ else [],
+        "packages": packages,
     }
     digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:32]
     return b"\0simgold-warm-" + digest.encode()
