@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from ..conftest import ROOT, SHARED
-from ..userpath import fresh_copy, snakemake
+from ..userpath import fresh_clone, fresh_copy, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -206,7 +206,10 @@ def test_a_deployed_study_runs_the_demo_after_copying_its_sheets(tmp_path):
     study = tmp_path / "my-study"
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     deploy = Path(sys.executable).with_name("snakedeploy")
-    done = subprocess.run([str(deploy), "deploy-workflow", str(ROOT), str(study), "--commit", commit],
+    # the repository as a remote gives it (its files, not a working directory's .venv and results: for
+    # a local path, snakedeploy copies the whole directory before it checks the commit out)
+    repository = fresh_clone(tmp_path / "repository")
+    done = subprocess.run([str(deploy), "deploy-workflow", str(repository), str(study), "--commit", commit],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     snakefile = study / "workflow" / "Snakefile"
