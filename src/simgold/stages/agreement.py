@@ -303,7 +303,8 @@ def agreement_report(
         rows.append(_row(dataset, stage, label, agreement_summary(stats), note))
         if ci is not None:
             cis.append(_stage_cis(dataset, stage, label, matrix, stats, min_overlap, ci, optimistic))
-        per_stage[stage] = replace(stats, pairs=None, matrix=None) if label == "all" else per_stage.get(stage)
+        if label == "all":  # the rater table's stages: without their pairs
+            per_stage[stage] = replace(stats, pairs=None, matrix=None)
         del stats, matrix  # the pairs freed before the next stage is computed (memory)
 
     raters = _rater_table(dataset, per_stage, calibration, excluded, decision["reasons"], cal_m.raters)

@@ -22,7 +22,8 @@ import numpy as np
 
 from simgold.stats.grouped_ranks import spearman_from_sums
 
-__all__ = ["COMPILED_FROM", "PAIR_BLOCK", "TABLE_CODES", "TABLE_TRIPLES", "kernel_pairs", "kernels", "kernels_for", "triples_of"]
+__all__ = ["COMPILED_FROM", "PAIR_BLOCK", "TABLE_CODES", "TABLE_TRIPLES", "kernel_pairs", "kernels", "kernels_for",
+           "triples_of"]  # fmt: skip
 
 PAIR_BLOCK = 1 << 20  # rater pairs whose rank sums are held at once
 TABLE_CODES = 16  # at most this many distinct scores: each pair's shared items counted in a table of codes
@@ -112,6 +113,20 @@ def _partners(a, nt, cnt, touched, min_overlap, sel):
     return m
 
 
+def _count_ranks(hist, n_codes, rank):
+    """Average ranks of codes counted in ``hist`` (ties: the mean of their positions), ``rank[c]``
+    for each code; returns the count and the sums of the ranks and of their squares (exact)."""
+    below, s, ss = 0, 0.0, 0.0
+    for c in range(n_codes):
+        h = hist[c]
+        r = below + (h + 1) / 2.0
+        rank[c] = r
+        s += h * r
+        ss += h * r * r
+        below += h
+    return below, s, ss
+
+
 def _code_rank_sums(codes, lo, hi, n_codes, hist, rank):
     """Average ranks of the codes in ``codes[lo:hi]`` by a counting sort: ``rank[c]`` for each code
     present; returns the sum of the ranks and of their squares (exact)."""
@@ -119,15 +134,7 @@ def _code_rank_sums(codes, lo, hi, n_codes, hist, rank):
         hist[c] = 0
     for i in range(lo, hi):
         hist[codes[i]] += 1
-    below, s, ss = 0, 0.0, 0.0
-    for c in range(n_codes):
-        h = hist[c]
-        if h:
-            r = below + (h + 1) / 2.0
-            rank[c] = r
-            s += h * r
-            ss += h * r * r
-            below += h
+    _, s, ss = _count_ranks(hist, n_codes, rank)
     return s, ss
 
 
@@ -223,38 +230,28 @@ def _pair_sums(rows, first, rptr, r_item, r_code, pos, iptr, i_rater, i_code, co
             cnt[touched[t]] = 0
 
 
-def _table_sums(table, base, n_codes, rank_a, rank_b, sums, o):
+def _table_sums(table, base, n_codes, hist_a, hist_b, rank_a, rank_b, sums, o):
     """The count and rank sums of one pair from its table of shared items by (code a, code b) into
     row o of ``sums``, zeroing the table; returns the count."""
-    below_a, sa, saa = 0, 0.0, 0.0
+    for c in range(n_codes):
+        hist_a[c], hist_b[c] = 0, 0
     for ca in range(n_codes):
-        h = 0
         for cb in range(n_codes):
-            h += table[base + ca * n_codes + cb]
-        r = below_a + (h + 1) / 2.0
-        rank_a[ca] = r
-        sa += h * r
-        saa += h * r * r
-        below_a += h
-    below_b, sb, sbb, sab = 0, 0.0, 0.0, 0.0
-    for cb in range(n_codes):
-        h = 0
-        for ca in range(n_codes):
-            h += table[base + ca * n_codes + cb]
-        r = below_b + (h + 1) / 2.0
-        rank_b[cb] = r
-        sb += h * r
-        sbb += h * r * r
-        below_b += h
+            h = table[base + ca * n_codes + cb]
+            hist_a[ca] += h
+            hist_b[cb] += h
+    n, sa, saa = _count_ranks(hist_a, n_codes, rank_a)
+    _, sb, sbb = _count_ranks(hist_b, n_codes, rank_b)
+    sab = 0.0
     for ca in range(n_codes):
         inner = 0.0
         for cb in range(n_codes):
             inner += table[base + ca * n_codes + cb] * rank_b[cb]
             table[base + ca * n_codes + cb] = 0
         sab += rank_a[ca] * inner
-    sums[o, 0], sums[o, 1], sums[o, 2] = below_a, sa, saa
+    sums[o, 0], sums[o, 1], sums[o, 2] = n, sa, saa
     sums[o, 3], sums[o, 4], sums[o, 5] = sb, sbb, sab
-    return below_a
+    return n
 
 
 def _table_tally(a, rptr, r_item, r_code, pos, iptr, i_rater, i_code, complete, changed, incremental, n_codes,
@@ -296,6 +293,7 @@ def _table_pairs(rows, rptr, r_item, r_code, pos, iptr, i_rater, i_code, complet
     R, kk = len(rptr) - 1, n_codes * n_codes
     seen, touched = np.full(R, -1, np.int64), np.empty(R, np.int32)
     rank_a, rank_b = np.zeros(n_codes), np.zeros(n_codes)
+    hist_a, hist_b = np.zeros(n_codes, np.int64), np.zeros(n_codes, np.int64)
     o = 0
     for k in range(len(rows)):
         a = rows[k]
@@ -308,12 +306,12 @@ def _table_pairs(rows, rptr, r_item, r_code, pos, iptr, i_rater, i_code, complet
         start = o
         if fast:
             for b in range(a + 1, R):
-                if _table_sums(table, b * kk, n_codes, rank_a, rank_b, sums, o) >= min_overlap:
+                if _table_sums(table, b * kk, n_codes, hist_a, hist_b, rank_a, rank_b, sums, o) >= min_overlap:
                     out_b[o] = b
                     o += 1
         else:
             for b in np.sort(touched[:nt]):
-                if _table_sums(table, b * kk, n_codes, rank_a, rank_b, sums, o) >= min_overlap:
+                if _table_sums(table, b * kk, n_codes, hist_a, hist_b, rank_a, rank_b, sums, o) >= min_overlap:
                     out_b[o] = b
                     o += 1
         per_row[k] = o - start
@@ -417,10 +415,10 @@ def kernels() -> dict:
     -------
     dict
         Empty when numba cannot be imported (it comes with the workflow's packages; the callers
-        then take their numpy path, which gives the same values); else ``count_pairs``, ``pair_sums``, ``item_order``, ``dense_row_sums``, ``restrict``, ``place``,
-        ``value_counts``, ``table_pairs``
-        (and ``rater_sums``, numpy's sums of the dense rows these fill):
-        numba dispatchers of this module's loops.
+        then take their numpy path, which gives the same values); else ``count_pairs``,
+        ``pair_sums``, ``item_order``, ``dense_row_sums``, ``restrict``, ``place``, ``value_counts``,
+        ``table_pairs`` (numba dispatchers of this module's loops) and ``rater_sums`` (numpy's
+        sums of the dense rows these fill).
 
     Examples
     --------
@@ -436,7 +434,7 @@ def kernels() -> dict:
 
         inline = {
             f.__name__: njit(inline="always")(f)
-            for f in (_skip, _tally, _partners, _code_rank_sums, _table_sums, _fill_buckets, _table_tally)
+            for f in (_skip, _tally, _partners, _count_ranks, _code_rank_sums, _table_sums, _fill_buckets, _table_tally)
         }
         inline.update({f.__name__: njit(f) for f in (_sorted_ranks, _bucket_sums)})
         globals().update(inline)

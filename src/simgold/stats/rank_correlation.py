@@ -366,9 +366,10 @@ def pairwise_spearman(m: RatingMatrix, min_overlap: int, previous: tuple | None 
         return before
     a, b, rho = _pairwise(m, min_overlap, changed)
     lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
-    if same_entries and kernels_for():  # the same shared items: the same pairs, only those of the changed raters recomputed
+    k = kernels_for()
+    if same_entries and k:  # the same shared items: the same pairs, only those of the changed raters recomputed
         at = np.empty(len(lo), np.int64)
-        kernels_for()["place"](before.starts, before.b, lo, hi, at)
+        k["place"](before.starts, before.b, lo, hi, at)
         if (at >= 0).all():
             values = before.rho.copy()
             values[at] = rho
