@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,3 +101,51 @@ def test_openmp_threads_wait_asleep_unless_the_user_says_otherwise(given, expect
     policy, spins = expected
     assert f"OMP_WAIT_POLICY = '{policy}'" in proc.stderr, proc.stderr[-2000:]
     assert f"GOMP_SPINCOUNT = '{spins}'" in proc.stderr, proc.stderr[-2000:]
+
+
+class _Inputs(list):
+    """A job's inputs as the script sees them: every path, and each name's (Snakemake's Namedlist)."""
+
+    def __init__(self, **named):
+        super().__init__(p for value in named.values() for p in (value if isinstance(value, list) else [value]))
+        self.__dict__.update(named)
+        self._names = list(named)
+
+    def keys(self):
+        return self._names
+
+
+@pytest.mark.parametrize("model, threads, scan", [("file", 2, 1), ("file", 1, 1), ("file", 4, 3), ("package", 2, 2)])
+def test_an_embedding_job_scans_on_the_threads_its_digest_leaves(restored, tmp_path, monkeypatch, model, threads, scan):
+    """The embeddings rule declares 2 threads and its job hashes the vector file on one of them
+    (simgold.workflow.job.run) while it scans the file: the scan gets the rest, so that the job runs no
+    more threads than it declared; a packaged model (no file to hash) computes on all of them."""
+    from types import SimpleNamespace
+
+    import simgold.io.embeddings
+    import simgold.io.tables
+    import simgold.stages.scores
+    from simgold.errors import InputError
+
+    asked = []
+
+    def load_model(model, words, log=None, threads=1):
+        asked.append(threads)
+        raise InputError("model.vec", "stopped here by the test", expected="nothing")
+
+    monkeypatch.setattr(simgold.io.embeddings, "load_model", load_model)
+    monkeypatch.setattr(simgold.io.tables, "read_parquet", lambda path: None)
+    monkeypatch.setattr(simgold.stages.scores, "words_of", lambda table: ["word"])
+    monkeypatch.setenv("SIMGOLD_CACHE", "off")
+    words = tmp_path / "words.parquet"
+    words.write_bytes(b"items")
+    inputs = {"words": [str(words)]}
+    if model == "file":
+        (tmp_path / "model.vec").write_text("1 2\nword 0.5 0.25\n")
+        inputs["vectors"] = str(tmp_path / "model.vec")
+    job = SimpleNamespace(rule="embeddings", threads=threads, input=_Inputs(**inputs), log=[],
+                          wildcards=SimpleNamespace(model="m"), params=SimpleNamespace(model={"lowercase": False}))  # fmt: skip
+    script = Path(__file__).resolve().parents[2] / "workflow" / "scripts" / "scores.py"
+    with pytest.raises(SystemExit):  # the job's clear error, as a bad file ends it
+        runpy.run_path(str(script), init_globals={"snakemake": job})
+    assert asked == [scan]
