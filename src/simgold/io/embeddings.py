@@ -45,7 +45,7 @@ from simgold.io.schema import resolve_model
 from simgold.io.sniff import path_problem
 from simgold.io.digests import input_sha256
 from simgold.io.tables import read_parquet, write_parquet
-from simgold.io.textvectors import LoadReport, read_text_vectors, vector_problem
+from simgold.io.textvectors import LoadReport, read_text_vectors, usable_vectors, vector_problem
 from simgold.io.vectorcache import VectorStore, cache_root, computed_once, identity
 from simgold.io.vectorformats import detect_format
 
@@ -535,7 +535,7 @@ def _usable(vectors) -> list[bool]:
     if stored.dtype != np.float32:  # as vector_problem: read as float64, then stored as float32
         with np.errstate(over="ignore"):  # a value too large for float32 is the finding (vector_problem names it)
             stored = stored.astype(np.float64).astype(np.float32)
-    return (np.isfinite(stored).all(axis=1) & stored.any(axis=1)).tolist()
+    return usable_vectors(stored).tolist()
 
 
 def _unusable(kept: dict, said: list) -> list[tuple[str, int | None, str]]:

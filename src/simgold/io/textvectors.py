@@ -53,7 +53,7 @@ from simgold.io.lineindex import Stale, line_store
 from simgold.io.progress import Progress
 from simgold.io.vectorformats import BOM, Damaged, GzipStream
 
-__all__ = ["CHUNK", "HEAD", "LoadReport", "read_text_vectors", "vector_problem"]
+__all__ = ["CHUNK", "HEAD", "LoadReport", "read_text_vectors", "usable_vectors", "vector_problem"]
 
 CHUNK = 1 << 21  # bytes per chunk (whole lines, 2 MiB): small enough to stay in the CPU cache
 PIECE = 1 << 18  # bytes of a chunk compared and packed at once: they and their mask stay in the core's cache
@@ -100,7 +100,6 @@ class LoadReport:
     mean: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)  # seconds: scan (all threads), parse
-    # (word, line, why) of each kept vector that is all zeros or not finite as float32: out of vocabulary
     unusable: list[tuple[str, int | None, str]] = field(default_factory=list)
 
 
@@ -414,7 +413,9 @@ def _scan_chunk(a: np.ndarray, targets: _Targets, dim: int, want_mean: bool, ind
     if want_mean and scan.error is None:
         try:
             every = _parse_lines(_lines_of(a), dim)
-            scan.sums = every[_usable_rows(every)].sum(axis=0)  # a value not finite as float32 adds nothing
+            with np.errstate(over="ignore"):  # a vector with a value not finite as float32 adds nothing
+                finite = np.isfinite(every.astype(np.float32)).all(axis=1)
+            scan.sums = every[finite].sum(axis=0)
         except _LineError as err:
             scan.error = err
     scan.seconds = time.perf_counter() - t0
@@ -534,10 +535,26 @@ def vector_problem(vec) -> str | None:
     return f"a value is not finite as float32 ({read[~np.isfinite(stored)][0]:g})"
 
 
-def _usable_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows (float64 as read) whose values are all finite as float32: the ones the mean adds."""
-    with np.errstate(over="ignore"):
-        return np.isfinite(vectors.astype(np.float32)).all(axis=1)
+def usable_vectors(stored: np.ndarray) -> np.ndarray:
+    """Which rows of vectors as float32 stores them have a direction: ``vector_problem`` gives None
+    for each (every value finite, not all zeros), for all rows at once.
+
+    Parameters
+    ----------
+    stored : numpy.ndarray
+        The vectors as stored, float32, (words, dim).
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per row.
+
+    Examples
+    --------
+    >>> usable_vectors(np.array([[0.5, 0.0], [0.0, 0.0], [np.inf, 1.0]], np.float32)).tolist()
+    [True, False, False]
+    """
+    return np.isfinite(stored).all(axis=1) & stored.any(axis=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -572,7 +589,7 @@ class _Kept:
             raise InputError(self.display, err.message, row=rows[err.index], expected=err.expected) from None
         with np.errstate(over="ignore"):  # 1e39 is infinite as float32: said in ``unusable``
             stored = vectors.astype(np.float32)
-        usable = np.isfinite(stored).all(axis=1) & stored.any(axis=1)  # vector_problem's None, for all at once
+        usable = usable_vectors(stored)
         for row, word_b, vec, kept, ok in zip(rows, words, vectors, stored, usable.tolist()):
             word = self.targets.words[word_b]
             if word in self.vectors:
@@ -644,12 +661,8 @@ def read_text_vectors(
         source.close()
     kept, total, words = body
     if first.count is not None and first.count != words:
-        raise InputError(
-            display,
-            f"the header says {first.count} words, but the file has {words}",
-            row=1,
-            expected="a header matching the body",
-        )
+        raise InputError(display, f"the header says {first.count} words, but the file has {words}", row=1,
+                         expected="a header matching the body")  # fmt: skip
     if store is not None and scanned:
         t0 = time.perf_counter()
         store.save(first.dim, first.offset, first.lines_before, words, total)

@@ -88,7 +88,6 @@ __all__ = [
     "require_accepted",
 ]
 
-_CODE = REASON_CODES  # 0: accepted
 _LOG = logging.getLogger(__name__)
 
 
@@ -239,10 +238,10 @@ def _rejected_values(cells: Cells) -> tuple[int, dict[str, int]]:
     """The value cells (ratings, ranks, means, SDs, counts) that held a value, and of them those
     rejected, by reason, in ``REASONS`` order. Blanks and missing markers held none; an answer the
     duplicates rule kept, averaged or superseded as configured is not a rejection."""
-    blank = _among(cells.reason, [_CODE[r] for r in BLANK])
-    resolved = _among(cells.reason, [_CODE[r] for r in NOT_A_REJECTED_VALUE])
+    blank = _among(cells.reason, [REASON_CODES[r] for r in BLANK])
+    resolved = _among(cells.reason, [REASON_CODES[r] for r in NOT_A_REJECTED_VALUE])
     counts = np.bincount(cells.reason[~resolved & (cells.reason > 0)], minlength=len(REASONS) + 1)
-    return int((~blank).sum()), {r: int(counts[_CODE[r]]) for r in REASONS if counts[_CODE[r]]}
+    return int((~blank).sum()), {r: int(counts[REASON_CODES[r]]) for r in REASONS if counts[REASON_CODES[r]]}
 
 
 def _among(codes: np.ndarray, wanted) -> np.ndarray:
@@ -337,7 +336,7 @@ def _classify_one(raw, role: str, missing, decimal: str, low: float, high: float
         value, reason, detail = None, "invalid_ranking", "a rank must be a whole number"
     if reason == "out_of_scale" and role in ("sd", "n", "rank"):
         detail = {"sd": "a negative standard deviation", "n": "a negative count", "rank": "a rank below 1"}[role]
-    return (math.nan if value is None else value), _CODE.get(reason, 0), detail or None, raw_text(raw)
+    return (math.nan if value is None else value), REASON_CODES.get(reason, 0), detail or None, raw_text(raw)
 
 
 def _empty_raters(cells: Cells, ds: dict) -> None:
@@ -352,7 +351,7 @@ def _empty_raters(cells: Cells, ds: dict) -> None:
     key *= len(cells.raters) + 1
     key += cells.rater
     key += 1
-    answered = rated & ~_among(cells.reason, [_CODE["missing"], _CODE["short_row"]])
+    answered = rated & ~_among(cells.reason, [REASON_CODES["missing"], REASON_CODES["short_row"]])
     idx = np.flatnonzero(rated & ~(np.bincount(key[answered], minlength=int(key.max()) + 1) > 0)[key])
     for _, group in pd.Series(idx).groupby(cells.rater[idx]):
         k = group.to_numpy()
@@ -472,13 +471,13 @@ def _resolve_group(policy: str, cells: Cells, group: np.ndarray, items: Items, n
 def _check_rankings(cells: Cells, items: Items, ident: np.ndarray) -> None:
     targets = np.asarray(items.word1, dtype=object)
     candidates = pd.Series(ident[ident >= 0]).groupby(targets[ident >= 0]).nunique().to_dict()
-    open_ = _among(cells.reason, [0, _CODE["missing"], _CODE["invalid_ranking"]])
+    open_ = _among(cells.reason, [0, REASON_CODES["missing"], REASON_CODES["invalid_ranking"]])
     idx = np.flatnonzero((cells.role == ROLE_CODES["rank"]) & (ident[cells.item] >= 0) & open_)
     frame = pd.DataFrame({"target": targets[cells.item[idx]], "rater": cells.rater[idx], "k": idx})
     for (target, code), group in frame.groupby(["target", "rater"], sort=False):
         ks = group["k"].to_numpy()
         ranks = sorted(int(cells.value[k]) for k in ks[cells.reason[ks] == 0])
-        if not ranks and (cells.reason[ks] == _CODE["missing"]).all():
+        if not ranks and (cells.reason[ks] == REASON_CODES["missing"]).all():
             continue  # this rater did not rank this target at all: the cells are already "missing"
         m = candidates[target]
         if ranks != list(range(1, m + 1)):

@@ -314,9 +314,7 @@ def correlation_scores(dataset, model, gold, sim, n_total, settings: ScoringSett
         if not why_none and settings.resamples:
             rng = np.random.default_rng(seed_for(settings.seed, dataset, model, metric, subset))
             idx = draws(len(g), settings.resamples, rng)
-            low, high, note = supported_interval(
-                _boot(metric, g, s, idx), settings.confidence
-            )
+            low, high, note = supported_interval(_boot(metric, g, s, idx), settings.confidence)
         level, n_used = settings.level, int(ok.sum())
         rows.append(ScoreRow(dataset, model, metric, subset, value, low, high, level, n_used, int(n_total), note))
     return rows

@@ -337,10 +337,10 @@ def min_resamples(confidence: float) -> int:
     return math.ceil(round(2.0 / (1.0 - confidence), 9))
 
 
-def supported_interval(values: np.ndarray, confidence: float, fewest: int | None = None) -> tuple[float, float, str]:
-    """``percentile_interval`` where at least ``fewest`` resamples have a value, else none and a
-    note: a level that the resamples cannot support (fewer than one beyond each end of the
-    interval, ``min_resamples``) gives no interval, not the extremes.
+def supported_interval(values: np.ndarray, confidence: float) -> tuple[float, float, str]:
+    """``percentile_interval`` where at least ``min_resamples(confidence)`` resamples have a value,
+    else none and a note: a level that the resamples cannot support (fewer than one beyond each end
+    of the interval) gives no interval, not the extremes.
 
     Parameters
     ----------
@@ -348,8 +348,6 @@ def supported_interval(values: np.ndarray, confidence: float, fewest: int | None
         The statistic on each resample, NaN where undefined.
     confidence : float
         The interval's coverage.
-    fewest : int, optional
-        The fewest resamples with a value an interval rests on (default ``min_resamples(confidence)``).
 
     Returns
     -------
@@ -358,14 +356,14 @@ def supported_interval(values: np.ndarray, confidence: float, fewest: int | None
 
     Examples
     --------
-    >>> [round(x, 2) for x in supported_interval(np.arange(100.0), 0.9, 20)[:2]]
+    >>> [round(x, 2) for x in supported_interval(np.arange(100.0), 0.9)[:2]]
     [4.95, 94.05]
-    >>> supported_interval(np.arange(100.0), 0.999, 2000)
+    >>> supported_interval(np.arange(100.0), 0.999)
     (nan, nan, '100 resamples with a value: no 99.9% interval (at least 2000 needed)')
-    >>> supported_interval(np.full(3, np.nan), 0.9, 20)
+    >>> supported_interval(np.full(3, np.nan), 0.9)
     (nan, nan, 'no resample with a value: no CI')
     """
-    fewest = min_resamples(confidence) if fewest is None else fewest
+    fewest = min_resamples(confidence)
     low, high, undefined = percentile_interval(values, confidence)
     defined = len(values) - undefined
     if defined == 0:
