@@ -13,7 +13,7 @@ in its own process, one after the other (on a shared machine the numbers are noi
 prints medians of alternating runs and the machine's load is recorded before and after).
 
 The sizes are each script's defaults except where ``FULL`` says otherwise, to keep the whole run
-near 20 minutes on a shared 2-core machine (the agreement growth table and the 200,000-word
+near 25 minutes on a shared 2-core machine (the agreement growth table and the 200,000-word
 embedding file's whole comparison take longer on their own; run those scripts directly for them).
 A benchmark of ``SCRIPT_OF`` runs another one's script at other sizes (issue 42's measures:
 ``first_read``, the embeddings script's first read of a 200,000 x 300 file; ``agreement_dense`` and

@@ -180,9 +180,9 @@ if _os.environ.get("SIMGOLD_IMPORT_LOG"):
 def test_jobs_import_the_workflows_own_library(tmp_path):
     """Snakemake runs a rule's script in an interpreter of its own: in a copy of the checkout, with no
     PYTHONPATH and this environment's simgold installed elsewhere (an editable install of another
-    checkout, say), Snakemake, the job and the warm worker that runs it import the copy's src/. Then the job's script again,
-    as a --sdm conda job runs it: no PYTHONPATH (Snakemake drops it there), an interpreter without
-    simgold; the preamble's search path brings the copy's src/."""
+    checkout, say), Snakemake, the job and the warm worker that runs it import the copy's src/. Then
+    the job's script again, as a --sdm conda job runs it: no PYTHONPATH (Snakemake drops it there), an
+    interpreter without simgold; the preamble's search path brings the copy's src/."""
     project = fresh_copy(tmp_path / "project")
     with (project / "src" / "simgold" / "__init__.py").open("a", encoding="utf-8") as init:
         init.write(IMPORT_LOG)

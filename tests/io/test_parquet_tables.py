@@ -34,9 +34,12 @@ def _frame() -> pd.DataFrame:
     )
 
 
+def _missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
+
+
 def _by_value(series: pd.Series, typ: pa.DataType) -> pa.Array:
-    missing = (lambda v: v is None or v is pd.NA or (isinstance(v, float) and v != v))  # fmt: skip
-    return pa.array([None if missing(v) else v for v in series.tolist()], type=typ)
+    return pa.array([None if _missing(v) else v for v in series.tolist()], type=typ)
 
 
 def test_columns_convert_as_value_by_value_conversion_does(tmp_path):
