@@ -13,24 +13,6 @@ from simgold.io.config import check_config, load_config, load_schema, resolve_da
 from ..conftest import ROOT
 
 
-@pytest.fixture
-def base(tmp_path):
-    (tmp_path / "raw").mkdir()
-    (tmp_path / "raw" / "da.tsv").write_text("word1\tword2\tr1\nhund\tkat\t3\n")
-    config = {
-        "datasets": {
-            "dsd-da": {
-                "language": "da",
-                "kind": "ratings",
-                "scale": [0, 6],
-                "sources": [{"path": "raw/da.tsv", "words": ["word1", "word2"], "raters": "^r\\d+$"}],
-            }
-        },
-        "models": {"my-vectors": {"language": "da", "path": "raw/da.tsv"}},
-    }
-    return tmp_path, config
-
-
 def check(base, edit):
     tmp_path, config = base
     config = copy.deepcopy(config)

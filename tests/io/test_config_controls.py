@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_config import _dataset, base, check, fails  # noqa: F401 (base is a fixture)
+from .test_config import _dataset, check, fails
 
 CHECKS = {"items": [{"words": ["sun", "sun"], "expect": 6}, {"words": ["please answer", "zero"], "expect": 0}]}
 
