@@ -248,12 +248,22 @@ def _sizing(args, pairs):
     )
 
 
+def _formats(args) -> tuple[str, ...]:
+    """The file formats a design command was asked for, each once, in the order given."""
+    return tuple(dict.fromkeys(args.formats))
+
+
+def _instructions(args) -> str | None:
+    """The text of the instructions file a design command was given, or None for the default."""
+    return args.instructions.read_text(encoding="utf-8") if args.instructions else None
+
+
 def _design_ratings(args) -> int:
     out = args.out or Path("design") / args.name
     try:
         pairs = read_pairs(args.pairs)
         sizing = _sizing(args, pairs)
-        template = args.instructions.read_text(encoding="utf-8") if args.instructions else None
+        template = _instructions(args)
         design = design_ratings(
             pairs,
             name=args.name,
@@ -263,7 +273,7 @@ def _design_ratings(args) -> int:
             seed=args.seed,
             language=args.language,
             raw_dir=args.raw_dir,
-            formats=tuple(dict.fromkeys(args.formats)),
+            formats=_formats(args),
             instructions=template,
             tolerance=args.tolerance,
             max_failures=args.max_failures,
@@ -352,7 +362,7 @@ def _design_bws(args) -> int:
                 f"{args.pairs}: roles {others} are for rating questionnaires; a BWS design takes pairs only"
             )
         per_tuple, sizing = _bws_sizing(args, len(pairs.words))
-        template = args.instructions.read_text(encoding="utf-8") if args.instructions else None
+        template = _instructions(args)
         design = design_bws(
             list(pairs.words),
             name=args.name,
@@ -361,7 +371,7 @@ def _design_bws(args) -> int:
             n_raters=args.raters,
             answers_per_tuple=per_tuple,
             seed=args.seed,
-            formats=tuple(dict.fromkeys(args.formats)),
+            formats=_formats(args),
             raw_dir=args.raw_dir or f"raw/{args.name}",
             instructions=template,
             language=args.language,
@@ -388,6 +398,7 @@ def _design_rankings(args) -> int:
                 raise ValueError(f"line 1: the header is {header!r}; expected target, candidate, category")
             rows = list(reader)  # blank rows too: design_rankings skips them and names the file's rows
         vocabulary = args.vocabulary.read_text(encoding="utf-8-sig").split()
+        template = _instructions(args)
         design = design_rankings(
             rows,
             vocabulary,
@@ -397,16 +408,16 @@ def _design_rankings(args) -> int:
             n_raters=args.raters,
             raters_per_group=args.per_group,
             seed=args.seed,
-            formats=tuple(dict.fromkeys(args.formats)),
+            formats=_formats(args),
             raw_dir=args.raw_dir or f"raw/{args.name}",
-            instructions=args.instructions.read_text(encoding="utf-8") if args.instructions else None,
+            instructions=template,
             first_row=2,
         )
     except (OSError, ValueError) as err:
         print(f"simgold design rankings: {args.groups}: {err}", file=sys.stderr)
         return 1
-    template = args.instructions.read_text(encoding="utf-8") if args.instructions else RANKING_INSTRUCTIONS
-    entry = {**design.dataset, "release": {"card": _card(args.groups, design.summary, template)}}
+    card = _card(args.groups, design.summary, template or RANKING_INSTRUCTIONS)
+    entry = {**design.dataset, "release": {"card": card}}
     written = _Written(files=design.files, table=design.table, dataset=entry, summary=list(design.summary))
     return _write_design(args, written, "rankings", out)
 
@@ -467,8 +478,8 @@ def _ratings_topup(args, entry: dict, name: str, results: Path):
         new_raters=_new_rater_ids(sorted(set(tables["ratings"]["rater"])), args.new_raters),
         round_number=args.round,
         raw_dir=args.raw_dir,
-        formats=tuple(dict.fromkeys(args.formats)),
-        instructions=args.instructions.read_text(encoding="utf-8") if args.instructions else None,
+        formats=_formats(args),
+        instructions=_instructions(args),
     )
 
 
@@ -487,7 +498,7 @@ def _bws_topup(args, entry: dict, name: str, results: Path):
         k=args.k,
         round_number=args.round,
         raw_dir=args.raw_dir,
-        formats=tuple(dict.fromkeys(args.formats)),
+        formats=_formats(args),
         language=entry.get("language", "en"),
     )
 
