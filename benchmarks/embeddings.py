@@ -18,7 +18,8 @@ process that imported them all), the fast sides alternately and `--runs` times (
 * ours with the vector store (``$SIMGOLD_CACHE``, as workflow jobs have it): the first read, which
   scans and writes the file's line index, and a later read through that index (only the needed
   lines are read; simgold.io.lineindex), alone and as the job's path, whose digest the store
-  remembers under the file's identity (simgold.io.digests.input_sha256);
+  remembers under the file's identity (simgold.io.digests.input_sha256): nothing is hashed, and
+  the read has both threads;
 * gensim KeyedVectors.load(mmap="r") of the prepared KV, then the needed words looked up: the
   fastest fair alternative (it reads no vectors until asked, but needs the prepared copy);
 * gensim load_word2vec_format of the binary copy, and of the text file (once: it takes a minute);
@@ -121,19 +122,25 @@ def use_store(store: str | None) -> None:
     os.environ["SIMGOLD_CACHE"] = store or "off"
 
 
-def ours_load(path: str, threads: int, digest: str | None = None, store: str | None = None) -> dict:
+def ours_load(path: str, threads: int | str, digest: str | None = None, store: str | None = None) -> dict:
     """The needed words read and written; with ``digest``, also the file's SHA-256 for the table's
     provenance, as the workflow's job does: "after" the read (a second pass), or "meanwhile" (on a
     thread of its own while the file is scanned, simgold.io.digests.hash_in_background: the job's way);
-    with ``store``, the vector store (and the file's line index) there."""
+    with ``store``, the vector store (and the file's line index) there. ``threads="job"``: the rule's
+    2, of which the read gets what the digest leaves (simgold.workflow.job.work_threads)."""
+    from types import SimpleNamespace
+
     from simgold.io.embeddings import load_model, needed_words, write_embeddings
     from simgold.io.digests import hash_in_background, provenance
+    from simgold.workflow.job import work_threads
 
     use_store(store)
     words = needed()
     t0, c0 = time.perf_counter(), _cpu()
     if digest == "meanwhile":
         hash_in_background([path])
+    if threads == "job":
+        threads = work_threads(SimpleNamespace(threads=2))
     table, report = load_model({"path": path}, words, threads=threads)
     t1, c1 = time.perf_counter(), _cpu()
     prov = provenance("embeddings", {}, {}, {"file": path}) if digest else {}
@@ -143,7 +150,8 @@ def ours_load(path: str, threads: int, digest: str | None = None, store: str | N
     have = set(table["word"].tolist())
     found = sum(1 for w in needed_words(words, True) if w in have)
     timings = {**report.timings, "write": t2 - t1}
-    return {"wall": wall, "load": t1 - t0, "cpu": cpu, "call": c1 - c0, "found": found, "timings": timings}
+    return {"wall": wall, "load": t1 - t0, "cpu": cpu, "call": c1 - c0, "found": found, "timings": timings,
+            "threads": threads}  # fmt: skip
 
 
 def gensim_load(path: str, how: str) -> dict:
@@ -316,7 +324,7 @@ def main() -> None:
     p = str(path)
     store = PLACES["store"]
     shutil.rmtree(store, ignore_errors=True)
-    in_child(ours_load, p, 1, "meanwhile", store)  # the store as a job leaves it: line index and digest
+    in_child(ours_load, p, "job", "meanwhile", store)  # the store as a job leaves it: line index and digest
     fast = alternate(
         {
             "cat": lambda: command("cat", p),
@@ -327,9 +335,9 @@ def main() -> None:
             "index written, 1 thread": lambda: first_read(p, 1),
             "through the index": lambda: in_child(ours_load, p, 2, None, store),
             "job: hashed after": lambda: in_child(ours_load, p, 2, "after"),
-            "job: hashed meanwhile": lambda: in_child(ours_load, p, 1, "meanwhile"),
+            "job: hashed meanwhile": lambda: in_child(ours_load, p, "job", "meanwhile"),
             "job: hashed meanwhile, 2 scan threads": lambda: in_child(ours_load, p, 2, "meanwhile"),
-            "job: index, digest remembered": lambda: in_child(ours_load, p, 1, "meanwhile", store),
+            "job: index, digest remembered": lambda: in_child(ours_load, p, "job", "meanwhile", store),
             "gensim mmap": lambda: in_child(gensim_load, str(kv_path), "mmap"),
         },
         args.runs,
@@ -405,9 +413,11 @@ def report_reads(fast, binary, half, text, runs) -> None:
     print(where_the_time_goes(fast["through the index"]))
     print("the workflow job's path: the same, plus the file's SHA-256 for the table's provenance")
     print(line("  hashed after the read (a second pass)", fast["job: hashed after"], wc))
-    print(line("  hashed meanwhile, 1 scan thread (the job's way)", fast["job: hashed meanwhile"], wc))
+    job = fast["job: hashed meanwhile"]
+    print(line(f"  hashed meanwhile, {job['threads']} scanning (the job's way)", job, wc))
     print(line("  hashed meanwhile, 2 scan threads (3 on 2)", fast["job: hashed meanwhile, 2 scan threads"], wc))
-    print(line("  a rerun: through the index, the digest remembered", fast["job: index, digest remembered"], wc))
+    rerun = fast["job: index, digest remembered"]
+    print(line(f"  a rerun: the index, digest remembered, {rerun['threads']} threads", rerun, wc))
     print(line(f"gensim KeyedVectors.load(mmap='r') (found {fast['gensim mmap']['found']:,})", fast["gensim mmap"], wc))
     print(line("gensim load_word2vec_format, binary (1 run)", binary["gensim binary"], wc))
     print(line("gensim load_word2vec_format, text (1 run)", text, wc))

@@ -37,6 +37,30 @@ def test_a_digest_not_started_is_computed_on_demand(tmp_path):
     assert input_digest(path) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_a_big_input_is_read_for_its_digest_once_and_then_remembered(tmp_path, monkeypatch):
+    """The first job hashing a big input reads it in full on its background thread (and says so:
+    ``reads_large_input``); a later job's background hashing takes the digest the store noted and
+    reads nothing, and the digest is still the file's own (hashlib on the bytes)."""
+    monkeypatch.setenv("SIMGOLD_CACHE", str(tmp_path / "store"))
+    big, small = tmp_path / "vectors.txt", tmp_path / "words.parquet"
+    with big.open("wb") as out:
+        out.write(b"2 3\n")
+        out.truncate(digests.BIG_INPUT)
+    small.write_bytes(b"small")
+    read = []
+    sha256_file = digests.sha256_file
+    monkeypatch.setattr(digests, "sha256_file", lambda path: (read.append(str(path)), sha256_file(path))[1])
+    for job in ("first", "later"):
+        monkeypatch.setattr(digests, "_digests", {})  # each job's process starts with none
+        monkeypatch.setattr(digests, "_reading", set())
+        read.clear()
+        hash_in_background([big, small])
+        assert input_digest(big) == hashlib.sha256(big.read_bytes()).hexdigest()
+        assert input_digest(small) == hashlib.sha256(b"small").hexdigest()
+        assert digests.reads_large_input() == (job == "first")
+        assert sorted(read) == sorted([str(big), str(small)] if job == "first" else [str(small)])
+
+
 def _job(tmp_path, threads):
     tmp_path.mkdir()
     paths = _files(tmp_path, [5000, 20])

@@ -115,13 +115,18 @@ class _Inputs(list):
         return self._names
 
 
-@pytest.mark.parametrize("model, threads, scan", [("file", 2, 1), ("file", 1, 1), ("file", 4, 3), ("package", 2, 2)])
+@pytest.mark.parametrize(
+    "model, threads, scan",
+    [("file", 2, 1), ("file", 1, 1), ("file", 4, 3), ("package", 2, 2), ("remembered", 2, 2), ("small file", 2, 2)],
+)
 def test_an_embedding_job_scans_on_the_threads_its_digest_leaves(restored, tmp_path, monkeypatch, model, threads, scan):
     """The embeddings rule declares 2 threads and its job hashes the vector file on one of them
     (simgold.workflow.job.run) while it scans the file: the scan gets the rest, so that the job runs no
-    more threads than it declared; a packaged model (no file to hash) computes on all of them."""
+    more threads than it declared; a packaged model (no file to hash), a file whose digest the vector
+    store remembers (not read again) and a small file (hashed in moments) compute on all of them."""
     from types import SimpleNamespace
 
+    import simgold.io.digests as digests
     import simgold.io.embeddings
     import simgold.io.tables
     import simgold.stages.scores
@@ -136,13 +141,21 @@ def test_an_embedding_job_scans_on_the_threads_its_digest_leaves(restored, tmp_p
     monkeypatch.setattr(simgold.io.embeddings, "load_model", load_model)
     monkeypatch.setattr(simgold.io.tables, "read_parquet", lambda path: None)
     monkeypatch.setattr(simgold.stages.scores, "words_of", lambda table: ["word"])
-    monkeypatch.setenv("SIMGOLD_CACHE", "off")
+    monkeypatch.setattr(digests, "_digests", {})  # a job's process starts with no digest under way
+    monkeypatch.setattr(digests, "_reading", set())
+    monkeypatch.setenv("SIMGOLD_CACHE", str(tmp_path / "store") if model == "remembered" else "off")
     words = tmp_path / "words.parquet"
     words.write_bytes(b"items")
     inputs = {"words": [str(words)]}
-    if model == "file":
-        (tmp_path / "model.vec").write_text("1 2\nword 0.5 0.25\n")
-        inputs["vectors"] = str(tmp_path / "model.vec")
+    if model != "package":
+        vectors = tmp_path / "model.vec"
+        with vectors.open("wb") as out:
+            out.write(b"1 2\nword 0.5 0.25\n")
+            if model != "small file":
+                out.truncate(digests.BIG_INPUT)  # a large file: about as long to hash as to scan
+        inputs["vectors"] = str(vectors)
+        if model == "remembered":
+            digests.input_sha256(vectors)  # noted in the store, as a run before this one left it
     job = SimpleNamespace(rule="embeddings", threads=threads, input=_Inputs(**inputs), log=[],
                           wildcards=SimpleNamespace(model="m"), params=SimpleNamespace(model={"lowercase": False}))  # fmt: skip
     script = Path(__file__).resolve().parents[2] / "workflow" / "scripts" / "scores.py"

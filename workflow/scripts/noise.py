@@ -7,7 +7,7 @@ hand_over()  # where the run's warm worker answers, it runs this job (simgold.wo
 from simgold.io.tables import read_parquet, write_parquet
 from simgold.stages.noise import grid, inputs_for, noise_check
 from simgold.stages.vectors import Vectors
-from simgold.workflow.job import provenance_for, run
+from simgold.workflow.job import provenance_for, run, work_threads
 
 
 def main(snakemake, log):
@@ -34,7 +34,7 @@ def main(snakemake, log):
         m=settings["m"],
         relative=settings["relative"],
         seed=snakemake.params.seed,
-        threads=snakemake.threads,
+        threads=work_threads(snakemake),
     )
     log.info("\n%s", table.to_string(index=False))
     write_parquet(table, snakemake.output[0], table="noise", provenance=provenance_for(snakemake))

@@ -40,19 +40,14 @@ from simgold.stages.scores import (
     words_of,
 )
 from simgold.stages.vectors import Vectors, log_load
-from simgold.workflow.job import input_label, provenance_for, run
+from simgold.workflow.job import input_label, provenance_for, run, work_threads
 
 
 def embeddings_job(snakemake, log):
     name, model = snakemake.wildcards.model, snakemake.params.model
     words = sorted({w for path in snakemake.input.words for w in words_of(read_parquet(path))})
     log.info("%s: %d distinct words needed by %d datasets", name, len(words), len(snakemake.input.words))
-    threads = snakemake.threads
-    if "vectors" in snakemake.input.keys() and threads >= 2:
-        # one of the job's threads hashes the vector file meanwhile (simgold.workflow.job.run), as long as
-        # the scan takes: the scan gets the others, so that the job runs no more threads than it declared
-        threads -= 1
-    table, report = load_model(model, words, log=log.info, threads=threads)
+    table, report = load_model(model, words, log=log.info, threads=work_threads(snakemake))
     log_load(log, words, table, report, model["lowercase"])
     prov = provenance_for(snakemake)
     write_embeddings(table, report, snakemake.output.table, prov)

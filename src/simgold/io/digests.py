@@ -23,6 +23,7 @@ __all__ = [
     "sha256_file",
     "input_sha256",
     "hash_in_background",
+    "reads_large_input",
     "finish_digests",
     "input_digest",
     "provenance",
@@ -89,27 +90,43 @@ def input_sha256(path: str | Path) -> str:
     str
         The hex digest.
     """
-
-    root, st = cache_root(), os.stat(path)
-    if root is None or st.st_size < BIG_INPUT:
+    note = _note(path)
+    if note is None:
         return sha256_file(path)
-    seen = file_identity(path, st)
-    note = Path(root) / DIGESTS / (identity(seen["path"]) + ".json")
-    try:
-        kept = json.loads(note.read_text(encoding="utf-8"))
-        if kept["file"] == seen and len(kept["sha256"]) == 64:
-            return kept["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # none yet, or not as written: computed below
+    known = _remembered(*note)
+    if known is not None:
+        return known
     digest = sha256_file(path)
     try:
-        write_atomically(note, json.dumps({"file": seen, "sha256": digest}).encode())
+        write_atomically(note[0], json.dumps({"file": note[1], "sha256": digest}).encode())
     except OSError:
         pass  # a read-only store: the digest is right, the next run computes it again
     return digest
 
 
+def _note(path) -> tuple[Path, dict] | None:
+    """Where the store keeps a big input's digest, and the file's identity it is kept under; None
+    without a store or for a file under ``BIG_INPUT`` bytes (hashed each time: it is quick)."""
+    root, st = cache_root(), os.stat(path)
+    if root is None or st.st_size < BIG_INPUT:
+        return None
+    seen = file_identity(path, st)
+    return Path(root) / DIGESTS / (identity(seen["path"]) + ".json"), seen
+
+
+def _remembered(note: Path, seen: dict) -> str | None:
+    """The digest the store keeps for this very file (the same identity), or None."""
+    try:
+        kept = json.loads(note.read_text(encoding="utf-8"))
+        if kept["file"] == seen and len(kept["sha256"]) == 64:
+            return kept["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none yet, or not as written
+    return None
+
+
 _digests: dict[str, Future] = {}  # path -> its SHA-256 being computed (hash_in_background)
+_reading: set[str] = set()  # of those, the inputs of BIG_INPUT bytes or more read in full (none remembered)
 
 
 def hash_in_background(paths) -> None:
@@ -117,6 +134,8 @@ def hash_in_background(paths) -> None:
     the GIL, so an input read by the job (a 4 GiB embedding file scanned for its needed words) is
     hashed for its provenance at the same time rather than read a second time afterwards.
     ``provenance`` takes the digests from here; the files are inputs and do not change meanwhile.
+    A big input whose digest the store remembers (``input_sha256``) is not read at all; one that is
+    read keeps the thread busy about as long as the job's own read (``reads_large_input``).
 
     Parameters
     ----------
@@ -125,9 +144,32 @@ def hash_in_background(paths) -> None:
     """
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
     for path in sorted({str(p) for p in paths}, key=lambda p: -os.path.getsize(p) if os.path.isfile(p) else 0):
-        if path not in _digests:
+        if path in _digests:
+            continue
+        big = os.path.isfile(path) and os.path.getsize(path) >= BIG_INPUT
+        note = _note(path) if big else None
+        known = _remembered(*note) if note is not None else None
+        if known is None:
             _digests[path] = pool.submit(input_sha256, path)
+            if big:
+                _reading.add(path)
+        else:
+            _digests[path] = Future()
+            _digests[path].set_result(known)
     pool.shutdown(wait=False)
+
+
+def reads_large_input() -> bool:
+    """Whether ``hash_in_background`` reads an input of ``BIG_INPUT`` bytes or more in full (one whose
+    digest the store does not remember): its thread is then busy about as long as the job's own read
+    of that file, and a job's own work gets one thread less while it is.
+
+    Returns
+    -------
+    bool
+        True once such a read was started in this process.
+    """
+    return bool(_reading)
 
 
 def finish_digests() -> None:

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path, PurePath
 
 from simgold.errors import SimgoldError
-from simgold.io.digests import finish_digests, hash_in_background, provenance
+from simgold.io.digests import finish_digests, hash_in_background, provenance, reads_large_input
 from simgold.workflow.logs import LOG_FORMAT
 from simgold.workflow.threads import limit_threads
 from simgold.io.vectorcache import DEFAULT as DEFAULT_STORE
 
-__all__ = ["PACKAGE_DIRS", "input_label", "provenance_for", "run"]
+__all__ = ["PACKAGE_DIRS", "input_label", "provenance_for", "run", "work_threads"]
 
 #: directory names under which Python installs packages (venv, conda, Debian)
 PACKAGE_DIRS = ("site-packages", "dist-packages")
@@ -27,10 +27,11 @@ def run(snakemake, main) -> None:
     tables and counts stay in the rule's log. A :class:`SimgoldError` (bad input or config) is
     written to both as one clear line and ends the job with exit status 1; anything else is a bug
     and keeps its traceback. A rule without a log file logs everything to stderr. BLAS and OpenMP
-    thread pools are limited to the job's threads (``simgold.workflow.threads``); computed vectors are kept
-    in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise. A job that declared two
-    threads or more hashes its inputs (for provenance) on one of them while it works. A finished
-    job's process ends without Python's teardown (``_end_job_process``).
+    thread pools are limited to the job's threads (``simgold.workflow.threads``); computed vectors
+    are kept in the store under .snakemake/ unless $SIMGOLD_CACHE says otherwise. A job that
+    declared two threads or more hashes its inputs (for provenance) on one of them while it works
+    (``work_threads``: what that leaves for the work). A finished job's process ends without
+    Python's teardown (``_end_job_process``).
 
     Parameters
     ----------
@@ -64,6 +65,25 @@ def run(snakemake, main) -> None:
         raise SystemExit(1) from None
     if getattr(sys.modules["__main__"], "snakemake", None) is snakemake:  # this process is the job's script
         _end_job_process()
+
+
+def work_threads(snakemake) -> int:
+    """The threads a job's own work can take: those the rule declared, less the one that hashes its
+    inputs meanwhile (``run``) where that reads a large input in full (an embedding file whose
+    digest the vector store does not remember yet), so that the job runs no more threads than it
+    declared. Small inputs are hashed in moments and leave every thread to the work.
+
+    Parameters
+    ----------
+    snakemake : snakemake.script.Snakemake
+        The job's ``snakemake`` object.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    return max(1, snakemake.threads - 1) if reads_large_input() else snakemake.threads
 
 
 def _end_job_process() -> None:
