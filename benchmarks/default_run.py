@@ -31,8 +31,9 @@ is what a job had): a fresh interpreter doing exactly those imports, CPU (user +
 resident memory, median of 3 per script; times the run's jobs of each script, over the first run's
 CPU, it is the start-up's share (aim: at most 15%). A job the warm worker ran (its log,
 ``.snakemake/simgold-warm.log``) does in its own process only the preamble and the imports before
-its script's ``hand_over()``; the worker's own imports (``PRELOAD``) count once. Both runs' CPU
-include the worker's and its copies' (it is Snakemake's child, reaped before Snakemake ends).
+its script's ``hand_over()``; the worker's own imports (``simgold.workflow.warm.load_ahead``)
+count once. Both runs' CPU include the worker's and its copies' (it is Snakemake's child, reaped
+before Snakemake ends).
 
 Last, ``simgold --help`` (the installed console script; ``--quick``: ``simgold.cli`` of the clone run
 by this environment's Python) against ``python -c pass``, alternating, 5 times each: CPU and peak
@@ -117,11 +118,6 @@ def _output_name(record: Path) -> str:
 
 #: what Snakemake's preamble loads in every script job before the script's own imports
 PREAMBLE = "import sys, pickle; import snakemake.script; from snakemake.logging import logger"
-#: what the run's warm worker imports once (simgold.workflow.warm.PRELOAD, read from its source: this
-#: process does not import the clone's library)
-PRELOAD = ast.literal_eval(
-    re.search(r"^PRELOAD = (\(.*?\))", (ROOT / "src/simgold/workflow/warm.py").read_text(), re.M | re.S).group(1)
-)
 
 
 def rule_scripts(project: Path) -> dict[str, str]:
@@ -233,11 +229,9 @@ def start_up_report(project: Path, env: dict, jobs: list[tuple[float, str, str]]
         each += [seconds] * warm + [alone] * (n - warm)
         print(f"  {script:<16}{n:>6}{warm:>8}{seconds:>8.3f}{alone:>8.3f}{peak:>9.0f}"
               f"{warm * seconds + (n - warm) * alone:>9.1f}")  # fmt: skip
-    if served:  # the worker's own start-up, once per run: its imports and every script's
+    if served:  # the worker's own start-up, once per run: its imports and every script's, as it does them
         folder = project / "workflow" / "scripts"
-        preload = "\n".join(
-            [f"import {name}" for name in PRELOAD] + [module_imports(p) for p in sorted(folder.glob("*.py"))]
-        )
+        preload = f"from simgold.workflow.warm import load_ahead\nassert not load_ahead({str(folder)!r})"
         seconds, peak = start_up(project, env, "", code=preload)
         total += seconds
         print(f"  {'(the worker)':<16}{1:>6}{'':>8}{seconds:>8.3f}{'':>8}{peak:>9.0f}{seconds:>9.1f}")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from simgold.workflow.warm import PER_JOB, address
+from simgold.workflow.warm import PER_JOB, PRELOAD, address
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the worker's socket is Linux's")
 
@@ -155,3 +155,22 @@ def test_the_address_leaves_out_only_what_snakemake_sets_per_job():
     assert {address({**base, var: "9"}) for var in PER_JOB} == {address(base)}
     assert address({**base, "PYTHONPATH": "/elsewhere"}) != address(base)
     assert address(base).startswith(b"\0simgold-warm-")
+
+
+def test_the_worker_loads_what_the_scripts_import_and_names_what_it_cannot(tmp_path):
+    """What the worker holds for its jobs (``load_ahead``): PRELOAD and each module the scripts import
+    at their top, in a fresh interpreter as the worker starts; a module that cannot be imported is
+    named with why, and the others are loaded all the same."""
+    (tmp_path / "a.py").write_text("import wave\nfrom simgold.report.rocrate import ro_crate\nimport no_such_module_here\n")
+    (tmp_path / "b.py").write_text("def f():\n    import imaplib  # not at the top: not loaded ahead\n")
+    code = (
+        "import sys\nfrom simgold.workflow.warm import load_ahead\n"
+        f"failed = load_ahead({str(tmp_path)!r})\n"
+        "print(repr(failed))\n"
+        f"print(sorted(m for m in {['wave', 'simgold.report.rocrate', 'imaplib', *PRELOAD]!r} if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    failed, loaded = out.stdout.splitlines()
+    assert failed == repr({"no_such_module_here": "ModuleNotFoundError: No module named 'no_such_module_here'"})
+    assert loaded == repr(sorted(["wave", "simgold.report.rocrate", *PRELOAD]))

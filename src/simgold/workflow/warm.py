@@ -54,7 +54,8 @@ import tempfile
 import time
 import traceback
 
-__all__ = ["LOG", "PER_JOB", "PRELOAD", "SHELL_SET", "address", "hand_over", "script_imports", "start", "stop"]
+__all__ = ["LOG", "PER_JOB", "PRELOAD", "SHELL_SET", "address", "hand_over", "load_ahead", "script_imports", "start",
+           "stop"]  # fmt: skip
 
 #: environment variables Snakemake (or the job) sets per job: left out of the run's digest
 PER_JOB = frozenset(
@@ -242,6 +243,30 @@ def script_imports(folder: str) -> list[str]:
     return sorted(found)
 
 
+def load_ahead(scripts: str | None = None) -> dict[str, str]:
+    """Import what the worker holds for its jobs: ``PRELOAD`` and what the scripts of a folder import
+    at their top (``script_imports``), by name, once for all of them.
+
+    Parameters
+    ----------
+    scripts : str, optional
+        The workflow's scripts folder.
+
+    Returns
+    -------
+    dict of str to str
+        The modules that could not be imported, each with why (a job that needs one imports it
+        itself, and says why not).
+    """
+    failed = {}
+    for module in [*PRELOAD, *(script_imports(scripts) if scripts and os.path.isdir(scripts) else [])]:
+        try:
+            importlib.import_module(module)  # what the jobs import: by name, once, for all of them
+        except Exception as err:  # noqa: BLE001 - whatever stops it, the job meets it again and says so
+            failed[module] = f"{type(err).__name__}: {err}"
+    return failed
+
+
 def _serve(parent: int, scripts: str | None) -> None:
     """The worker: import ``PRELOAD`` and its scripts' imports, then fork a copy per job until told
     to stop or until its parent (the process that started it: Snakemake) is gone."""
@@ -251,11 +276,8 @@ def _serve(parent: int, scripts: str | None) -> None:
     except OSError:  # a worker of this very run already listens
         return
     listener.listen(64)  # the run's first jobs wait here while the modules load
-    for module in [*PRELOAD, *(script_imports(scripts) if scripts and os.path.isdir(scripts) else [])]:
-        try:
-            importlib.import_module(module)  # what the jobs import: by name, once, for all of them
-        except Exception as err:  # noqa: BLE001 - a job that needs it imports it itself, and says why not
-            print(f"not loaded ahead: {module} ({type(err).__name__}: {err})", flush=True)
+    for module, why in load_ahead(scripts).items():
+        print(f"not loaded ahead: {module} ({why})", flush=True)
     gc.collect()
     gc.freeze()  # the loaded modules' objects: out of the copies' garbage collections, so their pages stay shared
     wake_r, wake_w = os.pipe()
