@@ -414,7 +414,8 @@ def report_reads(fast, binary, half, text, runs) -> None:
     print("the workflow job's path: the same, plus the file's SHA-256 for the table's provenance")
     print(line("  hashed after the read (a second pass)", fast["job: hashed after"], wc))
     job = fast["job: hashed meanwhile"]
-    print(line(f"  hashed meanwhile, {job['threads']} scanning (the job's way)", job, wc))
+    scan = f"{job['threads']} scan thread{'s' if job['threads'] > 1 else ''}"
+    print(line(f"  hashed meanwhile, {scan} (the job's way)", job, wc))
     print(line("  hashed meanwhile, 2 scan threads (3 on 2)", fast["job: hashed meanwhile, 2 scan threads"], wc))
     rerun = fast["job: index, digest remembered"]
     print(line(f"  a rerun: the index, digest remembered, {rerun['threads']} threads", rerun, wc))
